@@ -1,0 +1,1 @@
+"""Data model, loaders, verdict parsing and the demo simulator."""

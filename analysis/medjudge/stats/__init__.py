@@ -1,0 +1,1 @@
+"""Estimators: agreement, resampling, intervals, comparisons, subgroups, bias."""
