@@ -1,0 +1,116 @@
+"""Result objects shared by every estimator and test.
+
+Every estimate is an :class:`Estimate` (point value, standard error, confidence interval with
+its method and level, the sample size it rests on and what was excluded); every hypothesis test
+is a :class:`TestResult` (statistic, p-value, method and the counts it rests on). Both are
+frozen dataclasses with ``to_dict()`` and ``to_frame()`` so reports and the CLI present exactly
+what the library computed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import pandas as pd
+
+
+def _clean(v: Any) -> Any:
+    """Convert numpy scalars to plain Python for JSON output."""
+    if hasattr(v, "item") and not isinstance(v, (list, dict, str)):
+        try:
+            return v.item()
+        except (ValueError, AttributeError):
+            return v
+    return v
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its uncertainty.
+
+    Attributes
+    ----------
+    name : what is estimated, e.g. ``"cohen_kappa"`` or ``"accuracy"``.
+    estimate : the point estimate computed on the full data.
+    se : standard error (NaN when not available).
+    ci_low, ci_high : confidence limits (NaN when not available).
+    ci_method : e.g. ``"wilson"``, ``"bootstrap-bca"``, ``"analytic (Gwet 2008)"``.
+    level : confidence level, e.g. 0.95.
+    n : number of units (items, or clusters when stated in ``extra``) the estimate rests on.
+    excluded : counts of what was left out and why, e.g. ``{"items_without_gold": 3}``.
+    extra : further named quantities (pa, pe, discordant counts, B, seed …).
+    """
+
+    name: str
+    estimate: float
+    se: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    ci_method: str = ""
+    level: float = 0.95
+    n: int = 0
+    excluded: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def confidence_interval(self) -> tuple[float, float]:
+        """Return ``(low, high)``."""
+        return (self.ci_low, self.ci_high)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["extra"] = {k: _clean(v) for k, v in self.extra.items()}
+        return {k: _clean(v) for k, v in d.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        d = self.to_dict()
+        flat = {k: v for k, v in d.items() if k not in ("excluded", "extra")}
+        for k, v in d["excluded"].items():
+            flat[f"excluded_{k}"] = v
+        for k, v in d["extra"].items():
+            if isinstance(v, (int, float, str, bool)) or v is None:
+                flat[k] = v
+        return pd.DataFrame([flat])
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A hypothesis test: statistic, p-value, method and the counts it rests on."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str
+    statistic: float
+    pvalue: float
+    method: str
+    df: float = math.nan
+    n: int = 0
+    counts: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["counts"] = {k: _clean(v) for k, v in self.counts.items()}
+        d["extra"] = {k: _clean(v) for k, v in self.extra.items()}
+        return {k: _clean(v) for k, v in d.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        d = self.to_dict()
+        flat = {k: v for k, v in d.items() if k not in ("counts", "extra")}
+        for k, v in {**d["counts"], **d["extra"]}.items():
+            if isinstance(v, (int, float, str, bool)) or v is None:
+                flat[k] = v
+        return pd.DataFrame([flat])
+
+
+def estimates_to_frame(results: list[Estimate], keys: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+    """Stack estimates into one tidy table; ``keys`` adds identifying columns per row."""
+    frames = []
+    for i, r in enumerate(results):
+        f = r.to_frame()
+        if keys is not None:
+            for k, v in reversed(list(keys[i].items())):
+                f.insert(0, k, v)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
