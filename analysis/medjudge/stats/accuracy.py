@@ -1,0 +1,401 @@
+"""Judge metrics against a derived gold label: accuracy, macro-F1, per-class recall, baselines.
+
+Input (one dimension; the data model hands out exactly this):
+
+- ``outcome``: float ``(n_items, n_judges)``; 1.0 correct, 0.0 wrong, NaN = invalid /
+  unparseable / missing verdict. Items without gold are already removed upstream.
+- ``pred``: ``(n_items, n_judges)`` category codes, NaN for invalid; ``gold``: ``(n_items,)``.
+
+Invalid verdicts follow an explicit ``policy`` (DESIGN.md "nothing is dropped silently"):
+
+- ``"wrong"``  NaN -> 0 (the Med-RewardBench rule: an unparseable verdict is a miss);
+- ``"exclude"`` weight 0 for that judge on that item (each judge has its own denominator);
+- ``"half"``   NaN -> 0.5 (a coin flip between two answers).
+
+Aggregation is ``"micro"`` (mean over items) or ``"macro"`` (unweighted mean of subgroup
+accuracies, e.g. over organ systems); the label is carried in every result row.
+
+Intervals (defaults chosen by the coverage study in docs/inference.md):
+
+- ``"wilson"`` (default): Wilson (1927) score interval at the Korn & Graubard (1998)
+  effective sample size ``n_eff = p(1-p)/SE^2``, where SE is the linearised (and, with
+  ``clusters``, cluster-robust; Miller 2024) standard error. Without clusters and with policy
+  ``wrong`` this is exactly the textbook Wilson interval.
+- ``"clopper-pearson"``: the same with Clopper–Pearson limits.
+- ``"wald"``: ``p -+ z SE``.
+- ``"bootstrap-percentile"`` / ``"bootstrap-bca"``: from the shared resampling engine
+  (cluster bootstrap with ``clusters``; stratified by subgroup for macro aggregation).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from medjudge.stats.intervals import (
+    clopper_pearson_interval,
+    effective_n,
+    wilson_interval,
+    z_value,
+)
+from medjudge.stats.resampling import (
+    ResamplePlan,
+    bootstrap_interval,
+    bootstrap_se,
+)
+
+Policy = Literal["wrong", "exclude", "half"]
+Aggregation = Literal["micro", "macro"]
+AccuracyMethod = Literal["wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"]
+POLICIES: tuple[str, ...] = ("wrong", "exclude", "half")
+
+__all__ = [
+    "POLICIES",
+    "apply_policy",
+    "accuracy_arrays",
+    "bootstrap_accuracy",
+    "judge_accuracy",
+    "policy_sensitivity",
+    "classification_metrics",
+    "trivial_baselines",
+]
+
+
+def _as_2d(outcome: np.ndarray) -> np.ndarray:
+    y = np.asarray(outcome, dtype=float)
+    if y.ndim == 1:
+        y = y[:, None]
+    if y.ndim != 2:
+        raise ValueError(f"outcome must be (n_items, n_judges), got shape {y.shape}")
+    return y
+
+
+def apply_policy(outcome: np.ndarray, policy: Policy = "wrong") -> tuple[np.ndarray, np.ndarray]:
+    """Resolve invalid verdicts: return ``(values, mask)`` with no NaN in ``values``.
+
+    ``mask`` is the per-(item, judge) inclusion weight: all ones for ``wrong``/``half``;
+    0 for invalid verdicts under ``exclude``.
+    """
+    y = _as_2d(outcome)
+    bad = np.isnan(y)
+    if policy == "wrong":
+        return np.where(bad, 0.0, y), np.ones_like(y)
+    if policy == "half":
+        return np.where(bad, 0.5, y), np.ones_like(y)
+    if policy == "exclude":
+        return np.where(bad, 0.0, y), (~bad).astype(float)
+    raise ValueError(f"unknown invalid-verdict policy {policy!r}; use one of {POLICIES}")
+
+
+def _group_codes(groups: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray]:
+    if groups is None:
+        return np.zeros(n, dtype=int), np.array(["all"], dtype=object)
+    g = np.asarray(groups)
+    if g.shape != (n,):
+        raise ValueError(f"groups must have shape ({n},), got {g.shape}")
+    labels, codes = np.unique(g.astype(str) if g.dtype == object else g, return_inverse=True)
+    return codes.ravel(), labels
+
+
+def accuracy_arrays(
+    outcome: np.ndarray,
+    *,
+    policy: Policy = "wrong",
+    groups: np.ndarray | None = None,
+    aggregation: Aggregation = "micro",
+    clusters: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Point accuracy and linearised (cluster-robust) SE per judge, vectorised.
+
+    Micro: ``p = sum_i m_i y_i / sum_i m_i``. Macro over ``G`` groups:
+    ``p = (1/G) sum_g p_g``. Both are smooth functions of weighted sums, so the SE is the
+    delta-method/linearisation SE with influence values ``e_i`` (``e_i = m_i (y_i - p)/M`` for
+    micro; ``e_i = m_i (y_i - p_g)/(G M_g)`` for macro), summed within clusters::
+
+        Var(p) = C/(C-1) sum_c (sum_{i in c} e_i)^2          (Miller 2024, Appendix A)
+
+    (without clusters ``Var(p) = sum_i e_i^2``, i.e. the binomial ``p(1-p)/n`` for micro).
+
+    Returns arrays (length n_judges): ``estimate``, ``se``, ``n`` (items counted),
+    ``n_invalid``, ``n_clusters`` (scalar) and ``n_groups``.
+    """
+    y, m = apply_policy(outcome, policy)
+    n_items = y.shape[0]
+    n_invalid = np.isnan(_as_2d(outcome)).sum(0)
+    codes, labels = _group_codes(groups if aggregation == "macro" else None, n_items)
+    g = labels.size
+    onehot = np.zeros((n_items, g))
+    onehot[np.arange(n_items), codes] = 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mg = onehot.T @ m  # (G, J) denominators per group
+        pg = (onehot.T @ (m * y)) / mg  # (G, J)
+        if aggregation == "macro":
+            valid_g = mg > 0
+            g_eff = valid_g.sum(0)
+            est = np.nansum(np.where(valid_g, pg, 0.0), 0) / g_eff
+            e = m * (y - pg[codes]) / (g_eff * mg[codes])
+            e = np.where(m > 0, e, 0.0)
+        elif aggregation == "micro":
+            tot = m.sum(0)
+            est = (m * y).sum(0) / tot
+            e = m * (y - est) / tot
+        else:
+            raise ValueError(f"aggregation must be 'micro' or 'macro', got {aggregation!r}")
+    if clusters is None:
+        s = e
+        c = (m > 0).sum(0)
+    else:
+        _, cc = np.unique(np.asarray(clusters), return_inverse=True)
+        cc = cc.ravel()
+        s = np.zeros((int(cc.max()) + 1, e.shape[1]))
+        np.add.at(s, cc, e)
+        cm = np.zeros_like(s)
+        np.add.at(cm, cc, m)
+        c = (cm > 0).sum(0)
+    c = np.maximum(c, 2)
+    # small-sample factor C/(C-1) only for clusters (Miller 2024); without clusters the
+    # binomial variance p(1-p)/n is kept so that Wilson/CP are exactly the textbook intervals
+    corr = c / (c - 1.0) if clusters is not None else 1.0
+    se = np.sqrt(corr * (s**2).sum(0))
+    return {
+        "estimate": est,
+        "se": se,
+        "n": m.sum(0),
+        "n_invalid": n_invalid,
+        "n_clusters": c,
+        "n_groups": np.full(y.shape[1], g),
+    }
+
+
+def bootstrap_accuracy(
+    outcome: np.ndarray,
+    *,
+    policy: Policy = "wrong",
+    groups: np.ndarray | None = None,
+    aggregation: Aggregation = "micro",
+    plan: ResamplePlan | None = None,
+    weights: np.ndarray | None = None,
+) -> np.ndarray:
+    """Bootstrap replicates of every judge's accuracy, shape ``(B, n_judges)``.
+
+    Uses the shared weight matrix ``W`` (``weights`` or ``plan.weights()``):
+    micro ``W @ (m*y) / W @ m``; macro: the same per group, then averaged over groups.
+    All judges share ``W``, so differences of columns are paired bootstrap replicates.
+    """
+    y, m = apply_policy(outcome, policy)
+    if weights is None:
+        if plan is None:
+            raise ValueError("give plan= or weights=")
+        weights = plan.weights()
+    w = np.asarray(weights)
+    if aggregation == "micro":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if np.all(m == 1.0):
+                return (w @ y) / w.sum(1, keepdims=True)
+            return (w @ (m * y)) / (w @ m)
+    codes, labels = _group_codes(groups, y.shape[0])
+    out = np.zeros((w.shape[0], y.shape[1]))
+    k = np.zeros_like(out)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for gi in range(labels.size):
+            idx = codes == gi
+            pg = (w[:, idx] @ (m[idx] * y[idx])) / (w[:, idx] @ m[idx])
+            ok = np.isfinite(pg)
+            out += np.where(ok, pg, 0.0)
+            k += ok
+        return out / k
+
+
+def _jackknife_accuracy(y: np.ndarray, m: np.ndarray, clusters: np.ndarray | None) -> np.ndarray:
+    """Leave-one-cluster-out micro accuracies, shape ``(G, n_judges)`` (closed form)."""
+    if clusters is None:
+        sy, sm = (m * y), m
+    else:
+        _, cc = np.unique(np.asarray(clusters), return_inverse=True)
+        cc = cc.ravel()
+        sy = np.zeros((int(cc.max()) + 1, y.shape[1]))
+        sm = np.zeros_like(sy)
+        np.add.at(sy, cc, m * y)
+        np.add.at(sm, cc, m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ((m * y).sum(0) - sy) / (m.sum(0) - sm)
+
+
+def judge_accuracy(
+    outcome: np.ndarray,
+    judges: list[str] | None = None,
+    *,
+    policy: Policy = "wrong",
+    groups: np.ndarray | None = None,
+    aggregation: Aggregation = "micro",
+    clusters: np.ndarray | None = None,
+    method: AccuracyMethod = "wilson",
+    level: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    weights: np.ndarray | None = None,
+) -> pd.DataFrame:
+    """Accuracy of every judge with its interval: one tidy row per judge.
+
+    Columns: ``judge, accuracy, se, ci_low, ci_high, ci_method, level, n, n_invalid,
+    n_clusters, policy, aggregation``. See the module docstring for the methods. Bootstrap
+    methods draw ``n_resamples`` cluster resamples (``seed``) from the shared engine — or use a
+    precomputed ``weights`` matrix so that several tables share the same resamples; macro
+    aggregation resamples within groups (strata).
+    """
+    y = _as_2d(outcome)
+    j = y.shape[1]
+    judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
+    if len(judges) != j:
+        raise ValueError(f"{len(judges)} judge names for {j} outcome columns")
+    a = accuracy_arrays(y, policy=policy, groups=groups, aggregation=aggregation, clusters=clusters)
+    p, se, n = a["estimate"], a["se"], a["n"]
+    if method in ("wilson", "clopper-pearson"):
+        ne = effective_n(p, se, n)
+        fn = wilson_interval if method == "wilson" else clopper_pearson_interval
+        lo, hi = fn(p * ne, ne, level)
+        ci_method = method if clusters is None and aggregation == "micro" and policy != "half" else f"{method} (effective n)"
+    elif method == "wald":
+        z = z_value(level)
+        lo, hi = p - z * se, p + z * se
+        ci_method = "wald"
+    elif method in ("bootstrap-percentile", "bootstrap-bca"):
+        kind = method.split("-")[1]
+        strata = groups if aggregation == "macro" else None
+        plan = ResamplePlan(y.shape[0], n_resamples, seed, clusters=clusters, strata=strata)
+        boot = bootstrap_accuracy(
+            y, policy=policy, groups=groups, aggregation=aggregation, weights=weights if weights is not None else plan.weights()
+        )
+        jack = None
+        if kind == "bca":
+            if aggregation == "micro":
+                jack = _jackknife_accuracy(*apply_policy(y, policy), clusters)
+            else:
+                jack = bootstrap_accuracy(y, policy=policy, groups=groups, aggregation="macro", weights=plan.jackknife())
+        lo, hi = bootstrap_interval(p, boot, level=level, method=kind, jack=jack)
+        se = bootstrap_se(boot)
+        ci_method = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
+    else:
+        raise ValueError(f"unknown accuracy interval method {method!r}")
+    return pd.DataFrame(
+        {
+            "judge": judges,
+            "accuracy": p,
+            "se": se,
+            "ci_low": lo,
+            "ci_high": hi,
+            "ci_method": ci_method,
+            "level": level,
+            "n": n.astype(int),
+            "n_invalid": a["n_invalid"].astype(int),
+            "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
+            "policy": policy,
+            "aggregation": aggregation,
+        }
+    )
+
+
+def policy_sensitivity(
+    outcome: np.ndarray,
+    judges: list[str] | None = None,
+    **kwargs,
+) -> pd.DataFrame:
+    """The headline accuracy under all three invalid-verdict policies, one row per judge.
+
+    Columns: ``judge, n_invalid, accuracy_wrong, ci_low_wrong, ci_high_wrong, accuracy_exclude,
+    ..., accuracy_half, ..., max_shift`` (largest absolute change of the point estimate
+    between policies). ``kwargs`` go to :func:`judge_accuracy`.
+    """
+    kwargs.pop("policy", None)
+    frames = {pol: judge_accuracy(outcome, judges, policy=pol, **kwargs) for pol in POLICIES}
+    base = frames["wrong"][["judge", "n_invalid", "aggregation"]].copy()
+    for pol, f in frames.items():
+        base[f"accuracy_{pol}"] = f["accuracy"].to_numpy()
+        base[f"ci_low_{pol}"] = f["ci_low"].to_numpy()
+        base[f"ci_high_{pol}"] = f["ci_high"].to_numpy()
+    accs = base[[f"accuracy_{p}" for p in POLICIES]].to_numpy()
+    base["max_shift"] = np.nanmax(accs, 1) - np.nanmin(accs, 1)
+    return base
+
+
+def classification_metrics(
+    pred: np.ndarray,
+    gold: np.ndarray,
+    judges: list[str] | None = None,
+    *,
+    categories: list | np.ndarray | None = None,
+    labels: list[str] | None = None,
+    policy: Policy = "wrong",
+) -> pd.DataFrame:
+    """Per-class recall, precision, F1 and macro-F1 of every judge (vectorised over judges).
+
+    For class ``k``: ``recall_k = TP_k / #(gold = k)``, ``precision_k = TP_k / #(pred = k)``,
+    ``F1_k = 2 TP_k / (#(gold = k) + #(pred = k))``; macro-F1 is the unweighted mean of
+    ``F1_k`` over classes (Sokolova & Lapalme 2009). Invalid predictions (NaN) are a miss of
+    every class under ``wrong``/``half`` (they lower recall but never precision) and are
+    dropped for that judge under ``exclude``. Balanced accuracy = mean recall.
+    """
+    pr = _as_2d(pred)
+    g = np.asarray(gold, dtype=float)
+    if g.shape != (pr.shape[0],):
+        raise ValueError(f"gold must have shape ({pr.shape[0]},), got {g.shape}")
+    cats = np.unique(g[~np.isnan(g)]) if categories is None else np.asarray(categories, dtype=float)
+    names = labels if labels is not None else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(pr.shape[1])]
+    keep = ~np.isnan(pr) if policy == "exclude" else np.ones_like(pr, dtype=bool)
+    out = {"judge": judges}
+    f1s, recs = [], []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for c, nm in zip(cats, names, strict=True):
+            gk = (g == c)[:, None] & keep
+            pk = (pr == c) & keep
+            tp = (gk & pk).sum(0)
+            rec = tp / gk.sum(0)
+            prec = tp / pk.sum(0)
+            f1 = 2 * tp / (gk.sum(0) + pk.sum(0))
+            out[f"recall_{nm}"] = rec
+            out[f"precision_{nm}"] = prec
+            out[f"f1_{nm}"] = f1
+            f1s.append(f1)
+            recs.append(rec)
+    out["macro_f1"] = np.nanmean(np.vstack(f1s), 0)
+    out["balanced_accuracy"] = np.nanmean(np.vstack(recs), 0)
+    out["n_invalid"] = np.isnan(pr).sum(0)
+    out["policy"] = policy
+    return pd.DataFrame(out)
+
+
+def trivial_baselines(
+    gold: np.ndarray,
+    *,
+    categories: list | np.ndarray | None = None,
+    labels: list[str] | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Accuracy of the trivial judges, to be shown next to every real judge.
+
+    - ``always-<k>``: predicts class ``k`` on every item; accuracy = prevalence of ``k``
+      (Wilson interval) — e.g. always-A / always-B for pairwise preference.
+    - ``prevalence-guess``: guesses class ``k`` at random with the gold prevalence;
+      expected accuracy ``sum_k pi_k^2`` (the chance level that kappa corrects for).
+    """
+    g = np.asarray(gold, dtype=float)
+    g = g[~np.isnan(g)]
+    n = g.size
+    cats = np.unique(g) if categories is None else np.asarray(categories, dtype=float)
+    names = labels if labels is not None else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    rows = []
+    prev = []
+    for c, nm in zip(cats, names, strict=True):
+        k = int((g == c).sum())
+        lo, hi = wilson_interval(k, n, level)
+        prev.append(k / n if n else np.nan)
+        rows.append({"judge": f"always-{nm}", "accuracy": k / n if n else np.nan, "ci_low": float(lo), "ci_high": float(hi), "n": n})
+    pv = np.array(prev)
+    rows.append({"judge": "prevalence-guess", "accuracy": float(np.sum(pv**2)), "ci_low": np.nan, "ci_high": np.nan, "n": n})
+    df = pd.DataFrame(rows)
+    df["role"] = "baseline"
+    df["level"] = level
+    return df
