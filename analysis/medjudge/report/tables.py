@@ -1,0 +1,170 @@
+"""HTML escaping and number formatting for report tables.
+
+Every string that reaches a report may come from a model, an annotator or a file (judge
+rationales, rater names, item text), so tables are built here with **every** header and cell
+escaped. :func:`html_table` returns an object with ``_repr_html_`` that notebooks and the
+report renderer display as a table (the built-in renderer converts it into a native pandoc
+table for HTML and PDF, re-escaping the text).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Mapping
+from numbers import Integral, Real
+from typing import Any
+
+import pandas as pd
+
+__all__ = [
+    "escape_html",
+    "frame_to_html",
+    "html_table",
+    "HtmlTable",
+    "fmt_num",
+    "fmt_int",
+    "fmt_pct",
+    "fmt_ci",
+    "fmt_p",
+    "fmt_estimate_ci",
+]
+
+MISSING = "–"  # en dash for missing values
+
+
+def escape_html(text: Any) -> str:
+    """Escape ``text`` for HTML element content *and* attribute values.
+
+    ``str(text)`` with ``& < > " '`` replaced by entities, so ``<script>alert(1)</script>``
+    becomes inert text. ``None`` becomes the empty string.
+    """
+    if text is None:
+        return ""
+    return html.escape(str(text), quote=True)
+
+
+def _is_missing(x: Any) -> bool:
+    if x is None or x is pd.NA or x is pd.NaT:
+        return True
+    return isinstance(x, Real) and not isinstance(x, Integral) and math.isnan(float(x))
+
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    """Fixed-point number with ``digits`` decimals; missing → ``–``; ints stay ints."""
+    if _is_missing(x):
+        return MISSING
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, Integral):
+        return f"{int(x):d}"
+    if isinstance(x, Real):
+        v = float(x)
+        if math.isinf(v):
+            return "∞" if v > 0 else "-∞"
+        out = f"{v:.{digits}f}"
+        return "0" + out[2:] if out.startswith("-0") and float(out) == 0 else out  # no "-0.000"
+    return str(x)
+
+
+def fmt_int(x: Any) -> str:
+    """Integer with thousands separators (``12,345``); missing → ``–``."""
+    if _is_missing(x):
+        return MISSING
+    return f"{int(round(float(x))):,d}"
+
+
+def fmt_pct(x: Any, digits: int = 1) -> str:
+    """Proportion as a percentage: ``0.8123 → "81.2%"``."""
+    if _is_missing(x):
+        return MISSING
+    return f"{100.0 * float(x):.{digits}f}%"
+
+
+def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
+    """Interval as ``[low, high]``."""
+    if _is_missing(low) or _is_missing(high):
+        return MISSING
+    return f"[{fmt_num(low, digits)}, {fmt_num(high, digits)}]"
+
+
+def fmt_estimate_ci(est: Any, low: Any, high: Any, digits: int = 3) -> str:
+    """``0.712 [0.655, 0.764]``."""
+    if _is_missing(est):
+        return MISSING
+    return f"{fmt_num(est, digits)} {fmt_ci(low, high, digits)}"
+
+
+def fmt_p(p: Any, digits: int = 3) -> str:
+    """p-value: ``< 0.001`` below the display precision, else fixed-point."""
+    if _is_missing(p):
+        return MISSING
+    p = float(p)
+    floor = 10.0**-digits
+    if p < floor:
+        return f"< {floor:.{digits}f}"
+    return f"{p:.{digits}f}"
+
+
+def _format_cell(x: Any, formatter: Callable[[Any], str] | None, digits: int) -> str:
+    if formatter is not None:
+        return formatter(x)
+    if isinstance(x, Real) and not isinstance(x, bool) or _is_missing(x):
+        return fmt_num(x, digits)
+    return str(x)
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, tuple):
+        return " / ".join(str(v) for v in value if str(v) != "")
+    return str(value)
+
+
+def frame_to_html(
+    df: pd.DataFrame,
+    *,
+    index: bool = False,
+    digits: int = 3,
+    formatters: Mapping[str, Callable[[Any], str]] | None = None,
+    classes: str = "dataframe medjudge-table",
+) -> str:
+    """HTML ``<table>`` for ``df`` with every header and cell escaped.
+
+    Numbers are formatted with :func:`fmt_num` (``digits`` decimals) unless a per-column
+    formatter is given; MultiIndex column labels are joined with `` / ``.
+    """
+    formatters = dict(formatters or {})
+    frame = df.reset_index() if index else df
+    cols = list(frame.columns)
+    out = [f'<table class="{escape_html(classes)}">', "<thead>", "<tr>"]
+    out += [f"<th>{escape_html(_label(c))}</th>" for c in cols]
+    out += ["</tr>", "</thead>", "<tbody>"]
+    for row in frame.itertuples(index=False, name=None):
+        out.append("<tr>")
+        for col, value in zip(cols, row, strict=True):
+            text = _format_cell(value, formatters.get(col), digits)
+            out.append(f"<td>{escape_html(text)}</td>")
+        out.append("</tr>")
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
+
+
+class HtmlTable:
+    """A pre-escaped HTML table that Jupyter and the report renderer display."""
+
+    def __init__(self, html_text: str) -> None:
+        self.html = html_text
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:  # stable text/plain (no memory address in the notebook)
+        return f"HtmlTable({self.html.count('<tr>') - 1} rows)"
+
+
+def html_table(df: pd.DataFrame, **kwargs: Any) -> HtmlTable:
+    """Displayable escaped table: ``display(html_table(df, digits=2))`` in a report chunk."""
+    return HtmlTable(frame_to_html(df, **kwargs))
