@@ -1,0 +1,86 @@
+"""Options and helpers shared by sub-commands: loading input, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from ..data.model import Study
+from ..data.tables import TableMapping, load_any
+
+
+def add_input_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", help="a Med-RewardBench bundle directory, or a table (.csv/.tsv/.jsonl/.json/.parquet)")
+    g = p.add_argument_group("table mapping (for tables; or use --mapping FILE.toml)")
+    g.add_argument("--mapping", help="TOML file describing the table's columns (see data/mappings/)")
+    g.add_argument("--layout", choices=["long", "wide"], help="long: one row per verdict; wide: one column per rater")
+    g.add_argument("--item", help="item id column(s), comma-separated")
+    g.add_argument("--rater", help="rater column(s) (long layout), comma-separated")
+    g.add_argument("--value", help="value column (long layout)")
+    g.add_argument("--role", choices=["expert", "judge"], help="role of every rater (long layout)")
+    g.add_argument("--raters", help="wide layout: rater columns as name:role,name:role")
+    g.add_argument("--dimension", help="dimension name (constant) for the table")
+    g.add_argument("--order", help="presentation-order column")
+    g.add_argument("--gold", help="supplied gold-label column")
+    g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
+    g.add_argument("--broadcast", action="store_true",
+                   help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')")
+
+
+def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
+    if args.mapping:
+        return args.mapping
+    if not (args.item or args.layout):
+        return None
+    layout = args.layout or "long"
+    d: dict[str, Any] = {"layout": layout, "item": args.item.split(",") if args.item else ["item"]}
+    if layout == "long":
+        d["rater"] = args.rater.split(",") if args.rater else ["rater"]
+        d["value"] = args.value or "value"
+        d["role"] = args.role or "judge"
+    else:
+        if not args.raters:
+            from ..data.errors import InputError
+
+            raise InputError("wide layout needs --raters name:role,name:role")
+        d["raters"] = {}
+        for spec in args.raters.split(","):
+            name, _, role = spec.partition(":")
+            d["raters"][name] = {"role": role or "expert"}
+    if args.dimension:
+        d["dimension"] = args.dimension
+    if args.order:
+        d["order"] = args.order
+    if args.gold:
+        d["gold"] = args.gold
+    if args.invalid:
+        d["invalid"] = args.invalid.split(",")
+    return TableMapping.from_dict(d, source="command line")
+
+
+def load_input(args: argparse.Namespace) -> Study:
+    return load_any(args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False))
+
+
+def _jsonable(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {str(k): _jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_jsonable(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _jsonable(o.tolist())
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if hasattr(o, "to_dict") and not isinstance(o, type):
+        return _jsonable(o.to_dict())
+    return o
+
+
+def dump_json(obj: Any) -> str:
+    return json.dumps(_jsonable(obj), indent=2, sort_keys=False, ensure_ascii=False)

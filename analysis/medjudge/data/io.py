@@ -1,0 +1,102 @@
+"""Low-level readers that turn every malformed input into an :class:`InputError` with a place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import InputError
+
+
+def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
+    """Read a JSON-lines file as ``(line_number, object)`` pairs (blank lines skipped).
+
+    Raises :class:`InputError` naming file, line and column for malformed JSON, for lines that
+    are not objects, and for a file without any record.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", file=path)
+    out: list[tuple[int, dict]] = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"malformed JSON ({e.msg})", file=path, line=lineno, column=e.colno,
+                                 hint="each line must be one JSON object") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"expected a JSON object, got {type(obj).__name__}", file=path, line=lineno,
+                                 column=1)
+            out.append((lineno, obj))
+    if not out:
+        raise InputError("file is empty (no records)", file=path)
+    return out
+
+
+def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
+    """Read CSV/TSV/JSONL/JSON/Parquet as strings; return the frame and how rows map to lines.
+
+    Every cell is read as text (``dtype=str``, empty cells as ``""``) so labels such as ``"1"``
+    keep their spelling. The second value tells how to turn a 0-based row index into a line:
+    ``"csv"`` (line = row + 2, after the header), ``"jsonl"`` (a ``_line`` column is present),
+    ``"row"`` (1-based row number, for Parquet and JSON arrays).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", file=path)
+    if path.stat().st_size == 0:
+        raise InputError("file is empty", file=path)
+    suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
+    try:
+        if suffix in (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz"):
+            sep = "\t" if ".tsv" in suffix else ","
+            df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[])
+            kind = "csv"
+        elif suffix == ".jsonl":
+            recs = read_jsonl(path)
+            df = pd.DataFrame([r for _, r in recs]).astype(object)
+            df["_line"] = [ln for ln, _ in recs]
+            kind = "jsonl"
+        elif suffix == ".json":
+            with path.open(encoding="utf-8") as fh:
+                try:
+                    data = json.load(fh)
+                except json.JSONDecodeError as e:
+                    raise InputError(f"malformed JSON ({e.msg})", file=path, line=e.lineno, column=e.colno) from None
+            if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
+                raise InputError("expected a JSON array of objects", file=path)
+            df = pd.DataFrame(data).astype(object)
+            kind = "row"
+        elif suffix == ".parquet":
+            df = pd.read_parquet(path).astype(object)
+            kind = "row"
+        else:
+            raise InputError(f"unknown table format {suffix!r}", file=path,
+                             hint="use .csv, .tsv, .jsonl, .json or .parquet")
+    except pd.errors.EmptyDataError:
+        raise InputError("file is empty", file=path) from None
+    except pd.errors.ParserError as e:
+        raise InputError(f"cannot parse table ({e})", file=path) from None
+    if len(df) == 0:
+        raise InputError("file has a header but no rows", file=path)
+    # uniform text cells; keep None for missing
+    for c in df.columns:
+        if c == "_line":
+            continue
+        df[c] = df[c].map(lambda v: "" if v is None or (isinstance(v, float) and v != v) else
+                          (v if isinstance(v, str) else (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))))
+    return df, kind
+
+
+def line_numbers(df: pd.DataFrame, kind: str) -> pd.Series:
+    """Line (or 1-based row) number of every row, for error messages."""
+    if kind == "jsonl" and "_line" in df.columns:
+        return df["_line"].astype(int)
+    if kind == "csv":
+        return pd.Series(df.index.to_numpy() + 2, index=df.index)
+    return pd.Series(df.index.to_numpy() + 1, index=df.index)

@@ -1,0 +1,210 @@
+"""Loader for the Med-RewardBench native layout (research/medrewardbench-protocol.md §2).
+
+Bundle layout (see ``data/FORMAT.md``)::
+
+    BUNDLE/
+      pair_gt_all/<organ>.jsonl | <organ>.parquet   ground truth, one file per organ system:
+          question_id, human_answer {accuracy, relevance, comprehensiveness, creativity,
+          responsiveness, overall: "A"|"B"}, modality_type (= organ system), other fields
+          kept as item attributes (department, dataset, question_type, image_id, body_part,
+          answer1_len, answer2_len, …)
+      expert_labels.jsonl                            optional companion: per-annotator labels
+          question_id, annotator, labels {dimension: "A"|"B"}
+      predictions/**/<mode>_<model>.jsonl            one file per judge (and order):
+          question_id, chosen_answer (raw string or dict), answer_model (judge name),
+          optional order ("AB" default, "BA" = answer2 shown as A), optional run
+
+Predictions in order "BA" are mapped back to the original indexing (A = answer1_text), so
+``value`` always refers to the same answer whatever the presentation order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .io import read_jsonl
+from .model import Study
+from .parse import parse_verdict
+from .scale import MEDREWARDBENCH_DIMENSIONS, PAIRWISE_AB
+
+GT_DIR = "pair_gt_all"
+EXPERTS_FILE = "expert_labels.jsonl"
+PRED_DIR = "predictions"
+_FLIP = {"A": "B", "B": "A"}
+
+
+def is_medrewardbench(path: str | Path) -> bool:
+    return (Path(path) / GT_DIR).is_dir()
+
+
+def _gt_records(root: Path) -> list[tuple[Path, int, dict]]:
+    gt_dir = root / GT_DIR
+    files = sorted(gt_dir.glob("*.jsonl")) or sorted(gt_dir.glob("*.parquet")) or sorted(
+        (gt_dir / "parquet").glob("*.parquet")
+    )
+    if not files:
+        raise InputError("no ground-truth files (*.jsonl or *.parquet)", file=gt_dir)
+    out = []
+    for f in files:
+        if f.suffix == ".jsonl":
+            out.extend((f, ln, rec) for ln, rec in read_jsonl(f))
+        else:
+            raw = pd.read_parquet(f)
+            if raw.empty:
+                raise InputError("file has no rows", file=f)
+            out.extend((f, i + 1, rec) for i, rec in enumerate(raw.to_dict("records")))
+    return out
+
+
+def load_medrewardbench(
+    root: str | Path,
+    *,
+    broadcast: bool = False,
+    dimensions: tuple[str, ...] = MEDREWARDBENCH_DIMENSIONS,
+) -> Study:
+    """Load a Med-RewardBench bundle into a :class:`Study`.
+
+    Parameters
+    ----------
+    broadcast : copy a single overall verdict ("[[A]]") to all dimensions, flagged
+        ``broadcast`` — the reference pipeline does this silently; here it must be asked for.
+
+    Every ground-truth item appears in the items table; a judge without a prediction line for
+    an item gets rows with status ``missing`` (the reference rule scores them wrong), and
+    unparseable outputs stay as ``invalid`` rows. Prediction ids that match no item are an error.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError("bundle directory not found", file=root)
+    scales = {d: PAIRWISE_AB for d in dimensions}
+    sources: list[Path] = []
+
+    # ---- ground truth → items + supplied gold
+    items_rows, gold_rows = [], []
+    seen: dict[str, tuple[Path, int]] = {}
+    for f, ln, rec in _gt_records(root):
+        if f not in sources:
+            sources.append(f)
+        for key in ("question_id", "human_answer"):
+            if key not in rec:
+                raise InputError(f"missing required field {key!r}", file=f, line=ln, column=key)
+        qid = str(rec["question_id"])
+        if qid in seen:
+            pf, pl = seen[qid]
+            raise InputError(f"question_id {qid!r} appears twice (first at {pf}, line {pl})", file=f, line=ln,
+                             column="question_id")
+        seen[qid] = (f, ln)
+        ha = rec["human_answer"]
+        if not isinstance(ha, dict):
+            raise InputError("human_answer must be an object of dimension → 'A'/'B'", file=f, line=ln,
+                             column="human_answer")
+        for d in dimensions:
+            v = ha.get(d)
+            if v is not None and str(v).strip().upper() not in ("A", "B"):
+                raise InputError(f"label {v!r} for {d!r} is outside the declared scale A/B", file=f, line=ln,
+                                 column=f"human_answer.{d}")
+            gold_rows.append({"item": qid, "dimension": d, "value": None if v is None else str(v).strip().upper()})
+        attrs = {k: v for k, v in rec.items() if k not in ("question_id", "human_answer", "image")
+                 and (v is None or isinstance(v, (str, int, float, bool)))}
+        organ = rec.get("modality_type", f.stem)
+        items_rows.append({"item": qid, "organ_system": organ, **attrs})
+    items = pd.DataFrame(items_rows)
+    gold = pd.DataFrame(gold_rows)
+    item_set = set(items["item"])
+
+    ratings: list[dict] = []
+    counts: dict[str, int] = {}
+
+    # ---- per-annotator expert labels (optional companion file)
+    ef = root / EXPERTS_FILE
+    if ef.exists():
+        sources.append(ef)
+        for ln, rec in read_jsonl(ef):
+            for key in ("question_id", "annotator", "labels"):
+                if key not in rec:
+                    raise InputError(f"missing required field {key!r}", file=ef, line=ln, column=key)
+            qid = str(rec["question_id"])
+            if qid not in item_set:
+                raise InputError(f"question_id {qid!r} matches no ground-truth item", file=ef, line=ln,
+                                 column="question_id")
+            labels = rec["labels"]
+            if not isinstance(labels, dict):
+                raise InputError("labels must be an object", file=ef, line=ln, column="labels")
+            for d in dimensions:
+                v = labels.get(d)
+                if v is None or v == "":
+                    counts["expert_labels_missing"] = counts.get("expert_labels_missing", 0) + 1
+                    continue
+                if str(v).strip().upper() not in ("A", "B"):
+                    raise InputError(f"label {v!r} for {d!r} is outside the declared scale A/B", file=ef, line=ln,
+                                     column=f"labels.{d}")
+                ratings.append({"item": qid, "rater": str(rec["annotator"]), "role": "expert", "dimension": d,
+                                "value": str(v).strip().upper(), "order": "AB", "status": "ok",
+                                "source": str(ef), "line": ln})
+
+    # ---- predictions
+    pred_dir = root / PRED_DIR
+    pred_files = sorted(pred_dir.rglob("*.jsonl")) if pred_dir.is_dir() else []
+    for pf in pred_files:
+        sources.append(pf)
+        recs = read_jsonl(pf)
+        judged: dict[tuple[str, str, str], set[str]] = {}
+        for ln, rec in recs:
+            for key in ("question_id", "chosen_answer"):
+                if key not in rec:
+                    raise InputError(f"missing required field {key!r}", file=pf, line=ln, column=key)
+            qid = str(rec["question_id"])
+            if qid not in item_set:
+                raise InputError(f"prediction id {qid!r} matches no ground-truth item", file=pf, line=ln,
+                                 column="question_id", hint="check that the prediction file belongs to this bundle")
+            judge = str(rec.get("judge") or rec.get("answer_model") or _judge_from_stem(pf.stem))
+            order = str(rec.get("order", "AB")).upper()
+            if order not in ("AB", "BA"):
+                raise InputError(f"order {order!r} must be 'AB' or 'BA'", file=pf, line=ln, column="order")
+            run = str(rec.get("run", "1"))
+            raw = rec["chosen_answer"]
+            parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
+            raw_text = raw if isinstance(raw, str) else _dump(raw)
+            for d in dimensions:
+                v = parsed.choices[d]
+                if v is not None and order == "BA":
+                    v = _FLIP[v]
+                ratings.append({"item": qid, "rater": judge, "role": "judge", "dimension": d, "value": v,
+                                "order": order, "raw": raw_text, "status": parsed.status, "run": run,
+                                "source": str(pf), "line": ln, "note": parsed.reason})
+            judged.setdefault((judge, order, run), set()).add(qid)
+            counts[f"parse_{parsed.status}"] = counts.get(f"parse_{parsed.status}", 0) + 1
+        # a judge that skipped items: the reference rule scores them wrong; keep them, flagged
+        for (judge, order, run), done in judged.items():
+            for qid in sorted(item_set - done):
+                counts["missing_predictions"] = counts.get("missing_predictions", 0) + 1
+                for d in dimensions:
+                    ratings.append({"item": qid, "rater": judge, "role": "judge", "dimension": d, "value": None,
+                                    "order": order, "raw": None, "status": "missing", "run": run,
+                                    "source": str(pf), "line": np.nan, "note": "no prediction line for this item"})
+    if not ratings:
+        raise InputError("bundle has neither expert labels nor predictions", file=root,
+                         hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl")
+    study = Study(pd.DataFrame(ratings), items, scales, gold_table=gold, sources=sources, name=root.name,
+                  load_counts=counts)
+    study.notes.append("Med-RewardBench bundle: gold = supplied human_answer unless another method is asked for")
+    if broadcast:
+        study.notes.append("single verdicts were broadcast to all dimensions on request (status 'broadcast')")
+    return study
+
+
+def _judge_from_stem(stem: str) -> str:
+    for prefix in ("pair_", "score_", "batch_"):
+        if stem.startswith(prefix):
+            return stem[len(prefix):]
+    return stem
+
+
+def _dump(obj: object) -> str:
+    import json
+
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,426 @@
+"""The tidy data model: ratings, items, scales — validated once, handed out as dense arrays.
+
+* **ratings** — one row per verdict: ``item, rater, role ("expert" | "judge"), dimension,
+  value`` plus ``order`` (presentation order "AB"/"BA", "" when unknown), ``raw`` (the judge's
+  original text), ``status`` (ok, partial, broadcast, invalid, missing), ``run`` (repeat id) and
+  the provenance columns ``source`` and ``line`` (where the row came from, for error messages).
+  ``value`` is the category label (str) for nominal/ordinal scales, a float for interval/ratio,
+  and None when the verdict has no usable value (its ``status`` says why).
+* **items** — one row per item: ``item`` plus attributes (organ_system, department, modality,
+  cluster ids, response lengths …).
+* **scales** — :class:`~medjudge.data.scale.Scale` per dimension.
+* **gold** — supplied reference labels (``item, dimension, value``), optional.
+
+Gold labels are always *derived explicitly* (:meth:`Study.gold`): expert majority, a designated
+reference rater, or the supplied gold; the method and everything it could not label are recorded
+in the returned :class:`Gold`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .parse import STATUSES
+from .scale import Scale
+
+ROLES = ("expert", "judge")
+RATING_COLUMNS = ("item", "rater", "role", "dimension", "value", "order", "raw", "status", "run",
+                  "source", "line")
+KEY = ["item", "rater", "dimension", "order", "run"]
+GoldMethod = Literal["auto", "majority", "reference", "supplied"]
+
+
+@dataclass(frozen=True)
+class RatingMatrix:
+    """Dense ``items × raters`` codes for one dimension (NaN = missing)."""
+
+    values: np.ndarray
+    items: list[str]
+    raters: list[str]
+    dimension: str
+    scale: Scale
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.values, index=pd.Index(self.items, name="item"), columns=self.raters)
+
+
+@dataclass(frozen=True)
+class Gold:
+    """A derived gold label per item for one dimension (NaN = no gold), and how it was made."""
+
+    codes: np.ndarray
+    items: list[str]
+    dimension: str
+    method: str
+    rule: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_with_gold(self) -> int:
+        return int(np.isfinite(self.codes).sum())
+
+
+@dataclass(frozen=True)
+class JudgeOutcomes:
+    """Correctness of every judge on the items that have gold, for one dimension.
+
+    ``outcome`` is ``(n_items, n_judges)``: 1.0 correct, 0.0 wrong, NaN = no usable verdict
+    (invalid, partial-missing, or no prediction). The invalid-verdict *policy* is applied later,
+    explicitly, by the metrics. ``pred`` holds the judges' category codes (NaN = none) and
+    ``gold`` the gold codes. ``excluded`` counts items dropped for lack of gold.
+    """
+
+    outcome: np.ndarray
+    pred: np.ndarray
+    gold: np.ndarray
+    status: np.ndarray
+    items: list[str]
+    judges: list[str]
+    dimension: str
+    order: str | None
+    gold_method: str
+    excluded: dict[str, int]
+    scale: Scale
+
+
+def majority_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Strict-majority label per row of an ``items × experts`` code matrix.
+
+    Rule: the category chosen by **more than half of the experts who rated the item** is gold;
+    otherwise the item has no gold. With two experts who disagree, or a 1–1–1 split among three,
+    there is no majority. Returns the codes (NaN = none) and counts of items without a label
+    (``no_expert_label``) and with a split vote (``no_majority``).
+    """
+    codes = np.asarray(codes, dtype=float)
+    n_rated = np.isfinite(codes).sum(axis=1)
+    votes = np.stack([(codes == k).sum(axis=1) for k in range(n_categories)], axis=1)
+    top = votes.argmax(axis=1)
+    top_n = votes.max(axis=1)
+    ok = (n_rated > 0) & (2 * top_n > n_rated)
+    gold = np.where(ok, top.astype(float), np.nan)
+    return gold, {
+        "no_expert_label": int((n_rated == 0).sum()),
+        "no_majority": int(((n_rated > 0) & ~ok).sum()),
+    }
+
+
+@dataclass
+class Study:
+    """Ratings + items + scales (+ supplied gold), validated once at construction."""
+
+    ratings: pd.DataFrame
+    items: pd.DataFrame
+    scales: dict[str, Scale]
+    gold_table: pd.DataFrame | None = None
+    sources: list[Path] = field(default_factory=list)
+    name: str = "study"
+    notes: list[str] = field(default_factory=list)
+    load_counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.ratings = _normalise_ratings(self.ratings)
+        self.items = self.items.copy()
+        if "item" not in self.items.columns:
+            raise InputError("items table has no 'item' column")
+        self.items["item"] = self.items["item"].astype(str)
+        if self.items["item"].duplicated().any():
+            dup = self.items.loc[self.items["item"].duplicated(), "item"].iloc[0]
+            raise InputError(f"item {dup!r} is listed twice in the items table")
+        self._validate()
+        self._codes: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        r = self.ratings
+        bad_role = ~r["role"].isin(ROLES)
+        if bad_role.any():
+            row = r[bad_role].iloc[0]
+            raise InputError(f"role {row['role']!r} is not one of {ROLES}", file=row["source"] or None,
+                             line=_line(row), column="role")
+        unknown_dim = sorted(set(r["dimension"]) - set(self.scales))
+        if unknown_dim:
+            row = r[r["dimension"] == unknown_dim[0]].iloc[0]
+            raise InputError(f"dimension {unknown_dim[0]!r} has no declared scale", file=row["source"] or None,
+                             line=_line(row), column="dimension", hint=f"declared: {sorted(self.scales)}")
+        bad_status = ~r["status"].isin(STATUSES)
+        if bad_status.any():
+            row = r[bad_status].iloc[0]
+            raise InputError(f"status {row['status']!r} is not one of {STATUSES}", file=row["source"] or None,
+                             line=_line(row), column="status")
+        for dim, scale in self.scales.items():
+            sub = r[(r["dimension"] == dim) & r["value"].notna()]
+            ok = sub["value"].map(scale.contains)
+            if not ok.all():
+                row = sub[~ok].iloc[0]
+                allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
+                raise InputError(f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
+                                 file=row["source"] or None, line=_line(row), column="value",
+                                 hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping")
+        dup = r.duplicated(KEY, keep=False)
+        if dup.any():
+            rows = r[dup].sort_values(KEY).head(2)
+            first, second = rows.iloc[0], rows.iloc[1]
+            raise InputError(
+                f"duplicate rating for item {first['item']!r}, rater {first['rater']!r}, dimension "
+                f"{first['dimension']!r}, order {first['order']!r} (also at {second['source']}"
+                f"{', line ' + str(_line(second)) if _line(second) else ''})",
+                file=first["source"] or None, line=_line(first), column="item/rater/dimension/order",
+                hint="remove the repeat, or give repeats distinct 'run' values",
+            )
+        role_per_rater = r.groupby("rater")["role"].nunique()
+        if (role_per_rater > 1).any():
+            rater = role_per_rater[role_per_rater > 1].index[0]
+            raise InputError(f"rater {rater!r} appears both as expert and as judge")
+        missing_items = sorted(set(r["item"]) - set(self.items["item"]))
+        if missing_items:
+            row = r[r["item"] == missing_items[0]].iloc[0]
+            raise InputError(f"rating refers to item {missing_items[0]!r}, which is not in the items table",
+                             file=row["source"] or None, line=_line(row), column="item",
+                             hint=f"{len(missing_items)} unknown item id(s) in all")
+        if self.gold_table is not None:
+            g = self.gold_table.copy()
+            g["item"] = g["item"].astype(str)
+            for dim, scale in self.scales.items():
+                vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
+                bad = ~vals.map(scale.contains)
+                if bad.any():
+                    raise InputError(f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale")
+            self.gold_table = g
+
+    # ------------------------------------------------------------------ views
+    @property
+    def dimensions(self) -> list[str]:
+        present = set(self.ratings["dimension"])
+        return [d for d in self.scales if d in present]
+
+    def raters(self, role: str | None = None) -> list[str]:
+        r = self.ratings if role is None else self.ratings[self.ratings["role"] == role]
+        return list(dict.fromkeys(r["rater"]))
+
+    @property
+    def judges(self) -> list[str]:
+        return self.raters("judge")
+
+    @property
+    def experts(self) -> list[str]:
+        return self.raters("expert")
+
+    @property
+    def item_ids(self) -> list[str]:
+        return list(self.items["item"])
+
+    @property
+    def orders(self) -> list[str]:
+        return sorted(set(self.ratings["order"]))
+
+    def codes(self, dimension: str) -> np.ndarray:
+        """Float codes of ``ratings.value`` for the rows of one dimension (cached)."""
+        if dimension not in self._codes:
+            sub = self.ratings[self.ratings["dimension"] == dimension]
+            self._codes[dimension] = self.scales[dimension].encode(sub["value"])
+        return self._codes[dimension]
+
+    def matrix(
+        self,
+        dimension: str,
+        *,
+        role: str | None = None,
+        raters: list[str] | None = None,
+        order: str | None = None,
+        run: str | None = None,
+        items: list[str] | None = None,
+    ) -> RatingMatrix:
+        """Dense ``items × raters`` code matrix for one dimension (NaN = missing).
+
+        Rows follow the items table (or ``items``); columns follow ``raters`` (or the order in
+        which raters first appear). If a rater has verdicts in several presentation orders or
+        runs, ``order``/``run`` must say which.
+        """
+        if dimension not in self.scales:
+            raise KeyError(f"unknown dimension {dimension!r}; have {list(self.scales)}")
+        r = self.ratings
+        mask = (r["dimension"] == dimension).to_numpy()
+        sub = r[mask].assign(_code=self.codes(dimension))
+        if role is not None:
+            sub = sub[sub["role"] == role]
+        if raters is not None:
+            sub = sub[sub["rater"].isin(raters)]
+        if order is not None:
+            sub = sub[sub["order"] == order]
+        if run is not None:
+            sub = sub[sub["run"] == run]
+        if sub.duplicated(["item", "rater"]).any():
+            raise ValueError(
+                f"several verdicts per item and rater on {dimension!r} (orders {sorted(set(sub['order']))}, "
+                f"runs {sorted(set(sub['run']))}): pass order= or run="
+            )
+        cols = raters if raters is not None else list(dict.fromkeys(sub["rater"]))
+        rows = items if items is not None else self.item_ids
+        wide = sub.pivot(index="item", columns="rater", values="_code").reindex(index=rows, columns=cols)
+        return RatingMatrix(wide.to_numpy(dtype=float), list(rows), list(cols), dimension, self.scales[dimension])
+
+    def gold(self, dimension: str, method: GoldMethod = "auto", *, reference: str | None = None) -> Gold:
+        """Derive the gold label for one dimension.
+
+        * ``majority`` — strict majority of the experts (see :func:`majority_gold`).
+        * ``reference`` — the labels of one designated rater (``reference=``).
+        * ``supplied`` — the gold table shipped with the data (e.g. Med-RewardBench
+          ``human_answer``).
+        * ``auto`` — ``supplied`` when a gold table exists, else ``majority`` of the experts.
+        """
+        scale = self.scales[dimension]
+        if method == "auto":
+            method = "supplied" if self.gold_table is not None else "majority"
+        if method == "supplied":
+            if self.gold_table is None:
+                raise ValueError("no supplied gold in this study; use method='majority' or 'reference'")
+            g = self.gold_table[self.gold_table["dimension"] == dimension].set_index("item")["value"]
+            vals = g.reindex(self.item_ids)
+            codes = scale.encode([None if pd.isna(v) else v for v in vals])
+            return Gold(codes, self.item_ids, dimension, "supplied", "gold labels shipped with the data",
+                        {"no_gold": int(np.isnan(codes).sum())})
+        if method == "reference":
+            if reference is None:
+                raise ValueError("method='reference' needs reference=<rater>")
+            m = self.matrix(dimension, raters=[reference])
+            codes = m.values[:, 0]
+            return Gold(codes, self.item_ids, dimension, "reference", f"labels of rater {reference!r}",
+                        {"no_gold": int(np.isnan(codes).sum())})
+        if method == "majority":
+            if not self.experts:
+                raise ValueError("no expert ratings: majority gold is impossible; use supplied or reference gold")
+            if not scale.is_categorical:
+                raise ValueError(f"majority gold needs a categorical scale; {dimension!r} is {scale.level}")
+            m = self.matrix(dimension, role="expert")
+            codes, counts = majority_gold(m.values, len(scale.categories))
+            counts["no_gold"] = int(np.isnan(codes).sum())
+            return Gold(codes, self.item_ids, dimension, "majority",
+                        "strict majority (> half) of the experts who rated the item; split votes have no gold",
+                        counts)
+        raise ValueError(f"unknown gold method {method!r}")
+
+    def outcomes(
+        self,
+        dimension: str,
+        *,
+        gold: Gold | None = None,
+        judges: list[str] | None = None,
+        order: str | None = None,
+    ) -> JudgeOutcomes:
+        """``items × judges`` correctness against gold (items without gold removed and counted)."""
+        gold = gold if gold is not None else self.gold(dimension)
+        judges = judges if judges is not None else self.judges
+        if order is None:
+            orders = sorted(set(self.ratings.loc[self.ratings["role"] == "judge", "order"]))
+            if len(orders) > 1:
+                order = "AB" if "AB" in orders else orders[0]
+        m = self.matrix(dimension, raters=judges, order=order)
+        st = self._status_matrix(dimension, judges, order)
+        has_gold = np.isfinite(gold.codes)
+        pred = m.values[has_gold]
+        g = gold.codes[has_gold]
+        with np.errstate(invalid="ignore"):
+            outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
+        excluded = {"items_without_gold": int((~has_gold).sum())}
+        excluded.update({f"gold_{k}": v for k, v in gold.counts.items() if k != "no_gold"})
+        items = [it for it, h in zip(self.item_ids, has_gold, strict=True) if h]
+        return JudgeOutcomes(outcome, pred, g, st[has_gold], items, list(judges), dimension, order,
+                             gold.method, excluded, self.scales[dimension])
+
+    def _status_matrix(self, dimension: str, judges: list[str], order: str | None) -> np.ndarray:
+        r = self.ratings
+        sub = r[(r["dimension"] == dimension) & r["rater"].isin(judges)]
+        if order is not None:
+            sub = sub[sub["order"] == order]
+        wide = sub.pivot_table(index="item", columns="rater", values="status", aggfunc="first")
+        wide = wide.reindex(index=self.item_ids, columns=judges)
+        return wide.fillna("missing").to_numpy(dtype=object)
+
+    # ------------------------------------------------------------------ accounting
+    def summary(self) -> dict[str, object]:
+        """Counts a user checks before trusting anything: per role, rater, dimension, status."""
+        r = self.ratings
+        out: dict[str, object] = {
+            "name": self.name,
+            "n_items": len(self.items),
+            "n_ratings": len(r),
+            "dimensions": self.dimensions,
+            "roles": {k: int(v) for k, v in r.groupby("role")["rater"].nunique().items()},
+            "ratings_per_role": {k: int(v) for k, v in r["role"].value_counts().sort_index().items()},
+            "experts": self.experts,
+            "judges": self.judges,
+            "orders": self.orders,
+            "status": {k: int(v) for k, v in Counter(r["status"]).most_common()},
+            "status_per_judge": {
+                rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
+                for rater, g in r[r["role"] == "judge"].groupby("rater", sort=False)
+            },
+            "verdicts_without_value": int(r["value"].isna().sum()),
+            "not_ok_reasons": (
+                {k: int(v) for k, v in r.loc[r["status"] != "ok", "note"].value_counts().items()}
+                if "note" in r.columns else {}
+            ),
+            "duplicates": 0,
+            "load_counts": dict(self.load_counts),
+            "notes": list(self.notes),
+        }
+        gold_rows = {}
+        for dim in self.dimensions:
+            try:
+                g = self.gold(dim)
+            except ValueError as e:  # no experts and no supplied gold
+                gold_rows[dim] = {"method": "none", "error": str(e)}
+                continue
+            gold_rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
+        out["gold"] = gold_rows
+        if self.gold_table is not None and self.experts:
+            mism = {}
+            for dim in self.dimensions:
+                sup, maj = self.gold(dim, "supplied").codes, self.gold(dim, "majority").codes
+                both = np.isfinite(sup) & np.isfinite(maj)
+                mism[dim] = int((sup[both] != maj[both]).sum())
+            out["supplied_vs_majority_mismatch"] = mism
+        return out
+
+    def rater_table(self) -> pd.DataFrame:
+        """One row per rater × status with counts (the parse accounting table)."""
+        r = self.ratings
+        t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
+        for s in STATUSES:
+            if s not in t.columns:
+                t[s] = 0
+        t = t[list(STATUSES)]
+        t["total"] = t.sum(axis=1)
+        return t.reset_index()
+
+
+def _line(row: pd.Series) -> int | None:
+    v = row.get("line")
+    return None if v is None or pd.isna(v) else int(v)
+
+
+def _normalise_ratings(df: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in ("item", "rater", "role", "dimension", "value") if c not in df.columns]
+    if missing:
+        raise InputError(f"ratings table lacks required column(s) {missing}")
+    out = df.copy()
+    defaults = {"order": "", "raw": None, "status": None, "run": "1", "source": "", "line": np.nan}
+    for c, d in defaults.items():
+        if c not in out.columns:
+            out[c] = d
+    for c in ("item", "rater", "role", "dimension", "order", "run", "source"):
+        out[c] = out[c].fillna("").astype(str)
+    out["value"] = out["value"].astype(object).where(out["value"].notna(), None)
+    if out["status"].isna().any():
+        out.loc[out["status"].isna(), "status"] = np.where(out.loc[out["status"].isna(), "value"].isna(),
+                                                           "invalid", "ok")
+    out["status"] = out["status"].astype(str)
+    extra = [c for c in out.columns if c not in RATING_COLUMNS]
+    return out[list(RATING_COLUMNS) + extra].reset_index(drop=True)

@@ -1,0 +1,109 @@
+"""Scales: what a rating value means, and therefore which coefficient level applies.
+
+Every estimator takes its measurement level from here, never from a guess (the krippendorff
+package defaults to *interval*, a footgun for categorical verdicts). Categorical values are
+encoded as float codes ``0..K-1`` in the declared category order; interval/ratio values are
+kept as floats. Distances for weighted coefficients use the category *values* where they are
+numeric (see ``numeric_values``), not their positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+Level = Literal["nominal", "ordinal", "interval", "ratio"]
+LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Measurement scale of one dimension.
+
+    Parameters
+    ----------
+    level : nominal, ordinal, interval or ratio.
+    categories : for nominal/ordinal scales, the allowed values in order (ordinal: low→high).
+        A category nobody used still counts (chance agreement, weights).
+    low, high : optional bounds for interval/ratio scores (values outside are errors).
+    tie : the category meaning "no preference", if the scale has one.
+    """
+
+    level: Level = "nominal"
+    categories: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+    tie: str | None = None
+    _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"unknown measurement level {self.level!r}; use one of {LEVELS}")
+        cats = tuple(str(c) for c in self.categories)
+        object.__setattr__(self, "categories", cats)
+        if self.is_categorical and not cats:
+            raise ValueError(f"a {self.level} scale needs its categories")
+        if len(set(cats)) != len(cats):
+            raise ValueError(f"duplicate categories in {cats}")
+        if self.tie is not None and self.tie not in cats:
+            raise ValueError(f"tie category {self.tie!r} is not one of {cats}")
+        object.__setattr__(self, "_index", {c: i for i, c in enumerate(cats)})
+
+    @property
+    def is_categorical(self) -> bool:
+        return self.level in ("nominal", "ordinal")
+
+    def contains(self, value: object) -> bool:
+        if self.is_categorical:
+            return str(value) in self._index
+        try:
+            v = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return False
+        if not np.isfinite(v):
+            return False
+        return (self.low is None or v >= self.low) and (self.high is None or v <= self.high)
+
+    def encode(self, values: Iterable[object]) -> np.ndarray:
+        """Float codes: category index (categorical) or the value itself; NaN for missing."""
+        out = []
+        for v in values:
+            if v is None or (isinstance(v, float) and np.isnan(v)):
+                out.append(np.nan)
+            elif self.is_categorical:
+                out.append(float(self._index[str(v)]))
+            else:
+                out.append(float(v))  # type: ignore[arg-type]
+        return np.asarray(out, dtype=float)
+
+    def decode(self, codes: Sequence[float]) -> list[str | float | None]:
+        if not self.is_categorical:
+            return [None if np.isnan(c) else float(c) for c in codes]
+        return [None if np.isnan(c) else self.categories[int(c)] for c in codes]
+
+    def numeric_values(self) -> np.ndarray:
+        """Numeric value of each category for distance weights (positions if not numeric)."""
+        try:
+            return np.array([float(c) for c in self.categories])
+        except ValueError:
+            return np.arange(len(self.categories), dtype=float)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"level": self.level, "categories": list(self.categories), "low": self.low,
+                "high": self.high, "tie": self.tie}
+
+
+# The Med-RewardBench scale: every dimension is a forced A/B choice (no tie label).
+MEDREWARDBENCH_DIMENSIONS: tuple[str, ...] = (
+    "accuracy",
+    "relevance",
+    "comprehensiveness",
+    "creativity",
+    "responsiveness",
+    "overall",
+)
+PAIRWISE_AB = Scale("nominal", ("A", "B"))
+PAIRWISE_AB_TIE = Scale("nominal", ("A", "B", "tie"), tie="tie")

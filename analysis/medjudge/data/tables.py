@@ -1,0 +1,266 @@
+"""Generic tables (CSV/TSV, JSONL, JSON arrays, Parquet) in long or wide layout.
+
+A :class:`TableMapping` says which columns hold what; it comes from a small TOML file
+(``data/mappings/*.toml`` documents the shared PandaLM and LLMBar files) or from CLI options.
+
+Long layout — one row per verdict::
+
+    layout = "long"
+    item = ["subset", "item_idx"]      # one column, or several joined with ":"
+    rater = ["evaluator", "strategy"]  # likewise, joined with "/"
+    role = "judge"                     # a constant, or role_column = "role"
+    value = "winner"
+    dimension = "preference"           # a constant, or dimension_column = "criterion"
+    order = "order"                    # optional column; [order_map] recodes its values
+    run = "run"                        # optional column
+    gold = "gold_label"                # optional column with the supplied gold label
+    attributes = ["subset"]            # item attributes kept for breakdowns
+
+Wide layout — one row per item, one column per rater::
+
+    layout = "wide"
+    item = "idx"
+    join = ["judges.json"]             # optional extra files joined on the item column
+    [raters.annotator1]
+    role = "expert"
+    [raters.gpt_result]
+    role = "judge"
+    name = "gpt-3.5-turbo"
+
+Values: ``[recode]`` maps cell text to a category (``"0" = "tie"``); cells listed in
+``invalid = [...]`` become verdicts with status ``invalid`` (kept and counted, never dropped);
+empty cells are *missing*: no row for an expert in wide layout (not rated), status ``missing``
+for a judge, status ``invalid`` for a long-layout row that exists without a value. Any other
+value outside ``[scale]`` is an error naming file, line and column.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .io import line_numbers, read_table
+from .model import Study
+from .scale import Scale
+
+
+@dataclass
+class TableMapping:
+    layout: str = "long"
+    item: list[str] = field(default_factory=lambda: ["item"])
+    rater: list[str] = field(default_factory=lambda: ["rater"])
+    role: str | None = None
+    role_column: str | None = None
+    value: str = "value"
+    dimension: str = "overall"
+    dimension_column: str | None = None
+    order: str | None = None
+    order_map: dict[str, str] = field(default_factory=dict)
+    run: str | None = None
+    raw: str | None = None
+    gold: str | None = None
+    attributes: list[str] = field(default_factory=list)
+    raters: dict[str, dict[str, str]] = field(default_factory=dict)
+    recode: dict[str, str] = field(default_factory=dict)
+    invalid: list[str] = field(default_factory=list)
+    scale: Scale | None = None
+    join: list[str] = field(default_factory=list)
+    source: str = "command line"
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str = "mapping") -> TableMapping:
+        d = dict(d)
+        known = set(cls.__dataclass_fields__) - {"source"}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise InputError(f"unknown mapping key(s) {unknown}", file=source, hint=f"known keys: {sorted(known)}")
+        for k in ("item", "rater"):
+            if k in d and isinstance(d[k], str):
+                d[k] = [d[k]]
+        if "scale" in d:
+            s = d["scale"]
+            try:
+                d["scale"] = Scale(s.get("level", "nominal"), tuple(str(c) for c in s.get("categories", ())),
+                                   s.get("low"), s.get("high"), s.get("tie"))
+            except ValueError as e:
+                raise InputError(f"bad [scale]: {e}", file=source) from None
+        d["recode"] = {str(k): str(v) for k, v in d.get("recode", {}).items()}
+        d["invalid"] = [str(v) for v in d.get("invalid", [])]
+        m = cls(**d, source=source)
+        if m.layout not in ("long", "wide"):
+            raise InputError(f"layout must be 'long' or 'wide', not {m.layout!r}", file=source)
+        if m.layout == "wide" and not m.raters:
+            raise InputError("a wide layout needs a [raters] table naming the rater columns", file=source)
+        if m.layout == "long" and not (m.role or m.role_column):
+            raise InputError("a long layout needs role = 'judge'|'expert' or role_column", file=source)
+        return m
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> TableMapping:
+        path = Path(path)
+        if not path.exists():
+            raise InputError("mapping file not found", file=path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"malformed TOML ({e})", file=path) from None
+        return cls.from_dict(data, source=str(path))
+
+
+def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMapping) -> None:
+    for c in cols:
+        if c not in df.columns:
+            raise InputError(f"missing required column {c!r}", file=path, line=1, column=c,
+                             hint=f"columns present: {list(df.columns)[:12]}; mapping: {mapping.source}")
+
+
+def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:
+    s = df[cols[0]].astype(str)
+    for c in cols[1:]:
+        s = s + sep + df[c].astype(str)
+    return s
+
+
+def load_table(path: str | Path, mapping: TableMapping) -> Study:
+    """Load a generic verdict/label table into a :class:`Study` (see module docstring)."""
+    path = Path(path)
+    df, kind = read_table(path)
+    lines = line_numbers(df, kind)
+    df = df.assign(_srcline=lines.to_numpy())
+    sources = [path]
+    if mapping.join:
+        _require(df, mapping.item[:1], path, mapping)
+        for extra in mapping.join:
+            jp = (path.parent / extra) if not Path(extra).is_absolute() else Path(extra)
+            jdf, _ = read_table(jp)
+            _require(jdf, mapping.item[:1], jp, mapping)
+            jdf = jdf.drop(columns=[c for c in jdf.columns if c in df.columns and c not in mapping.item[:1]])
+            df = df.merge(jdf, on=mapping.item[:1], how="left", validate="one_to_one")
+            sources.append(jp)
+    scale = mapping.scale or Scale("nominal", tuple(sorted({mapping.recode.get(v, v) for v in
+                                                             _value_cells(df, mapping)} - {""} - set(mapping.invalid))))
+    dims_scale: dict[str, Scale] = {}
+    counts: dict[str, int] = {}
+
+    if mapping.layout == "long":
+        needed = mapping.item + mapping.rater + [mapping.value]
+        needed += [c for c in (mapping.role_column, mapping.dimension_column, mapping.order, mapping.run,
+                               mapping.gold, mapping.raw) if c]
+        _require(df, needed + mapping.attributes, path, mapping)
+        out = pd.DataFrame({
+            "item": _joined(df, mapping.item, ":"),
+            "rater": _joined(df, mapping.rater, "/"),
+            "role": df[mapping.role_column] if mapping.role_column else mapping.role,
+            "dimension": df[mapping.dimension_column] if mapping.dimension_column else mapping.dimension,
+            "order": df[mapping.order].map(lambda v: mapping.order_map.get(v, v)) if mapping.order else "",
+            "run": df[mapping.run] if mapping.run else "1",
+            "raw": df[mapping.raw] if mapping.raw else df[mapping.value],
+            "source": str(path),
+            "line": df["_srcline"],
+            "_cell": df[mapping.value],
+            "_column": mapping.value,
+        })
+    else:
+        _require(df, mapping.item + list(mapping.raters) + mapping.attributes, path, mapping)
+        parts = []
+        for col, spec in mapping.raters.items():
+            role = spec.get("role", "expert")
+            if role not in ("expert", "judge"):
+                raise InputError(f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source)
+            parts.append(pd.DataFrame({
+                "item": _joined(df, mapping.item, ":"), "rater": spec.get("name", col), "role": role,
+                "dimension": mapping.dimension, "order": "", "run": "1",
+                "raw": df[spec["raw"]] if "raw" in spec else df[col],
+                "source": str(path), "line": df["_srcline"], "_cell": df[col], "_column": col,
+            }))
+        out = pd.concat(parts, ignore_index=True)
+        empty_expert = (out["_cell"] == "") & (out["role"] == "expert")
+        counts["expert_cells_empty"] = int(empty_expert.sum())
+        out = out[~empty_expert].reset_index(drop=True)
+
+    # values: recode, invalid tokens, empties, scale check with the real column name
+    cell = out["_cell"].astype(str)
+    recoded = cell.map(lambda v: mapping.recode.get(v, v))
+    is_invalid = cell.isin(mapping.invalid) | recoded.isin(mapping.invalid)
+    is_empty = cell == ""
+    status = np.where(is_invalid, "invalid", np.where(is_empty, np.where(mapping.layout == "wide", "missing",
+                                                                            "invalid"), "ok"))
+    out["status"] = status
+    out["value"] = recoded.where(~(is_invalid | is_empty), None)
+    for dim in sorted(set(out["dimension"])):
+        dims_scale[dim] = scale
+    ok_rows = out["value"].notna()
+    inside = out.loc[ok_rows, "value"].map(scale.contains)
+    if not inside.all():
+        row = out.loc[ok_rows][~inside.to_numpy()].iloc[0]
+        allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
+        raise InputError(f"label {row['_cell']!r} is outside the declared scale", file=path, line=int(row["line"]),
+                         column=row["_column"], hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]")
+    counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
+    counts["verdicts_missing"] = int((out["status"] == "missing").sum())
+    if not scale.is_categorical:
+        out["value"] = out["value"].map(lambda v: None if v is None else float(v))
+
+    # items + attributes + supplied gold
+    item_col = _joined(df, mapping.item, ":")
+    items = pd.DataFrame({"item": item_col})
+    for a in mapping.attributes:
+        items[a] = df[a].to_numpy()
+    first = ~items["item"].duplicated()
+    if mapping.attributes:
+        varying = items.groupby("item")[mapping.attributes].nunique().gt(1).any(axis=1)
+        if varying.any():
+            counts["items_with_varying_attributes"] = int(varying.sum())
+    items = items[first].reset_index(drop=True)
+    gold_table = None
+    if mapping.gold:
+        g = pd.DataFrame({"item": item_col, "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)),
+                          "line": df["_srcline"]})
+        conflict = g.groupby("item")["value"].nunique() > 1
+        if conflict.any():
+            bad = conflict[conflict].index[0]
+            ln = int(g.loc[g["item"] == bad, "line"].iloc[0])
+            raise InputError(f"item {bad!r} has conflicting gold labels", file=path, line=ln, column=mapping.gold)
+        g = g[~g["item"].duplicated()]
+        bad = g["value"].ne("") & ~g["value"].map(scale.contains)
+        if bad.any():
+            row = g[bad].iloc[0]
+            raise InputError(f"gold label {row['value']!r} is outside the declared scale", file=path,
+                             line=int(row["line"]), column=mapping.gold)
+        g["value"] = g["value"].where(g["value"] != "", None)
+        gold_table = pd.concat([g[["item", "value"]].assign(dimension=d) for d in dims_scale], ignore_index=True)
+    ratings = out.drop(columns=["_cell", "_column"])
+    return Study(ratings, items, dims_scale, gold_table=gold_table, sources=sources, name=path.stem,
+                 load_counts=counts)
+
+
+def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:
+    if mapping.layout == "long":
+        return set(df[mapping.value].astype(str)) if mapping.value in df.columns else set()
+    vals: set[str] = set()
+    for col in mapping.raters:
+        if col in df.columns:
+            vals |= set(df[col].astype(str))
+    return vals
+
+
+def load_any(path: str | Path, mapping: TableMapping | str | Path | None = None, *, broadcast: bool = False) -> Study:
+    """Load a Med-RewardBench bundle (a directory) or a table with a mapping."""
+    from .medrewardbench import is_medrewardbench, load_medrewardbench
+
+    p = Path(path)
+    if p.is_dir():
+        if is_medrewardbench(p):
+            return load_medrewardbench(p, broadcast=broadcast)
+        raise InputError("directory is not a Med-RewardBench bundle (no pair_gt_all/)", file=p)
+    if mapping is None:
+        raise InputError("a table needs a column mapping", file=p, hint="pass --mapping FILE.toml or --item/--rater/--value")
+    if not isinstance(mapping, TableMapping):
+        mapping = TableMapping.from_toml(mapping)
+    return load_table(p, mapping)

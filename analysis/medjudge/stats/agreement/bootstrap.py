@@ -1,0 +1,197 @@
+"""Analytic and bootstrap intervals for agreement coefficients, and paired differences.
+
+Every coefficient in this subpackage has a *core*: a numpy function of the ratings and an item
+weight array ``W`` of shape ``(k, n_items)`` returning ``(k,)`` values. Bootstrap intervals are
+then one vectorised call on the shared engine's weight matrix
+(:func:`medjudge.stats.resampling.weighted_bootstrap`): item-, cluster- (case, image) and
+stratum-level resampling are all decided by the :class:`~medjudge.stats.resampling.ResamplePlan`.
+No second bootstrap lives here.
+
+The difference of two coefficients measured on the same items (e.g. kappa(judge X vs gold) -
+kappa(judge Y vs gold)) uses the *same* resample weights for both, so the interval accounts for
+their correlation (a paired bootstrap).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+from ..resampling import ResamplePlan, weighted_bootstrap
+from ..results import Estimate
+
+CI = Literal["analytic", "bootstrap", "none"]
+BootMethod = Literal["percentile", "basic", "bca"]
+Statistic = Callable[[np.ndarray], np.ndarray]
+
+
+def check_ci(ci: str | None) -> str:
+    """Normalise the ``ci=`` argument."""
+    ci = "none" if ci is None else ci
+    if ci not in ("analytic", "bootstrap", "none"):
+        raise ValueError(f"ci must be 'analytic', 'bootstrap' or None, got {ci!r}")
+    return ci
+
+
+def default_plan(n_items: int, plan: ResamplePlan | None) -> ResamplePlan:
+    """The given plan (checked against ``n_items``) or 2000 item-level resamples, seed 0."""
+    if plan is None:
+        return ResamplePlan(n_items=n_items)
+    if plan.n_items != n_items:
+        raise ValueError(
+            f"the resample plan is for {plan.n_items} items but the ratings have {n_items} rows; "
+            "build the plan from the same item table"
+        )
+    return plan
+
+
+def t_interval(
+    estimate: float, se: float, df: float, confidence: float, *, clip_high: float | None = 1.0
+) -> tuple[float, float]:
+    """``estimate -/+ t_{df, 1-(1-confidence)/2} * se`` (normal when ``df`` is infinite).
+
+    The upper limit is clipped at ``clip_high`` (1 for agreement coefficients), as in irrCAC.
+    """
+    if not (np.isfinite(estimate) and np.isfinite(se)):
+        return math.nan, math.nan
+    q = stats.norm.ppf(0.5 + confidence / 2) if not np.isfinite(df) else stats.t.ppf(0.5 + confidence / 2, df)
+    lo, hi = estimate - q * se, estimate + q * se
+    if clip_high is not None:
+        hi = min(hi, clip_high)
+    return float(lo), float(hi)
+
+
+def analytic_estimate(
+    name: str,
+    estimate: float,
+    se: float,
+    *,
+    n: int,
+    df: float,
+    confidence: float,
+    method: str,
+    extra: dict[str, Any] | None = None,
+    excluded: dict[str, int] | None = None,
+    clip_high: float | None = 1.0,
+) -> Estimate:
+    """An :class:`Estimate` with a Wald-type interval (t with ``df`` degrees of freedom)."""
+    lo, hi = t_interval(estimate, se, df, confidence, clip_high=clip_high)
+    return Estimate(
+        name=name,
+        estimate=float(estimate),
+        se=float(se),
+        ci_low=lo,
+        ci_high=hi,
+        ci_method=method,
+        level=confidence,
+        n=int(n),
+        excluded=dict(excluded or {}),
+        extra=dict(extra or {}),
+    )
+
+
+def _plan_label(plan: ResamplePlan, method: str) -> str:
+    unit = "clusters" if plan.clusters is not None else "items"
+    strata = ", stratified" if plan.strata is not None else ""
+    return f"bootstrap-{method} ({unit}{strata}, B={plan.n_resamples}, seed={plan.seed})"
+
+
+def bootstrap_estimate(
+    name: str,
+    statistic: Statistic,
+    n_items: int,
+    *,
+    plan: ResamplePlan | None = None,
+    confidence: float = 0.95,
+    method: BootMethod = "bca",
+    n: int | None = None,
+    extra: dict[str, Any] | None = None,
+    excluded: dict[str, int] | None = None,
+) -> Estimate:
+    """Bootstrap :class:`Estimate` of ``statistic(W)`` (``W`` of shape ``(k, n_items)``).
+
+    The standard error is the standard deviation of the replicates; replicates where the
+    coefficient is undefined (NaN, e.g. a resample with a single category) are ignored and
+    counted in ``extra["boot_undefined"]``.
+    """
+    plan = default_plan(n_items, plan)
+    res = weighted_bootstrap(statistic, plan, level=confidence, method=method)
+    boot = np.asarray(res["boot"], dtype=float)
+    info = dict(extra or {})
+    info.update(
+        n_resamples=plan.n_resamples,
+        seed=plan.seed,
+        boot_undefined=int(np.isnan(boot).sum()),
+    )
+    return Estimate(
+        name=name,
+        estimate=float(res["estimate"]),
+        se=float(res["se"]),
+        ci_low=float(res["low"]),
+        ci_high=float(res["high"]),
+        ci_method=_plan_label(plan, method),
+        level=confidence,
+        n=int(n_items if n is None else n),
+        excluded=dict(excluded or {}),
+        extra=info,
+    )
+
+
+def paired_difference(
+    statistic_a: Statistic,
+    statistic_b: Statistic,
+    n_items: int,
+    *,
+    plan: ResamplePlan | None = None,
+    confidence: float = 0.95,
+    method: BootMethod = "bca",
+    name: str = "difference",
+) -> Estimate:
+    """Bootstrap interval for ``statistic_a - statistic_b`` computed on the same resamples.
+
+    Both statistics must be cores over the *same* items (rows), e.g.
+    ``lambda W: cohen_kappa_core(np.c_[judge_x, gold], W)`` and the same with ``judge_y``.
+    Using identical resample weights for both makes this a paired bootstrap: the interval
+    reflects the correlation between the two coefficients. ``extra`` holds both estimates and
+    the bootstrap share of replicates where ``a <= b`` (``p_le``), a one-sided bootstrap
+    p-value for ``a > b``; ``p_two_sided`` doubles the smaller tail.
+    """
+    plan = default_plan(n_items, plan)
+
+    def both(W: np.ndarray) -> np.ndarray:
+        return np.stack([statistic_a(W), statistic_b(W)], axis=-1)
+
+    def diff(W: np.ndarray) -> np.ndarray:
+        ab = both(W)
+        return ab[..., 0] - ab[..., 1]
+
+    ones = np.ones((1, n_items))
+    a_hat, b_hat = both(ones)[0]
+    res = weighted_bootstrap(diff, plan, level=confidence, method=method)
+    boot = np.asarray(res["boot"], dtype=float)
+    valid = boot[~np.isnan(boot)]
+    p_le = float(np.mean(valid <= 0)) if valid.size else math.nan
+    p_ge = float(np.mean(valid >= 0)) if valid.size else math.nan
+    return Estimate(
+        name=name,
+        estimate=float(res["estimate"]),
+        se=float(res["se"]),
+        ci_low=float(res["low"]),
+        ci_high=float(res["high"]),
+        ci_method=_plan_label(plan, method) + ", paired",
+        level=confidence,
+        n=n_items,
+        extra={
+            "estimate_a": float(a_hat),
+            "estimate_b": float(b_hat),
+            "p_le": p_le,
+            "p_two_sided": min(1.0, 2 * min(p_le, p_ge)) if valid.size else math.nan,
+            "n_resamples": plan.n_resamples,
+            "seed": plan.seed,
+            "boot_undefined": int(np.isnan(boot).sum()),
+        },
+    )
