@@ -58,7 +58,11 @@ def t_interval(
     """
     if not (np.isfinite(estimate) and np.isfinite(se)):
         return math.nan, math.nan
-    q = stats.norm.ppf(0.5 + confidence / 2) if not np.isfinite(df) else stats.t.ppf(0.5 + confidence / 2, df)
+    q = (
+        stats.norm.ppf(0.5 + confidence / 2)
+        if not np.isfinite(df)
+        else stats.t.ppf(0.5 + confidence / 2, df)
+    )
     lo, hi = estimate - q * se, estimate + q * se
     if clip_high is not None:
         hi = min(hi, clip_high)

@@ -260,20 +260,37 @@ def _estimate(
         "items_rated_twice": int(p.two.sum()),
     }
     if kind != "percent" and not np.isfinite(coef):
-        extra["undefined"] = "chance agreement pe = 1 (a single category used)" if np.isclose(pe, 1) else "fewer than two categories"
+        extra["undefined"] = (
+            "chance agreement pe = 1 (a single category used)"
+            if np.isclose(pe, 1)
+            else "fewer than two categories"
+        )
     excluded = {"items_without_ratings": n_all - n} if n_all > n else {}
     if kind == "fleiss" and weights_name(weights) == "identity":
         se0, _ = _fnl_se0(p)
         if np.isfinite(se0):
             z = coef / se0
-            extra.update(se0=se0, z=z, p_value=float(2 * stats.norm.sf(abs(z))), se0_method="Fleiss, Nee & Landis 1979")
+            extra.update(
+                se0=se0,
+                z=z,
+                p_value=float(2 * stats.norm.sf(abs(z))),
+                se0_method="Fleiss, Nee & Landis 1979",
+            )
     if ci == "bootstrap":
 
         def stat(W: np.ndarray) -> np.ndarray:
             return _family(p, kind, W)[0]
 
         return bootstrap_estimate(
-            name, stat, n_all, plan=plan, confidence=confidence, method=method, n=n, extra=extra, excluded=excluded
+            name,
+            stat,
+            n_all,
+            plan=plan,
+            confidence=confidence,
+            method=method,
+            n=n,
+            extra=extra,
+            excluded=excluded,
         )
     se = _linearized_se(p, kind, coef, pe) if ci == "analytic" else math.nan
     return analytic_estimate(
@@ -382,12 +399,19 @@ def fleiss_category_kappas(
     out = []
     for j, code in enumerate(cats.codes):
         Xj = np.where(np.isnan(X), np.nan, (X == code).astype(float))
-        e = fleiss_kappa(Xj, categories=[0.0, 1.0], ci=ci, confidence=confidence, plan=plan, method=method)
+        e = fleiss_kappa(
+            Xj, categories=[0.0, 1.0], ci=ci, confidence=confidence, plan=plan, method=method
+        )
         extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
         extra["category"] = float(code)
         if np.isfinite(se0s[j]):
             z = e.estimate / se0s[j]
-            extra.update(se0=float(se0s[j]), z=z, p_value=float(2 * stats.norm.sf(abs(z))), se0_method="Fleiss, Nee & Landis 1979")
+            extra.update(
+                se0=float(se0s[j]),
+                z=z,
+                p_value=float(2 * stats.norm.sf(abs(z))),
+                se0_method="Fleiss, Nee & Landis 1979",
+            )
         out.append(
             Estimate(
                 name="fleiss_kappa_category",

@@ -39,7 +39,12 @@ WEIGHT_KINDS = (
 )
 
 # default weights of the Gwet-family coefficients for each measurement level
-LEVEL_WEIGHTS = {"nominal": "identity", "ordinal": "ordinal", "interval": "quadratic", "ratio": "ratio"}
+LEVEL_WEIGHTS = {
+    "nominal": "identity",
+    "ordinal": "ordinal",
+    "interval": "quadratic",
+    "ratio": "ratio",
+}
 
 
 def weight_matrix(values: np.ndarray, kind: str | np.ndarray | Any = "identity") -> np.ndarray:

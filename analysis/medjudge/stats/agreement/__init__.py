@@ -1,0 +1,58 @@
+"""Inter-rater reliability: chance-corrected agreement, Krippendorff's alpha, ICC, Kendall's W.
+
+Every coefficient takes an ``items x raters`` float array (category codes or scores, NaN =
+missing), returns an :class:`~medjudge.stats.results.Estimate`, and has a ``*_core(X, w)``
+numpy function of item weights so that bootstrap intervals (percentile / BCa; item-, cluster-
+and stratum-level) come from the shared resampling engine in one vectorised call.
+See ``docs/agreement.md`` for formulas, references and how results compare with other packages.
+"""
+
+from .bootstrap import analytic_estimate, bootstrap_estimate, paired_difference
+from .kappa import (
+    brennan_prediger,
+    brennan_prediger_core,
+    conger_kappa,
+    conger_kappa_core,
+    fleiss_category_kappas,
+    fleiss_kappa,
+    fleiss_kappa_core,
+    gwet_ac,
+    gwet_ac_core,
+    percent_agreement,
+    percent_agreement_core,
+)
+from .two_raters import (
+    cohen_kappa,
+    cohen_kappa_core,
+    pabak,
+    prevalence_bias_indices,
+    scott_pi,
+    scott_pi_core,
+)
+from .weights import LEVEL_WEIGHTS, WEIGHT_KINDS, weight_matrix
+
+__all__ = [
+    "LEVEL_WEIGHTS",
+    "WEIGHT_KINDS",
+    "analytic_estimate",
+    "bootstrap_estimate",
+    "brennan_prediger",
+    "brennan_prediger_core",
+    "cohen_kappa",
+    "cohen_kappa_core",
+    "conger_kappa",
+    "conger_kappa_core",
+    "fleiss_category_kappas",
+    "fleiss_kappa",
+    "fleiss_kappa_core",
+    "gwet_ac",
+    "gwet_ac_core",
+    "pabak",
+    "paired_difference",
+    "percent_agreement",
+    "percent_agreement_core",
+    "prevalence_bias_indices",
+    "scott_pi",
+    "scott_pi_core",
+    "weight_matrix",
+]

@@ -1,0 +1,299 @@
+"""Two-rater coefficients: Cohen's kappa (weighted), Scott's pi, PABAK with prevalence/bias.
+
+Two-rater coefficients use the items both raters rated (listwise; the others are counted in
+``excluded["items_missing_a_rating"]``), through the ``q x q`` table ``p_kl`` of proportions.
+
+* Cohen (1960; weighted: Cohen 1968): ``kappa_w = (po - pe) / (1 - pe)`` with
+  ``po = sum_kl w_kl p_kl`` and ``pe = sum_kl w_kl p_k. p_.l``. Asymptotic variance of Fleiss,
+  Cohen & Everitt (1969, Psychol. Bull. 72:323-327):
+  ``var = [sum_kl p_kl (w_kl - (wbar_k. + wbar_.l)(1 - kappa))^2 - (kappa - pe (1 - kappa))^2]
+  / (n (1 - pe)^2)`` with ``wbar_k. = sum_l p_.l w_kl`` and ``wbar_.l = sum_k p_k. w_kl``;
+  its null version (``extra["se0"]``) replaces ``p_kl`` by ``p_k. p_.l`` and kappa by 0.
+  The interval is ``kappa -/+ z se`` (normal, as in Fleiss et al. and statsmodels), upper
+  limit clipped at 1.
+* Scott (1955): ``pe = sum_kl w_kl pi_k pi_l`` with ``pi_k = (p_k. + p_.k) / 2`` (Fleiss'
+  kappa for two raters); SE by Gwet's linearisation.
+* PABAK (Byrt, Bishop & Carlin 1993, J Clin Epidemiol 46:423-429): ``(q po - 1)/(q - 1)``
+  (= ``2 po - 1`` for two categories), i.e. Brennan–Prediger for two raters. For a 2 x 2 table
+  ``[[a, b], [c, d]]`` (proportions; first category = "positive"), the prevalence index is
+  ``PI = a - d`` and the bias index ``BI = b - c``, and
+  ``kappa = (PABAK - PI^2 + BI^2) / (1 - PI^2 + BI^2)``: with a high prevalence (|PI| near 1) a
+  judge that agrees 95% of the time can have a low kappa (the kappa paradox). For ``q > 2``
+  the indices are given per category (that category vs the rest).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..resampling import ResamplePlan
+from ..results import Estimate
+from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
+from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
+from .kappa import brennan_prediger, fleiss_kappa
+from .weights import weight_matrix, weights_name
+
+
+def _pairs(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    X = as_ratings(X)
+    if X.shape[1] != 2:
+        raise ValueError(
+            f"a two-rater coefficient needs exactly 2 columns, got {X.shape[1]}; "
+            "use fleiss_kappa / conger_kappa / gwet_ac for more raters"
+        )
+    complete = ~np.isnan(X).any(axis=1)
+    return X, complete
+
+
+def _cells(X: np.ndarray, complete: np.ndarray, cats: Categories) -> np.ndarray:
+    """One-hot table cell of each complete item, shape ``(n, q*q)`` (zeros if incomplete)."""
+    q = cats.q
+    order = np.argsort(cats.codes)
+    sorted_codes = cats.codes[order]
+    out = np.zeros((X.shape[0], q * q))
+    idx = np.flatnonzero(complete)
+    ia = order[np.searchsorted(sorted_codes, X[idx, 0])]
+    ib = order[np.searchsorted(sorted_codes, X[idx, 1])]
+    out[idx, ia * q + ib] = 1.0
+    return out
+
+
+def _tables(X: np.ndarray, complete: np.ndarray, cats: Categories, W: np.ndarray) -> np.ndarray:
+    """Weighted proportion tables ``p_kl``, shape ``(k, q, q)``."""
+    q = cats.q
+    T = (W @ _cells(X, complete, cats)).reshape(-1, q, q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return T / T.sum(axis=(1, 2))[:, None, None]
+
+
+def _kappa_from_tables(
+    P: np.ndarray, Wm: np.ndarray, chance: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    po = np.einsum("kl,bkl->b", Wm, P)
+    row, col = P.sum(axis=2), P.sum(axis=1)
+    if chance == "cohen":
+        pe = np.einsum("bk,kl,bl->b", row, Wm, col)
+    else:  # scott
+        pi = (row + col) / 2
+        pe = np.einsum("bk,kl,bl->b", pi, Wm, pi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (po - pe) / (1 - pe), po, pe
+
+
+def cohen_kappa_core(
+    X: Any,
+    w: np.ndarray | None = None,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+) -> np.ndarray | float:
+    """Cohen's (weighted) kappa of the two columns of ``X`` under item weights ``w``."""
+    X, complete = _pairs(X)
+    cats = resolve_categories(X, categories, values)
+    W, batched = item_weights(w, X.shape[0])
+    P = _tables(X, complete, cats, W)
+    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "cohen")[0], batched)
+
+
+def scott_pi_core(
+    X: Any,
+    w: np.ndarray | None = None,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+) -> np.ndarray | float:
+    """Scott's pi of the two columns of ``X`` under item weights ``w``."""
+    X, complete = _pairs(X)
+    cats = resolve_categories(X, categories, values)
+    W, batched = item_weights(w, X.shape[0])
+    P = _tables(X, complete, cats, W)
+    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "scott")[0], batched)
+
+
+def fce_variance(P: np.ndarray, Wm: np.ndarray, n: float) -> tuple[float, float]:
+    """Fleiss–Cohen–Everitt (1969) variance of weighted kappa and its null version (kappa=0)."""
+    row, col = P.sum(axis=1), P.sum(axis=0)
+    po = float((Wm * P).sum())
+    pe = float(row @ Wm @ col)
+    kappa = (po - pe) / (1 - pe)
+    wr = Wm @ col  # wbar_k.
+    wc = row @ Wm  # wbar_.l
+    term = (P * (Wm - (wr[:, None] + wc[None, :]) * (1 - kappa)) ** 2).sum()
+    var = (term - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
+    E = np.outer(row, col)
+    var0 = ((E * (Wm - (wr[:, None] + wc[None, :])) ** 2).sum() - pe**2) / (n * (1 - pe) ** 2)
+    return float(var), float(var0)
+
+
+def _common(
+    X: Any, categories: Any, values: Any
+) -> tuple[np.ndarray, np.ndarray, Categories, dict[str, int]]:
+    X, complete = _pairs(X)
+    cats = resolve_categories(X, categories, values)
+    missing = int((~complete).sum())
+    return X, complete, cats, ({"items_missing_a_rating": missing} if missing else {})
+
+
+def cohen_kappa(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "analytic",
+    confidence: float = 0.95,
+    plan: ResamplePlan | None = None,
+    method: BootMethod = "bca",
+) -> Estimate:
+    """Cohen's kappa of two raters (columns of ``X``), unweighted or weighted by category value.
+
+    ``weights="linear"`` gives Cicchetti–Allison weights and ``"quadratic"`` Fleiss–Cohen
+    weights when categories are equally spaced; a q x q matrix gives Cohen's (1968) weighted
+    kappa with any agreement weights. Analytic SE: Fleiss, Cohen & Everitt (1969), normal
+    interval; ``extra`` holds po, pe, the null SE ``se0``, ``z`` and two-sided ``p_value``.
+    """
+    ci = check_ci(ci)
+    X, complete, cats, excluded = _common(X, categories, values)
+    Wm = weight_matrix(cats.values, weights)
+    n = int(complete.sum())
+    P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
+    kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
+    extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
+    if n >= 2 and np.isfinite(kappa):
+        var, var0 = fce_variance(P, Wm, n)
+        se0 = math.sqrt(max(var0, 0.0))
+        if se0 > 0:
+            extra.update(se0=se0, z=kappa / se0, p_value=float(2 * stats.norm.sf(abs(kappa / se0))))
+        se = math.sqrt(max(var, 0.0))
+    else:
+        se = math.nan
+    if ci == "bootstrap":
+
+        def stat(W: np.ndarray) -> np.ndarray:
+            return _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0]
+
+        return bootstrap_estimate(
+            "cohen_kappa",
+            stat,
+            X.shape[0],
+            plan=plan,
+            confidence=confidence,
+            method=method,
+            n=n,
+            extra=extra,
+            excluded=excluded,
+        )
+    return analytic_estimate(
+        "cohen_kappa",
+        kappa,
+        se if ci == "analytic" else math.nan,
+        n=n,
+        df=math.inf,
+        confidence=confidence,
+        method="analytic (Fleiss, Cohen & Everitt 1969, normal)" if ci == "analytic" else "",
+        extra=extra,
+        excluded=excluded,
+    )
+
+
+def scott_pi(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "analytic",
+    confidence: float = 0.95,
+    plan: ResamplePlan | None = None,
+    method: BootMethod = "bca",
+) -> Estimate:
+    """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
+
+    Analytic SE by Gwet's linearisation (t, n-1 df), as for Fleiss' kappa.
+    """
+    X, complete, cats, excluded = _common(X, categories, values)
+    Xc = np.where(complete[:, None], X, np.nan)
+    e = fleiss_kappa(
+        Xc,
+        categories=cats.codes,
+        values=cats.values,
+        weights=weights,
+        ci=ci,
+        confidence=confidence,
+        plan=plan,
+        method=method,
+    )
+    extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
+    return Estimate(
+        "scott_pi",
+        e.estimate,
+        e.se,
+        e.ci_low,
+        e.ci_high,
+        e.ci_method,
+        e.level,
+        e.n,
+        excluded,
+        extra,
+    )
+
+
+def prevalence_bias_indices(
+    X: Any, *, categories: Sequence[float] | np.ndarray | None = None
+) -> dict[str, Any]:
+    """Byrt, Bishop & Carlin (1993) prevalence and bias indices of two raters.
+
+    Binary ratings: ``PI = p_11 - p_22`` and ``BI = p_12 - p_21`` (first category = positive).
+    More categories: per category ``k`` (k vs rest), ``PI_k = p_kk - p_{not k, not k}`` and
+    ``BI_k = p_k. - p_.k``, returned as lists.
+    """
+    X, complete, cats, _ = _common(X, categories, None)
+    P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
+    if cats.q == 2:
+        return {
+            "prevalence_index": float(P[0, 0] - P[1, 1]),
+            "bias_index": float(P[0, 1] - P[1, 0]),
+        }
+    row, col = P.sum(axis=1), P.sum(axis=0)
+    diag = np.diag(P)
+    neither = 1 - row - col + diag
+    return {
+        "prevalence_index": (diag - neither).tolist(),
+        "bias_index": (row - col).tolist(),
+        "categories": cats.codes.tolist(),
+    }
+
+
+def pabak(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    ci: str | None = "analytic",
+    confidence: float = 0.95,
+    plan: ResamplePlan | None = None,
+    method: BootMethod = "bca",
+) -> Estimate:
+    """Prevalence- and bias-adjusted kappa (Byrt et al. 1993) shown next to Cohen's kappa.
+
+    ``PABAK = (q po - 1) / (q - 1)`` on the items both raters rated (Brennan–Prediger for two
+    raters; SE by Gwet's linearisation). ``extra`` holds ``po``, ``cohen_kappa``, the prevalence
+    and bias indices (:func:`prevalence_bias_indices`) so the kappa paradox is visible.
+    """
+    X, complete, cats, excluded = _common(X, categories, None)
+    Xc = np.where(complete[:, None], X, np.nan)
+    e = brennan_prediger(
+        Xc, categories=cats.codes, ci=ci, confidence=confidence, plan=plan, method=method
+    )
+    k = cohen_kappa(X, categories=cats.codes, ci=None)
+    extra = {"po": e.extra["pa"], "q": cats.q, "cohen_kappa": k.estimate}
+    extra.update(prevalence_bias_indices(X, categories=cats.codes))
+    return Estimate(
+        "pabak", e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method, e.level, e.n, excluded, extra
+    )
