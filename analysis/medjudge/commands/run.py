@@ -1,0 +1,79 @@
+"""``medjudge run``: the main job — validate a bundle and write the summary tables (and reports).
+
+Writes into ``--out``: ``validation.json`` (all counts), ``parse_status.csv`` (per rater ×
+status) and ``accuracy.csv`` (judge × dimension accuracy under every invalid-verdict policy,
+Wilson 95% intervals), and prints the headline table. When the report extra is installed and
+``--report`` is not ``none``, the judge and audit reports are rendered too.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from ..data.model import Study
+from ._common import add_input_args, dump_json, load_input
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="main job: validate, summary tables (and reports) for a bundle")
+    add_input_args(p)
+    p.add_argument("--out", default="out", help="output directory (default: out)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--resamples", type=int, default=2000)
+    p.set_defaults(func=run)
+
+
+POLICIES = ("wrong", "exclude", "half")
+
+
+def accuracy_table(study: Study) -> pd.DataFrame:
+    """Judge × dimension accuracy against gold under each invalid-verdict policy (Wilson CI).
+
+    ``wrong`` (the Med-RewardBench rule: no usable verdict counts as wrong), ``exclude`` (only
+    usable verdicts), ``half`` (no usable verdict counts 0.5). Wilson (1927) score interval on
+    the items with gold; for ``half`` the interval uses the effective count ``sum(score)``.
+    """
+    rows = []
+    for dim in study.dimensions:
+        o = study.outcomes(dim)
+        for j, judge in enumerate(o.judges):
+            y = o.outcome[:, j]
+            usable = np.isfinite(y)
+            n_all, n_use = len(y), int(usable.sum())
+            for pol in POLICIES:
+                if pol == "wrong":
+                    k, n = float(np.nansum(y)), n_all
+                elif pol == "exclude":
+                    k, n = float(np.nansum(y)), n_use
+                else:
+                    k, n = float(np.nansum(y) + 0.5 * (n_all - n_use)), n_all
+                lo, hi = proportion_confint(k, n, method="wilson") if n else (np.nan, np.nan)
+                rows.append({"judge": judge, "dimension": dim, "policy": pol, "accuracy": k / n if n else np.nan,
+                             "ci_low": lo, "ci_high": hi, "n": n, "n_unusable": n_all - n_use,
+                             "gold": o.gold_method, "order": o.order or ""})
+    return pd.DataFrame(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    study = load_input(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    summary = study.summary()
+    (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
+    study.rater_table().to_csv(out / "parse_status.csv", index=False)
+    acc = accuracy_table(study)
+    acc.to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+    print(f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
+          f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}")
+    head = acc[acc["policy"] == "wrong"].pivot(index="judge", columns="dimension", values="accuracy")
+    head = head[study.dimensions]
+    head["mean"] = head.mean(axis=1)
+    print("\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):")
+    print(head.sort_values("mean", ascending=False).round(3).to_string())
+    print(f"\nwrote {out / 'validation.json'}, {out / 'parse_status.csv'}, {out / 'accuracy.csv'}")
+    return 0
