@@ -1,0 +1,238 @@
+"""Intraclass correlations: the six forms of Shrout & Fleiss (1979) / McGraw & Wong (1996).
+
+From the two-way ANOVA of ``n`` targets (items) x ``k`` judges (raters) with complete data
+(items with a missing rating are excluded and counted), mean squares ``MSR`` (rows/targets),
+``MSC`` (columns/judges), ``MSE`` (residual) and ``MSW = (SSC + SSE) / (n (k-1))``:
+
+=========  ==============  ==========================================================
+form       McGraw & Wong   estimate
+=========  ==============  ==========================================================
+ICC(1,1)   ICC(1)          (MSR - MSW) / (MSR + (k-1) MSW)
+ICC(2,1)   ICC(A,1)        (MSR - MSE) / (MSR + (k-1) MSE + k (MSC - MSE) / n)
+ICC(3,1)   ICC(C,1)        (MSR - MSE) / (MSR + (k-1) MSE)
+ICC(1,k)   ICC(k)          (MSR - MSW) / MSR
+ICC(2,k)   ICC(A,k)        (MSR - MSE) / (MSR + (MSC - MSE) / n)
+ICC(3,k)   ICC(C,k)        (MSR - MSE) / MSR
+=========  ==============  ==========================================================
+
+F-based intervals (McGraw & Wong 1996, Table 7; Shrout & Fleiss 1979): with
+``F_L = F0 / F_{1-a/2}(df1, df2)`` and ``F_U = F0 * F_{1-a/2}(df2, df1)``, single-measure
+forms give ``((F_L - 1)/(F_L + k - 1), (F_U - 1)/(F_U + k - 1))`` and average-measure forms
+``(1 - 1/F_L, 1 - 1/F_U)``; ICC(2,1) uses Satterthwaite's degrees of freedom ``v`` and
+``F* = F_{1-a/2}(n-1, v)``, ``F** = F_{1-a/2}(v, n-1)``, and ICC(2,k) the Spearman–Brown step-up
+of the ICC(2,1) limits (identical to McGraw & Wong's ICC(A,k) formula).
+
+Item weights ``w`` enter the ANOVA sums of squares as frequency weights (``n = sum w``), so a
+bootstrap of the targets is one vectorised call.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ..resampling import ResamplePlan
+from ..results import Estimate
+from .bootstrap import BootMethod, bootstrap_estimate, check_ci
+from .coding import as_ratings, finish, item_weights
+
+ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
+MCGRAW_WONG = {
+    "ICC1": "ICC(1)",
+    "ICC2": "ICC(A,1)",
+    "ICC3": "ICC(C,1)",
+    "ICC1k": "ICC(k)",
+    "ICC2k": "ICC(A,k)",
+    "ICC3k": "ICC(C,k)",
+}
+SHROUT_FLEISS = {
+    "ICC1": "ICC(1,1)",
+    "ICC2": "ICC(2,1)",
+    "ICC3": "ICC(3,1)",
+    "ICC1k": "ICC(1,k)",
+    "ICC2k": "ICC(2,k)",
+    "ICC3k": "ICC(3,k)",
+}
+
+
+def _complete(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    X = as_ratings(X)
+    if X.shape[1] < 2:
+        raise ValueError("an ICC needs at least two raters (columns)")
+    return X, ~np.isnan(X).any(axis=1)
+
+
+def mean_squares(X: np.ndarray, W: np.ndarray) -> dict[str, np.ndarray]:
+    """Weighted two-way ANOVA mean squares of complete rows of ``X`` for every row of ``W``."""
+    k = X.shape[1]
+    n = W.sum(axis=1)
+    rows = X.mean(axis=1)
+    grand = (W @ rows) / n
+    cols = (W @ X) / n[:, None]  # (b, k)
+    ss_tot = W @ (X**2).sum(axis=1) - n * k * grand**2
+    ss_r = k * (W @ rows**2 - n * grand**2)
+    ss_c = n * ((cols**2).sum(axis=1) - k * grand**2)
+    ss_e = ss_tot - ss_r - ss_c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "n": n,
+            "k": np.full_like(n, k),
+            "msr": ss_r / (n - 1),
+            "msc": ss_c / (k - 1),
+            "mse": ss_e / ((n - 1) * (k - 1)),
+            "msw": (ss_c + ss_e) / (n * (k - 1)),
+        }
+
+
+def _forms(ms: dict[str, np.ndarray]) -> np.ndarray:
+    n, k = ms["n"], ms["k"]
+    msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.stack(
+            [
+                (msr - msw) / (msr + (k - 1) * msw),
+                (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n),
+                (msr - mse) / (msr + (k - 1) * mse),
+                (msr - msw) / msr,
+                (msr - mse) / (msr + (msc - mse) / n),
+                (msr - mse) / msr,
+            ],
+            axis=-1,
+        )
+
+
+def icc_core(X: Any, w: np.ndarray | None = None, *, form: str | None = None) -> np.ndarray | float:
+    """ICCs of the complete rows of ``X`` under item weights ``w``.
+
+    ``form=None`` returns all six forms (last axis, order :data:`ICC_FORMS`); otherwise one.
+    """
+    X, ok = _complete(X)
+    W, batched = item_weights(w, X.shape[0])
+    out = _forms(mean_squares(X[ok], W[:, ok]))
+    if form is not None:
+        out = out[:, ICC_FORMS.index(form)]
+        return finish(out, batched)
+    return out if batched else out[0]
+
+
+def _f_intervals(
+    ms: dict[str, float], icc: np.ndarray, confidence: float
+) -> list[tuple[float, float, float, float, float, float]]:
+    """(F, df1, df2, p, low, high) for each form (McGraw & Wong 1996, Table 7)."""
+    n, k = ms["n"], ms["k"]
+    msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
+    a = 1 - confidence
+    df1, df1w, df2e = n - 1, n * (k - 1), (n - 1) * (k - 1)
+    f1 = msr / msw
+    f3 = msr / mse
+    f1l, f1u = f1 / stats.f.ppf(1 - a / 2, df1, df1w), f1 * stats.f.ppf(1 - a / 2, df1w, df1)
+    f3l, f3u = f3 / stats.f.ppf(1 - a / 2, df1, df2e), f3 * stats.f.ppf(1 - a / 2, df2e, df1)
+    # ICC(2,1): Satterthwaite df (McGraw & Wong 1996, Table 7, case 2A)
+    r2 = icc[1]
+    fj = msc / mse
+    vn = df2e * (k * r2 * fj + n * (1 + (k - 1) * r2) - k * r2) ** 2
+    vd = df1 * k**2 * r2**2 * fj**2 + (n * (1 + (k - 1) * r2) - k * r2) ** 2
+    v = vn / vd
+    fs, fss = stats.f.ppf(1 - a / 2, n - 1, v), stats.f.ppf(1 - a / 2, v, n - 1)
+    l2 = n * (msr - fs * mse) / (fs * (k * msc + (k * n - k - n) * mse) + n * msr)
+    u2 = n * (fss * msr - mse) / (k * msc + (k * n - k - n) * mse + n * fss * msr)
+    p1, p3 = stats.f.sf(f1, df1, df1w), stats.f.sf(f3, df1, df2e)
+    return [
+        (f1, df1, df1w, p1, (f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
+        (f3, df1, df2e, p3, l2, u2),
+        (f3, df1, df2e, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
+        (f1, df1, df1w, p1, 1 - 1 / f1l, 1 - 1 / f1u),
+        (f3, df1, df2e, p3, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+        (f3, df1, df2e, p3, 1 - 1 / f3l, 1 - 1 / f3u),
+    ]
+
+
+def icc(
+    X: Any,
+    *,
+    ci: str | None = "analytic",
+    confidence: float = 0.95,
+    plan: ResamplePlan | None = None,
+    method: BootMethod = "bca",
+) -> list[Estimate]:
+    """The six ICC forms with F-based (``ci="analytic"``) or bootstrap intervals.
+
+    ``X`` is targets (items) x judges (raters) of interval/ratio scores. Rows with a missing
+    rating are excluded (listwise, counted in ``excluded``), as in Shrout & Fleiss and
+    pingouin. Each :class:`Estimate` is named ``ICC1`` … ``ICC3k`` with the Shrout–Fleiss and
+    McGraw–Wong labels, the F test (``F``, ``df1``, ``df2``, ``p_value``) and the mean squares
+    in ``extra``.
+    """
+    ci = check_ci(ci)
+    X, ok = _complete(X)
+    excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
+    Xc = X[ok]
+    n = int(ok.sum())
+    ms1 = {key: float(v[0]) for key, v in mean_squares(Xc, np.ones((1, n))).items()}
+    vals = _forms({key: np.array([v]) for key, v in ms1.items()})[0]
+    boot: dict[str, Estimate] = {}
+    if ci == "bootstrap":
+        for j, form in enumerate(ICC_FORMS):
+
+            def stat(W: np.ndarray, j: int = j) -> np.ndarray:
+                return _forms(mean_squares(X, W * ok[None, :]))[:, j]
+
+            boot[form] = bootstrap_estimate(
+                form, stat, X.shape[0], plan=plan, confidence=confidence, method=method, n=n
+            )
+    fint = _f_intervals(ms1, vals, confidence) if n >= 2 else [(math.nan,) * 6] * 6
+    out = []
+    for j, form in enumerate(ICC_FORMS):
+        f, d1, d2, pv, lo, hi = fint[j]
+        extra = {
+            "shrout_fleiss": SHROUT_FLEISS[form],
+            "mcgraw_wong": MCGRAW_WONG[form],
+            "F": float(f),
+            "df1": float(d1),
+            "df2": float(d2),
+            "p_value": float(pv),
+            "raters": X.shape[1],
+            **{key: ms1[key] for key in ("msr", "msc", "mse", "msw")},
+        }
+        if ci == "bootstrap":
+            b = boot[form]
+            extra.update({key: b.extra[key] for key in ("n_resamples", "seed", "boot_undefined")})
+            out.append(
+                Estimate(
+                    form,
+                    float(vals[j]),
+                    b.se,
+                    b.ci_low,
+                    b.ci_high,
+                    b.ci_method,
+                    confidence,
+                    n,
+                    excluded,
+                    extra,
+                )
+            )
+        elif ci == "analytic":
+            out.append(
+                Estimate(
+                    form,
+                    float(vals[j]),
+                    math.nan,
+                    float(lo),
+                    float(hi),
+                    "F-based (McGraw & Wong 1996)",
+                    confidence,
+                    n,
+                    excluded,
+                    extra,
+                )
+            )
+        else:
+            out.append(
+                Estimate(
+                    form, float(vals[j]), level=confidence, n=n, excluded=excluded, extra=extra
+                )
+            )
+    return out
