@@ -117,7 +117,7 @@ def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMappin
     for c in cols:
         if c not in df.columns:
             raise InputError(f"missing required column {c!r}", file=path, line=1, column=c,
-                             hint=f"columns present: {list(df.columns)[:12]}; mapping: {mapping.source}")
+                             hint=f"columns present: {[c for c in df.columns if not c.startswith('_')][:12]}; mapping: {mapping.source}")
 
 
 def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:

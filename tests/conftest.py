@@ -1,0 +1,36 @@
+"""Shared fixtures: paths to the bundled demo and the real public datasets."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+EXTERNAL = ROOT / "data" / "external"
+MAPPINGS = ROOT / "data" / "mappings"
+
+
+@pytest.fixture(scope="session")
+def demo_study():
+    from medjudge.data.medrewardbench import load_medrewardbench
+
+    return load_medrewardbench(DEMO)
+
+
+@pytest.fixture(scope="session")
+def pandalm_study():
+    from medjudge.data.tables import load_any
+
+    return load_any(EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml")
+
+
+@pytest.fixture(scope="session")
+def llmbar_study():
+    from medjudge.data.tables import load_any
+
+    return load_any(EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml")
