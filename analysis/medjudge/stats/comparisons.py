@@ -564,8 +564,8 @@ def add_multiplicity(
     col_w = f"p_{within}"
     if fam:
         t[col_w] = np.nan
-        for _, idx in t.groupby(fam, sort=False).groups.items():
-            t.loc[idx, col_w] = adjust_pvalues(t.loc[idx, p_col].to_numpy(), within)
+        for _, sub in t.groupby(fam, sort=False):
+            t.loc[sub.index, col_w] = adjust_pvalues(sub[p_col].to_numpy(), within)
     else:
         t[col_w] = adjust_pvalues(t[p_col].to_numpy(), within)
     t[f"p_{across}"] = adjust_pvalues(t[p_col].to_numpy(), across)
