@@ -8,6 +8,9 @@ See ``docs/agreement.md`` for formulas, references and how results compare with 
 """
 
 from .bootstrap import analytic_estimate, bootstrap_estimate, paired_difference
+from .compare import CORES, agreement_difference
+from .frame import COEFFICIENTS, agreement, agreement_table, agreement_table_long, long_to_wide
+from .icc import ICC_FORMS, icc, icc_core
 from .kappa import (
     brennan_prediger,
     brennan_prediger_core,
@@ -21,6 +24,8 @@ from .kappa import (
     percent_agreement,
     percent_agreement_core,
 )
+from .kendall import kendall_w, kendall_w_core
+from .krippendorff import krippendorff_alpha, krippendorff_alpha_core
 from .two_raters import (
     cohen_kappa,
     cohen_kappa_core,
@@ -32,6 +37,20 @@ from .two_raters import (
 from .weights import LEVEL_WEIGHTS, WEIGHT_KINDS, weight_matrix
 
 __all__ = [
+    "CORES",
+    "COEFFICIENTS",
+    "ICC_FORMS",
+    "agreement",
+    "agreement_difference",
+    "agreement_table",
+    "agreement_table_long",
+    "icc",
+    "icc_core",
+    "kendall_w",
+    "kendall_w_core",
+    "krippendorff_alpha",
+    "krippendorff_alpha_core",
+    "long_to_wide",
     "LEVEL_WEIGHTS",
     "WEIGHT_KINDS",
     "analytic_estimate",

@@ -1,0 +1,226 @@
+"""DataFrame wrappers: long tables in, tidy tables of estimates out.
+
+* :func:`long_to_wide` turns a long table (one row per verdict: item, rater, value) into the
+  ``items x raters`` matrix every coefficient uses (duplicate item/rater pairs are an error,
+  never silently dropped).
+* :func:`agreement` computes one coefficient from a long table (pingouin-style column names).
+* :func:`agreement_table` computes every coefficient suited to the declared measurement level
+  and returns one tidy row per coefficient: estimate, se, interval, method, n.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..resampling import ResamplePlan
+from ..results import Estimate
+from .bootstrap import BootMethod
+from .coding import as_ratings, resolve_categories, resolve_level
+from .icc import icc
+from .kappa import brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, percent_agreement
+from .kendall import kendall_w
+from .krippendorff import krippendorff_alpha
+from .two_raters import cohen_kappa, pabak, scott_pi
+from .weights import LEVEL_WEIGHTS, weights_name
+
+# coefficient name -> function(X, **kwargs) -> Estimate
+COEFFICIENTS: dict[str, Callable[..., Estimate]] = {
+    "percent_agreement": percent_agreement,
+    "cohen_kappa": cohen_kappa,
+    "scott_pi": scott_pi,
+    "pabak": pabak,
+    "fleiss_kappa": fleiss_kappa,
+    "conger_kappa": conger_kappa,
+    "brennan_prediger": brennan_prediger,
+    "gwet_ac": gwet_ac,
+    "krippendorff_alpha": krippendorff_alpha,
+    "kendall_w": kendall_w,
+}
+
+TABLE_COLUMNS = [
+    "coefficient",
+    "estimate",
+    "se",
+    "ci_low",
+    "ci_high",
+    "ci_method",
+    "level",
+    "n",
+    "measurement",
+    "weights",
+    "pa",
+    "pe",
+]
+
+# above this many distinct values, weighted kappa-type coefficients (q x q weights) are skipped
+MAX_CATEGORIES_FOR_KAPPA = 30
+
+
+def long_to_wide(
+    data: pd.DataFrame,
+    *,
+    item: str = "item",
+    rater: str = "rater",
+    value: str = "value",
+) -> pd.DataFrame:
+    """Pivot a long table to items x raters (NaN = not rated); values must be numeric codes.
+
+    Raises ``ValueError`` naming the first duplicated (item, rater) pair and its rows.
+    """
+    for col in (item, rater, value):
+        if col not in data.columns:
+            raise ValueError(f"column {col!r} not found; available columns: {list(data.columns)}")
+    dup = data.duplicated([item, rater], keep=False)
+    if dup.any():
+        rows = data.index[dup].tolist()[:4]
+        first = data.loc[dup].iloc[0]
+        raise ValueError(
+            f"item {first[item]!r} has more than one rating by rater {first[rater]!r} "
+            f"(rows {rows}); keep one rating per item and rater (or add a 'run' dimension)"
+        )
+    vals = pd.to_numeric(data[value], errors="coerce")
+    bad = vals.isna() & data[value].notna()
+    if bad.any():
+        i = data.index[bad][0]
+        raise ValueError(
+            f"row {i}, column {value!r}: {data.loc[i, value]!r} is not a numeric code; "
+            "encode categories first (e.g. Scale.encode)"
+        )
+    wide = data.assign(**{value: vals}).pivot(index=item, columns=rater, values=value)
+    return wide.astype(float)
+
+
+def agreement(
+    data: pd.DataFrame,
+    coefficient: str | Callable[..., Estimate],
+    *,
+    item: str = "item",
+    rater: str = "rater",
+    value: str = "value",
+    **kwargs: Any,
+) -> Estimate:
+    """One coefficient from a long table, e.g. ``agreement(df, "fleiss_kappa", ci="bootstrap")``.
+
+    ``kwargs`` go to the coefficient (``categories``, ``weights``, ``level``, ``ci``, ``plan`` …);
+    a ``plan`` must follow the item order of the pivoted table (sorted item ids).
+    """
+    fn = COEFFICIENTS[coefficient] if isinstance(coefficient, str) else coefficient
+    X = long_to_wide(data, item=item, rater=rater, value=value)
+    return fn(X.to_numpy(), **kwargs)
+
+
+def _row(e: Estimate, measurement: str, weights: str) -> dict[str, Any]:
+    return {
+        "coefficient": e.name,
+        "estimate": e.estimate,
+        "se": e.se,
+        "ci_low": e.ci_low,
+        "ci_high": e.ci_high,
+        "ci_method": e.ci_method,
+        "level": e.level,
+        "n": e.n,
+        "measurement": measurement,
+        "weights": weights,
+        "pa": e.extra.get("pa", e.extra.get("po", np.nan)),
+        "pe": e.extra.get("pe", np.nan),
+    }
+
+
+def agreement_table(
+    X: Any,
+    *,
+    level: Any,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray | None = None,
+    ci: str | None = "analytic",
+    plan: ResamplePlan | None = None,
+    confidence: float = 0.95,
+    method: BootMethod = "bca",
+    coefficients: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Tidy table of the agreement coefficients suited to a measurement ``level``.
+
+    Parameters
+    ----------
+    X : items x raters array or wide DataFrame (NaN = missing).
+    level : ``"nominal"``, ``"ordinal"``, ``"interval"``, ``"ratio"`` or a Scale object
+        (required: the level decides the weights and Krippendorff's metric).
+    categories, values : category codes and their numeric values (see ``coding``).
+    weights : override the level's default weights of the kappa family (nominal: identity,
+        ordinal: Gwet's ordinal, interval: quadratic, ratio: ratio).
+    ci : ``"analytic"``, ``"bootstrap"`` (all coefficients share ``plan``'s resamples) or None.
+    coefficients : subset of names to compute (default: all that apply).
+
+    Rows: percent agreement; for two raters Cohen's kappa, Scott's pi and (nominal) PABAK;
+    Fleiss, Conger, Brennan–Prediger, Gwet's AC1/AC2 and Krippendorff's alpha; Kendall's W
+    (ordinal and above); the six ICCs (interval/ratio). Kappa-type rows are skipped for
+    interval/ratio scores with more than :data:`MAX_CATEGORIES_FOR_KAPPA` distinct values.
+    """
+    lvl, s_cats, s_vals = resolve_level(level)
+    categories = s_cats if categories is None else categories
+    values = s_vals if values is None else values
+    A = as_ratings(X)
+    wts = LEVEL_WEIGHTS[lvl] if weights is None else weights
+    wname = weights_name(wts)
+    common = {"ci": ci, "confidence": confidence, "plan": plan, "method": method}
+    want = set(coefficients) if coefficients is not None else None
+
+    def wanted(name: str) -> bool:
+        return want is None or name in want
+
+    rows: list[dict[str, Any]] = []
+    cats = resolve_categories(A, categories, values)
+    kappa_ok = lvl in ("nominal", "ordinal") or cats.q <= MAX_CATEGORIES_FOR_KAPPA
+    cat_kw = {"categories": cats.codes, "values": cats.values}
+    if kappa_ok:
+        if wanted("percent_agreement"):
+            rows.append(_row(percent_agreement(A, weights=wts, **cat_kw, **common), lvl, wname))
+        if A.shape[1] == 2:
+            if wanted("cohen_kappa"):
+                rows.append(_row(cohen_kappa(A, weights=wts, **cat_kw, **common), lvl, wname))
+            if wanted("scott_pi"):
+                rows.append(_row(scott_pi(A, weights=wts, **cat_kw, **common), lvl, wname))
+            if lvl == "nominal" and wanted("pabak"):
+                rows.append(_row(pabak(A, categories=cats.codes, **common), lvl, "identity"))
+        for name, fn in (
+            ("fleiss_kappa", fleiss_kappa),
+            ("conger_kappa", conger_kappa),
+            ("brennan_prediger", brennan_prediger),
+            ("gwet_ac", gwet_ac),
+        ):
+            if wanted(name) or (name == "gwet_ac" and want and want & {"gwet_ac1", "gwet_ac2"}):
+                rows.append(_row(fn(A, weights=wts, **cat_kw, **common), lvl, wname))
+    if wanted("krippendorff_alpha"):
+        kcat = cat_kw if lvl in ("nominal", "ordinal") else {}
+        rows.append(_row(krippendorff_alpha(A, level=lvl, **kcat, **common), lvl, f"{lvl} metric"))
+    if lvl != "nominal" and A.shape[1] >= 2 and wanted("kendall_w"):
+        kci = None if ci == "analytic" else ci
+        rows.append(
+            _row(
+                kendall_w(A, ci=kci, confidence=confidence, plan=plan, method=method), lvl, "ranks"
+            )
+        )
+    if lvl in ("interval", "ratio") and A.shape[1] >= 2 and (want is None or want & {"icc", "ICC"}):
+        for e in icc(A, ci=ci, confidence=confidence, plan=plan, method=method):
+            row = _row(e, lvl, "")
+            row["coefficient"] = e.extra["shrout_fleiss"]
+            rows.append(row)
+    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+
+
+def agreement_table_long(
+    data: pd.DataFrame,
+    *,
+    item: str = "item",
+    rater: str = "rater",
+    value: str = "value",
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """:func:`agreement_table` from a long table (one row per item x rater rating)."""
+    X = long_to_wide(data, item=item, rater=rater, value=value)
+    return agreement_table(X.to_numpy(), **kwargs)
