@@ -65,13 +65,18 @@ local function html_table_blocks(html)
   html = html:gsub("<style.-</style>", "")
   local doc = pandoc.read(html, "html")
   local out = pandoc.List()
-  for _, b in ipairs(doc.blocks) do
-    if b.t == "Table" then
-      out:insert(align_numeric(b))
-    else
-      out:insert(b)
+  local function add(blocks)
+    for _, b in ipairs(blocks) do
+      if b.t == "Table" then
+        out:insert(align_numeric(b))
+      elseif b.t == "Div" then
+        add(b.content) -- pandas wraps its table in <div>
+      else
+        out:insert(b)
+      end
     end
   end
+  add(doc.blocks)
   return out
 end
 
