@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from _agreement_data import (
+from test_agreement_fixtures import (
     CAC_RAW4RATERS,
     COHEN_1968_P,
     COHEN_1968_V,
