@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
-from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
-from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
-
 from medjudge.stats.comparisons import (
     add_multiplicity,
     adjust_pvalues,
@@ -17,12 +13,15 @@ from medjudge.stats.comparisons import (
     friedman_nemenyi,
     mcnemar,
     mcnemar_pvalue,
-    pairwise_counts,
     paired_bootstrap,
+    pairwise_counts,
     sign_flip_test,
     wilcoxon,
 )
 from medjudge.stats.intervals import tango_paired_interval
+from scipy import stats
+from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 
 # ---------------------------------------------------------------- McNemar, published values
@@ -67,7 +66,11 @@ def test_mcnemar_fagerland_2017_cavo_example():
 @pytest.mark.parametrize("b,c", [(0, 0), (0, 5), (3, 3), (10, 25), (40, 31), (150, 86)])
 def test_mcnemar_matches_statsmodels(b, c):
     t = np.array([[20, b], [c, 20]])
-    for exact, corr, ours in ((True, False, "exact"), (False, False, "asymptotic"), (False, True, "asymptotic-cc")):
+    for exact, corr, ours in (
+        (True, False, "exact"),
+        (False, False, "asymptotic"),
+        (False, True, "asymptotic-cc"),
+    ):
         if b + c == 0 and not exact:
             continue
         if corr and b == c:
@@ -101,7 +104,20 @@ def test_clustered_mcnemar_reduces_to_mcnemar_for_singletons():
 
 # ---------------------------------------------------------------- Cochran, Friedman, Nemenyi
 CONOVER = np.array(
-    [[1, 1, 1], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1], [1, 1, 1], [1, 1, 0], [0, 0, 1], [0, 1, 0], [1, 1, 1], [1, 1, 1]]
+    [
+        [1, 1, 1],
+        [1, 1, 1],
+        [0, 1, 0],
+        [1, 1, 0],
+        [0, 0, 0],
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 0],
+        [0, 0, 1],
+        [0, 1, 0],
+        [1, 1, 1],
+        [1, 1, 1],
+    ]
 )
 
 
@@ -121,7 +137,9 @@ def test_cochran_q_matches_statsmodels_and_mcnemar():
     r = cochran_q(x)
     assert r.statistic == pytest.approx(ref.statistic) and r.pvalue == pytest.approx(ref.pvalue)
     # with two judges Cochran's Q is the uncorrected McNemar chi-square
-    assert cochran_q(x[:, :2]).statistic == pytest.approx(mcnemar(x[:, 0], x[:, 1], method="asymptotic").statistic)
+    assert cochran_q(x[:, :2]).statistic == pytest.approx(
+        mcnemar(x[:, 0], x[:, 1], method="asymptotic").statistic
+    )
     # exclude policy drops items listwise and counts them
     x2 = x.copy()
     x2[0, 1] = np.nan
@@ -137,7 +155,17 @@ def test_friedman_matches_scipy_and_nemenyi_demsar_table():
     assert res.statistic == pytest.approx(ref.statistic) and res.pvalue == pytest.approx(ref.pvalue)
     assert len(tab) == 6
     # Demšar (2006) JMLR 7:1-30, Table 5(a): Nemenyi q_0.05 for k = 2..10
-    table5 = {2: 1.960, 3: 2.343, 4: 2.569, 5: 2.728, 6: 2.850, 7: 2.949, 8: 3.031, 9: 3.102, 10: 3.164}
+    table5 = {
+        2: 1.960,
+        3: 2.343,
+        4: 2.569,
+        5: 2.728,
+        6: 2.850,
+        7: 2.949,
+        8: 3.031,
+        9: 3.102,
+        10: 3.164,
+    }
     for k, q in table5.items():
         r, _ = friedman_nemenyi(rng.normal(size=(8, k)))
         assert r.extra["q_alpha"] == pytest.approx(q, abs=1e-3)
@@ -151,7 +179,9 @@ def test_adjust_pvalues_holm_bh_and_nan():
     np.testing.assert_allclose(holm[[0, 3, 1, 4]], [0.04, 0.09, 0.09, 0.2])
     assert np.isnan(holm[2])
     bh = adjust_pvalues(p, "fdr_bh")
-    np.testing.assert_allclose(bh[[0, 3, 1, 4]], [0.04, 0.04 * 4 / 3 * 0 + 0.0533333, 0.0533333, 0.2], atol=1e-6)
+    np.testing.assert_allclose(
+        bh[[0, 3, 1, 4]], [0.04, 0.04 * 4 / 3 * 0 + 0.0533333, 0.0533333, 0.2], atol=1e-6
+    )
 
 
 def test_add_multiplicity_families():
@@ -174,7 +204,12 @@ def outcomes():
 
 @pytest.mark.parametrize("policy", ["wrong", "exclude", "half"])
 def test_all_pairs_counts_agree_with_single_pair(outcomes, policy):
-    tab = all_pairs(outcomes, policy=policy, ci="tango" if policy != "half" else "bootstrap-percentile", n_resamples=200)
+    tab = all_pairs(
+        outcomes,
+        policy=policy,
+        ci="tango" if policy != "half" else "bootstrap-percentile",
+        n_resamples=200,
+    )
     assert len(tab) == 15
     for _, row in tab.sample(5, random_state=0).iterrows():
         i, j = int(row.judge_a.split("_")[1]), int(row.judge_b.split("_")[1])
@@ -214,8 +249,15 @@ def test_paired_bootstrap_agrees_with_scipy(outcomes):
     # Monte Carlo error (percentile method, B = 4000 each)
     a, b = np.nan_to_num(outcomes[:, 5]), np.nan_to_num(outcomes[:, 0])
     ours = paired_bootstrap(a, b, n_resamples=4000, seed=1, method="percentile")
-    ref = stats.bootstrap((a, b), lambda x, y: x.mean() - y.mean(), paired=True, vectorized=False, n_resamples=4000,
-                          method="percentile", random_state=np.random.default_rng(2))
+    ref = stats.bootstrap(
+        (a, b),
+        lambda x, y: x.mean() - y.mean(),
+        paired=True,
+        vectorized=False,
+        n_resamples=4000,
+        method="percentile",
+        random_state=np.random.default_rng(2),
+    )
     assert ours.estimate == pytest.approx(a.mean() - b.mean())
     assert ours.ci_low == pytest.approx(ref.confidence_interval.low, abs=0.012)
     assert ours.ci_high == pytest.approx(ref.confidence_interval.high, abs=0.012)
@@ -239,7 +281,9 @@ def test_sign_flip_exact_matches_scipy_permutation_test():
     rng = np.random.default_rng(8)
     x, y = rng.normal(size=12) + 0.6, rng.normal(size=12)
     r = sign_flip_test(x, y)
-    ref = stats.permutation_test((x, y), lambda a, b: np.mean(a - b), permutation_type="samples", n_resamples=np.inf)
+    ref = stats.permutation_test(
+        (x, y), lambda a, b: np.mean(a - b), permutation_type="samples", n_resamples=np.inf
+    )
     assert "exact" in r.method and r.pvalue == pytest.approx(ref.pvalue)
     r2 = sign_flip_test(np.r_[x, x], np.r_[y, y], n_resamples=4000)
     assert "monte-carlo" in r2.method and 0 < r2.pvalue <= 1

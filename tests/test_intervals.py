@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from statsmodels.stats.proportion import proportion_confint
-
 from medjudge.stats.intervals import (
     clopper_pearson_interval,
     clustered_mean_se,
@@ -20,6 +18,7 @@ from medjudge.stats.intervals import (
     wald_paired_interval,
     wilson_interval,
 )
+from statsmodels.stats.proportion import proportion_confint
 
 # Fagerland, Lydersen & Laake (2017) "Statistical Analysis of Contingency Tables", ch. 8:
 # complete response before/after consolidation therapy (Cavo et al. 2012), the paired table
@@ -61,7 +60,11 @@ def test_agresti_presidential_approval_wald():
 @pytest.mark.parametrize("n", [1, 7, 30, 1026])
 def test_wilson_and_cp_match_statsmodels(n):
     x = np.arange(n + 1)
-    for ours, name in ((wilson_interval, "wilson"), (clopper_pearson_interval, "beta"), (jeffreys_interval, "jeffreys")):
+    for ours, name in (
+        (wilson_interval, "wilson"),
+        (clopper_pearson_interval, "beta"),
+        (jeffreys_interval, "jeffreys"),
+    ):
         if name == "jeffreys":
             # Brown, Cai & DasGupta (2001) set the Jeffreys limit to 0 (1) at x = 0 (n);
             # statsmodels does not, so compare the interior only
@@ -90,7 +93,9 @@ def test_clustered_se_reduces_to_iid_and_matches_ols_cluster():
     import statsmodels.api as sm
 
     cl = rng.integers(0, 25, 200)
-    fit = sm.OLS(x, np.ones(200)).fit(cov_type="cluster", cov_kwds={"groups": cl, "use_correction": False})
+    fit = sm.OLS(x, np.ones(200)).fit(
+        cov_type="cluster", cov_kwds={"groups": cl, "use_correction": False}
+    )
     _, se_c, _, c = clustered_mean_se(x, clusters=cl)
     g = len(np.unique(cl))
     assert c == g
@@ -119,9 +124,7 @@ def test_paired_table_counts():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.integers(0, 40), st.integers(0, 40), st.integers(0, 40), st.integers(0, 40)
-)
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40), st.integers(0, 40))
 def test_paired_intervals_contain_estimate_and_flip(n11, n12, n21, n22):
     n = n11 + n12 + n21 + n22
     if n == 0:

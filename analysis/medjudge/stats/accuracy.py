@@ -48,7 +48,9 @@ from medjudge.stats.resampling import (
 
 Policy = Literal["wrong", "exclude", "half"]
 Aggregation = Literal["micro", "macro"]
-AccuracyMethod = Literal["wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"]
+AccuracyMethod = Literal[
+    "wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"
+]
 POLICIES: tuple[str, ...] = ("wrong", "exclude", "half")
 
 __all__ = [
@@ -256,7 +258,11 @@ def judge_accuracy(
         ne = effective_n(p, se, n)
         fn = wilson_interval if method == "wilson" else clopper_pearson_interval
         lo, hi = fn(p * ne, ne, level)
-        ci_method = method if clusters is None and aggregation == "micro" and policy != "half" else f"{method} (effective n)"
+        ci_method = (
+            method
+            if clusters is None and aggregation == "micro" and policy != "half"
+            else f"{method} (effective n)"
+        )
     elif method == "wald":
         z = z_value(level)
         lo, hi = p - z * se, p + z * se
@@ -266,14 +272,20 @@ def judge_accuracy(
         strata = groups if aggregation == "macro" else None
         plan = ResamplePlan(y.shape[0], n_resamples, seed, clusters=clusters, strata=strata)
         boot = bootstrap_accuracy(
-            y, policy=policy, groups=groups, aggregation=aggregation, weights=weights if weights is not None else plan.weights()
+            y,
+            policy=policy,
+            groups=groups,
+            aggregation=aggregation,
+            weights=weights if weights is not None else plan.weights(),
         )
         jack = None
         if kind == "bca":
             if aggregation == "micro":
                 jack = _jackknife_accuracy(*apply_policy(y, policy), clusters)
             else:
-                jack = bootstrap_accuracy(y, policy=policy, groups=groups, aggregation="macro", weights=plan.jackknife())
+                jack = bootstrap_accuracy(
+                    y, policy=policy, groups=groups, aggregation="macro", weights=plan.jackknife()
+                )
         lo, hi = bootstrap_interval(p, boot, level=level, method=kind, jack=jack)
         se = bootstrap_se(boot)
         ci_method = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
@@ -342,7 +354,11 @@ def classification_metrics(
     if g.shape != (pr.shape[0],):
         raise ValueError(f"gold must have shape ({pr.shape[0]},), got {g.shape}")
     cats = np.unique(g[~np.isnan(g)]) if categories is None else np.asarray(categories, dtype=float)
-    names = labels if labels is not None else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    names = (
+        labels
+        if labels is not None
+        else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    )
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(pr.shape[1])]
     keep = ~np.isnan(pr) if policy == "exclude" else np.ones_like(pr, dtype=bool)
     out = {"judge": judges}
@@ -385,16 +401,36 @@ def trivial_baselines(
     g = g[~np.isnan(g)]
     n = g.size
     cats = np.unique(g) if categories is None else np.asarray(categories, dtype=float)
-    names = labels if labels is not None else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    names = (
+        labels
+        if labels is not None
+        else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
+    )
     rows = []
     prev = []
     for c, nm in zip(cats, names, strict=True):
         k = int((g == c).sum())
         lo, hi = wilson_interval(k, n, level)
         prev.append(k / n if n else np.nan)
-        rows.append({"judge": f"always-{nm}", "accuracy": k / n if n else np.nan, "ci_low": float(lo), "ci_high": float(hi), "n": n})
+        rows.append(
+            {
+                "judge": f"always-{nm}",
+                "accuracy": k / n if n else np.nan,
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "n": n,
+            }
+        )
     pv = np.array(prev)
-    rows.append({"judge": "prevalence-guess", "accuracy": float(np.sum(pv**2)), "ci_low": np.nan, "ci_high": np.nan, "n": n})
+    rows.append(
+        {
+            "judge": "prevalence-guess",
+            "accuracy": float(np.sum(pv**2)),
+            "ci_low": np.nan,
+            "ci_high": np.nan,
+            "n": n,
+        }
+    )
     df = pd.DataFrame(rows)
     df["role"] = "baseline"
     df["level"] = level

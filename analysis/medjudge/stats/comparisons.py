@@ -27,7 +27,13 @@ import pandas as pd
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from medjudge.stats.accuracy import Policy, _as_2d, _jackknife_accuracy, apply_policy, bootstrap_accuracy
+from medjudge.stats.accuracy import (
+    Policy,
+    _as_2d,
+    _jackknife_accuracy,
+    apply_policy,
+    bootstrap_accuracy,
+)
 from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from medjudge.stats.results import Estimate, TestResult
@@ -56,7 +62,9 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # McNemar
 # ----------------------------------------------------------------------------------------------
-def mcnemar_pvalue(b: np.ndarray | float, c: np.ndarray | float, method: McNemarMethod = "midp") -> tuple[np.ndarray, np.ndarray]:
+def mcnemar_pvalue(
+    b: np.ndarray | float, c: np.ndarray | float, method: McNemarMethod = "midp"
+) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided McNemar p-values from the discordant counts, vectorised.
 
     ``b`` = items where the first judge is right and the second wrong, ``c`` the reverse,
@@ -91,7 +99,9 @@ def mcnemar_pvalue(b: np.ndarray | float, c: np.ndarray | float, method: McNemar
             stat = np.maximum(np.abs(b - c) - 1.0, 0.0) ** 2 / n
             p = stats.chi2.sf(stat, 1)
         else:
-            raise ValueError(f"unknown McNemar method {method!r}; use midp, exact, asymptotic or asymptotic-cc")
+            raise ValueError(
+                f"unknown McNemar method {method!r}; use midp, exact, asymptotic or asymptotic-cc"
+            )
     p = np.where(n > 0, p, 1.0)
     stat = np.where(n > 0, stat, 0.0)
     return stat, p
@@ -109,10 +119,14 @@ def _table_from(y1_or_table: np.ndarray, y2: np.ndarray | None) -> np.ndarray:
         raise ValueError(f"paired outcomes must have the same shape, got {y1.shape} and {y2.shape}")
     ok = ~(np.isnan(y1) | np.isnan(y2))
     a, b = y1[ok] > 0.5, y2[ok] > 0.5
-    return np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]], dtype=float)
+    return np.array(
+        [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]], dtype=float
+    )
 
 
-def mcnemar(y1_or_table: np.ndarray, y2: np.ndarray | None = None, method: McNemarMethod = "midp") -> TestResult:
+def mcnemar(
+    y1_or_table: np.ndarray, y2: np.ndarray | None = None, method: McNemarMethod = "midp"
+) -> TestResult:
     """McNemar's test for two judges on the same items (or a 2x2 paired table).
 
     Pass either a 2x2 table ``[[n11, n12], [n21, n22]]`` (rows: first judge right/wrong,
@@ -123,7 +137,10 @@ def mcnemar(y1_or_table: np.ndarray, y2: np.ndarray | None = None, method: McNem
     t = _table_from(y1_or_table, y2)
     (n11, b), (c, n22) = t
     stat, p = mcnemar_pvalue(b, c, method)
-    allp = {f"p_{m.replace('-', '_')}": float(mcnemar_pvalue(b, c, m)[1]) for m in ("exact", "midp", "asymptotic", "asymptotic-cc")}
+    allp = {
+        f"p_{m.replace('-', '_')}": float(mcnemar_pvalue(b, c, m)[1])
+        for m in ("exact", "midp", "asymptotic", "asymptotic-cc")
+    }
     n = t.sum()
     return TestResult(
         name="mcnemar",
@@ -132,7 +149,13 @@ def mcnemar(y1_or_table: np.ndarray, y2: np.ndarray | None = None, method: McNem
         method=f"McNemar {method}",
         df=1.0 if method.startswith("asymptotic") else np.nan,
         n=int(n),
-        counts={"n11": int(n11), "b": int(b), "c": int(c), "n22": int(n22), "discordant": int(b + c)},
+        counts={
+            "n11": int(n11),
+            "b": int(b),
+            "c": int(c),
+            "n22": int(n22),
+            "discordant": int(b + c),
+        },
         extra={**allp, "difference": float((b - c) / n) if n else np.nan},
     )
 
@@ -162,11 +185,18 @@ def clustered_mcnemar(y1: np.ndarray, y2: np.ndarray, clusters: np.ndarray) -> T
         method="McNemar clustered (Durkalski 2003)",
         df=1.0,
         n=int(ok.sum()),
-        counts={"b": int(np.sum(d > 0)), "c": int(np.sum(d < 0)), "discordant": int(np.sum(d != 0)), "n_clusters": int(s.size)},
+        counts={
+            "b": int(np.sum(d > 0)),
+            "c": int(np.sum(d < 0)),
+            "discordant": int(np.sum(d != 0)),
+            "n_clusters": int(s.size),
+        },
     )
 
 
-def _clustered_mcnemar_matrix(y: np.ndarray, m: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _clustered_mcnemar_matrix(
+    y: np.ndarray, m: np.ndarray, clusters: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Durkalski statistic and p-value for all pairs at once: ``(J, J)`` matrices."""
     _, cc = np.unique(np.asarray(clusters), return_inverse=True)
     cc = cc.ravel()
@@ -215,7 +245,9 @@ def pairwise_counts(outcome: np.ndarray, policy: Policy = "wrong") -> dict[str, 
 # ----------------------------------------------------------------------------------------------
 # paired bootstrap
 # ----------------------------------------------------------------------------------------------
-def cohen_kappa_weighted(pred: np.ndarray, gold: np.ndarray, weights: np.ndarray, categories: np.ndarray | None = None) -> np.ndarray:
+def cohen_kappa_weighted(
+    pred: np.ndarray, gold: np.ndarray, weights: np.ndarray, categories: np.ndarray | None = None
+) -> np.ndarray:
     """Cohen's (1960) kappa of each judge with the gold labels under resample weights.
 
     ``kappa = (p_o - p_e) / (1 - p_e)``, ``p_o = sum_i w_i [pred_i = gold_i] / sum_i w_i``,
@@ -232,7 +264,9 @@ def cohen_kappa_weighted(pred: np.ndarray, gold: np.ndarray, weights: np.ndarray
         po = (w @ (pr == g[:, None]).astype(float)) / tot
         pe = np.zeros_like(po)
         for k in cats:
-            pe += ((w @ (pr == k).astype(float)) / tot) * ((w @ (g == k).astype(float)) / tot[:, 0])[:, None]
+            pe += ((w @ (pr == k).astype(float)) / tot) * (
+                (w @ (g == k).astype(float)) / tot[:, 0]
+            )[:, None]
         return (po - pe) / (1.0 - pe)
 
 
@@ -302,7 +336,14 @@ def paired_bootstrap(
         ci_method=f"{'cluster ' if clusters is not None else ''}paired bootstrap {method}",
         level=level,
         n=int(n),
-        extra={"estimate_a": float(full[0]), "estimate_b": float(full[1]), "p_bootstrap": float(p), "B": n_resamples, "seed": seed, "policy": policy},
+        extra={
+            "estimate_a": float(full[0]),
+            "estimate_b": float(full[1]),
+            "p_bootstrap": float(p),
+            "B": n_resamples,
+            "seed": seed,
+            "policy": policy,
+        },
     )
 
 
@@ -378,7 +419,11 @@ def sign_flip_test(
     d = x - y
     ok = ~np.isnan(d)
     r = sign_flip_pvalues(
-        d[ok], clusters=None if clusters is None else np.asarray(clusters)[ok], n_resamples=n_resamples, seed=seed, exact_max=exact_max
+        d[ok],
+        clusters=None if clusters is None else np.asarray(clusters)[ok],
+        n_resamples=n_resamples,
+        seed=seed,
+        exact_max=exact_max,
     )
     return TestResult(
         name="sign_flip",
@@ -387,11 +432,16 @@ def sign_flip_test(
         method=f"sign-flip permutation ({r['kind']}{', clustered' if clusters is not None else ''})",
         n=int(ok.sum()),
         counts={"n_units": int(r["n_units"]), "n_excluded": int((~ok).sum())},
-        extra={"B": n_resamples if str(r["kind"]) == "monte-carlo" else 2 ** int(r["n_units"]), "seed": seed},
+        extra={
+            "B": n_resamples if str(r["kind"]) == "monte-carlo" else 2 ** int(r["n_units"]),
+            "seed": seed,
+        },
     )
 
 
-def wilcoxon(x: np.ndarray, y: np.ndarray, *, zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox") -> TestResult:
+def wilcoxon(
+    x: np.ndarray, y: np.ndarray, *, zero_method: Literal["wilcox", "pratt", "zsplit"] = "wilcox"
+) -> TestResult:
     """Wilcoxon (1945) signed-rank test of paired scores (``scipy.stats.wilcoxon``).
 
     Appropriate for ordinal/interval scores (e.g. Likert ratings of two judges), not for 0/1
@@ -451,7 +501,11 @@ def cochran_q(outcome: np.ndarray, policy: Literal["wrong", "exclude"] = "wrong"
         method="Cochran's Q",
         df=float(k - 1),
         n=int(y.shape[0]),
-        counts={"k": k, "n_excluded": int(bad.sum()) if policy == "exclude" else 0, "n_informative": int(np.sum((row > 0) & (row < k)))},
+        counts={
+            "k": k,
+            "n_excluded": int(bad.sum()) if policy == "exclude" else 0,
+            "n_informative": int(np.sum((row > 0) & (row < k))),
+        },
     )
 
 
@@ -498,7 +552,11 @@ def friedman_nemenyi(
     cd = q_alpha * se
     pairs = list(itertools.combinations(range(k), 2))
     diff = np.array([rbar[i] - rbar[j] for i, j in pairs])
-    pn = stats.studentized_range.sf(np.sqrt(2) * np.abs(diff) / se, k, np.inf) if pairs else np.array([])
+    pn = (
+        stats.studentized_range.sf(np.sqrt(2) * np.abs(diff) / se, k, np.inf)
+        if pairs
+        else np.array([])
+    )
     table = pd.DataFrame(
         {
             "judge_a": [judges[i] for i, _ in pairs],
@@ -575,7 +633,9 @@ def add_multiplicity(
 # ----------------------------------------------------------------------------------------------
 # the all-pairs table
 # ----------------------------------------------------------------------------------------------
-def _as_3d(outcome: np.ndarray | dict, dimensions: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
+def _as_3d(
+    outcome: np.ndarray | dict, dimensions: Sequence[str] | None
+) -> tuple[np.ndarray, list[str]]:
     if isinstance(outcome, dict):
         dims = list(outcome)
         arr = np.stack([_as_2d(outcome[d]) for d in dims])
@@ -584,8 +644,14 @@ def _as_3d(outcome: np.ndarray | dict, dimensions: Sequence[str] | None) -> tupl
     if y.ndim == 2:
         y = y[None]
     if y.ndim != 3:
-        raise ValueError(f"outcome must be (n_items, n_judges) or (n_dimensions, n_items, n_judges), got {y.shape}")
-    dims = list(dimensions) if dimensions is not None else ([""] if y.shape[0] == 1 else [f"dim_{i}" for i in range(y.shape[0])])
+        raise ValueError(
+            f"outcome must be (n_items, n_judges) or (n_dimensions, n_items, n_judges), got {y.shape}"
+        )
+    dims = (
+        list(dimensions)
+        if dimensions is not None
+        else ([""] if y.shape[0] == 1 else [f"dim_{i}" for i in range(y.shape[0])])
+    )
     if len(dims) != y.shape[0]:
         raise ValueError(f"{len(dims)} dimension names for {y.shape[0]} outcome slices")
     return y, dims
@@ -636,7 +702,11 @@ def all_pairs(
     boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
     w = None
     if boot_kind is not None:
-        w = weights if weights is not None else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
+        w = (
+            weights
+            if weights is not None
+            else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
+        )
         w = np.asarray(w)
         # one product for all dimensions and judges
         ys = [apply_policy(y3[d], policy) for d in range(n_dim)]
@@ -644,7 +714,9 @@ def all_pairs(
             stacked = np.concatenate([y for y, _ in ys], axis=1)
             boot_all = (w @ stacked) / w.sum(1, keepdims=True)
         else:
-            boot_all = np.concatenate([bootstrap_accuracy(y3[d], policy=policy, weights=w) for d in range(n_dim)], axis=1)
+            boot_all = np.concatenate(
+                [bootstrap_accuracy(y3[d], policy=policy, weights=w) for d in range(n_dim)], axis=1
+            )
         boot_all = boot_all.astype(boot_dtype, copy=False)
     frames = []
     for d in range(n_dim):

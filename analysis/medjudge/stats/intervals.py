@@ -152,12 +152,18 @@ def proportion_interval(
     try:
         fn = _PROPORTION[method]
     except KeyError:
-        raise ValueError(f"unknown proportion interval {method!r}; use one of {sorted(_PROPORTION)}") from None
+        raise ValueError(
+            f"unknown proportion interval {method!r}; use one of {sorted(_PROPORTION)}"
+        ) from None
     return fn(count, nobs, level)
 
 
 def proportion_ci(
-    count: int, nobs: int, level: float = 0.95, method: ProportionMethod = "wilson", name: str = "proportion"
+    count: int,
+    nobs: int,
+    level: float = 0.95,
+    method: ProportionMethod = "wilson",
+    name: str = "proportion",
 ) -> Estimate:
     """One proportion as an :class:`Estimate` (SE is the binomial ``sqrt(p(1-p)/n)``)."""
     lo, hi = proportion_interval(count, nobs, level, method)
@@ -203,7 +209,11 @@ def clustered_mean_se(
     squeeze = x.ndim == 1
     if squeeze:
         x = x[:, None]
-    m = np.ones_like(x) if mask is None else np.broadcast_to(np.asarray(mask, dtype=float).reshape(x.shape[0], -1), x.shape).copy()
+    m = (
+        np.ones_like(x)
+        if mask is None
+        else np.broadcast_to(np.asarray(mask, dtype=float).reshape(x.shape[0], -1), x.shape).copy()
+    )
     m = np.where(np.isnan(x), 0.0, m)
     x0 = np.where(m > 0, x, 0.0)
     tot = m.sum(0)
@@ -299,7 +309,9 @@ def wald_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[np.nd
     return d - z * se, d + z * se
 
 
-def newcombe_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def newcombe_paired_interval(
+    n11, n12, n21, n22, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe (1998, method 10) hybrid-score ('square-and-add') interval for a paired difference.
 
     With Wilson limits ``(l1, u1)`` for ``p1 = (n11+n12)/N`` and ``(l2, u2)`` for
@@ -323,12 +335,18 @@ def newcombe_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[n
         phi = np.where(a > n / 2, (a - n / 2) / root, np.where(a >= 0, 0.0, a / root))
         phi = np.where(prod > 0, phi, 0.0)
         d = p1 - p2
-        lo = d - np.sqrt(np.maximum((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0))
-        hi = d + np.sqrt(np.maximum((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0))
+        lo = d - np.sqrt(
+            np.maximum((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0)
+        )
+        hi = d + np.sqrt(
+            np.maximum((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0)
+        )
     return np.clip(lo, -1, 1), np.clip(hi, -1, 1)
 
 
-def _tango_statistic(delta: np.ndarray, n12: np.ndarray, n21: np.ndarray, n: np.ndarray) -> np.ndarray:
+def _tango_statistic(
+    delta: np.ndarray, n12: np.ndarray, n21: np.ndarray, n: np.ndarray
+) -> np.ndarray:
     """Tango's score statistic ``T(delta)`` with the restricted MLE of ``p21``."""
     a = 2 * n
     b = -n12 - n21 + (2 * n - n12 + n21) * delta
@@ -377,7 +395,11 @@ def tango_paired_interval(
     return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
 
 
-_PAIRED = {"tango": tango_paired_interval, "newcombe": newcombe_paired_interval, "wald": wald_paired_interval}
+_PAIRED = {
+    "tango": tango_paired_interval,
+    "newcombe": newcombe_paired_interval,
+    "wald": wald_paired_interval,
+}
 
 
 def paired_difference_interval(
@@ -387,12 +409,17 @@ def paired_difference_interval(
     try:
         fn = _PAIRED[method]
     except KeyError:
-        raise ValueError(f"unknown paired interval {method!r}; use one of {sorted(_PAIRED)}") from None
+        raise ValueError(
+            f"unknown paired interval {method!r}; use one of {sorted(_PAIRED)}"
+        ) from None
     return fn(n11, n12, n21, n22, level)
 
 
 def paired_difference_ci(
-    table: np.ndarray, level: float = 0.95, method: PairedMethod = "tango", name: str = "accuracy_difference"
+    table: np.ndarray,
+    level: float = 0.95,
+    method: PairedMethod = "tango",
+    name: str = "accuracy_difference",
 ) -> Estimate:
     """Paired difference ``p1 - p2 = (n12 - n21)/N`` of a 2x2 paired table as an :class:`Estimate`.
 

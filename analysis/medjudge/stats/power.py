@@ -63,7 +63,7 @@ def mcnemar_sample_size(delta, discordance, alpha: float = 0.05, power: float = 
 def mcnemar_power(n, delta, discordance, alpha: float = 0.05) -> np.ndarray:
     """Approximate power of McNemar's test (Connor 1987 normal approximation)::
 
-        power = Phi((|delta| sqrt(n) - z_{1-alpha/2} sqrt(psi)) / sqrt(psi - delta^2))
+    power = Phi((|delta| sqrt(n) - z_{1-alpha/2} sqrt(psi)) / sqrt(psi - delta^2))
     """
     n = np.asarray(n, dtype=float)
     d = np.abs(np.asarray(delta, dtype=float))
@@ -73,7 +73,9 @@ def mcnemar_power(n, delta, discordance, alpha: float = 0.05) -> np.ndarray:
     return ndtr(z)
 
 
-def minimum_detectable_difference(n, discordance, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
+def minimum_detectable_difference(
+    n, discordance, alpha: float = 0.05, power: float = 0.8
+) -> np.ndarray:
     """Smallest accuracy difference detectable with ``n`` items and discordance ``psi``.
 
     Solves Connor's (1987) equation ``n delta^2 = (z_a sqrt(psi) + z_b sqrt(psi - delta^2))^2``
@@ -99,7 +101,9 @@ def minimum_detectable_difference(n, discordance, alpha: float = 0.05, power: fl
     return np.where(f(psi) >= 0, out, np.nan)
 
 
-def mde_for_pair(y1: np.ndarray, y2: np.ndarray, alpha: float = 0.05, power: float = 0.8) -> dict[str, float]:
+def mde_for_pair(
+    y1: np.ndarray, y2: np.ndarray, alpha: float = 0.05, power: float = 0.8
+) -> dict[str, float]:
     """Minimum detectable difference for two judges from their observed discordance.
 
     ``y1``, ``y2``: 0/1 outcomes on the same items (NaN pairs dropped). Returns ``n``,
@@ -156,10 +160,16 @@ def kappa_variance(kappa, prevalence, n=1.0) -> np.ndarray:
     """Large-sample variance of the two-rater kappa (Bloch & Kraemer 1989)."""
     k = np.asarray(kappa, dtype=float)
     pi = np.asarray(prevalence, dtype=float)
-    return (1 - k) / np.asarray(n, dtype=float) * ((1 - k) * (1 - 2 * k) + k * (2 - k) / (2 * pi * (1 - pi)))
+    return (
+        (1 - k)
+        / np.asarray(n, dtype=float)
+        * ((1 - k) * (1 - 2 * k) + k * (2 - k) / (2 * pi * (1 - pi)))
+    )
 
 
-def items_for_kappa_halfwidth(kappa, prevalence, halfwidth, level: float = 0.95, design_effect: float = 1.0) -> np.ndarray:
+def items_for_kappa_halfwidth(
+    kappa, prevalence, halfwidth, level: float = 0.95, design_effect: float = 1.0
+) -> np.ndarray:
     """Items needed for a kappa interval of half-width ``<= halfwidth``:
     ``n = z^2 Var_1(kappa) deff / h^2`` with the unit-``n`` variance of :func:`kappa_variance`."""
     z = z_value(level)

@@ -73,7 +73,9 @@ def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]
         if e > prev_end:
             runs.append((i, e))
             prev_end = e
-    letters = list(string.ascii_lowercase) + [f"{a}{b}" for a in string.ascii_lowercase for b in string.ascii_lowercase]
+    letters = list(string.ascii_lowercase) + [
+        f"{a}{b}" for a in string.ascii_lowercase for b in string.ascii_lowercase
+    ]
     out = {name: "" for name in order}
     for (i, e), letter in zip(runs, letters, strict=False):
         for t in range(i, e + 1):
@@ -105,14 +107,39 @@ def leaderboard(
     y = np.asarray(outcome, dtype=float)
     n, j = y.shape
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
-    acc = judge_accuracy(y, judges, policy=policy, clusters=clusters, method=method, level=level, n_resamples=n_resamples, seed=seed)
-    w = weights if weights is not None else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
+    acc = judge_accuracy(
+        y,
+        judges,
+        policy=policy,
+        clusters=clusters,
+        method=method,
+        level=level,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    w = (
+        weights
+        if weights is not None
+        else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
+    )
     boot = bootstrap_accuracy(y, policy=policy, weights=w)
     ranks = bootstrap_ranks(boot)
     r_lo, r_hi = rank_intervals(ranks, level)
     p_best = (ranks == 1).mean(0)
-    pairs = all_pairs(y, judges, policy=policy, test=test, ci="tango", clusters=clusters, within="holm", across="fdr_bh")
-    sig = {(a, b): p < alpha for a, b, p in zip(pairs["judge_a"], pairs["judge_b"], pairs["p_holm"], strict=True)}
+    pairs = all_pairs(
+        y,
+        judges,
+        policy=policy,
+        test=test,
+        ci="tango",
+        clusters=clusters,
+        within="holm",
+        across="fdr_bh",
+    )
+    sig = {
+        (a, b): p < alpha
+        for a, b, p in zip(pairs["judge_a"], pairs["judge_b"], pairs["p_holm"], strict=True)
+    }
     point = acc["accuracy"].to_numpy()
     order_idx = np.argsort(-np.where(np.isnan(point), -np.inf, point), kind="stable")
     order = [judges[i] for i in order_idx]
@@ -131,7 +158,10 @@ def leaderboard(
             "rank_high": r_hi,
             "p_best": p_best,
             "group": [letters[name] for name in judges],
-            "top_set": [name == best or not sig.get((best, name), sig.get((name, best), False)) for name in judges],
+            "top_set": [
+                name == best or not sig.get((best, name), sig.get((name, best), False))
+                for name in judges
+            ],
             "n": acc["n"].to_numpy(),
             "n_invalid": acc["n_invalid"].to_numpy(),
             "policy": policy,

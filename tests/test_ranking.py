@@ -1,0 +1,43 @@
+"""Leaderboard: rank intervals and groups of indistinguishable judges."""
+
+from __future__ import annotations
+
+import numpy as np
+from medjudge.stats.ranking import bootstrap_ranks, leaderboard, letter_groups, rank_intervals
+
+
+def test_bootstrap_ranks_competition_ties():
+    r = bootstrap_ranks(np.array([[0.5, 0.7, 0.7, 0.1]]))
+    assert r.tolist() == [[3, 1, 1, 4]]
+
+
+def test_rank_intervals_integer_and_ordered():
+    rng = np.random.default_rng(0)
+    ranks = rng.integers(1, 5, (500, 4))
+    lo, hi = rank_intervals(ranks)
+    assert (lo <= hi).all() and lo.dtype.kind == "i"
+
+
+def test_letter_groups_textbook_lines():
+    # sorted a, b, c, d; significant: a-c, a-d, b-d. Maximal runs without a significant pair:
+    # {a, b}, {b, c}, {c, d} -> letters a / ab / bc / c
+    order = ["a", "b", "c", "d"]
+    sig = {("a", "c"): True, ("a", "d"): True, ("b", "d"): True}
+    g = letter_groups(order, sig)
+    assert g == {"a": "a", "b": "ab", "c": "bc", "d": "c"}
+    assert letter_groups(order, {}) == {k: "a" for k in order}
+
+
+def test_leaderboard_separates_clear_gaps_and_ties_close_judges():
+    rng = np.random.default_rng(1)
+    p = np.array([0.55, 0.56, 0.85, 0.86])
+    y = (rng.random((800, 4)) < p).astype(float)
+    lb = leaderboard(y, ["w1", "w2", "s1", "s2"], n_resamples=1000)
+    assert set(lb["judge"][:2]) == {"s1", "s2"}
+    assert lb["top_set"].tolist() == [True, True, False, False]
+    # the two strong judges share a letter, the weak ones share another, none across
+    g = dict(zip(lb["judge"], lb["group"], strict=True))
+    assert g["s1"] == g["s2"] and g["w1"] == g["w2"] and g["s1"] != g["w1"]
+    assert lb["rank_low"].iloc[0] == 1 and lb["rank_high"].iloc[-1] == 4
+    assert (lb["rank_low"] <= lb["rank"]).all() and (lb["rank"] <= lb["rank_high"]).all()
+    assert lb["p_best"].iloc[:2].sum() >= 0.99
