@@ -1,0 +1,149 @@
+"""Judge evaluation of a whole study: the tables the CLI and the reports present.
+
+:func:`evaluate_judges` joins the data model to the estimators: for every dimension it takes the
+``items × judges`` outcomes against an explicitly derived gold, draws **one** resample-weight
+matrix shared by every judge and dimension (cluster bootstrap by image/case when the items carry
+a cluster id), and returns the leaderboard with intervals and rank intervals, all pairwise
+comparisons (McNemar mid-p + paired bootstrap, Holm within each dimension, Benjamini–Hochberg
+across the grid), the invalid-verdict policy sensitivity, trivial baselines and the expert
+ceiling (each physician against the majority of the others).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .data.model import Study
+from .stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
+from .stats.comparisons import all_pairs
+from .stats.ranking import leaderboard
+from .stats.resampling import ResamplePlan
+
+CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
+
+
+@dataclass(frozen=True)
+class JudgeEvaluation:
+    """Every table of a judge evaluation, plus the settings that produced them."""
+
+    leaderboard: pd.DataFrame
+    pairs: pd.DataFrame
+    sensitivity: pd.DataFrame
+    classification: pd.DataFrame
+    baselines: pd.DataFrame
+    expert_ceiling: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+    excluded: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "excluded": self.excluded,
+            "leaderboard": self.leaderboard.to_dict(orient="records"),
+            "pairs": self.pairs.to_dict(orient="records"),
+            "sensitivity": self.sensitivity.to_dict(orient="records"),
+            "classification": self.classification.to_dict(orient="records"),
+            "baselines": self.baselines.to_dict(orient="records"),
+            "expert_ceiling": self.expert_ceiling.to_dict(orient="records"),
+        }
+
+
+def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
+    """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
+    if cluster in (None, "none", ""):
+        return None, None
+    cols = CLUSTER_COLUMNS if cluster == "auto" else (cluster,)
+    for c in cols:
+        if c in study.items.columns:
+            vals = study.items[c].astype(str).to_numpy()
+            if len(set(vals)) < len(vals):
+                return vals, c
+            return None, None  # every item its own cluster: plain bootstrap
+    if cluster != "auto":
+        raise ValueError(f"cluster column {cluster!r} is not an item attribute; have {list(study.items.columns)}")
+    return None, None
+
+
+def expert_ceiling(study: Study, dimension: str) -> pd.DataFrame:
+    """Each expert's accuracy against the strict majority of the *other* experts (leave-one-out).
+
+    This is the human ceiling a judge is compared with; items where the others split have no
+    leave-one-out gold and are counted in ``n_no_gold``.
+    """
+    from .data.model import majority_gold
+
+    if len(study.experts) < 3:
+        return pd.DataFrame(columns=["dimension", "expert", "accuracy", "n", "n_no_gold"])
+    m = study.matrix(dimension, role="expert")
+    k = len(study.scales[dimension].categories)
+    rows = []
+    for e, name in enumerate(m.raters):
+        others = np.delete(m.values, e, axis=1)
+        g, _ = majority_gold(others, k)
+        own = m.values[:, e]
+        ok = np.isfinite(g) & np.isfinite(own)
+        rows.append({"dimension": dimension, "expert": name, "accuracy": float((own[ok] == g[ok]).mean()) if ok.any() else np.nan,
+                     "n": int(ok.sum()), "n_no_gold": int((~np.isfinite(g)).sum())})
+    return pd.DataFrame(rows)
+
+
+def evaluate_judges(
+    study: Study,
+    *,
+    policy: Policy = "wrong",
+    seed: int = 0,
+    n_resamples: int = 2000,
+    cluster: str | None = "auto",
+    gold: str = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+    level: float = 0.95,
+) -> JudgeEvaluation:
+    """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study."""
+    dims = dimensions or study.dimensions
+    clusters, cluster_col = cluster_ids(study, cluster)
+    judges = study.judges
+    outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}
+    excluded = {d: o.excluded for d, o in outcomes.items()}
+    # one weight matrix shared by every judge and dimension (items with gold are the same set
+    # across dimensions only if gold is complete; otherwise draw per dimension from the same seed)
+    same_items = len({tuple(o.items) for o in outcomes.values()}) == 1
+    first = next(iter(outcomes.values()))
+    cl_for = (lambda o: None if clusters is None else
+              pd.Series(clusters, index=study.item_ids).loc[o.items].to_numpy())
+    shared_w = ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first)).weights() if same_items else None
+
+    boards, sens, cls, base, ceil = [], [], [], [], []
+    for d, o in outcomes.items():
+        cl = cl_for(o)
+        w = shared_w if shared_w is not None else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl).weights()
+        lb = leaderboard(o.outcome, judges, policy=policy, clusters=cl, n_resamples=n_resamples, seed=seed,
+                         level=level, weights=w)
+        lb.insert(0, "dimension", d)
+        boards.append(lb)
+        s = policy_sensitivity(o.outcome, judges, clusters=cl, level=level)
+        s.insert(0, "dimension", d)
+        sens.append(s)
+        cats = list(range(len(o.scale.categories)))
+        c = classification_metrics(o.pred, o.gold, judges, categories=cats, labels=list(o.scale.categories),
+                                   policy=policy)
+        c.insert(0, "dimension", d)
+        cls.append(c)
+        b = trivial_baselines(o.gold, categories=cats, labels=list(o.scale.categories), level=level)
+        b.insert(0, "dimension", d)
+        base.append(b)
+        ceil.append(expert_ceiling(study, d))
+    pairs = all_pairs({d: o.outcome for d, o in outcomes.items()}, judges, dimensions=dims, policy=policy,
+                      clusters=None if clusters is None or not same_items else cl_for(first),
+                      n_resamples=n_resamples, seed=seed, level=level, weights=shared_w)
+    settings = {"policy": policy, "seed": seed, "n_resamples": n_resamples, "level": level,
+                "gold": first.gold_method, "cluster": cluster_col or "none (item bootstrap)",
+                "order": first.order or "single order", "dimensions": dims, "judges": judges,
+                "n_items_with_gold": {d: len(o.items) for d, o in outcomes.items()}}
+    return JudgeEvaluation(pd.concat(boards, ignore_index=True), pairs, pd.concat(sens, ignore_index=True),
+                           pd.concat(cls, ignore_index=True), pd.concat(base, ignore_index=True),
+                           pd.concat(ceil, ignore_index=True), settings, excluded)
