@@ -32,9 +32,11 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 STATUSES: tuple[str, ...] = ("ok", "partial", "broadcast", "invalid", "missing")
 
+_FAST = {"A": "A", "B": "B", "a": "A", "b": "B"}
 _THINK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _TIE_WORDS = {"tie", "equal", "both", "same", "draw", "neither", "c"}
 
@@ -60,6 +62,8 @@ def normalise_choice(value: object, *, allow_tie: bool = False) -> str | None:
     """
     if value is None:
         return None
+    if value in _FAST:
+        return _FAST[value]
     s = str(value).strip().strip(".!").strip()
     if not s:
         return None
@@ -129,12 +133,8 @@ def parse_verdict(
 
     # 3. key: value text, last occurrence per dimension, whole-word choices only
     choices: dict[str, str | None] = {}
-    tie_alt = r"|(tie|equal|both|same)" if allow_tie else ""
     for d in dims:
-        pat = re.compile(
-            r"[\"']?\b" + re.escape(d) + r"\b[\"']?\s*[:=]\s*(?:" + _CHOICE + tie_alt + r")(?![\w])",
-            re.IGNORECASE,
-        )
+        pat = _kv_pattern(d, allow_tie)
         found = None
         for m in pat.finditer(text):
             letter = m.group(1)
@@ -164,6 +164,15 @@ def parse_verdict(
                              extra={"single": single})
     return ParsedVerdict({d: single for d in dims}, "broadcast", "single verdict copied to all dimensions",
                          extra={"single": single})
+
+
+@lru_cache(maxsize=256)
+def _kv_pattern(dimension: str, allow_tie: bool) -> re.Pattern[str]:
+    tie_alt = r"|(tie|equal|both|same)" if allow_tie else ""
+    return re.compile(
+        r"[\"']?\b" + re.escape(dimension) + r"\b[\"']?\s*[:=]\s*(?:" + _CHOICE + tie_alt + r")(?![\w])",
+        re.IGNORECASE,
+    )
 
 
 def _from_mapping(obj: dict, dims: list[str], *, allow_tie: bool, source: str) -> ParsedVerdict:
