@@ -26,7 +26,9 @@ def demo_study():
 def pandalm_study():
     from medjudge.data.tables import load_any
 
-    return load_any(EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml")
+    return load_any(
+        EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml"
+    )
 
 
 @pytest.fixture(scope="session")

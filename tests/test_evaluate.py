@@ -6,10 +6,9 @@ import json
 
 import numpy as np
 from conftest import DEMO, EXTERNAL, MAPPINGS
-from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
-
 from medjudge.cli import main
 from medjudge.evaluate import cluster_ids, evaluate_judges
+from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 
 def test_evaluate_demo_tables(demo_study):
@@ -23,7 +22,9 @@ def test_evaluate_demo_tables(demo_study):
     for j, judge in enumerate(o.judges):
         assert np.isclose(lb.loc[judge, "accuracy"], np.nan_to_num(o.outcome[:, j]).mean())
     # baselines: always-A accuracy is the gold A prevalence
-    b = ev.baselines[(ev.baselines["dimension"] == "overall") & (ev.baselines["judge"] == "always-A")]
+    b = ev.baselines[
+        (ev.baselines["dimension"] == "overall") & (ev.baselines["judge"] == "always-A")
+    ]
     assert np.isclose(b["accuracy"].iloc[0], (o.gold == 0).mean())
 
 
@@ -32,8 +33,12 @@ def test_pairs_discordant_counts_match_statsmodels_on_pandalm(pandalm_study):
     row = ev.pairs.iloc[0]
     o = pandalm_study.outcomes("preference")
     y = np.nan_to_num(o.outcome)
-    t = np.array([[((y[:, 0] == 1) & (y[:, 1] == 1)).sum(), ((y[:, 0] == 1) & (y[:, 1] == 0)).sum()],
-                  [((y[:, 0] == 0) & (y[:, 1] == 1)).sum(), ((y[:, 0] == 0) & (y[:, 1] == 0)).sum()]])
+    t = np.array(
+        [
+            [((y[:, 0] == 1) & (y[:, 1] == 1)).sum(), ((y[:, 0] == 1) & (y[:, 1] == 0)).sum()],
+            [((y[:, 0] == 0) & (y[:, 1] == 1)).sum(), ((y[:, 0] == 0) & (y[:, 1] == 0)).sum()],
+        ]
+    )
     assert (row["b"], row["c"]) == (t[0, 1], t[1, 0])
     exact = sm_mcnemar(t, exact=True).pvalue
     # mid-p = exact p minus the point probability of the observed table (Fagerland et al. 2013)
@@ -47,8 +52,17 @@ def test_cluster_ids_auto(demo_study, pandalm_study):
 
 
 def test_compare_cli_json(capsys):
-    code = main(["compare", str(EXTERNAL / "pandalm_testset" / "verdicts_wide.csv"), "--mapping",
-                 str(MAPPINGS / "pandalm_wide.toml"), "--resamples", "200", "--json"])
+    code = main(
+        [
+            "compare",
+            str(EXTERNAL / "pandalm_testset" / "verdicts_wide.csv"),
+            "--mapping",
+            str(MAPPINGS / "pandalm_wide.toml"),
+            "--resamples",
+            "200",
+            "--json",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["settings"]["gold"] == "majority"

@@ -11,15 +11,13 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DEMO, EXTERNAL, MAPPINGS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from medjudge.cli import main
 from medjudge.data.errors import InputError
 from medjudge.data.medrewardbench import load_medrewardbench
 from medjudge.data.tables import TableMapping, load_any, load_table
-
-from conftest import DEMO, EXTERNAL, MAPPINGS
 
 DIMS = ["accuracy", "relevance", "comprehensiveness", "creativity", "responsiveness", "overall"]
 
@@ -49,11 +47,16 @@ def test_pandalm_judge_accuracy_matches_source_md(pandalm_study):
     # PandaLM-7B 0.668
     o = pandalm_study.outcomes("preference")
     acc = np.nan_to_num(o.outcome, nan=0.0).mean(axis=0)
-    assert dict(zip(o.judges, np.round(acc, 3), strict=True)) == {"gpt-3.5-turbo": 0.698, "pandalm-7b": 0.668}
+    assert dict(zip(o.judges, np.round(acc, 3), strict=True)) == {
+        "gpt-3.5-turbo": 0.698,
+        "pandalm-7b": 0.668,
+    }
 
 
 def test_pandalm_upstream_json_equals_wide_csv(pandalm_study):
-    up = load_any(EXTERNAL / "pandalm_testset" / "testset-v1.json", MAPPINGS / "pandalm_upstream.toml")
+    up = load_any(
+        EXTERNAL / "pandalm_testset" / "testset-v1.json", MAPPINGS / "pandalm_upstream.toml"
+    )
     a = pandalm_study.matrix("preference", raters=pandalm_study.raters()).values
     b = up.matrix("preference", raters=up.raters()).values
     np.testing.assert_array_equal(a, b)
@@ -75,7 +78,10 @@ def test_demo_bundle_counts(demo_study):
     params = json.loads((DEMO / "truth" / "params.json").read_text())
     assert s["n_items"] == 1026 == params["n_items"]
     assert len(demo_study.experts) == 3 and len(demo_study.judges) == 12
-    assert set(demo_study.items["organ_system"]) == set(params["organs"]) and len(params["organs"]) == 13
+    assert (
+        set(demo_study.items["organ_system"]) == set(params["organs"])
+        and len(params["organs"]) == 13
+    )
     assert demo_study.items["department"].nunique() == 8
     # every raw output is accounted for: rows = items x dims x (3 experts + judge files)
     n_pred_files = len(list((DEMO / "predictions").glob("*.jsonl")))
@@ -110,10 +116,21 @@ def bundle(tmp_path):
     (dst / "predictions").mkdir()
     for f in sorted((DEMO / "pair_gt_all").glob("*.jsonl"))[:2]:
         shutil.copy(f, dst / "pair_gt_all" / f.name)
-    ids = [json.loads(x)["question_id"] for f in (dst / "pair_gt_all").glob("*.jsonl")
-           for x in f.read_text().splitlines()]
-    lines = [json.dumps({"question_id": q, "chosen_answer": json.dumps(dict.fromkeys(DIMS, "A")),
-                         "answer_model": "j1"}) for q in ids]
+    ids = [
+        json.loads(x)["question_id"]
+        for f in (dst / "pair_gt_all").glob("*.jsonl")
+        for x in f.read_text().splitlines()
+    ]
+    lines = [
+        json.dumps(
+            {
+                "question_id": q,
+                "chosen_answer": json.dumps(dict.fromkeys(DIMS, "A")),
+                "answer_model": "j1",
+            }
+        )
+        for q in ids
+    ]
     (dst / "predictions" / "pair_j1.jsonl").write_text("\n".join(lines) + "\n")
     return dst
 
@@ -137,7 +154,9 @@ def test_malformed_json_line(bundle, capsys):
     lines[2] = lines[2][:-5]
     p.write_text("\n".join(lines) + "\n")
     err = _err(capsys, ["validate", str(bundle)])
-    assert "pair_j1.jsonl" in err and "line 3" in err and "column" in err and "malformed JSON" in err
+    assert (
+        "pair_j1.jsonl" in err and "line 3" in err and "column" in err and "malformed JSON" in err
+    )
 
 
 def test_missing_required_field(bundle, capsys):
@@ -173,7 +192,10 @@ def test_duplicate_prediction_rows(bundle, capsys):
 def test_prediction_id_matching_no_item(bundle, capsys):
     p = bundle / "predictions" / "pair_j1.jsonl"
     with p.open("a") as fh:
-        fh.write(json.dumps({"question_id": "nope_9999", "chosen_answer": "A", "answer_model": "j1"}) + "\n")
+        fh.write(
+            json.dumps({"question_id": "nope_9999", "chosen_answer": "A", "answer_model": "j1"})
+            + "\n"
+        )
     err = _err(capsys, ["validate", str(bundle)])
     assert "nope_9999" in err and "matches no ground-truth item" in err
 
@@ -205,22 +227,36 @@ def _csv(tmp_path, text, name="t.csv"):
     return p
 
 
-LONG = TableMapping.from_dict({"layout": "long", "item": "item", "rater": "rater", "value": "value",
-                               "role": "judge", "scale": {"level": "nominal", "categories": ["A", "B"]},
-                               "invalid": ["??"]})
+LONG = TableMapping.from_dict(
+    {
+        "layout": "long",
+        "item": "item",
+        "rater": "rater",
+        "value": "value",
+        "role": "judge",
+        "scale": {"level": "nominal", "categories": ["A", "B"]},
+        "invalid": ["??"],
+    }
+)
 
 
 def test_table_missing_column(tmp_path, capsys):
     p = _csv(tmp_path, "item,judge,value\n1,x,A\n")
-    with pytest.raises(InputError, match=r"t.csv, line 1, column rater: missing required column 'rater'"):
+    with pytest.raises(
+        InputError, match=r"t.csv, line 1, column rater: missing required column 'rater'"
+    ):
         load_table(p, LONG)
-    err = _err(capsys, ["validate", str(p), "--item", "item", "--rater", "rater", "--value", "value"])
+    err = _err(
+        capsys, ["validate", str(p), "--item", "item", "--rater", "rater", "--value", "value"]
+    )
     assert "missing required column 'rater'" in err
 
 
 def test_table_label_outside_scale_names_line_and_column(tmp_path):
     p = _csv(tmp_path, "item,rater,value\n1,x,A\n2,x,B\n3,x,Q\n")
-    with pytest.raises(InputError, match=r"line 4, column value: label 'Q' is outside the declared scale"):
+    with pytest.raises(
+        InputError, match=r"line 4, column value: label 'Q' is outside the declared scale"
+    ):
         load_table(p, LONG)
 
 
@@ -263,23 +299,48 @@ def test_cli_has_no_traceback_on_missing_path(capsys):
 
 
 def test_validate_json_output(capsys):
-    assert main(["validate", str(EXTERNAL / "llmbar" / "verdicts_long.csv"), "--mapping",
-                 str(MAPPINGS / "llmbar_long.toml"), "--json"]) == 0
+    assert (
+        main(
+            [
+                "validate",
+                str(EXTERNAL / "llmbar" / "verdicts_long.csv"),
+                "--mapping",
+                str(MAPPINGS / "llmbar_long.toml"),
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["n_ratings"] == 61926 and out["status"]["invalid"] == 273
 
 
 def test_console_script_runs():
-    r = subprocess.run([sys.executable, "-m", "medjudge.cli", "validate", str(DEMO)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "medjudge.cli", "validate", str(DEMO)],
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and "1026 items" in r.stdout
 
 
 # ----------------------------------------------------------------------------- properties
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["r1", "r2", "r3"]),
-                          st.sampled_from(["A", "B", "", "??"])), min_size=1, max_size=60,
-                unique_by=lambda t: (t[0], t[1])),
-       st.randoms(use_true_random=False))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 30),
+            st.sampled_from(["r1", "r2", "r3"]),
+            st.sampled_from(["A", "B", "", "??"]),
+        ),
+        min_size=1,
+        max_size=60,
+        unique_by=lambda t: (t[0], t[1]),
+    ),
+    st.randoms(use_true_random=False),
+)
 def test_long_table_roundtrip(tmp_path_factory, rows, rnd):
     """Every row of a long table is kept; shuffling rows changes nothing; statuses are counted."""
     tmp = tmp_path_factory.mktemp("t")
@@ -296,17 +357,30 @@ def test_long_table_roundtrip(tmp_path_factory, rows, rnd):
     np.testing.assert_array_equal(m1, m2)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.lists(st.sampled_from(["1", "2", "tie", ""]), min_size=3, max_size=3), min_size=1, max_size=40))
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["1", "2", "tie", ""]), min_size=3, max_size=3),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_wide_table_majority_rule(tmp_path_factory, cells):
     tmp = tmp_path_factory.mktemp("w")
     df = pd.DataFrame(cells, columns=["e1", "e2", "e3"])
     df.insert(0, "idx", range(len(df)))
     p = tmp / "w.csv"
     df.to_csv(p, index=False)
-    m = TableMapping.from_dict({"layout": "wide", "item": "idx",
-                                "raters": {c: {"role": "expert"} for c in ["e1", "e2", "e3"]},
-                                "scale": {"level": "nominal", "categories": ["1", "2", "tie"]}})
+    m = TableMapping.from_dict(
+        {
+            "layout": "wide",
+            "item": "idx",
+            "raters": {c: {"role": "expert"} for c in ["e1", "e2", "e3"]},
+            "scale": {"level": "nominal", "categories": ["1", "2", "tie"]},
+        }
+    )
     if (df[["e1", "e2", "e3"]] == "").all(axis=None):
         with pytest.raises(InputError):
             load_table(p, m)
@@ -320,5 +394,8 @@ def test_wide_table_majority_rule(tmp_path_factory, cells):
         got = None if np.isnan(g.codes[i]) else st_.scales["overall"].categories[int(g.codes[i])]
         assert got == expect
     assert g.counts["no_gold"] == sum(
-        1 for r in cells if not [v for v in r if v] or 2 * max([v for v in r if v].count(x) for x in set(r) if x) <= len([v for v in r if v]))
-
+        1
+        for r in cells
+        if not [v for v in r if v]
+        or 2 * max([v for v in r if v].count(x) for x in set(r) if x) <= len([v for v in r if v])
+    )

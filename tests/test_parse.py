@@ -7,7 +7,6 @@ import string
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from medjudge.data.parse import STATUSES, normalise_choice, parse_verdict
 from medjudge.data.scale import MEDREWARDBENCH_DIMENSIONS as DIMS
 
@@ -43,7 +42,9 @@ def test_single_verdict_broadcast_only_on_request():
 
 
 def test_conflicting_single_verdicts_are_invalid():
-    r = parse_verdict("Assistant A is clearer but Assistant B is more accurate.", DIMS, broadcast=True)
+    r = parse_verdict(
+        "Assistant A is clearer but Assistant B is more accurate.", DIMS, broadcast=True
+    )
     assert r.status == "invalid" and "conflicting" in r.reason
 
 
@@ -94,8 +95,11 @@ def test_lowercase_prose_never_yields_a_verdict(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(["A", "B"]), min_size=6, max_size=6), st.sampled_from(["json", "kv"]),
-       st.text(max_size=40))
+@given(
+    st.lists(st.sampled_from(["A", "B"]), min_size=6, max_size=6),
+    st.sampled_from(["json", "kv"]),
+    st.text(max_size=40),
+)
 def test_roundtrip_of_well_formed_outputs(letters, style, noise):
     choices = dict(zip(DIMS, letters, strict=True))
     noise = noise.replace("{", "(").replace("}", ")")

@@ -7,13 +7,14 @@ import json
 
 import numpy as np
 from conftest import DEMO
-from scipy import stats
-
 from medjudge.data.simulate import simulate
+from scipy import stats
 
 
 def test_simulate_reproduces_committed_demo_bundle(tmp_path):
-    params = simulate(tmp_path / "demo", seed=json.loads((DEMO / "truth" / "params.json").read_text())["seed"])
+    params = simulate(
+        tmp_path / "demo", seed=json.loads((DEMO / "truth" / "params.json").read_text())["seed"]
+    )
     for f in sorted(DEMO.rglob("*")):
         if f.is_file():
             other = tmp_path / "demo" / f.relative_to(DEMO)
@@ -25,7 +26,9 @@ def test_simulate_reproduces_committed_demo_bundle(tmp_path):
 def test_different_seed_differs(tmp_path):
     simulate(tmp_path / "a", seed=1, n_items=60)
     simulate(tmp_path / "b", seed=2, n_items=60)
-    assert (tmp_path / "a" / "expert_labels.jsonl").read_bytes() != (tmp_path / "b" / "expert_labels.jsonl").read_bytes()
+    assert (tmp_path / "a" / "expert_labels.jsonl").read_bytes() != (
+        tmp_path / "b" / "expert_labels.jsonl"
+    ).read_bytes()
 
 
 def test_true_accuracy_recovered(demo_study):

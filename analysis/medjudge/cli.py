@@ -14,7 +14,17 @@ import sys
 from . import __version__
 from .data.errors import InputError
 
-COMMANDS = ("run", "validate", "simulate", "agreement", "audit", "compare", "subgroups", "bias", "report")
+COMMANDS = (
+    "run",
+    "validate",
+    "simulate",
+    "agreement",
+    "audit",
+    "compare",
+    "subgroups",
+    "bias",
+    "report",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,8 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
         if args.debug:
             raise
-        print(f"medjudge: internal error: {type(e).__name__}: {e} (rerun with --debug and report it)",
-              file=sys.stderr)
+        print(
+            f"medjudge: internal error: {type(e).__name__}: {e} (rerun with --debug and report it)",
+            file=sys.stderr,
+        )
         return 3
 
 

@@ -64,7 +64,9 @@ def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray 
                 return vals, c
             return None, None  # every item its own cluster: plain bootstrap
     if cluster != "auto":
-        raise ValueError(f"cluster column {cluster!r} is not an item attribute; have {list(study.items.columns)}")
+        raise ValueError(
+            f"cluster column {cluster!r} is not an item attribute; have {list(study.items.columns)}"
+        )
     return None, None
 
 
@@ -86,8 +88,15 @@ def expert_ceiling(study: Study, dimension: str) -> pd.DataFrame:
         g, _ = majority_gold(others, k)
         own = m.values[:, e]
         ok = np.isfinite(g) & np.isfinite(own)
-        rows.append({"dimension": dimension, "expert": name, "accuracy": float((own[ok] == g[ok]).mean()) if ok.any() else np.nan,
-                     "n": int(ok.sum()), "n_no_gold": int((~np.isfinite(g)).sum())})
+        rows.append(
+            {
+                "dimension": dimension,
+                "expert": name,
+                "accuracy": float((own[ok] == g[ok]).mean()) if ok.any() else np.nan,
+                "n": int(ok.sum()),
+                "n_no_gold": int((~np.isfinite(g)).sum()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -113,37 +122,80 @@ def evaluate_judges(
     # across dimensions only if gold is complete; otherwise draw per dimension from the same seed)
     same_items = len({tuple(o.items) for o in outcomes.values()}) == 1
     first = next(iter(outcomes.values()))
-    cl_for = (lambda o: None if clusters is None else
-              pd.Series(clusters, index=study.item_ids).loc[o.items].to_numpy())
-    shared_w = ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first)).weights() if same_items else None
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
+
+    def cl_for(o) -> np.ndarray | None:
+        return None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+
+    shared_w = (
+        ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first)).weights()
+        if same_items
+        else None
+    )
 
     boards, sens, cls, base, ceil = [], [], [], [], []
     for d, o in outcomes.items():
         cl = cl_for(o)
-        w = shared_w if shared_w is not None else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl).weights()
-        lb = leaderboard(o.outcome, judges, policy=policy, clusters=cl, n_resamples=n_resamples, seed=seed,
-                         level=level, weights=w)
+        w = (
+            shared_w
+            if shared_w is not None
+            else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl).weights()
+        )
+        lb = leaderboard(
+            o.outcome,
+            judges,
+            policy=policy,
+            clusters=cl,
+            n_resamples=n_resamples,
+            seed=seed,
+            level=level,
+            weights=w,
+        )
         lb.insert(0, "dimension", d)
         boards.append(lb)
         s = policy_sensitivity(o.outcome, judges, clusters=cl, level=level)
         s.insert(0, "dimension", d)
         sens.append(s)
         cats = list(range(len(o.scale.categories)))
-        c = classification_metrics(o.pred, o.gold, judges, categories=cats, labels=list(o.scale.categories),
-                                   policy=policy)
+        c = classification_metrics(
+            o.pred, o.gold, judges, categories=cats, labels=list(o.scale.categories), policy=policy
+        )
         c.insert(0, "dimension", d)
         cls.append(c)
         b = trivial_baselines(o.gold, categories=cats, labels=list(o.scale.categories), level=level)
         b.insert(0, "dimension", d)
         base.append(b)
         ceil.append(expert_ceiling(study, d))
-    pairs = all_pairs({d: o.outcome for d, o in outcomes.items()}, judges, dimensions=dims, policy=policy,
-                      clusters=None if clusters is None or not same_items else cl_for(first),
-                      n_resamples=n_resamples, seed=seed, level=level, weights=shared_w)
-    settings = {"policy": policy, "seed": seed, "n_resamples": n_resamples, "level": level,
-                "gold": first.gold_method, "cluster": cluster_col or "none (item bootstrap)",
-                "order": first.order or "single order", "dimensions": dims, "judges": judges,
-                "n_items_with_gold": {d: len(o.items) for d, o in outcomes.items()}}
-    return JudgeEvaluation(pd.concat(boards, ignore_index=True), pairs, pd.concat(sens, ignore_index=True),
-                           pd.concat(cls, ignore_index=True), pd.concat(base, ignore_index=True),
-                           pd.concat(ceil, ignore_index=True), settings, excluded)
+    pairs = all_pairs(
+        {d: o.outcome for d, o in outcomes.items()},
+        judges,
+        dimensions=dims,
+        policy=policy,
+        clusters=None if clusters is None or not same_items else cl_for(first),
+        n_resamples=n_resamples,
+        seed=seed,
+        level=level,
+        weights=shared_w,
+    )
+    settings = {
+        "policy": policy,
+        "seed": seed,
+        "n_resamples": n_resamples,
+        "level": level,
+        "gold": first.gold_method,
+        "cluster": cluster_col or "none (item bootstrap)",
+        "order": first.order or "single order",
+        "dimensions": dims,
+        "judges": judges,
+        "n_items_with_gold": {d: len(o.items) for d, o in outcomes.items()},
+    }
+    return JudgeEvaluation(
+        pd.concat(boards, ignore_index=True),
+        pairs,
+        pd.concat(sens, ignore_index=True),
+        pd.concat(cls, ignore_index=True),
+        pd.concat(base, ignore_index=True),
+        pd.concat(ceil, ignore_index=True),
+        settings,
+        excluded,
+    )

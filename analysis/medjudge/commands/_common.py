@@ -14,10 +14,19 @@ from ..data.tables import TableMapping, load_any
 
 
 def add_input_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", help="a Med-RewardBench bundle directory, or a table (.csv/.tsv/.jsonl/.json/.parquet)")
+    p.add_argument(
+        "path",
+        help="a Med-RewardBench bundle directory, or a table (.csv/.tsv/.jsonl/.json/.parquet)",
+    )
     g = p.add_argument_group("table mapping (for tables; or use --mapping FILE.toml)")
-    g.add_argument("--mapping", help="TOML file describing the table's columns (see data/mappings/)")
-    g.add_argument("--layout", choices=["long", "wide"], help="long: one row per verdict; wide: one column per rater")
+    g.add_argument(
+        "--mapping", help="TOML file describing the table's columns (see data/mappings/)"
+    )
+    g.add_argument(
+        "--layout",
+        choices=["long", "wide"],
+        help="long: one row per verdict; wide: one column per rater",
+    )
     g.add_argument("--item", help="item id column(s), comma-separated")
     g.add_argument("--rater", help="rater column(s) (long layout), comma-separated")
     g.add_argument("--value", help="value column (long layout)")
@@ -27,8 +36,11 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--order", help="presentation-order column")
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
-    g.add_argument("--broadcast", action="store_true",
-                   help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')")
+    g.add_argument(
+        "--broadcast",
+        action="store_true",
+        help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')",
+    )
 
 
 def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:

@@ -53,9 +53,20 @@ def accuracy_table(study: Study) -> pd.DataFrame:
                 else:
                     k, n = float(np.nansum(y) + 0.5 * (n_all - n_use)), n_all
                 lo, hi = proportion_confint(k, n, method="wilson") if n else (np.nan, np.nan)
-                rows.append({"judge": judge, "dimension": dim, "policy": pol, "accuracy": k / n if n else np.nan,
-                             "ci_low": lo, "ci_high": hi, "n": n, "n_unusable": n_all - n_use,
-                             "gold": o.gold_method, "order": o.order or ""})
+                rows.append(
+                    {
+                        "judge": judge,
+                        "dimension": dim,
+                        "policy": pol,
+                        "accuracy": k / n if n else np.nan,
+                        "ci_low": lo,
+                        "ci_high": hi,
+                        "n": n,
+                        "n_unusable": n_all - n_use,
+                        "gold": o.gold_method,
+                        "order": o.order or "",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -68,12 +79,18 @@ def run(args: argparse.Namespace) -> int:
     study.rater_table().to_csv(out / "parse_status.csv", index=False)
     acc = accuracy_table(study)
     acc.to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
-    print(f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
-          f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}")
-    head = acc[acc["policy"] == "wrong"].pivot(index="judge", columns="dimension", values="accuracy")
+    print(
+        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
+        f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+    )
+    head = acc[acc["policy"] == "wrong"].pivot(
+        index="judge", columns="dimension", values="accuracy"
+    )
     head = head[study.dimensions]
     head["mean"] = head.mean(axis=1)
-    print("\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):")
+    print(
+        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+    )
     print(head.sort_values("mean", ascending=False).round(3).to_string())
     print(f"\nwrote {out / 'validation.json'}, {out / 'parse_status.csv'}, {out / 'accuracy.csv'}")
     return 0

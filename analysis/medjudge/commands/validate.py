@@ -8,38 +8,60 @@ from ._common import add_input_args, dump_json, load_input
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="load and check input; print counts per role, rater, dimension, status")
+    p = sub.add_parser(
+        "validate", help="load and check input; print counts per role, rater, dimension, status"
+    )
     add_input_args(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
 
 def format_summary(s: dict, rater_table) -> str:
-    lines = [f"{s['name']}: {s['n_items']} items, {s['n_ratings']} verdict rows",
-             "roles: " + ", ".join(f"{k} {v} raters ({s['ratings_per_role'].get(k, 0)} rows)" for k, v in s["roles"].items()),
-             "dimensions: " + ", ".join(s["dimensions"]),
-             "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
-             "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
-             f"verdicts without a usable value: {s['verdicts_without_value']}",
-             f"duplicates: {s['duplicates']}",
-             *(["verdict rows not 'ok', by reason:"] + [f"  {v:6d}  {k}" for k, v in s["not_ok_reasons"].items()]
-               if s["not_ok_reasons"] else []), "", "per rater (rows by parse status):",
-             rater_table.to_string(index=False), "", "gold labels per dimension:"]
+    lines = [
+        f"{s['name']}: {s['n_items']} items, {s['n_ratings']} verdict rows",
+        "roles: "
+        + ", ".join(
+            f"{k} {v} raters ({s['ratings_per_role'].get(k, 0)} rows)"
+            for k, v in s["roles"].items()
+        ),
+        "dimensions: " + ", ".join(s["dimensions"]),
+        "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
+        "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
+        f"verdicts without a usable value: {s['verdicts_without_value']}",
+        f"duplicates: {s['duplicates']}",
+        *(
+            ["verdict rows not 'ok', by reason:"]
+            + [f"  {v:6d}  {k}" for k, v in s["not_ok_reasons"].items()]
+            if s["not_ok_reasons"]
+            else []
+        ),
+        "",
+        "per rater (rows by parse status):",
+        rater_table.to_string(index=False),
+        "",
+        "gold labels per dimension:",
+    ]
     for dim, g in s["gold"].items():
         lines.append(f"  {dim}: " + ", ".join(f"{k} {v}" for k, v in g.items()))
     if "supplied_vs_majority_mismatch" in s:
-        lines.append("supplied gold vs expert majority, items that differ: "
-                     + ", ".join(f"{k} {v}" for k, v in s["supplied_vs_majority_mismatch"].items()))
+        lines.append(
+            "supplied gold vs expert majority, items that differ: "
+            + ", ".join(f"{k} {v}" for k, v in s["supplied_vs_majority_mismatch"].items())
+        )
     if s["load_counts"]:
         lines.append("load counts: " + ", ".join(f"{k} {v}" for k, v in s["load_counts"].items()))
     warnings = []
     for judge, st in s["status_per_judge"].items():
         bad = sum(v for k, v in st.items() if k != "ok")
         if bad:
-            warnings.append(f"{judge}: {bad} verdict rows not 'ok' ({', '.join(f'{k} {v}' for k, v in st.items() if k != 'ok')})")
+            warnings.append(
+                f"{judge}: {bad} verdict rows not 'ok' ({', '.join(f'{k} {v}' for k, v in st.items() if k != 'ok')})"
+            )
     for dim, g in s["gold"].items():
         if g.get("no_gold"):
-            warnings.append(f"{dim}: {g['no_gold']} items without gold are excluded from judge metrics")
+            warnings.append(
+                f"{dim}: {g['no_gold']} items without gold are excluded from judge metrics"
+            )
     if warnings or s["notes"]:
         lines += ["", "warnings / notes:"] + [f"  - {w}" for w in warnings + s["notes"]]
     return "\n".join(lines)

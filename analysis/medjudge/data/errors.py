@@ -35,7 +35,7 @@ class InputError(ValueError):
             where.append(f"line {self.line}")
         if self.column is not None:
             where.append(f"column {self.column!s}")
-        text = (": ".join([", ".join(where), self.message]) if where else self.message)
+        text = ": ".join([", ".join(where), self.message]) if where else self.message
         if self.hint:
             text += f" ({self.hint})"
         return text

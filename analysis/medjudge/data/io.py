@@ -27,11 +27,20 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as e:
-                raise InputError(f"malformed JSON ({e.msg})", file=path, line=lineno, column=e.colno,
-                                 hint="each line must be one JSON object") from None
+                raise InputError(
+                    f"malformed JSON ({e.msg})",
+                    file=path,
+                    line=lineno,
+                    column=e.colno,
+                    hint="each line must be one JSON object",
+                ) from None
             if not isinstance(obj, dict):
-                raise InputError(f"expected a JSON object, got {type(obj).__name__}", file=path, line=lineno,
-                                 column=1)
+                raise InputError(
+                    f"expected a JSON object, got {type(obj).__name__}",
+                    file=path,
+                    line=lineno,
+                    column=1,
+                )
             out.append((lineno, obj))
     if not out:
         raise InputError("file is empty (no records)", file=path)
@@ -67,7 +76,9 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
                 try:
                     data = json.load(fh)
                 except json.JSONDecodeError as e:
-                    raise InputError(f"malformed JSON ({e.msg})", file=path, line=e.lineno, column=e.colno) from None
+                    raise InputError(
+                        f"malformed JSON ({e.msg})", file=path, line=e.lineno, column=e.colno
+                    ) from None
             if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
                 raise InputError("expected a JSON array of objects", file=path)
             df = pd.DataFrame(data).astype(object)
@@ -76,8 +87,11 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
             df = pd.read_parquet(path).astype(object)
             kind = "row"
         else:
-            raise InputError(f"unknown table format {suffix!r}", file=path,
-                             hint="use .csv, .tsv, .jsonl, .json or .parquet")
+            raise InputError(
+                f"unknown table format {suffix!r}",
+                file=path,
+                hint="use .csv, .tsv, .jsonl, .json or .parquet",
+            )
     except pd.errors.EmptyDataError:
         raise InputError("file is empty", file=path) from None
     except pd.errors.ParserError as e:
@@ -88,8 +102,17 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
     for c in df.columns:
         if c == "_line":
             continue
-        df[c] = df[c].map(lambda v: "" if v is None or (isinstance(v, float) and v != v) else
-                          (v if isinstance(v, str) else (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))))
+        df[c] = df[c].map(
+            lambda v: (
+                ""
+                if v is None or (isinstance(v, float) and v != v)
+                else (
+                    v
+                    if isinstance(v, str)
+                    else (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
+                )
+            )
+        )
     return df, kind
 
 

@@ -43,8 +43,10 @@ def is_medrewardbench(path: str | Path) -> bool:
 
 def _gt_records(root: Path) -> list[tuple[Path, int, dict]]:
     gt_dir = root / GT_DIR
-    files = sorted(gt_dir.glob("*.jsonl")) or sorted(gt_dir.glob("*.parquet")) or sorted(
-        (gt_dir / "parquet").glob("*.parquet")
+    files = (
+        sorted(gt_dir.glob("*.jsonl"))
+        or sorted(gt_dir.glob("*.parquet"))
+        or sorted((gt_dir / "parquet").glob("*.parquet"))
     )
     if not files:
         raise InputError("no ground-truth files (*.jsonl or *.parquet)", file=gt_dir)
@@ -95,21 +97,43 @@ def load_medrewardbench(
         qid = str(rec["question_id"])
         if qid in seen:
             pf, pl = seen[qid]
-            raise InputError(f"question_id {qid!r} appears twice (first at {pf}, line {pl})", file=f, line=ln,
-                             column="question_id")
+            raise InputError(
+                f"question_id {qid!r} appears twice (first at {pf}, line {pl})",
+                file=f,
+                line=ln,
+                column="question_id",
+            )
         seen[qid] = (f, ln)
         ha = rec["human_answer"]
         if not isinstance(ha, dict):
-            raise InputError("human_answer must be an object of dimension → 'A'/'B'", file=f, line=ln,
-                             column="human_answer")
+            raise InputError(
+                "human_answer must be an object of dimension → 'A'/'B'",
+                file=f,
+                line=ln,
+                column="human_answer",
+            )
         for d in dimensions:
             v = ha.get(d)
             if v is not None and str(v).strip().upper() not in ("A", "B"):
-                raise InputError(f"label {v!r} for {d!r} is outside the declared scale A/B", file=f, line=ln,
-                                 column=f"human_answer.{d}")
-            gold_rows.append({"item": qid, "dimension": d, "value": None if v is None else str(v).strip().upper()})
-        attrs = {k: v for k, v in rec.items() if k not in ("question_id", "human_answer", "image")
-                 and (v is None or isinstance(v, (str, int, float, bool)))}
+                raise InputError(
+                    f"label {v!r} for {d!r} is outside the declared scale A/B",
+                    file=f,
+                    line=ln,
+                    column=f"human_answer.{d}",
+                )
+            gold_rows.append(
+                {
+                    "item": qid,
+                    "dimension": d,
+                    "value": None if v is None else str(v).strip().upper(),
+                }
+            )
+        attrs = {
+            k: v
+            for k, v in rec.items()
+            if k not in ("question_id", "human_answer", "image")
+            and (v is None or isinstance(v, (str, int, float, bool)))
+        }
         organ = rec.get("modality_type", f.stem)
         items_rows.append({"item": qid, "organ_system": organ, **attrs})
     items = pd.DataFrame(items_rows)
@@ -126,11 +150,17 @@ def load_medrewardbench(
         for ln, rec in read_jsonl(ef):
             for key in ("question_id", "annotator", "labels"):
                 if key not in rec:
-                    raise InputError(f"missing required field {key!r}", file=ef, line=ln, column=key)
+                    raise InputError(
+                        f"missing required field {key!r}", file=ef, line=ln, column=key
+                    )
             qid = str(rec["question_id"])
             if qid not in item_set:
-                raise InputError(f"question_id {qid!r} matches no ground-truth item", file=ef, line=ln,
-                                 column="question_id")
+                raise InputError(
+                    f"question_id {qid!r} matches no ground-truth item",
+                    file=ef,
+                    line=ln,
+                    column="question_id",
+                )
             labels = rec["labels"]
             if not isinstance(labels, dict):
                 raise InputError("labels must be an object", file=ef, line=ln, column="labels")
@@ -140,11 +170,25 @@ def load_medrewardbench(
                     counts["expert_labels_missing"] = counts.get("expert_labels_missing", 0) + 1
                     continue
                 if str(v).strip().upper() not in ("A", "B"):
-                    raise InputError(f"label {v!r} for {d!r} is outside the declared scale A/B", file=ef, line=ln,
-                                     column=f"labels.{d}")
-                ratings.append({"item": qid, "rater": str(rec["annotator"]), "role": "expert", "dimension": d,
-                                "value": str(v).strip().upper(), "order": "AB", "status": "ok",
-                                "source": str(ef), "line": ln})
+                    raise InputError(
+                        f"label {v!r} for {d!r} is outside the declared scale A/B",
+                        file=ef,
+                        line=ln,
+                        column=f"labels.{d}",
+                    )
+                ratings.append(
+                    {
+                        "item": qid,
+                        "rater": str(rec["annotator"]),
+                        "role": "expert",
+                        "dimension": d,
+                        "value": str(v).strip().upper(),
+                        "order": "AB",
+                        "status": "ok",
+                        "source": str(ef),
+                        "line": ln,
+                    }
+                )
 
     # ---- predictions
     pred_dir = root / PRED_DIR
@@ -156,15 +200,24 @@ def load_medrewardbench(
         for ln, rec in recs:
             for key in ("question_id", "chosen_answer"):
                 if key not in rec:
-                    raise InputError(f"missing required field {key!r}", file=pf, line=ln, column=key)
+                    raise InputError(
+                        f"missing required field {key!r}", file=pf, line=ln, column=key
+                    )
             qid = str(rec["question_id"])
             if qid not in item_set:
-                raise InputError(f"prediction id {qid!r} matches no ground-truth item", file=pf, line=ln,
-                                 column="question_id", hint="check that the prediction file belongs to this bundle")
+                raise InputError(
+                    f"prediction id {qid!r} matches no ground-truth item",
+                    file=pf,
+                    line=ln,
+                    column="question_id",
+                    hint="check that the prediction file belongs to this bundle",
+                )
             judge = str(rec.get("judge") or rec.get("answer_model") or _judge_from_stem(pf.stem))
             order = str(rec.get("order", "AB")).upper()
             if order not in ("AB", "BA"):
-                raise InputError(f"order {order!r} must be 'AB' or 'BA'", file=pf, line=ln, column="order")
+                raise InputError(
+                    f"order {order!r} must be 'AB' or 'BA'", file=pf, line=ln, column="order"
+                )
             run = str(rec.get("run", "1"))
             raw = rec["chosen_answer"]
             parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
@@ -173,9 +226,22 @@ def load_medrewardbench(
                 v = parsed.choices[d]
                 if v is not None and order == "BA":
                     v = _FLIP[v]
-                ratings.append({"item": qid, "rater": judge, "role": "judge", "dimension": d, "value": v,
-                                "order": order, "raw": raw_text, "status": parsed.status, "run": run,
-                                "source": str(pf), "line": ln, "note": parsed.reason})
+                ratings.append(
+                    {
+                        "item": qid,
+                        "rater": judge,
+                        "role": "judge",
+                        "dimension": d,
+                        "value": v,
+                        "order": order,
+                        "raw": raw_text,
+                        "status": parsed.status,
+                        "run": run,
+                        "source": str(pf),
+                        "line": ln,
+                        "note": parsed.reason,
+                    }
+                )
             judged.setdefault((judge, order, run), set()).add(qid)
             counts[f"parse_{parsed.status}"] = counts.get(f"parse_{parsed.status}", 0) + 1
         # a judge that skipped items: the reference rule scores them wrong; keep them, flagged
@@ -183,24 +249,51 @@ def load_medrewardbench(
             for qid in sorted(item_set - done):
                 counts["missing_predictions"] = counts.get("missing_predictions", 0) + 1
                 for d in dimensions:
-                    ratings.append({"item": qid, "rater": judge, "role": "judge", "dimension": d, "value": None,
-                                    "order": order, "raw": None, "status": "missing", "run": run,
-                                    "source": str(pf), "line": np.nan, "note": "no prediction line for this item"})
+                    ratings.append(
+                        {
+                            "item": qid,
+                            "rater": judge,
+                            "role": "judge",
+                            "dimension": d,
+                            "value": None,
+                            "order": order,
+                            "raw": None,
+                            "status": "missing",
+                            "run": run,
+                            "source": str(pf),
+                            "line": np.nan,
+                            "note": "no prediction line for this item",
+                        }
+                    )
     if not ratings:
-        raise InputError("bundle has neither expert labels nor predictions", file=root,
-                         hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl")
-    study = Study(pd.DataFrame(ratings), items, scales, gold_table=gold, sources=sources, name=root.name,
-                  load_counts=counts)
-    study.notes.append("Med-RewardBench bundle: gold = supplied human_answer unless another method is asked for")
+        raise InputError(
+            "bundle has neither expert labels nor predictions",
+            file=root,
+            hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl",
+        )
+    study = Study(
+        pd.DataFrame(ratings),
+        items,
+        scales,
+        gold_table=gold,
+        sources=sources,
+        name=root.name,
+        load_counts=counts,
+    )
+    study.notes.append(
+        "Med-RewardBench bundle: gold = supplied human_answer unless another method is asked for"
+    )
     if broadcast:
-        study.notes.append("single verdicts were broadcast to all dimensions on request (status 'broadcast')")
+        study.notes.append(
+            "single verdicts were broadcast to all dimensions on request (status 'broadcast')"
+        )
     return study
 
 
 def _judge_from_stem(stem: str) -> str:
     for prefix in ("pair_", "score_", "batch_"):
         if stem.startswith(prefix):
-            return stem[len(prefix):]
+            return stem[len(prefix) :]
     return stem
 
 

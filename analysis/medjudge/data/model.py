@@ -31,8 +31,19 @@ from .parse import STATUSES
 from .scale import Scale
 
 ROLES = ("expert", "judge")
-RATING_COLUMNS = ("item", "rater", "role", "dimension", "value", "order", "raw", "status", "run",
-                  "source", "line")
+RATING_COLUMNS = (
+    "item",
+    "rater",
+    "role",
+    "dimension",
+    "value",
+    "order",
+    "raw",
+    "status",
+    "run",
+    "source",
+    "line",
+)
 KEY = ["item", "rater", "dimension", "order", "run"]
 GoldMethod = Literal["auto", "majority", "reference", "supplied"]
 
@@ -48,7 +59,9 @@ class RatingMatrix:
     scale: Scale
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(self.values, index=pd.Index(self.items, name="item"), columns=self.raters)
+        return pd.DataFrame(
+            self.values, index=pd.Index(self.items, name="item"), columns=self.raters
+        )
 
 
 @dataclass(frozen=True)
@@ -142,27 +155,48 @@ class Study:
         bad_role = ~r["role"].isin(ROLES)
         if bad_role.any():
             row = r[bad_role].iloc[0]
-            raise InputError(f"role {row['role']!r} is not one of {ROLES}", file=row["source"] or None,
-                             line=_line(row), column="role")
+            raise InputError(
+                f"role {row['role']!r} is not one of {ROLES}",
+                file=row["source"] or None,
+                line=_line(row),
+                column="role",
+            )
         unknown_dim = sorted(set(r["dimension"]) - set(self.scales))
         if unknown_dim:
             row = r[r["dimension"] == unknown_dim[0]].iloc[0]
-            raise InputError(f"dimension {unknown_dim[0]!r} has no declared scale", file=row["source"] or None,
-                             line=_line(row), column="dimension", hint=f"declared: {sorted(self.scales)}")
+            raise InputError(
+                f"dimension {unknown_dim[0]!r} has no declared scale",
+                file=row["source"] or None,
+                line=_line(row),
+                column="dimension",
+                hint=f"declared: {sorted(self.scales)}",
+            )
         bad_status = ~r["status"].isin(STATUSES)
         if bad_status.any():
             row = r[bad_status].iloc[0]
-            raise InputError(f"status {row['status']!r} is not one of {STATUSES}", file=row["source"] or None,
-                             line=_line(row), column="status")
+            raise InputError(
+                f"status {row['status']!r} is not one of {STATUSES}",
+                file=row["source"] or None,
+                line=_line(row),
+                column="status",
+            )
         for dim, scale in self.scales.items():
             sub = r[(r["dimension"] == dim) & r["value"].notna()]
             ok = sub["value"].map(scale.contains)
             if not ok.all():
                 row = sub[~ok].iloc[0]
-                allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
-                raise InputError(f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
-                                 file=row["source"] or None, line=_line(row), column="value",
-                                 hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping")
+                allowed = (
+                    list(scale.categories)
+                    if scale.is_categorical
+                    else f"[{scale.low}, {scale.high}]"
+                )
+                raise InputError(
+                    f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
+                    file=row["source"] or None,
+                    line=_line(row),
+                    column="value",
+                    hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping",
+                )
         dup = r.duplicated(KEY, keep=False)
         if dup.any():
             rows = r[dup].sort_values(KEY).head(2)
@@ -171,7 +205,9 @@ class Study:
                 f"duplicate rating for item {first['item']!r}, rater {first['rater']!r}, dimension "
                 f"{first['dimension']!r}, order {first['order']!r} (also at {second['source']}"
                 f"{', line ' + str(_line(second)) if _line(second) else ''})",
-                file=first["source"] or None, line=_line(first), column="item/rater/dimension/order",
+                file=first["source"] or None,
+                line=_line(first),
+                column="item/rater/dimension/order",
                 hint="remove the repeat, or give repeats distinct 'run' values",
             )
         role_per_rater = r.groupby("rater")["role"].nunique()
@@ -181,9 +217,13 @@ class Study:
         missing_items = sorted(set(r["item"]) - set(self.items["item"]))
         if missing_items:
             row = r[r["item"] == missing_items[0]].iloc[0]
-            raise InputError(f"rating refers to item {missing_items[0]!r}, which is not in the items table",
-                             file=row["source"] or None, line=_line(row), column="item",
-                             hint=f"{len(missing_items)} unknown item id(s) in all")
+            raise InputError(
+                f"rating refers to item {missing_items[0]!r}, which is not in the items table",
+                file=row["source"] or None,
+                line=_line(row),
+                column="item",
+                hint=f"{len(missing_items)} unknown item id(s) in all",
+            )
         if self.gold_table is not None:
             g = self.gold_table.copy()
             g["item"] = g["item"].astype(str)
@@ -191,7 +231,9 @@ class Study:
                 vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
                 bad = ~vals.map(scale.contains)
                 if bad.any():
-                    raise InputError(f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale")
+                    raise InputError(
+                        f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
+                    )
             self.gold_table = g
 
     # ------------------------------------------------------------------ views
@@ -263,10 +305,16 @@ class Study:
             )
         cols = raters if raters is not None else list(dict.fromkeys(sub["rater"]))
         rows = items if items is not None else self.item_ids
-        wide = sub.pivot(index="item", columns="rater", values="_code").reindex(index=rows, columns=cols)
-        return RatingMatrix(wide.to_numpy(dtype=float), list(rows), list(cols), dimension, self.scales[dimension])
+        wide = sub.pivot(index="item", columns="rater", values="_code").reindex(
+            index=rows, columns=cols
+        )
+        return RatingMatrix(
+            wide.to_numpy(dtype=float), list(rows), list(cols), dimension, self.scales[dimension]
+        )
 
-    def gold(self, dimension: str, method: GoldMethod = "auto", *, reference: str | None = None) -> Gold:
+    def gold(
+        self, dimension: str, method: GoldMethod = "auto", *, reference: str | None = None
+    ) -> Gold:
         """Derive the gold label for one dimension.
 
         * ``majority`` — strict majority of the experts (see :func:`majority_gold`).
@@ -280,30 +328,55 @@ class Study:
             method = "supplied" if self.gold_table is not None else "majority"
         if method == "supplied":
             if self.gold_table is None:
-                raise ValueError("no supplied gold in this study; use method='majority' or 'reference'")
-            g = self.gold_table[self.gold_table["dimension"] == dimension].set_index("item")["value"]
+                raise ValueError(
+                    "no supplied gold in this study; use method='majority' or 'reference'"
+                )
+            g = self.gold_table[self.gold_table["dimension"] == dimension].set_index("item")[
+                "value"
+            ]
             vals = g.reindex(self.item_ids)
             codes = scale.encode([None if pd.isna(v) else v for v in vals])
-            return Gold(codes, self.item_ids, dimension, "supplied", "gold labels shipped with the data",
-                        {"no_gold": int(np.isnan(codes).sum())})
+            return Gold(
+                codes,
+                self.item_ids,
+                dimension,
+                "supplied",
+                "gold labels shipped with the data",
+                {"no_gold": int(np.isnan(codes).sum())},
+            )
         if method == "reference":
             if reference is None:
                 raise ValueError("method='reference' needs reference=<rater>")
             m = self.matrix(dimension, raters=[reference])
             codes = m.values[:, 0]
-            return Gold(codes, self.item_ids, dimension, "reference", f"labels of rater {reference!r}",
-                        {"no_gold": int(np.isnan(codes).sum())})
+            return Gold(
+                codes,
+                self.item_ids,
+                dimension,
+                "reference",
+                f"labels of rater {reference!r}",
+                {"no_gold": int(np.isnan(codes).sum())},
+            )
         if method == "majority":
             if not self.experts:
-                raise ValueError("no expert ratings: majority gold is impossible; use supplied or reference gold")
+                raise ValueError(
+                    "no expert ratings: majority gold is impossible; use supplied or reference gold"
+                )
             if not scale.is_categorical:
-                raise ValueError(f"majority gold needs a categorical scale; {dimension!r} is {scale.level}")
+                raise ValueError(
+                    f"majority gold needs a categorical scale; {dimension!r} is {scale.level}"
+                )
             m = self.matrix(dimension, role="expert")
             codes, counts = majority_gold(m.values, len(scale.categories))
             counts["no_gold"] = int(np.isnan(codes).sum())
-            return Gold(codes, self.item_ids, dimension, "majority",
-                        "strict majority (> half) of the experts who rated the item; split votes have no gold",
-                        counts)
+            return Gold(
+                codes,
+                self.item_ids,
+                dimension,
+                "majority",
+                "strict majority (> half) of the experts who rated the item; split votes have no gold",
+                counts,
+            )
         raise ValueError(f"unknown gold method {method!r}")
 
     def outcomes(
@@ -331,8 +404,19 @@ class Study:
         excluded = {"items_without_gold": int((~has_gold).sum())}
         excluded.update({f"gold_{k}": v for k, v in gold.counts.items() if k != "no_gold"})
         items = [it for it, h in zip(self.item_ids, has_gold, strict=True) if h]
-        return JudgeOutcomes(outcome, pred, g, st[has_gold], items, list(judges), dimension, order,
-                             gold.method, excluded, self.scales[dimension])
+        return JudgeOutcomes(
+            outcome,
+            pred,
+            g,
+            st[has_gold],
+            items,
+            list(judges),
+            dimension,
+            order,
+            gold.method,
+            excluded,
+            self.scales[dimension],
+        )
 
     def _status_matrix(self, dimension: str, judges: list[str], order: str | None) -> np.ndarray:
         r = self.ratings
@@ -353,7 +437,9 @@ class Study:
             "n_ratings": len(r),
             "dimensions": self.dimensions,
             "roles": {k: int(v) for k, v in r.groupby("role")["rater"].nunique().items()},
-            "ratings_per_role": {k: int(v) for k, v in r["role"].value_counts().sort_index().items()},
+            "ratings_per_role": {
+                k: int(v) for k, v in r["role"].value_counts().sort_index().items()
+            },
             "experts": self.experts,
             "judges": self.judges,
             "orders": self.orders,
@@ -365,7 +451,8 @@ class Study:
             "verdicts_without_value": int(r["value"].isna().sum()),
             "not_ok_reasons": (
                 {k: int(v) for k, v in r.loc[r["status"] != "ok", "note"].value_counts().items()}
-                if "note" in r.columns else {}
+                if "note" in r.columns
+                else {}
             ),
             "duplicates": 0,
             "load_counts": dict(self.load_counts),
@@ -392,7 +479,11 @@ class Study:
     def rater_table(self) -> pd.DataFrame:
         """One row per rater × status with counts (the parse accounting table)."""
         r = self.ratings
-        t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
+        t = (
+            r.groupby(["role", "rater", "status"], sort=False)
+            .size()
+            .unstack("status", fill_value=0)
+        )
         for s in STATUSES:
             if s not in t.columns:
                 t[s] = 0
@@ -419,8 +510,9 @@ def _normalise_ratings(df: pd.DataFrame) -> pd.DataFrame:
         out[c] = out[c].fillna("").astype(str)
     out["value"] = out["value"].astype(object).where(out["value"].notna(), None)
     if out["status"].isna().any():
-        out.loc[out["status"].isna(), "status"] = np.where(out.loc[out["status"].isna(), "value"].isna(),
-                                                           "invalid", "ok")
+        out.loc[out["status"].isna(), "status"] = np.where(
+            out.loc[out["status"].isna(), "value"].isna(), "invalid", "ok"
+        )
     out["status"] = out["status"].astype(str)
     extra = [c for c in out.columns if c not in RATING_COLUMNS]
     return out[list(RATING_COLUMNS) + extra].reset_index(drop=True)

@@ -141,7 +141,11 @@ def parse_verdict(
             if letter is not None:
                 # a bare letter must be upper case unless quoted/bracketed: "a" is an article
                 token = m.group(0)
-                if letter.islower() and not re.search(r"[\"'\[\(]|assistant|answer|response|option|output", token[token.find(":") + 1 :] if ":" in token else token, re.IGNORECASE):
+                if letter.islower() and not re.search(
+                    r"[\"'\[\(]|assistant|answer|response|option|output",
+                    token[token.find(":") + 1 :] if ":" in token else token,
+                    re.IGNORECASE,
+                ):
                     continue
                 found = letter.upper()
             elif allow_tie and m.lastindex and m.group(m.lastindex):
@@ -151,7 +155,9 @@ def parse_verdict(
     if n_found == len(dims):
         return ParsedVerdict(choices, "ok", "key-value text")
     if n_found > 0:
-        return ParsedVerdict(choices, "partial", f"key-value text, {len(dims) - n_found} dimension(s) missing")
+        return ParsedVerdict(
+            choices, "partial", f"key-value text, {len(dims) - n_found} dimension(s) missing"
+        )
 
     # 4. a single overall verdict
     single = _single_verdict(text, allow_tie=allow_tie)
@@ -160,17 +166,30 @@ def parse_verdict(
     if single == "conflict":
         return ParsedVerdict(empty, "invalid", "conflicting single verdicts (both A and B named)")
     if not broadcast:
-        return ParsedVerdict(empty, "invalid", f"single verdict {single!r} found; broadcasting not enabled",
-                             extra={"single": single})
-    return ParsedVerdict({d: single for d in dims}, "broadcast", "single verdict copied to all dimensions",
-                         extra={"single": single})
+        return ParsedVerdict(
+            empty,
+            "invalid",
+            f"single verdict {single!r} found; broadcasting not enabled",
+            extra={"single": single},
+        )
+    return ParsedVerdict(
+        {d: single for d in dims},
+        "broadcast",
+        "single verdict copied to all dimensions",
+        extra={"single": single},
+    )
 
 
 @lru_cache(maxsize=256)
 def _kv_pattern(dimension: str, allow_tie: bool) -> re.Pattern[str]:
     tie_alt = r"|(tie|equal|both|same)" if allow_tie else ""
     return re.compile(
-        r"[\"']?\b" + re.escape(dimension) + r"\b[\"']?\s*[:=]\s*(?:" + _CHOICE + tie_alt + r")(?![\w])",
+        r"[\"']?\b"
+        + re.escape(dimension)
+        + r"\b[\"']?\s*[:=]\s*(?:"
+        + _CHOICE
+        + tie_alt
+        + r")(?![\w])",
         re.IGNORECASE,
     )
 
@@ -183,14 +202,24 @@ def _from_mapping(obj: dict, dims: list[str], *, allow_tie: bool, source: str) -
     if n_found == len(dims):
         return ParsedVerdict(choices, "ok", source, extra)
     if n_found:
-        return ParsedVerdict(choices, "partial", f"{source}, {len(dims) - n_found} dimension(s) missing or not A/B", extra)
+        return ParsedVerdict(
+            choices,
+            "partial",
+            f"{source}, {len(dims) - n_found} dimension(s) missing or not A/B",
+            extra,
+        )
     return ParsedVerdict(choices, "invalid", f"{source} without a usable dimension value", extra)
 
 
 _SINGLE_PATTERNS = (
     re.compile(r"\[\[\s*([AB])\s*\]\]"),
-    re.compile(r"\b(?:assistant|answer|response|option|output)\s+([AB])\b(?!['’]?\w)", re.IGNORECASE),
-    re.compile(r"\b(?:verdict|winner|choice|better|prefer(?:red)?)\s*(?:is|:|=)?\s*\"?([AB])\b(?!['’]?\w)", re.IGNORECASE),
+    re.compile(
+        r"\b(?:assistant|answer|response|option|output)\s+([AB])\b(?!['’]?\w)", re.IGNORECASE
+    ),
+    re.compile(
+        r"\b(?:verdict|winner|choice|better|prefer(?:red)?)\s*(?:is|:|=)?\s*\"?([AB])\b(?!['’]?\w)",
+        re.IGNORECASE,
+    ),
 )
 
 

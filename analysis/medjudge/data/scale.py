@@ -92,8 +92,13 @@ class Scale:
             return np.arange(len(self.categories), dtype=float)
 
     def to_dict(self) -> dict[str, object]:
-        return {"level": self.level, "categories": list(self.categories), "low": self.low,
-                "high": self.high, "tie": self.tie}
+        return {
+            "level": self.level,
+            "categories": list(self.categories),
+            "low": self.low,
+            "high": self.high,
+            "tie": self.tie,
+        }
 
 
 # The Med-RewardBench scale: every dimension is a forced A/B choice (no tie label).

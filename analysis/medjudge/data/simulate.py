@@ -41,19 +41,58 @@ from scipy.special import expit
 
 from .scale import MEDREWARDBENCH_DIMENSIONS as DIMS
 
-ORGANS = ("abdomen", "brain", "breast", "chest", "eye", "foot", "gastrointestinal_tract", "heart",
-          "lower_limb", "lung", "oral_cavity", "pelvic_cavity", "upper_limb")
-ORGAN_SHARE = np.array([0.09, 0.11, 0.06, 0.12, 0.07, 0.04, 0.08, 0.08, 0.05, 0.12, 0.05, 0.07, 0.06])
-DEPARTMENTS = ("radiology", "neurology", "cardiology", "ophthalmology", "gastroenterology", "orthopaedics",
-               "obstetrics_gynaecology", "stomatology")
+ORGANS = (
+    "abdomen",
+    "brain",
+    "breast",
+    "chest",
+    "eye",
+    "foot",
+    "gastrointestinal_tract",
+    "heart",
+    "lower_limb",
+    "lung",
+    "oral_cavity",
+    "pelvic_cavity",
+    "upper_limb",
+)
+ORGAN_SHARE = np.array(
+    [0.09, 0.11, 0.06, 0.12, 0.07, 0.04, 0.08, 0.08, 0.05, 0.12, 0.05, 0.07, 0.06]
+)
+DEPARTMENTS = (
+    "radiology",
+    "neurology",
+    "cardiology",
+    "ophthalmology",
+    "gastroenterology",
+    "orthopaedics",
+    "obstetrics_gynaecology",
+    "stomatology",
+)
 # main department of each organ (the rest of the cases go to radiology)
-ORGAN_DEPT = {"abdomen": "gastroenterology", "brain": "neurology", "breast": "obstetrics_gynaecology",
-              "chest": "radiology", "eye": "ophthalmology", "foot": "orthopaedics",
-              "gastrointestinal_tract": "gastroenterology", "heart": "cardiology", "lower_limb": "orthopaedics",
-              "lung": "radiology", "oral_cavity": "stomatology", "pelvic_cavity": "obstetrics_gynaecology",
-              "upper_limb": "orthopaedics"}
-DIM_COUPLING = {"accuracy": 0.85, "relevance": 0.8, "comprehensiveness": 0.75, "creativity": 0.6,
-                "responsiveness": 0.8, "overall": 1.0}
+ORGAN_DEPT = {
+    "abdomen": "gastroenterology",
+    "brain": "neurology",
+    "breast": "obstetrics_gynaecology",
+    "chest": "radiology",
+    "eye": "ophthalmology",
+    "foot": "orthopaedics",
+    "gastrointestinal_tract": "gastroenterology",
+    "heart": "cardiology",
+    "lower_limb": "orthopaedics",
+    "lung": "radiology",
+    "oral_cavity": "stomatology",
+    "pelvic_cavity": "obstetrics_gynaecology",
+    "upper_limb": "orthopaedics",
+}
+DIM_COUPLING = {
+    "accuracy": 0.85,
+    "relevance": 0.8,
+    "comprehensiveness": 0.75,
+    "creativity": 0.6,
+    "responsiveness": 0.8,
+    "overall": 1.0,
+}
 PREVALENCE_A = 0.55
 P_GOLD_LONGER = 0.62
 
@@ -79,13 +118,37 @@ def _judges() -> list[JudgeSpec]:
     med_organs = {**zo, "brain": 0.5, "heart": 0.4, "foot": -0.6, "oral_cavity": -0.6}
     hard_organs = {**zo, "eye": -0.7, "breast": -0.5, "lung": 0.3}
     return [
-        JudgeSpec("sim-proprietary-a", 1.25, weak_creat, zo, 0.00, 0.05, 0.005, 0.005, 0.00, "json"),
-        JudgeSpec("sim-proprietary-b", 1.10, weak_creat, hard_organs, 0.04, 0.05, 0.010, 0.010, 0.00, "json"),
+        JudgeSpec(
+            "sim-proprietary-a", 1.25, weak_creat, zo, 0.00, 0.05, 0.005, 0.005, 0.00, "json"
+        ),
+        JudgeSpec(
+            "sim-proprietary-b",
+            1.10,
+            weak_creat,
+            hard_organs,
+            0.04,
+            0.05,
+            0.010,
+            0.010,
+            0.00,
+            "json",
+        ),
         JudgeSpec("sim-general-72b", 0.95, z, zo, 0.08, 0.00, 0.010, 0.010, 0.00, "json"),
         JudgeSpec("sim-general-32b", 0.80, weak_creat, zo, 0.10, 0.05, 0.020, 0.010, 0.01, "kv"),
         JudgeSpec("sim-general-8b", 0.55, z, hard_organs, 0.18, 0.05, 0.030, 0.020, 0.03, "json"),
         JudgeSpec("sim-general-7b", 0.45, weak_creat, zo, 0.25, 0.00, 0.050, 0.020, 0.05, "kv"),
-        JudgeSpec("sim-med-8b", 0.40, {**z, "accuracy": 0.3}, med_organs, 0.12, 0.00, 0.040, 0.020, 0.02, "think"),
+        JudgeSpec(
+            "sim-med-8b",
+            0.40,
+            {**z, "accuracy": 0.3},
+            med_organs,
+            0.12,
+            0.00,
+            0.040,
+            0.020,
+            0.02,
+            "think",
+        ),
         JudgeSpec("sim-med-7b", 0.20, z, med_organs, 0.30, 0.00, 0.080, 0.030, 0.08, "json"),
         JudgeSpec("sim-reward-7b", 0.70, z, zo, 0.05, 0.20, 0.010, 0.000, 0.00, "json"),
         JudgeSpec("sim-critic-7b", 0.60, weak_creat, zo, 0.00, 0.10, 0.020, 0.010, 0.00, "think"),
@@ -109,9 +172,13 @@ SWAP_JUDGES = ("sim-general-8b", "sim-med-7b", "sim-control")
 
 
 def _render(choices: dict[str, str], style: str, rng: np.random.Generator, winner: str) -> str:
-    reason = rng.choice(["Answer {w} identifies the key imaging finding.",
-                         "Answer {w} is more complete and clinically relevant.",
-                         "Both answers mention the lesion; {w} explains it better."]).format(w=winner)
+    reason = rng.choice(
+        [
+            "Answer {w} identifies the key imaging finding.",
+            "Answer {w} is more complete and clinically relevant.",
+            "Both answers mention the lesion; {w} explains it better.",
+        ]
+    ).format(w=winner)
     if style == "kv":
         return "\n".join(f"{d}: {c}" for d, c in choices.items()) + f"\nreason: {reason}"
     body = json.dumps({**choices, "reason": reason})
@@ -158,25 +225,36 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
         for d in DIMS:
             correct = rng.random(n_items) < exp_acc[e][d] + drift
             expert_labels[e][d] = np.where(correct, truth[d], 1 - truth[d])
-    gold = {d: (np.sum([expert_labels[e][d] for e in EXPERTS], axis=0) >= 2).astype(int) for d in DIMS}
+    gold = {
+        d: (np.sum([expert_labels[e][d] for e in EXPERTS], axis=0) >= 2).astype(int) for d in DIMS
+    }
 
     longer_is_gold = rng.random(n_items) < P_GOLD_LONGER
     short = rng.integers(40, 160, size=n_items)
     long_ = short + rng.integers(10, 120, size=n_items)
-    longer_pos = np.where(longer_is_gold, gold["overall"], 1 - gold["overall"])  # 0 = answer1 longer
+    longer_pos = np.where(
+        longer_is_gold, gold["overall"], 1 - gold["overall"]
+    )  # 0 = answer1 longer
     len1 = np.where(longer_pos == 0, long_, short)
     len2 = np.where(longer_pos == 0, short, long_)
 
     letters = np.array(["A", "B"])
     by_organ: dict[str, list[str]] = {o: [] for o in ORGANS}
     for i in range(n_items):
-        rec = {"question_id": qids[i], "modality_type": ORGANS[organ[i]], "department": DEPARTMENTS[dept[i]],
-               "image_id": f"img_{image[i]:04d}", "dataset": "simulated", "question_type": "open",
-               "question": f"Describe the main finding in this {ORGANS[organ[i]].replace('_', ' ')} image.",
-               "answer1_text": f"Synthetic answer 1 ({len1[i]} words).",
-               "answer2_text": f"Synthetic answer 2 ({len2[i]} words).",
-               "answer1_len": int(len1[i]), "answer2_len": int(len2[i]),
-               "human_answer": {d: str(letters[gold[d][i]]) for d in DIMS}}
+        rec = {
+            "question_id": qids[i],
+            "modality_type": ORGANS[organ[i]],
+            "department": DEPARTMENTS[dept[i]],
+            "image_id": f"img_{image[i]:04d}",
+            "dataset": "simulated",
+            "question_type": "open",
+            "question": f"Describe the main finding in this {ORGANS[organ[i]].replace('_', ' ')} image.",
+            "answer1_text": f"Synthetic answer 1 ({len1[i]} words).",
+            "answer2_text": f"Synthetic answer 2 ({len2[i]} words).",
+            "answer1_len": int(len1[i]),
+            "answer2_len": int(len2[i]),
+            "human_answer": {d: str(letters[gold[d][i]]) for d in DIMS},
+        }
         by_organ[ORGANS[organ[i]]].append(json.dumps(rec))
     for o, lines in by_organ.items():
         (out / "pair_gt_all" / f"{o}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -184,8 +262,16 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
     with (out / "expert_labels.jsonl").open("w", encoding="utf-8") as fh:
         for i in range(n_items):
             for e in EXPERTS:
-                fh.write(json.dumps({"question_id": qids[i], "annotator": e,
-                                     "labels": {d: str(letters[expert_labels[e][d][i]]) for d in DIMS}}) + "\n")
+                fh.write(
+                    json.dumps(
+                        {
+                            "question_id": qids[i],
+                            "annotator": e,
+                            "labels": {d: str(letters[expert_labels[e][d][i]]) for d in DIMS},
+                        }
+                    )
+                    + "\n"
+                )
 
     judges = _judges()
     params_judges = {}
@@ -214,31 +300,51 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
                     raw = f"After comparing both answers, my verdict is [[{choices['overall']}]]."
                 elif u_kind < spec.invalid_rate + spec.broadcast_rate + spec.partial_rate:
                     drop = DIMS[int(rng.integers(len(DIMS)))]
-                    raw = _render({d: c for d, c in choices.items() if d != drop}, spec.style, rng, choices["overall"])
+                    raw = _render(
+                        {d: c for d, c in choices.items() if d != drop},
+                        spec.style,
+                        rng,
+                        choices["overall"],
+                    )
                 else:
                     raw = _render(choices, spec.style, rng, choices["overall"])
-                rec = {"question_id": qids[i], "modality_type": ORGANS[organ[i]], "chosen_answer": raw,
-                       "answer_model": spec.name}
+                rec = {
+                    "question_id": qids[i],
+                    "modality_type": ORGANS[organ[i]],
+                    "chosen_answer": raw,
+                    "answer_model": spec.name,
+                }
                 if order == "BA":
                     rec["order"] = "BA"
                 lines.append(json.dumps(rec))
             suffix = "" if order == "AB" else "_swapped"
-            (out / "predictions" / f"pair_{spec.name}{suffix}.jsonl").write_text("\n".join(lines) + "\n",
-                                                                                 encoding="utf-8")
+            (out / "predictions" / f"pair_{spec.name}{suffix}.jsonl").write_text(
+                "\n".join(lines) + "\n", encoding="utf-8"
+            )
         params_judges[spec.name] = _judge_truth(spec)
 
     params = {
-        "seed": seed, "n_items": n_items, "organs": list(ORGANS), "organ_share": ORGAN_SHARE.tolist(),
-        "departments": list(DEPARTMENTS), "dimensions": list(DIMS), "prevalence_A_truth_overall": PREVALENCE_A,
-        "dim_coupling": DIM_COUPLING, "p_gold_longer": P_GOLD_LONGER,
-        "expert_accuracy_vs_truth": exp_acc, "expert_organ_drift": EXPERT_ORGAN_DRIFT,
-        "swap_judges": list(SWAP_JUDGES), "judges": params_judges,
+        "seed": seed,
+        "n_items": n_items,
+        "organs": list(ORGANS),
+        "organ_share": ORGAN_SHARE.tolist(),
+        "departments": list(DEPARTMENTS),
+        "dimensions": list(DIMS),
+        "prevalence_A_truth_overall": PREVALENCE_A,
+        "dim_coupling": DIM_COUPLING,
+        "p_gold_longer": P_GOLD_LONGER,
+        "expert_accuracy_vs_truth": exp_acc,
+        "expert_organ_drift": EXPERT_ORGAN_DRIFT,
+        "swap_judges": list(SWAP_JUDGES),
+        "judges": params_judges,
         "gold_A_prevalence_population": {d: _gold_prevalence_a(d) for d in DIMS},
         "notes": "true_accuracy_usable: P(correct | usable verdict), order AB, population over organs; "
-                 "true_accuracy_wrong_policy: the same times P(verdict usable for that dimension) "
-                 "(invalid, partial-dropped and, unless broadcasting is enabled, broadcast outputs count wrong).",
+        "true_accuracy_wrong_policy: the same times P(verdict usable for that dimension) "
+        "(invalid, partial-dropped and, unless broadcasting is enabled, broadcast outputs count wrong).",
     }
-    (out / "truth" / "params.json").write_text(json.dumps(params, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "truth" / "params.json").write_text(
+        json.dumps(params, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     (out / "README.md").write_text(_readme(seed, n_items), encoding="utf-8")
     return params
 
@@ -256,7 +362,11 @@ def _p_gold_a_given_truth_a(d: str) -> float:
 
 
 def _gold_prevalence_a(d: str) -> float:
-    q = PREVALENCE_A if d == "overall" else PREVALENCE_A * DIM_COUPLING[d] + (1 - PREVALENCE_A) * (1 - DIM_COUPLING[d])
+    q = (
+        PREVALENCE_A
+        if d == "overall"
+        else PREVALENCE_A * DIM_COUPLING[d] + (1 - PREVALENCE_A) * (1 - DIM_COUPLING[d])
+    )
     m = _p_gold_a_given_truth_a(d)
     return q * m + (1 - q) * (1 - m)
 
@@ -268,18 +378,33 @@ def _judge_truth(spec: JudgeSpec) -> dict:
     for d in DIMS:
         p_org = {o: float(expit(spec.base + spec.dim[d] + spec.organ[o])) for o in ORGANS}
         attend = float(sum(wi * p_org[o] for wi, o in zip(w, ORGANS, strict=True)))
-        a = spec.position_bias * _gold_prevalence_a(d) + spec.length_bias * _p_longer_is_gold(d) \
+        a = (
+            spec.position_bias * _gold_prevalence_a(d)
+            + spec.length_bias * _p_longer_is_gold(d)
             + (1 - spec.position_bias - spec.length_bias) * attend
+        )
         acc_usable[d] = a
         acc_wrong[d] = a * (usable - spec.partial_rate / len(DIMS))
-        by_organ[d] = {o: spec.position_bias * _gold_prevalence_a(d) + spec.length_bias * _p_longer_is_gold(d)
-                       + (1 - spec.position_bias - spec.length_bias) * p for o, p in p_org.items()}
-    return {"base_logit": spec.base, "dim_effect": spec.dim, "organ_effect": spec.organ,
-            "position_bias": spec.position_bias, "length_bias": spec.length_bias,
-            "invalid_rate": spec.invalid_rate, "partial_rate": spec.partial_rate,
-            "broadcast_rate": spec.broadcast_rate, "style": spec.style,
-            "true_accuracy_usable": acc_usable, "true_accuracy_wrong_policy": acc_wrong,
-            "true_accuracy_usable_by_organ": by_organ}
+        by_organ[d] = {
+            o: spec.position_bias * _gold_prevalence_a(d)
+            + spec.length_bias * _p_longer_is_gold(d)
+            + (1 - spec.position_bias - spec.length_bias) * p
+            for o, p in p_org.items()
+        }
+    return {
+        "base_logit": spec.base,
+        "dim_effect": spec.dim,
+        "organ_effect": spec.organ,
+        "position_bias": spec.position_bias,
+        "length_bias": spec.length_bias,
+        "invalid_rate": spec.invalid_rate,
+        "partial_rate": spec.partial_rate,
+        "broadcast_rate": spec.broadcast_rate,
+        "style": spec.style,
+        "true_accuracy_usable": acc_usable,
+        "true_accuracy_wrong_policy": acc_wrong,
+        "true_accuracy_usable_by_organ": by_organ,
+    }
 
 
 def _p_longer_is_gold(d: str) -> float:
@@ -297,9 +422,11 @@ def _p_gold_dims_agree(d: str) -> float:
     w = ORGAN_SHARE / ORGAN_SHARE.sum()
     total = 0.0
     for o, wi in zip(ORGANS, w, strict=True):
+
         def maj(dim: str, o: str = o) -> float:
             p1, p2, p3 = (acc[e][dim] + EXPERT_ORGAN_DRIFT.get(e, {}).get(o, 0.0) for e in EXPERTS)
             return p1 * p2 + p1 * p3 + p2 * p3 - 2 * p1 * p2 * p3
+
         md, mo = maj(d), maj("overall")
         same_truth = DIM_COUPLING[d]
         agree_if_same = md * mo + (1 - md) * (1 - mo)

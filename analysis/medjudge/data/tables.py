@@ -79,15 +79,24 @@ class TableMapping:
         known = set(cls.__dataclass_fields__) - {"source"}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise InputError(f"unknown mapping key(s) {unknown}", file=source, hint=f"known keys: {sorted(known)}")
+            raise InputError(
+                f"unknown mapping key(s) {unknown}",
+                file=source,
+                hint=f"known keys: {sorted(known)}",
+            )
         for k in ("item", "rater"):
             if k in d and isinstance(d[k], str):
                 d[k] = [d[k]]
         if "scale" in d:
             s = d["scale"]
             try:
-                d["scale"] = Scale(s.get("level", "nominal"), tuple(str(c) for c in s.get("categories", ())),
-                                   s.get("low"), s.get("high"), s.get("tie"))
+                d["scale"] = Scale(
+                    s.get("level", "nominal"),
+                    tuple(str(c) for c in s.get("categories", ())),
+                    s.get("low"),
+                    s.get("high"),
+                    s.get("tie"),
+                )
             except ValueError as e:
                 raise InputError(f"bad [scale]: {e}", file=source) from None
         d["recode"] = {str(k): str(v) for k, v in d.get("recode", {}).items()}
@@ -96,9 +105,13 @@ class TableMapping:
         if m.layout not in ("long", "wide"):
             raise InputError(f"layout must be 'long' or 'wide', not {m.layout!r}", file=source)
         if m.layout == "wide" and not m.raters:
-            raise InputError("a wide layout needs a [raters] table naming the rater columns", file=source)
+            raise InputError(
+                "a wide layout needs a [raters] table naming the rater columns", file=source
+            )
         if m.layout == "long" and not (m.role or m.role_column):
-            raise InputError("a long layout needs role = 'judge'|'expert' or role_column", file=source)
+            raise InputError(
+                "a long layout needs role = 'judge'|'expert' or role_column", file=source
+            )
         return m
 
     @classmethod
@@ -116,8 +129,13 @@ class TableMapping:
 def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMapping) -> None:
     for c in cols:
         if c not in df.columns:
-            raise InputError(f"missing required column {c!r}", file=path, line=1, column=c,
-                             hint=f"columns present: {[c for c in df.columns if not c.startswith('_')][:12]}; mapping: {mapping.source}")
+            raise InputError(
+                f"missing required column {c!r}",
+                file=path,
+                line=1,
+                column=c,
+                hint=f"columns present: {[c for c in df.columns if not c.startswith('_')][:12]}; mapping: {mapping.source}",
+            )
 
 
 def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:
@@ -140,45 +158,84 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             jp = (path.parent / extra) if not Path(extra).is_absolute() else Path(extra)
             jdf, _ = read_table(jp)
             _require(jdf, mapping.item[:1], jp, mapping)
-            jdf = jdf.drop(columns=[c for c in jdf.columns if c in df.columns and c not in mapping.item[:1]])
+            jdf = jdf.drop(
+                columns=[c for c in jdf.columns if c in df.columns and c not in mapping.item[:1]]
+            )
             df = df.merge(jdf, on=mapping.item[:1], how="left", validate="one_to_one")
             sources.append(jp)
-    scale = mapping.scale or Scale("nominal", tuple(sorted({mapping.recode.get(v, v) for v in
-                                                             _value_cells(df, mapping)} - {""} - set(mapping.invalid))))
+    scale = mapping.scale or Scale(
+        "nominal",
+        tuple(
+            sorted(
+                {mapping.recode.get(v, v) for v in _value_cells(df, mapping)}
+                - {""}
+                - set(mapping.invalid)
+            )
+        ),
+    )
     dims_scale: dict[str, Scale] = {}
     counts: dict[str, int] = {}
 
     if mapping.layout == "long":
         needed = mapping.item + mapping.rater + [mapping.value]
-        needed += [c for c in (mapping.role_column, mapping.dimension_column, mapping.order, mapping.run,
-                               mapping.gold, mapping.raw) if c]
+        needed += [
+            c
+            for c in (
+                mapping.role_column,
+                mapping.dimension_column,
+                mapping.order,
+                mapping.run,
+                mapping.gold,
+                mapping.raw,
+            )
+            if c
+        ]
         _require(df, needed + mapping.attributes, path, mapping)
-        out = pd.DataFrame({
-            "item": _joined(df, mapping.item, ":"),
-            "rater": _joined(df, mapping.rater, "/"),
-            "role": df[mapping.role_column] if mapping.role_column else mapping.role,
-            "dimension": df[mapping.dimension_column] if mapping.dimension_column else mapping.dimension,
-            "order": df[mapping.order].map(lambda v: mapping.order_map.get(v, v)) if mapping.order else "",
-            "run": df[mapping.run] if mapping.run else "1",
-            "raw": df[mapping.raw] if mapping.raw else df[mapping.value],
-            "source": str(path),
-            "line": df["_srcline"],
-            "_cell": df[mapping.value],
-            "_column": mapping.value,
-        })
+        out = pd.DataFrame(
+            {
+                "item": _joined(df, mapping.item, ":"),
+                "rater": _joined(df, mapping.rater, "/"),
+                "role": df[mapping.role_column] if mapping.role_column else mapping.role,
+                "dimension": df[mapping.dimension_column]
+                if mapping.dimension_column
+                else mapping.dimension,
+                "order": df[mapping.order].map(lambda v: mapping.order_map.get(v, v))
+                if mapping.order
+                else "",
+                "run": df[mapping.run] if mapping.run else "1",
+                "raw": df[mapping.raw] if mapping.raw else df[mapping.value],
+                "source": str(path),
+                "line": df["_srcline"],
+                "_cell": df[mapping.value],
+                "_column": mapping.value,
+            }
+        )
     else:
         _require(df, mapping.item + list(mapping.raters) + mapping.attributes, path, mapping)
         parts = []
         for col, spec in mapping.raters.items():
             role = spec.get("role", "expert")
             if role not in ("expert", "judge"):
-                raise InputError(f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source)
-            parts.append(pd.DataFrame({
-                "item": _joined(df, mapping.item, ":"), "rater": spec.get("name", col), "role": role,
-                "dimension": mapping.dimension, "order": "", "run": "1",
-                "raw": df[spec["raw"]] if "raw" in spec else df[col],
-                "source": str(path), "line": df["_srcline"], "_cell": df[col], "_column": col,
-            }))
+                raise InputError(
+                    f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source
+                )
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "item": _joined(df, mapping.item, ":"),
+                        "rater": spec.get("name", col),
+                        "role": role,
+                        "dimension": mapping.dimension,
+                        "order": "",
+                        "run": "1",
+                        "raw": df[spec["raw"]] if "raw" in spec else df[col],
+                        "source": str(path),
+                        "line": df["_srcline"],
+                        "_cell": df[col],
+                        "_column": col,
+                    }
+                )
+            )
         out = pd.concat(parts, ignore_index=True)
         empty_expert = (out["_cell"] == "") & (out["role"] == "expert")
         counts["expert_cells_empty"] = int(empty_expert.sum())
@@ -189,8 +246,11 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     recoded = cell.map(lambda v: mapping.recode.get(v, v))
     is_invalid = cell.isin(mapping.invalid) | recoded.isin(mapping.invalid)
     is_empty = cell == ""
-    status = np.where(is_invalid, "invalid", np.where(is_empty, np.where(mapping.layout == "wide", "missing",
-                                                                            "invalid"), "ok"))
+    status = np.where(
+        is_invalid,
+        "invalid",
+        np.where(is_empty, np.where(mapping.layout == "wide", "missing", "invalid"), "ok"),
+    )
     out["status"] = status
     out["value"] = recoded.where(~(is_invalid | is_empty), None)
     for dim in sorted(set(out["dimension"])):
@@ -200,8 +260,13 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     if not inside.all():
         row = out.loc[ok_rows][~inside.to_numpy()].iloc[0]
         allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
-        raise InputError(f"label {row['_cell']!r} is outside the declared scale", file=path, line=int(row["line"]),
-                         column=row["_column"], hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]")
+        raise InputError(
+            f"label {row['_cell']!r} is outside the declared scale",
+            file=path,
+            line=int(row["line"]),
+            column=row["_column"],
+            hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]",
+        )
     counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
     counts["verdicts_missing"] = int((out["status"] == "missing").sum())
     if not scale.is_categorical:
@@ -220,24 +285,44 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     items = items[first].reset_index(drop=True)
     gold_table = None
     if mapping.gold:
-        g = pd.DataFrame({"item": item_col, "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)),
-                          "line": df["_srcline"]})
+        g = pd.DataFrame(
+            {
+                "item": item_col,
+                "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)),
+                "line": df["_srcline"],
+            }
+        )
         conflict = g.groupby("item")["value"].nunique() > 1
         if conflict.any():
             bad = conflict[conflict].index[0]
             ln = int(g.loc[g["item"] == bad, "line"].iloc[0])
-            raise InputError(f"item {bad!r} has conflicting gold labels", file=path, line=ln, column=mapping.gold)
+            raise InputError(
+                f"item {bad!r} has conflicting gold labels", file=path, line=ln, column=mapping.gold
+            )
         g = g[~g["item"].duplicated()]
         bad = g["value"].ne("") & ~g["value"].map(scale.contains)
         if bad.any():
             row = g[bad].iloc[0]
-            raise InputError(f"gold label {row['value']!r} is outside the declared scale", file=path,
-                             line=int(row["line"]), column=mapping.gold)
+            raise InputError(
+                f"gold label {row['value']!r} is outside the declared scale",
+                file=path,
+                line=int(row["line"]),
+                column=mapping.gold,
+            )
         g["value"] = g["value"].where(g["value"] != "", None)
-        gold_table = pd.concat([g[["item", "value"]].assign(dimension=d) for d in dims_scale], ignore_index=True)
+        gold_table = pd.concat(
+            [g[["item", "value"]].assign(dimension=d) for d in dims_scale], ignore_index=True
+        )
     ratings = out.drop(columns=["_cell", "_column"])
-    return Study(ratings, items, dims_scale, gold_table=gold_table, sources=sources, name=path.stem,
-                 load_counts=counts)
+    return Study(
+        ratings,
+        items,
+        dims_scale,
+        gold_table=gold_table,
+        sources=sources,
+        name=path.stem,
+        load_counts=counts,
+    )
 
 
 def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:
@@ -250,7 +335,9 @@ def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:
     return vals
 
 
-def load_any(path: str | Path, mapping: TableMapping | str | Path | None = None, *, broadcast: bool = False) -> Study:
+def load_any(
+    path: str | Path, mapping: TableMapping | str | Path | None = None, *, broadcast: bool = False
+) -> Study:
     """Load a Med-RewardBench bundle (a directory) or a table with a mapping."""
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 
@@ -260,7 +347,11 @@ def load_any(path: str | Path, mapping: TableMapping | str | Path | None = None,
             return load_medrewardbench(p, broadcast=broadcast)
         raise InputError("directory is not a Med-RewardBench bundle (no pair_gt_all/)", file=p)
     if mapping is None:
-        raise InputError("a table needs a column mapping", file=p, hint="pass --mapping FILE.toml or --item/--rater/--value")
+        raise InputError(
+            "a table needs a column mapping",
+            file=p,
+            hint="pass --mapping FILE.toml or --item/--rater/--value",
+        )
     if not isinstance(mapping, TableMapping):
         mapping = TableMapping.from_toml(mapping)
     return load_table(p, mapping)

@@ -58,7 +58,9 @@ def _codes(labels: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
     labels = np.asarray(labels)
     if labels.shape != (n,):
         raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
-    _, codes = np.unique(labels.astype(str) if labels.dtype == object else labels, return_inverse=True)
+    _, codes = np.unique(
+        labels.astype(str) if labels.dtype == object else labels, return_inverse=True
+    )
     codes = codes.ravel()
     return codes, int(codes.max()) + 1 if n else 0
 
@@ -229,4 +231,11 @@ def weighted_bootstrap(
     boot = np.asarray(statistic(plan.weights()))
     jack = np.asarray(statistic(plan.jackknife())) if method == "bca" else None
     low, high = bootstrap_interval(full, boot, level=level, method=method, jack=jack)
-    return {"estimate": full, "boot": boot, "jack": jack, "se": bootstrap_se(boot), "low": low, "high": high}
+    return {
+        "estimate": full,
+        "boot": boot,
+        "jack": jack,
+        "se": bootstrap_se(boot),
+        "low": low,
+        "high": high,
+    }

@@ -104,7 +104,9 @@ class TestResult:
         return pd.DataFrame([flat])
 
 
-def estimates_to_frame(results: list[Estimate], keys: list[dict[str, Any]] | None = None) -> pd.DataFrame:
+def estimates_to_frame(
+    results: list[Estimate], keys: list[dict[str, Any]] | None = None
+) -> pd.DataFrame:
     """Stack estimates into one tidy table; ``keys`` adds identifying columns per row."""
     frames = []
     for i, r in enumerate(results):
