@@ -81,7 +81,8 @@ FLEISS_1971 = np.array(
 # Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing rater
 # reliability. Psychological Bulletin 86:420-428, Table 2 (6 targets x 4 judges).
 SHROUT_FLEISS_1979 = np.array(
-    [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], dtype=float
+    [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]],
+    dtype=float,
 )
 
 # Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70:213-220, Table 1: proportions of
@@ -97,7 +98,12 @@ COHEN_1968_V_ASYM = np.array([[0, 1, 4], [1, 0, 6], [2, 2, 0]], dtype=float)
 def table_to_pairs(counts: np.ndarray) -> np.ndarray:
     """Expand a q x q count table to an (n, 2) array of (row, column) category codes."""
     counts = np.rint(np.asarray(counts)).astype(int)
-    rows = [[i, j] for i in range(counts.shape[0]) for j in range(counts.shape[1]) for _ in range(counts[i, j])]
+    rows = [
+        [i, j]
+        for i in range(counts.shape[0])
+        for j in range(counts.shape[1])
+        for _ in range(counts[i, j])
+    ]
     return np.asarray(rows, dtype=float)
 
 

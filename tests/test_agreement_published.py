@@ -5,19 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from test_agreement_fixtures import (
-    CAC_RAW4RATERS,
-    COHEN_1968_P,
-    COHEN_1968_V,
-    COHEN_1968_V_ASYM,
-    CONT3X3_ABSTRACTORS,
-    FLEISS_1971,
-    KRIPPENDORFF_2011,
-    SAS_TABLE10,
-    SHROUT_FLEISS_1979,
-    table_to_pairs,
-)
-
 from medjudge.stats.agreement import (
     brennan_prediger,
     cohen_kappa,
@@ -30,6 +17,18 @@ from medjudge.stats.agreement import (
     pabak,
     percent_agreement,
     scott_pi,
+)
+from test_agreement_fixtures import (
+    CAC_RAW4RATERS,
+    COHEN_1968_P,
+    COHEN_1968_V,
+    COHEN_1968_V_ASYM,
+    CONT3X3_ABSTRACTORS,
+    FLEISS_1971,
+    KRIPPENDORFF_2011,
+    SAS_TABLE10,
+    SHROUT_FLEISS_1979,
+    table_to_pairs,
 )
 
 PANDALM = "/work/shared/data/external/pandalm_testset/verdicts_wide.csv"
@@ -156,6 +155,9 @@ def test_pandalm_annotators_pairwise_cohen() -> None:
     # 0.879, 0.862 and Fleiss' kappa 0.864.
     d = pd.read_csv(PANDALM)
     X = d[["annotator1", "annotator2", "annotator3"]].to_numpy(float)
-    got = [round(cohen_kappa(X[:, p], categories=[0, 1, 2]).estimate, 3) for p in ([0, 1], [0, 2], [1, 2])]
+    got = [
+        round(cohen_kappa(X[:, p], categories=[0, 1, 2]).estimate, 3)
+        for p in ([0, 1], [0, 2], [1, 2])
+    ]
     assert got == [0.852, 0.879, 0.862]
     assert round(fleiss_kappa(X, categories=[0, 1, 2]).estimate, 3) == 0.864
