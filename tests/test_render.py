@@ -203,3 +203,39 @@ def test_failing_chunk_reports_label_and_line_and_keeps_output(tmp_path, example
     assert "Traceback" not in msg and info.value.traceback
     assert sha256(out / "example.html") == before
     assert sorted(p.name for p in out.iterdir()) == ["example.html"]
+
+
+def test_writer_honours_chunk_options(tmp_path):
+    import base64
+
+    import nbformat
+    from medjudge.report.qmd import INLINE_MIME
+    from medjudge.report.render import notebook_to_markdown
+
+    text = (
+        "---\nexecute:\n  echo: false\n  warning: false\nfig-format: png\n---\n\n"
+        "Value `{python} v`.\n\n"
+        "```{python}\n#| label: fig-a\n#| fig-cap: Cap\nplot()\n```\n\n"
+        "```{python}\n#| output: asis\nprint('**bold**')\n```\n\n"
+        "```{python}\n#| warning: true\n#| echo: true\nwarn()\n```\n\n"
+        "```{python}\n#| include: false\nhidden()\n```\n"
+    )
+    nb = parse_qmd(text)
+    inline, fig, asis, warn, hidden = [c for c in nb.cells if c.cell_type == "code"]
+    new = nbformat.v4.new_output
+    inline.outputs = [new("display_data", data={INLINE_MIME: ["<i>1</i>"]})]
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    fig.outputs = [
+        new("stream", name="stderr", text="UserWarning: noisy\n"),
+        new("display_data", data={"image/png": png, "text/plain": "<Figure>"}),
+    ]
+    asis.outputs = [new("stream", name="stdout", text="**bold**\n")]
+    warn.outputs = [new("stream", name="stderr", text="shown warning\n")]
+    hidden.outputs = [new("stream", name="stdout", text="never\n")]
+    md = notebook_to_markdown(nb, fmt="html", files_dir=tmp_path / "f", rel_files="f")
+    assert r"Value \<i\>1\<\/i\>." in md  # inline values are literal text
+    assert "![Cap](f/cell" in md and "{#fig-a width=100%}" in md
+    assert any((tmp_path / "f").glob("*.png")) and "UserWarning" not in md
+    assert "\n**bold**\n" in md  # asis
+    assert "shown warning" in md and "warn()" in md  # per-chunk warning/echo override
+    assert "never" not in md and "hidden()" not in md and "plot()" not in md

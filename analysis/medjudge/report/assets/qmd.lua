@@ -56,6 +56,8 @@ local function align_numeric(tbl)
     end
     if numeric and seen then
       tbl.colspecs[c] = { pandoc.AlignRight, tbl.colspecs[c][2] }
+    elseif tbl.colspecs[c][1] == pandoc.AlignDefault then
+      tbl.colspecs[c] = { pandoc.AlignLeft, tbl.colspecs[c][2] } -- typst would centre text
     end
   end
   return tbl
