@@ -227,6 +227,8 @@ def _fnl_se0(p: _Prep) -> tuple[float, np.ndarray]:
     pj = p.C[p.rated > 0].sum(axis=0) / (n * m)
     pq = pj * (1 - pj)
     c = 2.0 / (n * m * (m - 1))
+    if pq.sum() <= 0:
+        return math.nan, np.full(q, math.sqrt(c))
     se0 = math.sqrt(c) * math.sqrt(max(pq.sum() ** 2 - (pq * (1 - 2 * pj)).sum(), 0.0)) / pq.sum()
     return se0, np.full(q, math.sqrt(c))
 

@@ -250,7 +250,9 @@ def prevalence_bias_indices(
 ) -> dict[str, Any]:
     """Byrt, Bishop & Carlin (1993) prevalence and bias indices of two raters.
 
-    Binary ratings: ``PI = p_11 - p_22`` and ``BI = p_12 - p_21`` (first category = positive).
+    Binary ratings: ``PI = p_11 - p_22`` and ``BI = p_12 - p_21`` where 1 is the first and 2
+    the second category in sorted order (rows: first rater); the signs flip if the labels are
+    swapped, the squares used in Byrt's identity do not.
     More categories: per category ``k`` (k vs rest), ``PI_k = p_kk - p_{not k, not k}`` and
     ``BI_k = p_k. - p_.k``, returned as lists.
     """
