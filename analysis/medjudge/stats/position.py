@@ -1,0 +1,376 @@
+"""Position (order) bias of pairwise judges.
+
+Both presentation orders available (LLMBar; the demo's swap judges)
+    Every item is judged twice: answer 1 shown first (order ``AB``) and answer 2 shown first
+    (``BA``). Verdicts are stored in the *original* indexing (code 0 = answer 1), whatever the
+    order, so a position-free judge gives the same code in both orders.
+
+    - **swap consistency**: share of items with the same verdict in both orders
+      (``consistent / n``). Upstream LLMBar (``evaluate.py``) counts ``None == None`` as equal,
+      so its ``equal`` column is ``consistent + both_invalid``; both are reported.
+    - **preference for the first-shown answer**: an inconsistent pair (both verdicts usable,
+      different) means the judge chose the *same position* twice: first-first (code 0 in AB,
+      code 1 in BA) or second-second. Without position bias the two are exchangeable, so
+      ``k_first ~ Bin(k_first + k_second, 1/2)``: exact binomial test
+      (``scipy.stats.binomtest``) with the Clopper–Pearson interval. This is exactly the exact
+      McNemar test of the AB-versus-BA table of verdicts (its discordant cells are these two
+      counts); the mid-p McNemar (Fagerland et al. 2013) is reported next to it.
+      The share of first-shown choices over *all* usable verdicts of both orders is reported
+      too (0.5 without position bias, whatever the judge's preferences, because each item is
+      shown both ways), with an item-clustered interval (the two verdicts of an item are
+      dependent).
+    - **accuracy**: in each order (``accuracy_ab`` = upstream ``correct_False``,
+      ``accuracy_ba`` = ``correct_True``), correct in both orders (``correct_both``), and
+      *tie-resolved* accuracy, where an inconsistent pair scores 0.5 — equal to the mean of the
+      two orders' correctness, i.e. upstream's ``correct_average``. Unusable verdicts follow the
+      invalid-verdict policy (default ``wrong``, the upstream rule).
+
+One order only (Med-RewardBench)
+    Position bias cannot be separated from a genuine preference for answer A: a judge that
+    says "A" more often than the gold may be position-biased *or* may disagree with the gold in
+    one direction. What can be tested is whether the judge's A-rate equals the gold A-rate on the
+    same items: McNemar of the paired 2x2 table (judge says A) x (gold is A), with Tango's
+    (1998) score interval for the difference of the two rates.
+
+References: Zeng et al. (2024) LLMBar, ICLR (arXiv:2310.07641); Wang et al. (2023) "Large
+language models are not fair evaluators" (arXiv:2305.17926); Zheng et al. (2023) MT-Bench
+(position consistency); McNemar (1947); Fagerland, Lydersen & Laake (2013) BMC Med Res Methodol
+13:91; Tango (1998) Stat Med 17:891-908.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from medjudge.data.model import Study
+from medjudge.stats.accuracy import Policy, judge_accuracy
+from medjudge.stats.comparisons import adjust_pvalues, mcnemar_pvalue
+from medjudge.stats.intervals import paired_difference_interval
+
+__all__ = [
+    "SwapData",
+    "swap_data",
+    "swap_counts",
+    "swap_table",
+    "a_rate_table",
+    "position_bias",
+    "SINGLE_ORDER_NOTE",
+]
+
+SINGLE_ORDER_NOTE = (
+    "only one presentation order: a judge's excess A-rate over the gold A-rate may be position "
+    "bias or a one-sided disagreement with the gold; the two cannot be separated without the "
+    "swapped order"
+)
+
+
+@dataclass(frozen=True)
+class SwapData:
+    """Verdict codes of judges in both orders on one dimension (original indexing).
+
+    ``ab``/``ba``: ``(n_items, n_judges)`` codes, NaN = no usable verdict; ``in_ab``/``in_ba``:
+    whether a verdict row exists (usable or not) — the design; ``gold``: gold codes (NaN = none).
+    """
+
+    ab: np.ndarray
+    ba: np.ndarray
+    in_ab: np.ndarray
+    in_ba: np.ndarray
+    gold: np.ndarray
+    items: list[str]
+    judges: list[str]
+    dimension: str
+    n_categories: int
+    gold_method: str
+
+
+def _presence(study: Study, dimension: str, judges: Sequence[str], order: str) -> np.ndarray:
+    """``items x judges`` bool: a verdict row exists (any status other than an absent row)."""
+    r = study.ratings
+    sub = r[(r["dimension"] == dimension) & (r["order"] == order) & r["rater"].isin(judges)]
+    # rows with status 'missing' (a judge skipped the item) are part of the design: they count
+    wide = sub.assign(_one=1.0).pivot_table(
+        index="item", columns="rater", values="_one", aggfunc="max"
+    )
+    wide = wide.reindex(index=study.item_ids, columns=list(judges))
+    return wide.notna().to_numpy()
+
+
+def swap_judges(study: Study, dimension: str) -> list[str]:
+    """Judges with verdicts in both orders (AB and BA) on ``dimension``."""
+    r = study.ratings
+    sub = r[(r["dimension"] == dimension) & (r["role"] == "judge")]
+    orders = sub.groupby("rater", sort=False)["order"].agg(lambda s: set(s))
+    return [j for j, o in orders.items() if {"AB", "BA"} <= o]
+
+
+def swap_data(
+    study: Study, dimension: str, judges: Sequence[str] | None = None, gold=None
+) -> SwapData:
+    """Collect both orders' verdicts of ``judges`` (default: every judge with both orders)."""
+    judges = list(judges) if judges is not None else swap_judges(study, dimension)
+    if not judges:
+        raise ValueError(f"no judge has verdicts in both orders (AB and BA) on {dimension!r}")
+    ab = study.matrix(dimension, raters=judges, order="AB").values
+    ba = study.matrix(dimension, raters=judges, order="BA").values
+    if gold is None:
+        try:
+            gold = study.gold(dimension)
+        except ValueError:
+            gold = None
+    gcodes = gold.codes if gold is not None else np.full(len(study.item_ids), np.nan)
+    return SwapData(
+        ab,
+        ba,
+        _presence(study, dimension, judges, "AB"),
+        _presence(study, dimension, judges, "BA"),
+        np.asarray(gcodes, dtype=float),
+        study.item_ids,
+        judges,
+        dimension,
+        len(study.scales[dimension].categories),
+        gold.method if gold is not None else "none",
+    )
+
+
+def swap_counts(
+    ab: np.ndarray, ba: np.ndarray, gold: np.ndarray, design: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Per-judge counts of the two-order design, vectorised over judges (columns).
+
+    ``design`` marks the items judged in both orders. Codes 0/1 are answer 1/answer 2 in the
+    original indexing (so "first shown" is code 0 in AB and code 1 in BA); any further code
+    (a tie category) is never a position choice. Returns arrays (per judge): ``n``,
+    ``correct_ab``, ``correct_ba``, ``correct_both``, ``consistent``, ``inconsistent``,
+    ``both_invalid``, ``one_invalid``, ``upstream_equal`` (= consistent + both_invalid),
+    ``first_first``, ``second_second``, ``first_choices``, ``valid_verdicts``.
+    """
+    ab = np.asarray(ab, dtype=float)
+    ba = np.asarray(ba, dtype=float)
+    d = np.asarray(design, dtype=bool)
+    g = np.asarray(gold, dtype=float)[:, None]
+    va, vb = d & ~np.isnan(ab), d & ~np.isnan(ba)
+    ca, cb = va & (ab == g), vb & (ba == g)
+    both = va & vb
+    return {
+        "n": d.sum(0),
+        "n_with_gold": (d & ~np.isnan(g)).sum(0),
+        "correct_ab": ca.sum(0),
+        "correct_ba": cb.sum(0),
+        "correct_both": (ca & cb).sum(0),
+        "consistent": (both & (ab == ba)).sum(0),
+        "inconsistent": (both & (ab != ba)).sum(0),
+        "both_invalid": (d & ~va & ~vb).sum(0),
+        "one_invalid": (d & (va ^ vb)).sum(0),
+        "upstream_equal": ((both & (ab == ba)) | (d & ~va & ~vb)).sum(0),
+        "first_first": (both & (ab == 0) & (ba == 1)).sum(0),
+        "second_second": (both & (ab == 1) & (ba == 0)).sum(0),
+        "first_choices": (va & (ab == 0)).sum(0) + (vb & (ba == 1)).sum(0),
+        "valid_verdicts": va.sum(0) + vb.sum(0),
+    }
+
+
+def _rate(ind: np.ndarray, keep: np.ndarray, clusters, level: float) -> pd.DataFrame:
+    """Wilson (cluster-aware: effective-n Wilson) interval of the column means of ``ind`` over ``keep``."""
+    y = np.where(keep, ind.astype(float), np.nan)
+    return judge_accuracy(y, policy="exclude", clusters=clusters, level=level)
+
+
+def _binom(k: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    p = np.full(k.shape, np.nan)
+    lo, hi = p.copy(), p.copy()
+    for i, (kk, nn) in enumerate(zip(k, n, strict=True)):
+        if nn > 0:
+            r = stats.binomtest(int(kk), int(nn), 0.5)
+            p[i] = r.pvalue
+            ci = r.proportion_ci(confidence_level=level, method="exact")
+            lo[i], hi[i] = ci.low, ci.high
+    return p, lo, hi
+
+
+def swap_table(
+    study: Study,
+    dimension: str | None = None,
+    *,
+    judges: Sequence[str] | None = None,
+    by: Sequence[str] | None = None,
+    policy: Policy = "wrong",
+    cluster: str | None = None,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Position-bias table for judges with both orders: one row per judge (x ``by`` group).
+
+    ``by``: item attributes to break down by (e.g. ``["subset"]`` for LLMBar). ``cluster``: an
+    item attribute whose values cluster items (e.g. ``image_id``) for the rate intervals.
+    ``policy`` resolves unusable verdicts in the accuracies (``wrong``: upstream rule; n is
+    every item judged in both orders). Columns: the counts of :func:`swap_counts`, rates with
+    intervals (``consistency``, ``first_shown_rate``, ``accuracy_ab``, ``accuracy_ba``,
+    ``accuracy_both``, ``accuracy_tie_resolved``), ``p_first_inconsistent`` with its exact
+    binomial p-value and Clopper–Pearson interval, McNemar (AB vs BA verdicts, mid-p).
+    """
+    dims = [dimension] if dimension is not None else study.dimensions
+    frames = []
+    for dim in dims:
+        try:
+            sd = swap_data(study, dim, judges)
+        except ValueError:
+            continue
+        items = study.items.set_index("item").reindex(sd.items)
+        groups = [((), np.ones(len(sd.items), dtype=bool))]
+        if by:
+            groups = [
+                ((k,) if not isinstance(k, tuple) else k, items.index.isin(idx).astype(bool))
+                for k, idx in items.reset_index().groupby(list(by), sort=True)["item"]
+            ]
+        for key, rows in groups:
+            frames.append(_swap_rows(sd, rows, key, by or [], items, policy, cluster, level))
+    if not frames:
+        return pd.DataFrame()
+    out = pd.concat(frames, ignore_index=True)
+    out["p_first_holm"] = adjust_pvalues(out["p_first_binom"].to_numpy(), "holm")
+    return out
+
+
+def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd.DataFrame:
+    ab, ba, g = sd.ab[rows], sd.ba[rows], sd.gold[rows]
+    design = sd.in_ab[rows] & sd.in_ba[rows]
+    cnt = swap_counts(ab, ba, g, design)
+    cl = items[cluster].to_numpy()[rows] if cluster else None
+    va, vb = ~np.isnan(ab), ~np.isnan(ba)
+    both = va & vb
+    df = pd.DataFrame({"dimension": sd.dimension, "judge": sd.judges})
+    for col, val in zip(by, key, strict=True):
+        df[col] = val
+    for k, v in cnt.items():
+        df[k] = v.astype(int)
+    n = cnt["n"]
+    # swap consistency: consistent / n (n = items judged in both orders)
+    r = _rate(both & (ab == ba), design, cl, level)
+    df["consistency"], df["consistency_ci_low"], df["consistency_ci_high"] = (
+        r["accuracy"],
+        r["ci_low"],
+        r["ci_high"],
+    )
+    df["consistency_ci_method"] = r["ci_method"]
+    # first-shown choices over all usable verdicts (items clustered: two verdicts per item)
+    first = np.where(va, (ab == 0).astype(float), 0.0) + np.where(vb, (ba == 1).astype(float), 0.0)
+    nv = va.astype(float) + vb.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(design & (nv > 0), first / np.where(nv > 0, nv, 1), np.nan)
+    rr = _rate(np.nan_to_num(share), design & (nv > 0), cl, level)
+    df["first_shown_rate"] = cnt["first_choices"] / np.where(
+        cnt["valid_verdicts"] > 0, cnt["valid_verdicts"], np.nan
+    )
+    df["first_shown_ci_low"], df["first_shown_ci_high"] = rr["ci_low"], rr["ci_high"]
+    # inconsistent pairs: first-first vs second-second, exact binomial = exact McNemar AB vs BA
+    k1, k2 = cnt["first_first"], cnt["second_second"]
+    p, lo, hi = _binom(k1, k1 + k2, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df["p_first_inconsistent"] = k1 / (k1 + k2)
+    df["p_first_ci_low"], df["p_first_ci_high"], df["p_first_binom"] = lo, hi, p
+    _, df["mcnemar_midp"] = mcnemar_pvalue(k1, k2, "midp")
+    # accuracies under the invalid-verdict policy (NaN outcome = unusable verdict)
+    with np.errstate(invalid="ignore"):
+        ya = np.where(va, (ab == g[:, None]).astype(float), np.nan)
+        yb = np.where(vb, (ba == g[:, None]).astype(float), np.nan)
+    has_gold = ~np.isnan(g)
+    keep = design & has_gold[:, None]
+    fill = {"wrong": 0.0, "half": 0.5, "exclude": np.nan}[policy]
+    ya_p, yb_p = np.where(np.isnan(ya), fill, ya), np.where(np.isnan(yb), fill, yb)
+    variants = {
+        "accuracy_ab": ya_p,
+        "accuracy_ba": yb_p,
+        "accuracy_both": np.where(np.isnan(ya_p) | np.isnan(yb_p), np.nan, ya_p * yb_p),
+        "accuracy_tie_resolved": (ya_p + yb_p) / 2.0,
+    }
+    for name, y in variants.items():
+        # y already carries the policy (NaN only under 'exclude'); cells outside the design drop out
+        a = judge_accuracy(np.where(keep, y, np.nan), policy="exclude", clusters=cl, level=level)
+        df[name], df[f"{name}_ci_low"], df[f"{name}_ci_high"] = (
+            a["accuracy"],
+            a["ci_low"],
+            a["ci_high"],
+        )
+        df[f"{name}_n"] = a["n"]
+    df["policy"] = policy
+    df["gold"] = sd.gold_method
+    return df[n > 0].reset_index(drop=True)
+
+
+def a_rate_table(
+    study: Study,
+    dimension: str | None = None,
+    *,
+    judges: Sequence[str] | None = None,
+    order: str = "AB",
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Single-order check: judge's A-rate (code 0) against the gold A-rate on the same items.
+
+    Per judge and dimension, on items with a usable verdict and a gold label: the paired table
+    ``[[judge A & gold A, judge A & gold B], [judge B & gold A, judge B & gold B]]``;
+    ``difference = A-rate(judge) - A-rate(gold) = (b - c)/n`` with Tango's score interval and
+    the McNemar mid-p (and exact) p-value; Holm across the table. A positive difference is
+    *compatible* with position bias but not proof of it (see ``note``).
+    """
+    dims = [dimension] if dimension is not None else study.dimensions
+    rows = []
+    for dim in dims:
+        try:
+            gold = study.gold(dim)
+        except ValueError:
+            continue
+        js = list(judges) if judges is not None else study.judges
+        m = study.matrix(dim, raters=js, order=order).values
+        g = gold.codes
+        for j, judge in enumerate(js):
+            ok = ~np.isnan(m[:, j]) & ~np.isnan(g)
+            ja, ga = m[ok, j] == 0, g[ok] == 0
+            n11, b = int((ja & ga).sum()), int((ja & ~ga).sum())
+            c, n22 = int((~ja & ga).sum()), int((~ja & ~ga).sum())
+            n = n11 + b + c + n22
+            if n == 0:
+                continue
+            lo, hi = paired_difference_interval(n11, b, c, n22, level, "tango")
+            _, pm = mcnemar_pvalue(b, c, "midp")
+            _, pe = mcnemar_pvalue(b, c, "exact")
+            rows.append(
+                {
+                    "dimension": dim,
+                    "judge": judge,
+                    "order": order,
+                    "n": n,
+                    "judge_a_rate": (n11 + b) / n,
+                    "gold_a_rate": (n11 + c) / n,
+                    "difference": (b - c) / n,
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "ci_method": "tango",
+                    "judge_a_gold_b": b,
+                    "judge_b_gold_a": c,
+                    "p_mcnemar_midp": float(pm),
+                    "p_mcnemar_exact": float(pe),
+                    "excluded_no_verdict_or_gold": int((~ok).sum()),
+                    "gold": gold.method,
+                    "note": SINGLE_ORDER_NOTE,
+                }
+            )
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["p_holm"] = adjust_pvalues(out["p_mcnemar_midp"].to_numpy(), "holm")
+    return out
+
+
+def position_bias(
+    study: Study, *, cluster: str | None = None, policy: Policy = "wrong", level: float = 0.95
+) -> dict[str, pd.DataFrame]:
+    """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB)."""
+    return {
+        "swap": swap_table(study, cluster=cluster, policy=policy, level=level),
+        "single_order": a_rate_table(study, level=level),
+    }
