@@ -601,16 +601,15 @@ def bland_altman_plot(
             ax.set_title(str(j))
             if k % ncols == 0:
                 ax.set_ylabel(f"judge − reference ({units})")
-            if k // ncols == nrows - 1 or k + ncols >= len(judges):
-                ax.set_xlabel(f"mean of judge and reference ({units})")
         for k in range(len(judges), nrows * ncols):
             axes[k // ncols][k % ncols].set_visible(False)
         handles = [
             Line2D([], [], color=OKABE_ITO["vermillion"], linewidth=1.0, label="mean difference"),
             Line2D([], [], color=OKABE_ITO["vermillion"], linestyle="--", label="limits of agreement"),
         ]  # fmt: skip
-        fig.legend(handles=handles, loc="lower center", ncol=2, bbox_to_anchor=(0.5, 0.0))
-        fig.tight_layout(rect=(0, 0.07, 1, 1))
+        fig.supxlabel(f"mean of judge and reference ({units})", fontsize=8)
+        fig.legend(handles=handles, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
+        fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig
 
 
@@ -645,9 +644,8 @@ def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score
             ax.set_title(str(j))
             if k % ncols == 0:
                 ax.set_ylabel(f"judge ({units})")
-            if k // ncols == nrows - 1 or k + ncols >= len(judges):
-                ax.set_xlabel(f"expert reference ({units})")
         for k in range(len(judges), nrows * ncols):
             axes[k // ncols][k % ncols].set_visible(False)
+        fig.supxlabel(f"expert reference ({units})", fontsize=8)
         fig.tight_layout()
     return fig
