@@ -84,6 +84,8 @@ class _AlphaPrep:
         elif level == "interval":
             s1, s2 = C @ v, C @ v**2
             self.num = np.where(self.pair, 2 * (self.m * s2 - s1**2) / pm, 0.0)
+        elif level == "ordinal" and self.cats.q <= 64:
+            self._cc = (C[:, :, None] * C[:, None, :]).reshape(C.shape[0], -1) / pm[:, None]
         elif level == "ratio":
             self.delta = self._ratio_delta(v)
             self.num = np.where(self.pair, ((C @ self.delta) * C).sum(axis=1) / pm, 0.0)
@@ -111,13 +113,21 @@ class _AlphaPrep:
             return W @ self.num, 2 * (n * (nc @ v**2) - (nc @ v) ** 2), n
         if lvl == "ratio":
             return W @ self.num, np.einsum("bk,kl,bl->b", nc, self.delta, nc), n
-        # ordinal: interval metric on mid-cumulative frequencies G (k, q)
+        # ordinal: interval metric on mid-cumulative frequencies G (k, q), which depend on W
         G = np.cumsum(nc, axis=1) - nc / 2
+        exp = 2 * (n * (nc * G**2).sum(axis=1) - ((nc * G).sum(axis=1)) ** 2)
+        q = nc.shape[1]
+        if q <= 64:
+            # sum_u w_u 2 (m_u sum G^2 - (sum G)^2) / (m_u - 1) written through the weighted
+            # per-unit moments of the counts: O(k n q^2) as one matrix product
+            a = W @ (self.C * (self.m / self.pm)[:, None])  # (k, q)
+            M = (W @ self._cc).reshape(-1, q, q)  # sum_u w_u C_uc C_ud / (m_u - 1)
+            obs = 2 * ((a * G**2).sum(axis=1) - np.einsum("bc,bcd,bd->b", G, M, G))
+            return obs, exp, n
         A = self.C @ G.T  # (n_units, k): sum of G over a unit's values
         B2 = self.C @ (G**2).T
         f = 2 * (self.m[:, None] * B2 - A**2) / self.pm[:, None]
-        obs = np.einsum("bu,ub->b", W, np.where(self.pair[:, None], f, 0.0))
-        exp = 2 * (n * (nc * G**2).sum(axis=1) - ((nc * G).sum(axis=1)) ** 2)
+        obs = (W * np.where(self.pair[:, None], f, 0.0).T).sum(axis=1)
         return obs, exp, n
 
     def alpha(self, W: np.ndarray) -> np.ndarray:
