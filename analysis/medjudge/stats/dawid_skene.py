@@ -1,0 +1,280 @@
+"""Dawid & Skene (1979) latent-class model: annotator confusion matrices and item posteriors.
+
+Model (Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer
+error-rates using the EM algorithm. *Applied Statistics* 28(1):20-28): every item ``i`` has an
+unobserved true class ``T_i`` with prior ``pi_k = P(T_i = k)``; annotator ``r`` reports class
+``l`` for an item of true class ``k`` with probability ``theta_rkl`` (row ``k`` of annotator
+``r``'s confusion matrix), independently of the other annotators given ``T_i``. The likelihood of
+the observed labels ``x_ir`` (missing labels simply do not enter the product) is
+
+    L(pi, theta) = prod_i sum_k pi_k prod_{r observed on i} theta_{r k x_ir}.
+
+EM alternates
+
+* E-step (Bayes' rule): ``P(T_i = k | x_i) = pi_k prod_r theta_{r k x_ir} / sum_k' (...)``;
+* M-step: ``theta_rkl = sum_i T_ik 1[x_ir = l] / sum_i T_ik 1[r rated i]`` and
+  ``pi_k = sum_i T_ik / n`` (with ``smoothing = a > 0``: ``(counts + a) / (total + q a)``, the
+  posterior mode under a symmetric Dirichlet(1 + a) prior — EM then maximises the penalised
+  log-likelihood ``log L + a sum log theta + a sum log pi``, which is what the trace reports).
+
+Each EM step cannot decrease the (penalised) log-likelihood (Dempster, Laird & Rubin 1977), so
+the reported trace is non-decreasing up to rounding. Initialisation: ``"majority"`` (default;
+``T_ik`` = share of the item's labels in class ``k``, as in Dawid & Skene's paper) or
+``"random"`` (Dirichlet(1) posteriors from a seeded generator). Items nobody labelled get the
+prior as posterior and no label (counted in ``excluded``). Like every latent-class model the
+classes are identified only up to a permutation; majority initialisation anchors them to the
+annotators' own labels, which is the right anchor when annotators are better than chance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+Init = Literal["majority", "random"]
+_TINY = 1e-300  # floor inside log(): a zero probability contributes ~ -690, not -inf
+
+
+@dataclass(frozen=True)
+class DawidSkeneResult:
+    """Fitted Dawid–Skene model.
+
+    Attributes
+    ----------
+    posteriors : ``(n_items, q)`` item posteriors ``P(T_i = k | labels)`` (Bayes' rule at the
+        fitted parameters).
+    labels : ``(n_items,)`` most probable class code (NaN for items without any label).
+    confusion : ``(n_raters, q, q)``; ``confusion[r, k, l] = P(rater r says l | truth k)``.
+    priors : ``(q,)`` class priors.
+    log_likelihood : trace of the (penalised) log-likelihood after every M-step.
+    n_iter, converged : iterations run and whether the tolerance was reached.
+    """
+
+    posteriors: np.ndarray
+    labels: np.ndarray
+    confusion: np.ndarray
+    priors: np.ndarray
+    log_likelihood: list[float]
+    n_iter: int
+    converged: bool
+    categories: np.ndarray
+    raters: list[str]
+    items: list[str]
+    init: str
+    seed: int
+    smoothing: float
+    tol: float
+    excluded: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> np.ndarray:
+        """Each rater's model-implied accuracy ``sum_k pi_k theta_rkk``."""
+        return np.einsum("k,rkk->r", self.priors, self.confusion)
+
+    @property
+    def sensitivity(self) -> np.ndarray:
+        """Per rater and class, ``theta_rkk = P(says k | truth k)`` — shape ``(n_raters, q)``."""
+        return np.einsum("rkk->rk", self.confusion)
+
+    def rater_table(self) -> pd.DataFrame:
+        """One row per rater: model accuracy and per-class sensitivity (the diagonal)."""
+        df = pd.DataFrame({"rater": self.raters, "accuracy": self.accuracy})
+        for j, c in enumerate(self.categories):
+            df[f"p_correct_given_{_fmt(c)}"] = self.sensitivity[:, j]
+        return df
+
+    def max_posterior(self) -> np.ndarray:
+        return self.posteriors.max(axis=1)
+
+    def summary(self) -> dict[str, Any]:
+        """Small JSON-able summary (no per-item arrays)."""
+        return {
+            "method": "Dawid-Skene EM (1979)",
+            "init": self.init,
+            "seed": self.seed,
+            "smoothing": self.smoothing,
+            "n_iter": self.n_iter,
+            "converged": self.converged,
+            "tol": self.tol,
+            "log_likelihood_first": self.log_likelihood[0] if self.log_likelihood else math.nan,
+            "log_likelihood_final": self.log_likelihood[-1] if self.log_likelihood else math.nan,
+            "priors": {
+                _fmt(c): float(p) for c, p in zip(self.categories, self.priors, strict=True)
+            },
+            "raters": self.rater_table().to_dict(orient="records"),
+            "excluded": dict(self.excluded),
+        }
+
+
+def _fmt(c: float) -> str:
+    return str(int(c)) if float(c).is_integer() else str(c)
+
+
+def _one_hot(X: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """``(n, R, q)`` indicators, zero where missing."""
+    return (X[:, :, None] == cats[None, None, :]).astype(float)
+
+
+def _m_step(Y: np.ndarray, T: np.ndarray, a: float) -> tuple[np.ndarray, np.ndarray]:
+    q = T.shape[1]
+    counts = np.einsum("ik,irl->rkl", T, Y) + a
+    tot = counts.sum(axis=2, keepdims=True)
+    # a (rater, class) cell with no information: uniform row (counted by the caller)
+    theta = np.where(tot > 0, counts / np.where(tot > 0, tot, 1.0), 1.0 / q)
+    pi = (T.sum(axis=0) + a) / (T.shape[0] + q * a)
+    return theta, pi
+
+
+def _e_step(
+    Y: np.ndarray, theta: np.ndarray, pi: np.ndarray
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """Posteriors, log-likelihood and per-item log evidence at parameters ``(theta, pi)``."""
+    log_theta = np.log(np.maximum(theta, _TINY))
+    joint = np.log(np.maximum(pi, _TINY))[None, :] + np.einsum("irl,rkl->ik", Y, log_theta)
+    evidence = logsumexp(joint, axis=1)
+    post = np.exp(joint - evidence[:, None])
+    return post, float(evidence.sum()), evidence
+
+
+def dawid_skene(
+    X: Any,
+    *,
+    categories: np.ndarray | list[float] | None = None,
+    raters: list[str] | None = None,
+    items: list[str] | None = None,
+    init: Init = "majority",
+    seed: int = 0,
+    max_iter: int = 500,
+    tol: float = 1e-8,
+    smoothing: float = 0.0,
+) -> DawidSkeneResult:
+    """Fit the Dawid–Skene model to an ``items x raters`` code matrix (NaN = missing).
+
+    Parameters
+    ----------
+    X : ratings (category codes; NaN = not labelled).
+    categories : all class codes (default: the observed ones). A class nobody used still gets
+        a prior and confusion row.
+    init : ``"majority"`` (vote shares) or ``"random"`` (seeded Dirichlet posteriors).
+    max_iter, tol : stop when the log-likelihood gain is below ``tol * (1 + |loglik|)``.
+    smoothing : Dirichlet pseudo-count ``a`` on every confusion cell and prior (0 = plain MLE).
+
+    Returns a :class:`DawidSkeneResult`; ``to_gold`` turns it into an alternative gold label.
+    """
+    A = np.asarray(X.to_numpy(dtype=float) if hasattr(X, "to_numpy") else X, dtype=float)
+    if A.ndim != 2:
+        raise ValueError(f"ratings must be items x raters, got shape {A.shape}")
+    n, R = A.shape
+    cats = np.unique(A[~np.isnan(A)]) if categories is None else np.asarray(categories, dtype=float)
+    observed = ~np.isnan(A)
+    bad = observed & ~np.isin(A, cats)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"value {A[i, j]:g} in row {i}, column {j} is not among categories {cats.tolist()}"
+        )
+    q = cats.size
+    if q < 2:
+        raise ValueError("Dawid-Skene needs at least two categories")
+    if smoothing < 0:
+        raise ValueError("smoothing must be >= 0")
+    Y = _one_hot(A, cats)
+    labelled = observed.any(axis=1)
+    if init == "majority":
+        votes = Y.sum(axis=1)
+        T = np.where(
+            labelled[:, None], votes / np.maximum(votes.sum(axis=1, keepdims=True), 1), 1.0 / q
+        )
+    elif init == "random":
+        T = np.random.default_rng(seed).dirichlet(np.ones(q), size=n)
+    else:
+        raise ValueError(f"init must be 'majority' or 'random', got {init!r}")
+    trace: list[float] = []
+    converged = False
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - it is reported
+        theta, pi = _m_step(Y, T, smoothing)
+        T, ll, _ = _e_step(Y, theta, pi)
+        if smoothing > 0:
+            ll += smoothing * (
+                np.log(np.maximum(theta, _TINY)).sum() + np.log(np.maximum(pi, _TINY)).sum()
+            )
+        trace.append(ll)
+        if len(trace) >= 2 and abs(trace[-1] - trace[-2]) <= tol * (1.0 + abs(trace[-1])):
+            converged = True
+            break
+    labels = np.where(labelled, cats[T.argmax(axis=1)], np.nan)
+    rated = observed.sum(axis=0)
+    excluded = {"items_without_labels": int((~labelled).sum())}
+    if (rated == 0).any():
+        excluded["raters_without_labels"] = int((rated == 0).sum())
+    return DawidSkeneResult(
+        posteriors=T,
+        labels=labels,
+        confusion=theta,
+        priors=pi,
+        log_likelihood=trace,
+        n_iter=it,
+        converged=converged,
+        categories=cats,
+        raters=list(raters) if raters is not None else [f"rater_{j}" for j in range(R)],
+        items=list(items) if items is not None else [str(i) for i in range(n)],
+        init=init,
+        seed=seed,
+        smoothing=smoothing,
+        tol=tol,
+        excluded=excluded,
+    )
+
+
+def posterior_given(
+    X: Any, confusion: np.ndarray, priors: np.ndarray, categories: np.ndarray
+) -> np.ndarray:
+    """Item posteriors by Bayes' rule at given parameters (the E-step, exposed for checks)."""
+    A = np.asarray(X, dtype=float)
+    return _e_step(_one_hot(A, np.asarray(categories, dtype=float)), confusion, priors)[0]
+
+
+def study_dawid_skene(
+    study: Any, dimension: str, *, role: str = "expert", **kwargs: Any
+) -> DawidSkeneResult:
+    """Fit Dawid–Skene to one dimension of a :class:`~medjudge.data.model.Study` (experts by default)."""
+    scale = study.scales[dimension]
+    if not scale.is_categorical:
+        raise ValueError(f"Dawid-Skene needs a categorical scale; {dimension!r} is {scale.level}")
+    m = study.matrix(dimension, role=role)
+    return dawid_skene(
+        m.values,
+        categories=np.arange(len(scale.categories), dtype=float),
+        raters=m.raters,
+        items=m.items,
+        **kwargs,
+    )
+
+
+def to_gold(result: DawidSkeneResult, dimension: str, *, min_posterior: float = 0.0) -> Any:
+    """An alternative gold label (:class:`~medjudge.data.model.Gold`) from a fitted model.
+
+    Items whose largest posterior is below ``min_posterior`` (or that nobody labelled) get no
+    gold; both are counted.
+    """
+    from ..data.model import Gold
+
+    top = result.max_posterior()
+    codes = np.where(np.isfinite(result.labels) & (top >= min_posterior), result.labels, np.nan)
+    counts = {
+        "no_expert_label": result.excluded.get("items_without_labels", 0),
+        "below_min_posterior": int((np.isfinite(result.labels) & (top < min_posterior)).sum()),
+    }
+    counts["no_gold"] = int(np.isnan(codes).sum())
+    rule = (
+        f"Dawid-Skene posterior mode (EM {result.n_iter} iterations, "
+        f"{'converged' if result.converged else 'NOT converged'}, init={result.init})"
+        + (f", posterior >= {min_posterior}" if min_posterior > 0 else "")
+    )
+    return Gold(codes, list(result.items), dimension, "dawid-skene", rule, counts)
