@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DEMO
-
 from medjudge.stats.dawid_skene import dawid_skene, posterior_given, study_dawid_skene, to_gold
 
 
