@@ -1,0 +1,313 @@
+"""Subgroup breakdowns: accuracy (and expert agreement) per cell of any item attributes.
+
+A *cell* is a combination of values of the ``by`` keys: item attributes (``organ_system``,
+``department``, ``modality_type`` …), ``dimension`` and, always, ``judge``. Each cell gets the
+accuracy with its interval from :func:`medjudge.stats.accuracy.judge_accuracy` (Wilson by
+default; with ``cluster=`` the Wilson interval at the Korn–Graubard effective sample size from
+the cluster-robust SE, Miller 2024), ``n`` and ``n_invalid``.
+
+When ``dimension`` is *not* a key and the study has several dimensions, the outcomes of all
+dimensions are pooled (one row per item x dimension) and the SE is clustered by item (or by the
+``cluster`` attribute), because the six verdicts on an item are not independent.
+
+**Small cells.** A cell is flagged ``small`` when ``n < min_n`` (default 30) *or* the interval
+half-width ``(ci_high - ci_low)/2 > max_half_width`` (default 0.15): such a cell cannot
+distinguish a 60% judge from a 85% one, so its estimate should not be read on its own.
+
+Which judge is best *within* a subgroup (:func:`best_judge_by_subgroup`) uses the all-pairs
+machinery of :mod:`medjudge.stats.comparisons` (McNemar mid-p, Tango interval) on the items
+of the cell, Holm within the cell and Benjamini–Hochberg across cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.accuracy import AccuracyMethod, Policy, judge_accuracy
+from medjudge.stats.comparisons import adjust_pvalues, all_pairs
+
+__all__ = [
+    "MIN_N",
+    "MAX_HALF_WIDTH",
+    "SMALL_RULE",
+    "small_cells",
+    "StackedOutcomes",
+    "stack_outcomes",
+    "subgroup_accuracy",
+    "subgroup_agreement",
+    "best_judge_by_subgroup",
+]
+
+MIN_N = 30
+MAX_HALF_WIDTH = 0.15
+SMALL_RULE = "small = n < {min_n} or interval half-width > {hw}"
+
+
+def small_cells(
+    n: np.ndarray,
+    ci_low: np.ndarray,
+    ci_high: np.ndarray,
+    *,
+    min_n: int = MIN_N,
+    max_half_width: float = MAX_HALF_WIDTH,
+) -> np.ndarray:
+    """Boolean flag per cell: ``n < min_n`` or ``(ci_high - ci_low)/2 > max_half_width`` (or no CI)."""
+    n = np.asarray(n, dtype=float)
+    hw = (np.asarray(ci_high, dtype=float) - np.asarray(ci_low, dtype=float)) / 2.0
+    with np.errstate(invalid="ignore"):
+        return (n < min_n) | ~(hw <= max_half_width)
+
+
+@dataclass(frozen=True)
+class StackedOutcomes:
+    """Judge correctness stacked over dimensions: ``outcome`` is ``(rows, judges)``; ``rows``
+    holds ``item``, ``dimension`` and the item attributes of each row."""
+
+    outcome: np.ndarray
+    rows: pd.DataFrame
+    judges: list[str]
+    excluded: dict[str, int]
+    gold_method: str
+
+
+def stack_outcomes(
+    study: Study,
+    *,
+    dimensions: Sequence[str] | None = None,
+    judges: Sequence[str] | None = None,
+    order: str | None = None,
+) -> StackedOutcomes:
+    """Correctness of every judge on every (item, dimension) with gold, with the item attributes."""
+    dims = list(dimensions) if dimensions is not None else study.dimensions
+    attrs = study.items.set_index("item")
+    ys, frames, excluded, methods = [], [], {}, set()
+    js = list(judges) if judges is not None else None
+    for dim in dims:
+        o = study.outcomes(dim, judges=js, order=order)
+        js = o.judges
+        ys.append(o.outcome)
+        f = attrs.reindex(o.items).reset_index()
+        f.insert(1, "dimension", dim)
+        f["gold_code"] = o.gold
+        frames.append(f)
+        methods.add(o.gold_method)
+        for k, v in o.excluded.items():
+            excluded[f"{dim}:{k}"] = int(v)
+    return StackedOutcomes(
+        np.vstack(ys),
+        pd.concat(frames, ignore_index=True),
+        list(js or []),
+        excluded,
+        "/".join(sorted(methods)),
+    )
+
+
+def _cells(rows: pd.DataFrame, keys: list[str]) -> list[tuple[tuple, np.ndarray]]:
+    if not keys:
+        return [((), np.arange(len(rows)))]
+    missing = [k for k in keys if k not in rows.columns]
+    if missing:
+        raise KeyError(
+            f"unknown breakdown key(s) {missing}; item attributes: "
+            f"{[c for c in rows.columns if c not in ('gold_code',)]}"
+        )
+    out = []
+    for key, idx in rows.groupby(keys, sort=True, dropna=False).indices.items():
+        out.append(((key,) if not isinstance(key, tuple) else key, np.asarray(idx)))
+    return out
+
+
+def subgroup_accuracy(
+    study: Study,
+    by: Sequence[str] = ("organ_system",),
+    *,
+    judges: Sequence[str] | None = None,
+    dimensions: Sequence[str] | None = None,
+    policy: Policy = "wrong",
+    cluster: str | None = None,
+    method: AccuracyMethod = "wilson",
+    level: float = 0.95,
+    min_n: int = MIN_N,
+    max_half_width: float = MAX_HALF_WIDTH,
+    order: str | None = None,
+    stacked: StackedOutcomes | None = None,
+) -> pd.DataFrame:
+    """Accuracy of every judge in every cell of ``by``: one tidy row per judge x cell.
+
+    Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
+    n_invalid, n_clusters, policy, small, rule``. ``judge`` in ``by`` is accepted (it is always
+    a key). Pooling over dimensions (``dimension`` not in ``by``) clusters by item.
+    """
+    keys = [k for k in by if k != "judge"]
+    so = (
+        stacked
+        if stacked is not None
+        else stack_outcomes(study, dimensions=dimensions, judges=judges, order=order)
+    )
+    rows = so.rows
+    pooled = "dimension" not in keys and rows["dimension"].nunique() > 1
+    if cluster is not None:
+        if cluster not in rows.columns:
+            raise KeyError(f"cluster attribute {cluster!r} is not an item attribute")
+        cl_all = rows[cluster].astype(str).to_numpy()
+    elif pooled:
+        cl_all = rows["item"].astype(str).to_numpy()
+    else:
+        cl_all = None
+    frames = []
+    for key, idx in _cells(rows, keys):
+        cl = cl_all[idx] if cl_all is not None else None
+        t = judge_accuracy(
+            so.outcome[idx], so.judges, policy=policy, clusters=cl, method=method, level=level
+        )
+        for k, v in reversed(list(zip(keys, key, strict=True))):
+            t.insert(1, k, v)
+        frames.append(t)
+    out = pd.concat(frames, ignore_index=True)
+    out["small"] = small_cells(
+        out["n"], out["ci_low"], out["ci_high"], min_n=min_n, max_half_width=max_half_width
+    )
+    out["rule"] = SMALL_RULE.format(min_n=min_n, hw=max_half_width)
+    out["gold"] = so.gold_method
+    if pooled:
+        out["pooled_dimensions"] = int(rows["dimension"].nunique())
+    return out
+
+
+def subgroup_agreement(
+    study: Study,
+    by: Sequence[str] = ("organ_system",),
+    *,
+    coefficient: str = "fleiss_kappa",
+    role: str = "expert",
+    dimensions: Sequence[str] | None = None,
+    level: float = 0.95,
+    min_n: int = MIN_N,
+    max_half_width: float = MAX_HALF_WIDTH,
+) -> pd.DataFrame:
+    """Chance-corrected agreement among the raters of ``role`` per dimension x cell of ``by``.
+
+    Uses the coefficients of :mod:`medjudge.stats.agreement` (analytic intervals; Gwet 2014
+    linearisation for the Fleiss family). ``by`` holds item attributes (``dimension`` is always
+    a key here: agreement is never pooled over dimensions). Same small-cell rule as accuracy,
+    half-width taken from the coefficient's interval.
+    """
+    from medjudge.stats.agreement import COEFFICIENTS
+
+    fn = COEFFICIENTS[coefficient]
+    keys = [k for k in by if k not in ("dimension", "judge")]
+    attrs = study.items
+    rows = []
+    for dim in dimensions or study.dimensions:
+        m = study.matrix(dim, role=role)
+        if m.values.shape[1] < 2:
+            continue
+        cats = np.arange(len(m.scale.categories), dtype=float) if m.scale.is_categorical else None
+        for key, idx in _cells(attrs, keys):
+            X = m.values[idx]
+            X = X[(~np.isnan(X)).sum(1) >= 2]
+            if X.shape[0] < 2:
+                continue
+            kw = {"categories": cats} if cats is not None else {}
+            e = fn(X, confidence=level, **kw)
+            r = {
+                "dimension": dim,
+                **dict(zip(keys, key, strict=True)),
+                "coefficient": coefficient,
+                "role": role,
+                "estimate": e.estimate,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
+                "ci_method": e.ci_method,
+                "n": int(X.shape[0]),
+                "n_raters": int(X.shape[1]),
+            }
+            rows.append(r)
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["small"] = small_cells(
+            out["n"], out["ci_low"], out["ci_high"], min_n=min_n, max_half_width=max_half_width
+        )
+        out["rule"] = SMALL_RULE.format(min_n=min_n, hw=max_half_width)
+    return out
+
+
+def best_judge_by_subgroup(
+    study: Study,
+    by: Sequence[str] = ("organ_system",),
+    *,
+    dimensions: Sequence[str] | None = None,
+    judges: Sequence[str] | None = None,
+    policy: Policy = "wrong",
+    alpha: float = 0.05,
+    level: float = 0.95,
+    stacked: StackedOutcomes | None = None,
+) -> pd.DataFrame:
+    """Best judge within each cell (``dimension`` is always a key), tested against the others.
+
+    Per cell: all pairs of judges on the cell's items (:func:`all_pairs`, McNemar mid-p, Tango
+    score interval for the paired difference). Reported: the best judge (highest accuracy), the
+    runner-up with the difference, its interval and p-value, and ``not_worse_than_best``: the
+    judges whose Holm-adjusted (within cell) McNemar p against the best is ``>= alpha`` — the
+    set the data cannot separate from the best. ``p_fdr_bh`` adjusts best-vs-runner-up over cells.
+    """
+    keys = ["dimension"] + [k for k in by if k not in ("dimension", "judge")]
+    so = (
+        stacked
+        if stacked is not None
+        else stack_outcomes(study, dimensions=dimensions, judges=judges)
+    )
+    rows = []
+    for key, idx in _cells(so.rows, keys):
+        y = so.outcome[idx]
+        pairs = all_pairs(
+            y, so.judges, policy=policy, ci="tango", level=level, family=(), within="holm"
+        )
+        acc = (
+            pairs[["judge_a", "accuracy_a"]]
+            .drop_duplicates()
+            .set_index("judge_a")["accuracy_a"]
+            .to_dict()
+        )
+        acc.update(
+            pairs[["judge_b", "accuracy_b"]]
+            .drop_duplicates()
+            .set_index("judge_b")["accuracy_b"]
+            .to_dict()
+        )
+        ranked = sorted(acc, key=lambda j: -acc[j])
+        best, second = ranked[0], ranked[1]
+        vs_best = pairs[(pairs["judge_a"] == best) | (pairs["judge_b"] == best)].copy()
+        vs_best["p_adj"] = adjust_pvalues(vs_best["pvalue"].to_numpy(), "holm")
+        other = np.where(vs_best["judge_a"] == best, vs_best["judge_b"], vs_best["judge_a"])
+        tied = sorted(o for o, p in zip(other, vs_best["p_adj"], strict=True) if p >= alpha)
+        pr = vs_best[(vs_best["judge_a"] == second) | (vs_best["judge_b"] == second)].iloc[0]
+        sign = 1.0 if pr["judge_a"] == best else -1.0
+        lo, hi = sorted((sign * pr["ci_low"], sign * pr["ci_high"]))
+        rows.append(
+            {
+                **dict(zip(keys, key, strict=True)),
+                "n": int(len(idx)),
+                "best": best,
+                "accuracy_best": acc[best],
+                "runner_up": second,
+                "accuracy_runner_up": acc[second],
+                "difference": acc[best] - acc[second],
+                "ci_low": lo,
+                "ci_high": hi,
+                "ci_method": "tango",
+                "pvalue": float(pr["pvalue"]),
+                "test": "McNemar mid-p",
+                "not_worse_than_best": ",".join([best] + tied),
+                "n_not_separable": 1 + len(tied),
+            }
+        )
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["p_fdr_bh"] = adjust_pvalues(out["pvalue"].to_numpy(), "fdr_bh")
+    return out
