@@ -491,6 +491,10 @@ def _render_builtin(
         else:
             typ = work / f"{stem}.typ"
             _pandoc(md, typ, "pdf", flags, work)
+            # pandoc starts figure captions with a newline, which typst renders as a second
+            # space after "Figure 1:".
+            source = typ.read_text(encoding="utf-8")
+            typ.write_text(re.sub(r"caption: \[\s+", "caption: [", source), encoding="utf-8")
             out = work / f"{stem}.pdf"
             _typst_compile(typ, out, work)
         results[fmt] = out
