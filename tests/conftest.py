@@ -6,6 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# property tests are derandomised so CI and local runs explore the same examples
+settings.register_profile("medjudge", derandomize=True, deadline=None)
+settings.load_profile("medjudge")
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
