@@ -13,7 +13,6 @@ import time
 
 import krippendorff
 import numpy as np
-
 from medjudge.stats.agreement import krippendorff_alpha_core
 from medjudge.stats.resampling import ResamplePlan
 
@@ -23,7 +22,11 @@ N_ITEMS, N_RATERS, B, Q = 1026, 3, 2000, 3
 def data(seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     truth = rng.choice(Q, size=N_ITEMS, p=[0.45, 0.45, 0.10])
-    X = np.where(rng.random((N_ITEMS, N_RATERS)) < 0.85, truth[:, None], rng.integers(0, Q, (N_ITEMS, N_RATERS)))
+    X = np.where(
+        rng.random((N_ITEMS, N_RATERS)) < 0.85,
+        truth[:, None],
+        rng.integers(0, Q, (N_ITEMS, N_RATERS)),
+    )
     X = X.astype(float)
     X[rng.random(X.shape) < 0.05] = np.nan
     return X
@@ -43,7 +46,9 @@ def main() -> None:
 
         idx = [np.repeat(np.arange(N_ITEMS), w.astype(int)) for w in W]
         t0 = time.perf_counter()
-        ref = np.array([krippendorff.alpha(reliability_data=X[i].T, level_of_measurement=level) for i in idx])
+        ref = np.array(
+            [krippendorff.alpha(reliability_data=X[i].T, level_of_measurement=level) for i in idx]
+        )
         t_ref = time.perf_counter() - t0
         err = float(np.max(np.abs(ours - ref)))
         assert err < 1e-9, err

@@ -16,8 +16,12 @@ import sys
 import time
 
 import numpy as np
-
-from medjudge.stats.agreement import cohen_kappa, cohen_kappa_core, krippendorff_alpha, krippendorff_alpha_core
+from medjudge.stats.agreement import (
+    cohen_kappa,
+    cohen_kappa_core,
+    krippendorff_alpha,
+    krippendorff_alpha_core,
+)
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, weighted_bootstrap
 
 B = 1000
@@ -60,7 +64,9 @@ def run(n_sims: int) -> list[dict[str, object]]:
                         est = krippendorff_alpha(X, level="nominal", categories=[0, 1, 2])
 
                         def stat(W, X=X):
-                            return krippendorff_alpha_core(X, W, level="nominal", categories=[0, 1, 2])
+                            return krippendorff_alpha_core(
+                                X, W, level="nominal", categories=[0, 1, 2]
+                            )
 
                     res = weighted_bootstrap(stat, plan, method="bca")
                     pl, ph = bootstrap_interval(res["estimate"], res["boot"], method="percentile")
@@ -95,14 +101,22 @@ def main() -> None:
     t0 = time.perf_counter()
     rows = run(n_sims)
     mc = 1.96 * np.sqrt(0.95 * 0.05 / n_sims)
-    print(f"95% interval coverage, {n_sims} simulated studies per cell, B = {B} "
-          f"(Monte Carlo +/- {mc:.3f}); {time.perf_counter() - t0:.0f} s\n")
-    print("| design | n | coefficient (true) | analytic | percentile | BCa | mean width (analytic / perc / BCa) |")
+    print(
+        f"95% interval coverage, {n_sims} simulated studies per cell, B = {B} "
+        f"(Monte Carlo +/- {mc:.3f}); {time.perf_counter() - t0:.0f} s\n"
+    )
+    print(
+        "| design | n | coefficient (true) | analytic | percentile | BCa | mean width (analytic / perc / BCa) |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, _, _ in DESIGNS:
         for n in SIZES:
             for c in ("kappa", "alpha"):
-                r = {x["method"]: x for x in rows if x["design"] == name and x["n"] == n and x["coef"] == c}
+                r = {
+                    x["method"]: x
+                    for x in rows
+                    if x["design"] == name and x["n"] == n and x["coef"] == c
+                }
                 print(
                     f"| {name} | {n} | {c} ({r['analytic']['true']:.3f}) | {r['analytic']['coverage']:.3f} | "
                     f"{r['percentile']['coverage']:.3f} | {r['bca']['coverage']:.3f} | "
