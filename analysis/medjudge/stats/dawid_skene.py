@@ -81,18 +81,20 @@ class DawidSkeneResult:
         """Per rater and class, ``theta_rkk = P(says k | truth k)`` — shape ``(n_raters, q)``."""
         return np.einsum("rkk->rk", self.confusion)
 
-    def rater_table(self) -> pd.DataFrame:
+    def rater_table(self, labels: list[str] | None = None) -> pd.DataFrame:
         """One row per rater: model accuracy and per-class sensitivity (the diagonal)."""
         df = pd.DataFrame({"rater": self.raters, "accuracy": self.accuracy})
-        for j, c in enumerate(self.categories):
-            df[f"p_correct_given_{_fmt(c)}"] = self.sensitivity[:, j]
+        names = labels or [_fmt(c) for c in self.categories]
+        for j, name in enumerate(names):
+            df[f"p_correct_given_{name}"] = self.sensitivity[:, j]
         return df
 
     def max_posterior(self) -> np.ndarray:
         return self.posteriors.max(axis=1)
 
-    def summary(self) -> dict[str, Any]:
-        """Small JSON-able summary (no per-item arrays)."""
+    def summary(self, labels: list[str] | None = None) -> dict[str, Any]:
+        """Small JSON-able summary (no per-item arrays); ``labels`` name the category codes."""
+        names = labels or [_fmt(c) for c in self.categories]
         return {
             "method": "Dawid-Skene EM (1979)",
             "init": self.init,

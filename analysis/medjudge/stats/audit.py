@@ -1,0 +1,412 @@
+"""Annotation audit: how reliable are the annotators, who drifts, which items are disputed.
+
+Building blocks (numpy in, tidy DataFrames out; every coefficient comes from
+:mod:`medjudge.stats.agreement`, every interval is labelled with its method):
+
+* :func:`annotator_agreement` — each annotator against the **leave-one-out majority** of the
+  others: the label chosen by more than half of the *other* annotators who rated the item
+  (items where the others split, or nobody else rated, have no reference and are counted).
+  Percent agreement with a Wilson (1927) interval and Cohen's kappa (Fleiss, Cohen & Everitt
+  1969 interval).
+* :func:`pairwise_matrix` — Cohen's kappa and percent agreement of every pair of annotators on
+  the items both rated (kappa interval analytic or bootstrap; percent agreement Wilson).
+* :func:`category_agreement` — Fleiss (1971) per-category kappas (category vs rest).
+* :func:`dimension_reliability` — percent agreement, Fleiss' kappa, Gwet's AC1/AC2 and
+  Krippendorff's alpha (level from the declared scale) per dimension.
+* :func:`subgroup_reliability` — the same per item subgroup (organ system, department), each
+  with its own interval and item count, so a weak subgroup is visible with its uncertainty.
+* :func:`disputed_items` — items ranked by disagreement (pairwise agreement among the raters
+  of the item, then the Dawid–Skene posterior of the winning class), with every rater's label.
+* :func:`audit_study` — all of the above for a :class:`~medjudge.data.model.Study`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .agreement import (
+    agreement_table,
+    cohen_kappa,
+    fleiss_category_kappas,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
+from .dawid_skene import DawidSkeneResult, study_dawid_skene
+from .intervals import wilson_interval
+from .resampling import ResamplePlan
+
+RELIABILITY_COEFFICIENTS = ("percent_agreement", "fleiss_kappa", "gwet_ac", "krippendorff_alpha")
+
+
+def _cats(X: np.ndarray, categories: Any) -> np.ndarray:
+    return np.unique(X[~np.isnan(X)]) if categories is None else np.asarray(categories, dtype=float)
+
+
+def loo_majority(X: np.ndarray, r: int, categories: np.ndarray) -> np.ndarray:
+    """Strict-majority label of all raters but ``r`` per item (NaN when split or nobody else)."""
+    others = np.delete(np.asarray(X, dtype=float), r, axis=1)
+    n = (~np.isnan(others)).sum(axis=1)
+    votes = np.stack([(others == c).sum(axis=1) for c in categories], axis=1)
+    top = votes.argmax(axis=1)
+    ok = (n > 0) & (2 * votes.max(axis=1) > n)
+    return np.where(ok, categories[top], np.nan)
+
+
+def annotator_agreement(
+    X: Any,
+    *,
+    raters: list[str] | None = None,
+    categories: Any = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Each annotator vs the leave-one-out strict majority of the others.
+
+    Columns: ``rater, n`` (items with a label and a reference), ``agreement`` with Wilson
+    ``agreement_low/high``, ``kappa`` with ``kappa_low/high`` (FCE analytic), and the counts
+    ``no_label`` (rater did not rate), ``others_split`` (the others have no strict majority),
+    ``no_others`` (nobody else rated the item).
+    """
+    A = np.asarray(X, dtype=float)
+    cats = _cats(A, categories)
+    names = raters or [f"rater_{j}" for j in range(A.shape[1])]
+    rows = []
+    for r, name in enumerate(names):
+        ref = loo_majority(A, r, cats)
+        own = A[:, r]
+        others_n = (~np.isnan(np.delete(A, r, axis=1))).sum(axis=1)
+        both = ~np.isnan(own) & ~np.isnan(ref)
+        n = int(both.sum())
+        k = float((own[both] == ref[both]).sum())
+        lo, hi = wilson_interval(k, n, confidence)
+        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence=confidence)
+        rows.append(
+            {
+                "rater": name,
+                "n": n,
+                "agreement": k / n if n else math.nan,
+                "agreement_low": float(lo),
+                "agreement_high": float(hi),
+                "kappa": kap.estimate,
+                "kappa_low": kap.ci_low,
+                "kappa_high": kap.ci_high,
+                "no_label": int(np.isnan(own).sum()),
+                "others_split": int((~np.isnan(own) & (others_n > 0) & np.isnan(ref)).sum()),
+                "no_others": int((~np.isnan(own) & (others_n == 0)).sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pairwise_matrix(
+    X: Any,
+    *,
+    raters: list[str] | None = None,
+    categories: Any = None,
+    values: Any = None,
+    weights: str | np.ndarray = "identity",
+    ci: str = "analytic",
+    plan: ResamplePlan | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Cohen's kappa and percent agreement for every pair of raters (tidy, one row per pair).
+
+    Kappa: unweighted or weighted by category value (``weights``), interval ``ci="analytic"``
+    (FCE 1969) or ``"bootstrap"`` (all pairs share ``plan``'s item resamples). Percent
+    agreement (exact matches) has a Wilson interval. Use :func:`as_square` for the matrix view.
+    """
+    A = np.asarray(X, dtype=float)
+    cats = _cats(A, categories)
+    names = raters or [f"rater_{j}" for j in range(A.shape[1])]
+    rows = []
+    for a in range(A.shape[1]):
+        for b in range(a + 1, A.shape[1]):
+            pair = A[:, [a, b]]
+            both = ~np.isnan(pair).any(axis=1)
+            n = int(both.sum())
+            k = float((pair[both, 0] == pair[both, 1]).sum())
+            lo, hi = wilson_interval(k, n, confidence)
+            kap = cohen_kappa(
+                pair,
+                categories=cats,
+                values=values,
+                weights=weights,
+                ci=ci,
+                plan=plan,
+                confidence=confidence,
+            )
+            rows.append(
+                {
+                    "rater_a": names[a],
+                    "rater_b": names[b],
+                    "n": n,
+                    "kappa": kap.estimate,
+                    "kappa_low": kap.ci_low,
+                    "kappa_high": kap.ci_high,
+                    "kappa_ci_method": kap.ci_method,
+                    "agreement": k / n if n else math.nan,
+                    "agreement_low": float(lo),
+                    "agreement_high": float(hi),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def as_square(pairs: pd.DataFrame, value: str = "kappa") -> pd.DataFrame:
+    """Symmetric rater x rater matrix of one column of :func:`pairwise_matrix` (diagonal NaN)."""
+    names = list(dict.fromkeys(list(pairs["rater_a"]) + list(pairs["rater_b"])))
+    M = pd.DataFrame(np.nan, index=names, columns=names)
+    for _, r in pairs.iterrows():
+        M.loc[r["rater_a"], r["rater_b"]] = M.loc[r["rater_b"], r["rater_a"]] = r[value]
+    return M
+
+
+def category_agreement(
+    X: Any, *, categories: Any = None, labels: list[str] | None = None, confidence: float = 0.95
+) -> pd.DataFrame:
+    """Fleiss (1971) kappa of each category against the rest, with Gwet's analytic interval."""
+    A = np.asarray(X, dtype=float)
+    cats = _cats(A, categories)
+    out = []
+    for e in fleiss_category_kappas(A, categories=cats, confidence=confidence):
+        code = e.extra["category"]
+        idx = int(np.flatnonzero(cats == code)[0])
+        out.append(
+            {
+                "category": labels[idx] if labels is not None else code,
+                "kappa": e.estimate,
+                "kappa_low": e.ci_low,
+                "kappa_high": e.ci_high,
+                "ci_method": e.ci_method,
+                "share": float(np.nanmean(A == code) / np.mean(~np.isnan(A)))
+                if np.isfinite(A).any()
+                else math.nan,
+                "n": e.n,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def dimension_reliability(
+    study: Any,
+    *,
+    role: str = "expert",
+    ci: str = "analytic",
+    n_resamples: int = 2000,
+    seed: int = 0,
+    coefficients: tuple[str, ...] = RELIABILITY_COEFFICIENTS,
+) -> pd.DataFrame:
+    """Reliability coefficients of the ``role`` raters for every dimension (one row per coefficient)."""
+    frames = []
+    for dim in study.dimensions:
+        m = study.matrix(dim, role=role)
+        if m.values.shape[1] < 2:
+            continue
+        plan = (
+            ResamplePlan(n_items=m.values.shape[0], n_resamples=n_resamples, seed=seed)
+            if ci == "bootstrap"
+            else None
+        )
+        t = agreement_table(
+            m.values, level=m.scale, ci=ci, plan=plan, coefficients=list(coefficients)
+        )
+        t.insert(0, "dimension", dim)
+        t["n_raters"] = m.values.shape[1]
+        frames.append(t)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def subgroup_reliability(
+    study: Any,
+    dimension: str,
+    *,
+    by: tuple[str, ...] = ("organ_system", "department"),
+    role: str = "expert",
+    ci: str = "analytic",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    min_items: int = 10,
+) -> pd.DataFrame:
+    """Fleiss' kappa and Krippendorff's alpha of the ``role`` raters within each subgroup.
+
+    Subgroups with fewer than ``min_items`` items are listed with NaN estimates (``too_small``),
+    not dropped. Attributes missing from the items table are skipped.
+    """
+    m = study.matrix(dimension, role=role)
+    scale = m.scale
+    items = study.items.set_index("item").loc[m.items]
+    cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
+    rows = []
+    for attr in by:
+        if attr not in items.columns:
+            continue
+        for value, idx in items.groupby(attr, sort=True).indices.items():
+            X = m.values[idx]
+            row: dict[str, Any] = {"attribute": attr, "group": value, "n_items": len(idx)}
+            if len(idx) < min_items:
+                row["too_small"] = True
+                rows.append(row)
+                continue
+            plan = ResamplePlan(len(idx), n_resamples, seed) if ci == "bootstrap" else None
+            kw = {"ci": ci, "plan": plan, "confidence": confidence}
+            if scale.is_categorical:
+                fk = fleiss_kappa(X, categories=cats, **kw)
+                row.update(fleiss_kappa=fk.estimate, fleiss_low=fk.ci_low, fleiss_high=fk.ci_high)
+            ka = krippendorff_alpha(X, level=scale, **kw)
+            row.update(
+                alpha=ka.estimate,
+                alpha_low=ka.ci_low,
+                alpha_high=ka.ci_high,
+                ci_method=ka.ci_method,
+            )
+            row["too_small"] = False
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def disputed_items(
+    X: Any,
+    *,
+    items: list[str],
+    raters: list[str],
+    labels: list[str] | None = None,
+    categories: Any = None,
+    posteriors: np.ndarray | None = None,
+    top: int | None = 20,
+) -> pd.DataFrame:
+    """Items ranked from most to least disputed, with every rater's label.
+
+    Disagreement = ``1 - P_i`` with ``P_i = sum_k r_ik (r_ik - 1) / (m_i (m_i - 1))`` the share
+    of agreeing rater pairs on item ``i`` (Fleiss 1971); ties are broken by the Dawid–Skene
+    posterior of the most probable class (lower = more doubtful) when ``posteriors`` is given.
+    Items with fewer than two ratings cannot be disputed and are left out (counted in
+    ``attrs["single_rating"]``).
+    """
+    A = np.asarray(X, dtype=float)
+    cats = _cats(A, categories)
+    r = np.stack([(A == c).sum(axis=1) for c in cats], axis=1).astype(float)
+    m = r.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_agree = (r * (r - 1)).sum(axis=1) / (m * (m - 1))
+    modal = cats[r.argmax(axis=1)]
+
+    def name(c: float) -> Any:
+        if np.isnan(c):
+            return None
+        return labels[int(c)] if labels is not None else c
+
+    df = pd.DataFrame({"item": items, "n_ratings": m.astype(int), "pair_agreement": p_agree})
+    df["modal_label"] = [name(c) for c in modal]
+    df["modal_share"] = r.max(axis=1) / np.where(m > 0, m, np.nan)
+    if posteriors is not None:
+        df["ds_label"] = [name(cats[k]) for k in posteriors.argmax(axis=1)]
+        df["ds_posterior"] = posteriors.max(axis=1)
+    for j, rater in enumerate(raters):
+        df[rater] = [name(c) for c in A[:, j]]
+    single = int((m < 2).sum())
+    df = df[m >= 2]
+    keys = ["pair_agreement"] + (["ds_posterior"] if posteriors is not None else [])
+    df = df.sort_values(keys, kind="stable").reset_index(drop=True)
+    df = df[df["pair_agreement"] < 1]
+    df.attrs["single_rating"] = single
+    df.attrs["n_disputed"] = len(df)
+    return df.head(top) if top is not None else df
+
+
+@dataclass
+class AuditReport:
+    """Everything :func:`audit_study` computed (tables are tidy DataFrames)."""
+
+    reliability: pd.DataFrame
+    dimensions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        def tab(v: Any) -> Any:
+            if isinstance(v, pd.DataFrame):
+                return v.to_dict(orient="records")
+            if isinstance(v, dict):
+                return {k: tab(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [tab(x) for x in v]
+            return v.to_dict() if hasattr(v, "to_dict") else v
+
+        return {
+            "settings": self.settings,
+            "reliability": tab(self.reliability),
+            "dimensions": tab(self.dimensions),
+        }
+
+
+def audit_study(
+    study: Any,
+    *,
+    dimensions: list[str] | None = None,
+    role: str = "expert",
+    subgroups: tuple[str, ...] = ("organ_system", "department"),
+    ci: str = "analytic",
+    n_resamples: int = 2000,
+    seed: int = 0,
+    top: int = 20,
+    with_dawid_skene: bool = True,
+) -> AuditReport:
+    """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
+    per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items."""
+    dims = dimensions or study.dimensions
+    settings = {
+        "role": role,
+        "ci": ci,
+        "n_resamples": n_resamples,
+        "seed": seed,
+        "subgroups": list(subgroups),
+    }
+    rel = dimension_reliability(study, role=role, ci=ci, n_resamples=n_resamples, seed=seed)
+    rel = rel[rel["dimension"].isin(dims)].reset_index(drop=True) if len(rel) else rel
+    out: dict[str, dict[str, Any]] = {}
+    for dim in dims:
+        m = study.matrix(dim, role=role)
+        scale = m.scale
+        if m.values.shape[1] < 2:
+            out[dim] = {"skipped": f"fewer than two {role} raters"}
+            continue
+        cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
+        labels = list(scale.categories) if scale.is_categorical else None
+        plan = ResamplePlan(m.values.shape[0], n_resamples, seed) if ci == "bootstrap" else None
+        d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
+        if scale.is_categorical:
+            d["annotators"] = annotator_agreement(m.values, raters=m.raters, categories=cats)
+            d["pairwise"] = pairwise_matrix(
+                m.values, raters=m.raters, categories=cats, ci=ci, plan=plan
+            )
+            d["categories"] = category_agreement(m.values, categories=cats, labels=labels)
+        d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, seed=seed)
+        post = None
+        if with_dawid_skene and scale.is_categorical:
+            ds: DawidSkeneResult = study_dawid_skene(study, dim, role=role, seed=seed)
+            d["dawid_skene"] = ds.summary(labels)
+            maj = study.gold(dim, "majority").codes if role == "expert" else None
+            if maj is not None:
+                both = np.isfinite(maj) & np.isfinite(ds.labels)
+                d["dawid_skene"]["differs_from_majority"] = int(
+                    (maj[both] != ds.labels[both]).sum()
+                )
+            post = ds.posteriors
+        if scale.is_categorical:
+            dis = disputed_items(
+                m.values,
+                items=m.items,
+                raters=m.raters,
+                labels=labels,
+                categories=cats,
+                posteriors=post,
+                top=top,
+            )
+            d["disputed"] = dis
+            d["n_disputed"] = dis.attrs["n_disputed"]
+        out[dim] = d
+    return AuditReport(reliability=rel, dimensions=out, settings=settings)

@@ -1,0 +1,422 @@
+"""Can a judge stand in for an expert? Leave-one-expert-out agreement and the alt-test.
+
+Two views of the same question, on one dimension:
+
+1. **Leave-one-out agreement** (:func:`judge_expert_agreement`). For judge ``J`` and expert
+   ``e``, with ``O = experts \\ {e}``: ``kappa(J, O) = mean_{k in O} kappa(J, k)`` against
+   ``kappa(e, O) = mean_{k in O} kappa(e, k)`` (Cohen's kappa on the items both raters rated).
+   Their difference gets a paired bootstrap interval (same resamples for both terms, through the
+   shared engine), so "the judge agrees with the other experts as well as expert e does" is a
+   statement with an interval rather than two overlapping ones.
+
+2. **The alternative annotator test** (:func:`alt_test`) of Calderon, Reichart & Dror (2025),
+   "The Alternative Annotator Test for LLM-as-a-Judge: How to Statistically Justify Replacing
+   Human Annotators with LLMs", ACL 2025 (arXiv:2501.10970). For every annotator ``h_j``:
+
+   * ``I_j`` = items annotated by ``h_j`` that have at least ``min_annotators_per_item``
+     human annotations in all (so at least one other), and a judge verdict;
+   * per item, the alignment with the *remaining* annotators ``H_{-j}[i]``:
+     ``S(f, i, j) = mean_{k in H_-j[i]} s(f(x_i), h_k(x_i))`` for the judge and
+     ``S(h_j, i, j)`` likewise for the excluded annotator; ``s`` is agreement (``1[a = b]``,
+     "ACC", categorical labels) or ``-RMSE`` (numeric scores);
+   * indicators ``W^f_i = 1[S(f) >= S(h_j)]``, ``W^h_i = 1[S(h_j) >= S(f)]``; advantage
+     probabilities ``rho^f_j = mean_i W^f_i``, ``rho^h_j = mean_i W^h_i``;
+   * ``H0_j: rho^f_j <= rho^h_j - epsilon`` against ``H1_j: rho^f_j > rho^h_j - epsilon``, by a
+     one-sided paired t-test on ``d_i = W^h_i - W^f_i``: ``t = (mean(d) - epsilon) / (sd(d) /
+     sqrt(n_j))``, ``p = F_{t, n_j - 1}(t)`` (reject for small ``t``). If every ``d_i`` is equal
+     the t statistic is undefined; then ``p = 0`` when ``d < epsilon`` and 1 otherwise.
+   * The ``m`` p-values are adjusted by Benjamini & Yekutieli (2001) at FDR level ``q``
+     (default 0.05). The **winning rate** ``omega`` is the share of rejected nulls; the judge
+     passes (may replace the annotators) if ``omega >= 0.5``. The **average advantage
+     probability** ``rho = mean_j rho^f_j`` compares judges independently of ``epsilon``.
+
+   ``epsilon`` is the cost–benefit margin: 0.2 when the annotators are crowd workers, 0.1 when
+   they are skilled annotators or experts (the paper's recommendation); the default is 0.1
+   because the annotators here are physicians. The paper asks for at least 3 annotators and
+   50–100 items; annotators with fewer than ``min_items_per_annotator`` (30, as in the
+   authors' code) usable items are skipped and listed.
+
+A judge verdict that is missing or invalid is handled by ``invalid``: ``"exclude"`` drops the
+item for that judge (as the authors' code does; the count is reported), ``"wrong"`` keeps it with
+the worst alignment (the judge loses that item) — the Med-RewardBench rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .agreement import cohen_kappa, cohen_kappa_core, paired_difference
+from .resampling import ResamplePlan
+
+Scoring = Literal["accuracy", "neg_rmse"]
+InvalidPolicy = Literal["exclude", "wrong"]
+
+
+# ---------------------------------------------------------------------------------------------
+# multiplicity
+# ---------------------------------------------------------------------------------------------
+def benjamini_yekutieli(p: np.ndarray, q: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Benjamini & Yekutieli (2001, Ann. Stat. 29:1165-1188) step-up FDR under dependence.
+
+    With sorted p-values ``p_(1) <= ... <= p_(m)`` and ``c(m) = sum_{i<=m} 1/i``, reject
+    ``H_(1..k)`` for the largest ``k`` with ``p_(k) <= k q / (m c(m))``. Adjusted p-values:
+    ``min_{k >= i} min(1, m c(m) p_(k) / k)``. Returns ``(rejected, adjusted)``.
+    """
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    if m == 0:
+        return np.zeros(0, dtype=bool), np.zeros(0)
+    order = np.argsort(p, kind="stable")
+    cm = np.sum(1.0 / np.arange(1, m + 1))
+    k = np.arange(1, m + 1)
+    raw = p[order] * m * cm / k
+    adj_sorted = np.minimum(1.0, np.minimum.accumulate(raw[::-1])[::-1])
+    adjusted = np.empty(m)
+    adjusted[order] = adj_sorted
+    return adjusted <= q, adjusted
+
+
+def one_sided_paired_t(d: np.ndarray, epsilon: float) -> tuple[float, float, int]:
+    """``t = (mean(d) - epsilon) / (sd(d)/sqrt(n))`` and ``p = P(T_{n-1} <= t)``.
+
+    Same as ``scipy.stats.ttest_1samp(d, epsilon, alternative="less")``; when ``sd(d) = 0`` the
+    p-value is 0 if ``d < epsilon`` and 1 otherwise (the t statistic is then +-inf or undefined).
+    """
+    d = np.asarray(d, dtype=float)
+    n = d.size
+    if n < 2:
+        return math.nan, 1.0, n - 1
+    mean, sd = d.mean(), d.std(ddof=1)
+    if sd == 0:
+        return (-math.inf if mean < epsilon else math.inf), (0.0 if mean < epsilon else 1.0), n - 1
+    t = (mean - epsilon) / (sd / math.sqrt(n))
+    return float(t), float(stats.t.cdf(t, n - 1)), n - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# alt-test
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AltTestResult:
+    """Outcome of the alt-test for one judge (one row per excluded annotator in ``table``)."""
+
+    judge: str
+    winning_rate: float
+    advantage_probability: float
+    passed: bool
+    epsilon: float
+    q: float
+    scoring: str
+    invalid: str
+    table: pd.DataFrame
+    n_items: int
+    skipped_annotators: list[str] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
+    method: str = (
+        "alt-test (Calderon, Reichart & Dror 2025), one-sided paired t, Benjamini-Yekutieli"
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "judge": self.judge,
+            "winning_rate": self.winning_rate,
+            "advantage_probability": self.advantage_probability,
+            "passed": self.passed,
+            "epsilon": self.epsilon,
+            "q": self.q,
+            "scoring": self.scoring,
+            "invalid": self.invalid,
+            "n_items": self.n_items,
+            "n_annotators_tested": len(self.table),
+            "skipped_annotators": list(self.skipped_annotators),
+            "excluded": dict(self.excluded),
+            "method": self.method,
+            "per_annotator": self.table.to_dict(orient="records"),
+        }
+
+
+def _alignment(x: np.ndarray, others: np.ndarray, scoring: Scoring) -> np.ndarray:
+    """Per item, alignment of ``x`` (n,) with the non-missing entries of ``others`` (n, k)."""
+    seen = ~np.isnan(others)
+    cnt = seen.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if scoring == "accuracy":
+            s = np.where(seen, others == x[:, None], 0.0).sum(axis=1) / cnt
+        elif scoring == "neg_rmse":
+            s = -np.sqrt(np.where(seen, (others - x[:, None]) ** 2, 0.0).sum(axis=1) / cnt)
+        else:
+            raise ValueError(f"scoring must be 'accuracy' or 'neg_rmse', got {scoring!r}")
+    return np.where(np.isnan(x), -np.inf, s)  # a missing verdict aligns worst of all
+
+
+def alt_test(
+    judge: Any,
+    annotators: Any,
+    *,
+    annotator_names: list[str] | None = None,
+    judge_name: str = "judge",
+    epsilon: float = 0.1,
+    q: float = 0.05,
+    scoring: Scoring = "accuracy",
+    invalid: InvalidPolicy = "exclude",
+    min_annotators_per_item: int = 2,
+    min_items_per_annotator: int = 30,
+) -> AltTestResult:
+    """The alternative annotator test for one judge (see the module docstring for the procedure).
+
+    Parameters
+    ----------
+    judge : ``(n_items,)`` judge labels/scores (NaN = no usable verdict).
+    annotators : ``(n_items, m)`` human labels/scores (NaN = not annotated).
+    epsilon : margin; 0.1 for skilled annotators/experts, 0.2 for crowd workers.
+    q : FDR level of the Benjamini–Yekutieli procedure.
+    scoring : ``"accuracy"`` (categorical) or ``"neg_rmse"`` (numeric scores).
+    invalid : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.
+    """
+    f = np.asarray(judge, dtype=float).ravel()
+    H = np.asarray(annotators, dtype=float)
+    if H.ndim != 2 or H.shape[0] != f.size:
+        raise ValueError(f"annotators must be ({f.size}, m), got {H.shape}")
+    m = H.shape[1]
+    names = annotator_names or [f"annotator_{j}" for j in range(m)]
+    if invalid not in ("exclude", "wrong"):
+        raise ValueError(f"invalid must be 'exclude' or 'wrong', got {invalid!r}")
+    n_humans = (~np.isnan(H)).sum(axis=1)
+    keep = n_humans >= min_annotators_per_item
+    no_verdict = keep & np.isnan(f)
+    if invalid == "exclude":
+        keep = keep & ~np.isnan(f)
+    excluded = {
+        "items_with_too_few_annotators": int((n_humans < min_annotators_per_item).sum()),
+        f"items_without_judge_verdict_{'excluded' if invalid == 'exclude' else 'counted_as_losses'}": int(
+            no_verdict.sum()
+        ),
+    }
+    rows, skipped = [], []
+    for j in range(m):
+        items = keep & ~np.isnan(H[:, j])
+        n_j = int(items.sum())
+        if n_j < min_items_per_annotator:
+            skipped.append(names[j])
+            continue
+        others = np.delete(H[items], j, axis=1)
+        s_f = _alignment(f[items], others, scoring)
+        s_h = _alignment(H[items, j], others, scoring)
+        w_f = (s_f >= s_h).astype(float)
+        w_h = (s_h >= s_f).astype(float)
+        d = w_h - w_f
+        t, p, df = one_sided_paired_t(d, epsilon)
+        finite = np.isfinite(s_f)
+        rows.append(
+            {
+                "annotator": names[j],
+                "n": n_j,
+                "rho_judge": float(w_f.mean()),
+                "rho_annotator": float(w_h.mean()),
+                "align_judge": float(s_f[finite].mean()) if finite.any() else math.nan,
+                "align_annotator": float(s_h.mean()),
+                "mean_d": float(d.mean()),
+                "t": t,
+                "df": df,
+                "pvalue": p,
+            }
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "annotator",
+            "n",
+            "rho_judge",
+            "rho_annotator",
+            "align_judge",
+            "align_annotator",
+            "mean_d",
+            "t",
+            "df",
+            "pvalue",
+        ],
+    )
+    if len(table):
+        rej, adj = benjamini_yekutieli(table["pvalue"].to_numpy(), q)
+        table["p_by"] = adj
+        table["rejected"] = rej
+        omega = float(rej.mean())
+        rho = float(table["rho_judge"].mean())
+    else:
+        table["p_by"] = []
+        table["rejected"] = []
+        omega = rho = math.nan
+    return AltTestResult(
+        judge=judge_name,
+        winning_rate=omega,
+        advantage_probability=rho,
+        passed=bool(np.isfinite(omega) and omega >= 0.5),
+        epsilon=epsilon,
+        q=q,
+        scoring=scoring,
+        invalid=invalid,
+        table=table,
+        n_items=int(keep.sum()),
+        skipped_annotators=skipped,
+        excluded=excluded,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# study-level wrappers
+# ---------------------------------------------------------------------------------------------
+def judge_order(study: Any) -> str | None:
+    """The presentation order used for judges: ``AB`` when a judge has several orders."""
+    orders = sorted(set(study.ratings.loc[study.ratings["role"] == "judge", "order"]))
+    if len(orders) > 1:
+        return "AB" if "AB" in orders else orders[0]
+    return None
+
+
+def judge_and_expert_matrices(
+    study: Any, dimension: str, judges: list[str] | None = None
+) -> tuple[Any, Any]:
+    """``(experts, judges)`` rating matrices on the same items (judges in one presentation order)."""
+    experts = study.matrix(dimension, role="expert")
+    judges = judges if judges is not None else study.judges
+    jm = study.matrix(dimension, raters=judges, order=judge_order(study))
+    return experts, jm
+
+
+def study_alt_test(
+    study: Any,
+    dimension: str,
+    *,
+    judges: list[str] | None = None,
+    epsilon: float = 0.1,
+    q: float = 0.05,
+    invalid: InvalidPolicy = "exclude",
+    min_items_per_annotator: int = 30,
+) -> list[AltTestResult]:
+    """The alt-test of every judge against the study's experts on one dimension."""
+    scale = study.scales[dimension]
+    ex, jm = judge_and_expert_matrices(study, dimension, judges)
+    if len(ex.raters) < 2:
+        raise ValueError(
+            f"the alt-test needs at least 2 experts; {dimension!r} has {len(ex.raters)}"
+        )
+    scoring: Scoring = "accuracy" if scale.level == "nominal" else "neg_rmse"
+    if scale.is_categorical and scale.level == "ordinal":
+        vals = scale.numeric_values()
+        ex_v = np.where(np.isnan(ex.values), np.nan, vals[np.nan_to_num(ex.values).astype(int)])
+        j_v = np.where(np.isnan(jm.values), np.nan, vals[np.nan_to_num(jm.values).astype(int)])
+    else:
+        ex_v, j_v = ex.values, jm.values
+    return [
+        alt_test(
+            j_v[:, k],
+            ex_v,
+            annotator_names=ex.raters,
+            judge_name=name,
+            epsilon=epsilon,
+            q=q,
+            scoring=scoring,
+            invalid=invalid,
+            min_items_per_annotator=min_items_per_annotator,
+        )
+        for k, name in enumerate(jm.raters)
+    ]
+
+
+def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -> pd.DataFrame:
+    """One row per judge: winning rate, advantage probability, pass, and the per-annotator p-values."""
+    rows = []
+    for r in results:
+        row: dict[str, Any] = {"dimension": dimension} if dimension is not None else {}
+        row.update(
+            judge=r.judge,
+            winning_rate=r.winning_rate,
+            advantage_probability=r.advantage_probability,
+            passed=r.passed,
+            n_items=r.n_items,
+            epsilon=r.epsilon,
+        )
+        for _, a in r.table.iterrows():
+            row[f"p_by[{a['annotator']}]"] = a["p_by"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def judge_expert_agreement(
+    study: Any,
+    dimension: str,
+    *,
+    judges: list[str] | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: Literal["percentile", "basic", "bca"] = "bca",
+) -> pd.DataFrame:
+    """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
+
+    One row per judge x left-out expert ``e``: ``kappa_judge_e`` (Cohen's kappa with ``e``,
+    analytic FCE interval), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
+    kappa with the other experts), and their difference ``judge_minus_expert`` with a paired
+    bootstrap interval (item resamples, ``n_resamples``, ``seed``; the same resamples for every
+    row). A negative difference whose interval excludes 0 means the judge agrees with the other
+    experts less than expert ``e`` does.
+    """
+    scale = study.scales[dimension]
+    if not scale.is_categorical:
+        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.level}")
+    ex, jm = judge_and_expert_matrices(study, dimension, judges)
+    cats = np.arange(len(scale.categories), dtype=float)
+    n = ex.values.shape[0]
+    plan = ResamplePlan(n_items=n, n_resamples=n_resamples, seed=seed)
+    E, J = ex.values, jm.values
+
+    def mean_kappa(col: np.ndarray, others: np.ndarray):
+        def stat(W: np.ndarray) -> np.ndarray:
+            ks = [
+                cohen_kappa_core(np.c_[col, others[:, k]], W, categories=cats)
+                for k in range(others.shape[1])
+            ]
+            return np.mean(np.stack(ks, axis=0), axis=0)
+
+        return stat
+
+    rows = []
+    for jj, judge in enumerate(jm.raters):
+        for e, expert in enumerate(ex.raters):
+            others = np.delete(E, e, axis=1)
+            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence=confidence)
+            row: dict[str, Any] = {
+                "judge": judge,
+                "expert": expert,
+                "n": k1.n,
+                "kappa_judge_expert": k1.estimate,
+                "kappa_judge_expert_low": k1.ci_low,
+                "kappa_judge_expert_high": k1.ci_high,
+            }
+            if others.shape[1]:
+                d = paired_difference(
+                    mean_kappa(J[:, jj], others),
+                    mean_kappa(E[:, e], others),
+                    n,
+                    plan=plan,
+                    confidence=confidence,
+                    method=method,
+                    name="judge_minus_expert",
+                )
+                row.update(
+                    kappa_judge_others=d.extra["estimate_a"],
+                    kappa_expert_others=d.extra["estimate_b"],
+                    judge_minus_expert=d.estimate,
+                    diff_low=d.ci_low,
+                    diff_high=d.ci_high,
+                    p_two_sided=d.extra["p_two_sided"],
+                    ci_method=d.ci_method,
+                )
+            rows.append(row)
+    return pd.DataFrame(rows)
