@@ -105,10 +105,8 @@ class DawidSkeneResult:
             "tol": self.tol,
             "log_likelihood_first": self.log_likelihood[0] if self.log_likelihood else math.nan,
             "log_likelihood_final": self.log_likelihood[-1] if self.log_likelihood else math.nan,
-            "priors": {
-                _fmt(c): float(p) for c, p in zip(self.categories, self.priors, strict=True)
-            },
-            "raters": self.rater_table().to_dict(orient="records"),
+            "priors": {c: float(p) for c, p in zip(names, self.priors, strict=True)},
+            "raters": self.rater_table(names).to_dict(orient="records"),
             "excluded": dict(self.excluded),
         }
 
