@@ -148,19 +148,7 @@ def load_medrewardbench(
     if ef.exists():
         sources.append(ef)
         for ln, rec in read_jsonl(ef):
-            for key in ("question_id", "annotator", "labels"):
-                if key not in rec:
-                    raise InputError(
-                        f"missing required field {key!r}", file=ef, line=ln, column=key
-                    )
-            qid = str(rec["question_id"])
-            if qid not in item_set:
-                raise InputError(
-                    f"question_id {qid!r} matches no ground-truth item",
-                    file=ef,
-                    line=ln,
-                    column="question_id",
-                )
+            qid = _known_item(rec, ("question_id", "annotator", "labels"), item_set, ef, ln)
             labels = rec["labels"]
             if not isinstance(labels, dict):
                 raise InputError("labels must be an object", file=ef, line=ln, column="labels")
@@ -198,20 +186,7 @@ def load_medrewardbench(
         recs = read_jsonl(pf)
         judged: dict[tuple[str, str, str], set[str]] = {}
         for ln, rec in recs:
-            for key in ("question_id", "chosen_answer"):
-                if key not in rec:
-                    raise InputError(
-                        f"missing required field {key!r}", file=pf, line=ln, column=key
-                    )
-            qid = str(rec["question_id"])
-            if qid not in item_set:
-                raise InputError(
-                    f"prediction id {qid!r} matches no ground-truth item",
-                    file=pf,
-                    line=ln,
-                    column="question_id",
-                    hint="check that the prediction file belongs to this bundle",
-                )
+            qid = _known_item(rec, ("question_id", "chosen_answer"), item_set, pf, ln)
             judge = str(rec.get("judge") or rec.get("answer_model") or _judge_from_stem(pf.stem))
             order = str(rec.get("order", "AB")).upper()
             if order not in ("AB", "BA"):
@@ -288,6 +263,25 @@ def load_medrewardbench(
             "single verdicts were broadcast to all dimensions on request (status 'broadcast')"
         )
     return study
+
+
+def _known_item(
+    rec: dict, required: tuple[str, ...], item_set: set[str], path: Path, line: int
+) -> str:
+    """Check required fields and that the record's question_id is a ground-truth item."""
+    for key in required:
+        if key not in rec:
+            raise InputError(f"missing required field {key!r}", file=path, line=line, column=key)
+    qid = str(rec["question_id"])
+    if qid not in item_set:
+        raise InputError(
+            f"question_id {qid!r} matches no ground-truth item",
+            file=path,
+            line=line,
+            column="question_id",
+            hint="check that the file belongs to this bundle",
+        )
+    return qid
 
 
 def _judge_from_stem(stem: str) -> str:
