@@ -1,0 +1,248 @@
+"""``medjudge agreement FILE``: agreement coefficients with intervals from a ratings table.
+
+Input: a **wide** table (one row per item, one column per rater, empty cell = missing; the item
+column is ``--item``, the rater columns ``--raters`` or every other column), or any table with a
+``--mapping FILE.toml`` (long or wide, see data/mappings/). Labels that are not numbers are coded
+in the order given by ``--categories`` (or sorted, for nominal data). The measurement level is
+never guessed: ``--level`` (default nominal) or the mapping's declared scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data.errors import InputError
+from ..data.io import read_table
+from ..stats.agreement import WEIGHT_KINDS, agreement_table
+from ..stats.resampling import ResamplePlan
+from ._common import dump_json
+
+# short names accepted by --coef -> agreement_table names
+COEF_ALIASES = {
+    "pa": "percent_agreement",
+    "percent": "percent_agreement",
+    "cohen": "cohen_kappa",
+    "scott": "scott_pi",
+    "pabak": "pabak",
+    "fleiss": "fleiss_kappa",
+    "conger": "conger_kappa",
+    "bp": "brennan_prediger",
+    "brennan_prediger": "brennan_prediger",
+    "gwet": "gwet_ac",
+    "ac1": "gwet_ac",
+    "ac2": "gwet_ac",
+    "alpha": "krippendorff_alpha",
+    "krippendorff": "krippendorff_alpha",
+    "kendall": "kendall_w",
+    "icc": "icc",
+}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "agreement", help="inter-rater agreement coefficients with intervals from a ratings table"
+    )
+    p.add_argument("path", help="ratings table (.csv/.tsv/.jsonl/.json/.parquet)")
+    p.add_argument("--item", help="item id column (wide tables; default: row number)")
+    p.add_argument(
+        "--raters", help="rater columns, comma-separated (wide tables; default: all but --item)"
+    )
+    p.add_argument(
+        "--mapping", help="TOML column mapping (long or wide tables, see data/mappings/)"
+    )
+    p.add_argument("--dimension", help="dimension to use when the mapping yields several")
+    p.add_argument(
+        "--role", choices=["expert", "judge"], help="with --mapping: only raters of this role"
+    )
+    p.add_argument(
+        "--level",
+        choices=["nominal", "ordinal", "interval", "ratio"],
+        help="measurement level (default: the mapping's scale, else nominal)",
+    )
+    p.add_argument(
+        "--categories", help="category labels in order (ordinal: low to high), comma-separated"
+    )
+    p.add_argument(
+        "--weights", choices=list(WEIGHT_KINDS), help="kappa-family weights (default: the level's)"
+    )
+    p.add_argument(
+        "--coef",
+        default="all",
+        help="all, or comma-separated: " + ", ".join(sorted(set(COEF_ALIASES))),
+    )
+    p.add_argument("--ci", choices=["analytic", "bootstrap", "none"], default="analytic")
+    p.add_argument(
+        "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
+    )
+    p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(func=run)
+
+
+def _coefficients(spec: str) -> list[str] | None:
+    if spec.strip() == "all":
+        return None
+    out = []
+    for name in (s.strip().lower() for s in spec.split(",") if s.strip()):
+        if name in COEF_ALIASES:
+            out.append(COEF_ALIASES[name])
+        elif name in COEF_ALIASES.values():
+            out.append(name)
+        else:
+            raise InputError(
+                f"unknown coefficient {name!r} in --coef",
+                hint="use all or " + ", ".join(sorted(set(COEF_ALIASES))),
+            )
+    return out
+
+
+def _encode(
+    values: pd.DataFrame, level: str, categories: list[str] | None, path: Path
+) -> tuple[np.ndarray, Any]:
+    """Numeric matrix (NaN = empty cell) and the category labels when labels were coded."""
+    cells = values.astype(str).apply(lambda c: c.str.strip())
+    filled = cells != ""
+    if categories:
+        index = {c: i for i, c in enumerate(categories)}
+        bad = filled & ~cells.isin(list(index))
+        if bad.to_numpy().any():
+            i, j = np.argwhere(bad.to_numpy())[0]
+            raise InputError(
+                f"label {cells.iat[i, j]!r} is not among --categories {categories}",
+                file=path,
+                line=int(i) + 2,
+                column=str(cells.columns[j]),
+            )
+        X = cells.apply(
+            lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)
+        ).to_numpy(float)
+        return X, list(categories)
+    num = cells.apply(lambda c: pd.to_numeric(c.where(c != ""), errors="coerce"))
+    not_num = filled & num.isna()
+    if not not_num.to_numpy().any():
+        return num.to_numpy(dtype=float), None
+    if level != "nominal":
+        i, j = np.argwhere(not_num.to_numpy())[0]
+        raise InputError(
+            f"{cells.iat[i, j]!r} is not a number, and the {level} level needs an order",
+            file=path,
+            line=int(i) + 2,
+            column=str(cells.columns[j]),
+            hint="give the labels in order with --categories low,...,high",
+        )
+    labels = sorted(set(cells.to_numpy()[filled.to_numpy()]))
+    index = {c: i for i, c in enumerate(labels)}
+    X = cells.apply(lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)).to_numpy(
+        float
+    )
+    return X, labels
+
+
+def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[str], Any, Any]:
+    """``(X, items, raters, level-or-scale, labels)`` from the command-line options."""
+    path = Path(args.path)
+    if args.mapping:
+        from ..data.tables import load_any
+
+        study = load_any(path, args.mapping)
+        dims = study.dimensions
+        dim = args.dimension or (dims[0] if len(dims) == 1 else None)
+        if dim is None or dim not in study.scales:
+            raise InputError(f"choose a dimension with --dimension (have {dims})", file=path)
+        m = study.matrix(dim, role=args.role)
+        scale = m.scale
+        level: Any = args.level or scale
+        labels = list(scale.categories) if scale.is_categorical else None
+        return m.values, m.items, m.raters, level, labels
+    df, _ = read_table(path)
+    df = df.drop(columns=[c for c in ("_line",) if c in df.columns])
+    if args.item and args.item not in df.columns:
+        raise InputError(
+            f"item column {args.item!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+        )
+    raters = (
+        [r.strip() for r in args.raters.split(",")]
+        if args.raters
+        else [c for c in df.columns if c != args.item]
+    )
+    missing = [r for r in raters if r not in df.columns]
+    if missing:
+        raise InputError(
+            f"rater column {missing[0]!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+        )
+    if len(raters) < 2:
+        raise InputError("agreement needs at least two rater columns", file=path)
+    items = list(df[args.item]) if args.item else [str(i + 1) for i in range(len(df))]
+    level = args.level or "nominal"
+    cats = [c.strip() for c in args.categories.split(",")] if args.categories else None
+    X, labels = _encode(df[raters], level, cats, path)
+    return X, items, raters, level, labels
+
+
+def compute(args: argparse.Namespace) -> dict[str, Any]:
+    X, items, raters, level, labels = load_ratings(args)
+    n_missing = int(np.isnan(X).sum())
+    ci = None if args.ci == "none" else args.ci
+    plan = (
+        ResamplePlan(n_items=X.shape[0], n_resamples=args.resamples, seed=args.seed)
+        if ci == "bootstrap"
+        else None
+    )
+    categories = np.arange(len(labels), dtype=float) if labels is not None else None
+    kw: dict[str, Any] = {}
+    if labels is not None and isinstance(level, str):
+        kw["categories"] = categories
+    table = agreement_table(
+        X,
+        level=level,
+        weights=args.weights,
+        ci=ci,
+        plan=plan,
+        confidence=args.confidence,
+        method=args.method,
+        coefficients=_coefficients(args.coef),
+        **kw,
+    )
+    lvl = level if isinstance(level, str) else level.level
+    return {
+        "file": str(args.path),
+        "n_items": int(X.shape[0]),
+        "raters": raters,
+        "level": lvl,
+        "categories": labels,
+        "missing_ratings": n_missing,
+        "items_with_fewer_than_two_ratings": int(((~np.isnan(X)).sum(axis=1) < 2).sum()),
+        "ci": args.ci,
+        "resamples": args.resamples if ci == "bootstrap" else None,
+        "seed": args.seed if ci == "bootstrap" else None,
+        "coefficients": table.to_dict(orient="records"),
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    res = compute(args)
+    if args.json:
+        print(dump_json(res))
+        return 0
+    print(
+        f"{res['file']}: {res['n_items']} items x {len(res['raters'])} raters ({', '.join(res['raters'])}); "
+        f"level {res['level']}; {res['missing_ratings']} missing ratings; "
+        f"{res['items_with_fewer_than_two_ratings']} items with fewer than two ratings"
+    )
+    if res["categories"]:
+        print("categories (code order): " + ", ".join(map(str, res["categories"])))
+    t = pd.DataFrame(res["coefficients"])
+    if t.empty:
+        print("no coefficient applies to these options", file=sys.stderr)
+        return 0
+    cols = ["coefficient", "estimate", "se", "ci_low", "ci_high", "n", "weights", "ci_method"]
+    print(t[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    return 0
