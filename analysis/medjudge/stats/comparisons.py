@@ -39,7 +39,7 @@ from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, bootstra
 from medjudge.stats.results import Estimate, TestResult
 
 McNemarMethod = Literal["midp", "exact", "asymptotic", "asymptotic-cc"]
-PairCI = Literal["bootstrap-percentile", "bootstrap-bca", "tango", "newcombe", "wald"]
+PairCI = Literal["auto", "bootstrap-percentile", "bootstrap-bca", "tango", "newcombe", "wald"]
 
 __all__ = [
     "mcnemar_pvalue",
@@ -695,7 +695,7 @@ def all_pairs(
     dimensions: Sequence[str] | None = None,
     policy: Policy = "wrong",
     test: McNemarMethod = "midp",
-    ci: PairCI = "bootstrap-percentile",
+    ci: PairCI = "auto",
     clusters: np.ndarray | None = None,
     n_resamples: int = 2000,
     seed: int = 0,
@@ -712,9 +712,12 @@ def all_pairs(
     ``{dimension: (n_items, n_judges)}``. Per pair ``(a, b)`` (``a`` before ``b`` in ``judges``):
 
     - ``accuracy_a``, ``accuracy_b``, ``difference = accuracy_a - accuracy_b`` (each judge's
-      own accuracy under ``policy``), ``ci_low``, ``ci_high`` (``ci``: paired bootstrap on
-      shared resamples — default percentile, see docs/inference.md — or Tango / Newcombe / Wald
-      score intervals from the paired 2x2 table);
+      own accuracy under ``policy``), ``ci_low``, ``ci_high`` (``ci``: ``"auto"`` = Tango's
+      score interval from the paired 2x2 table for binary outcomes on independent items, the
+      (cluster) paired bootstrap percentile interval on shared resamples otherwise — the
+      choices that covered in docs/inference.md; or name one: ``bootstrap-percentile``,
+      ``bootstrap-bca``, ``tango``, ``newcombe``, ``wald``). Under ``exclude`` the score
+      intervals use the items both judges answered, the bootstrap each judge's own items;
     - ``b`` (a right, b wrong), ``c`` (a wrong, b right), ``discordant``, ``n_common``,
       ``odds_ratio = b/c`` (conditional odds ratio);
     - McNemar ``statistic``/``pvalue`` (``test``; with ``clusters`` the clustered McNemar of
@@ -733,6 +736,12 @@ def all_pairs(
     if len(judges) != j:
         raise ValueError(f"{len(judges)} judge names for {j} outcome columns")
     ii, jj = np.triu_indices(j, 1)
+    if ci == "auto":
+        # the defaults that covered in docs/inference.md: Tango's score interval for binary
+        # outcomes on independent items (the paired bootstrap percentile interval under-covers
+        # at small n and high accuracy); the cluster bootstrap when items are clustered or
+        # outcomes are not binary (policy "half")
+        ci = "tango" if clusters is None and policy != "half" else "bootstrap-percentile"
     boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
     w = None
     if boot_kind is not None:
