@@ -1,0 +1,311 @@
+"""Judge bias diagnostics: label balance, dimension structure, length (verbosity) bias.
+
+Position bias lives in :mod:`medjudge.stats.position`, score-valued judges and calibration in
+:mod:`medjudge.stats.scores`, repeated runs in :mod:`medjudge.stats.consistency`;
+:func:`bias_report` collects everything that applies to a study.
+
+Label balance
+    Gold prevalence of each category per dimension (and per ``by`` attribute) with Wilson
+    intervals, and the accuracy of the constant answers (:func:`trivial_baselines`): a judge
+    must beat "always A" before its accuracy means anything.
+
+Dimension structure ("are six verdicts really one?")
+    For each rater, Cohen's kappa between its verdicts on every pair of dimensions (items with
+    both verdicts), the share of items where all dimensions got the same verdict, and the
+    broadcast rate (verdict rows with status ``broadcast``: one verdict copied to every
+    dimension). The same for the experts, so the judges' coupling is read against the humans'.
+
+Length bias
+    On items whose two answers differ in length (``answer1_len``/``answer2_len``), per judge
+    and dimension: ``P(judge picks the longer)`` versus ``P(gold is the longer)`` on the same
+    items — a paired 2x2 table (judge longer?) x (gold longer?), difference
+    ``(b - c)/n`` with Tango's (1998) score interval and McNemar's mid-p test. A positive
+    difference means the judge prefers the longer answer more than the experts do.
+    (Experts: each physician against the gold is reported too, for scale.)
+
+    Caveat, and the second measure: any error moves a rater's longer-rate towards 50%, so an
+    inaccurate but length-neutral judge shows a *negative* difference when the gold favours the
+    longer answer. The accuracy gap ``length_gap = P(correct | gold is the longer) -
+    P(correct | gold is the shorter)`` (two independent groups of items: Newcombe hybrid score
+    interval, score test) is not attenuated: for a judge that picks the longer answer with
+    probability ``lambda`` and otherwise judges independently of length it equals ``lambda``.
+    Flag length bias on ``length_gap`` (``gap_p_holm``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.accuracy import trivial_baselines
+from medjudge.stats.comparisons import adjust_pvalues, mcnemar_pvalue
+from medjudge.stats.intervals import paired_difference_interval, wilson_interval
+
+__all__ = [
+    "label_balance",
+    "constant_answer_scores",
+    "dimension_structure",
+    "length_bias",
+    "bias_report",
+]
+
+
+def label_balance(study: Study, by: Sequence[str] = (), level: float = 0.95) -> pd.DataFrame:
+    """Gold prevalence of each category per dimension (x ``by`` cell), Wilson interval."""
+    rows = []
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError:
+            continue
+        cats = study.scales[dim].categories
+        frame = study.items.assign(_gold=g.codes)
+        groups = frame.groupby(list(by), sort=True) if by else [((), frame)]
+        for key, sub in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            codes = sub["_gold"].to_numpy()
+            n = int(np.isfinite(codes).sum())
+            for ci, cat in enumerate(cats):
+                k = int((codes == ci).sum())
+                lo, hi = wilson_interval(k, n, level)
+                rows.append(
+                    {
+                        "dimension": dim,
+                        **dict(zip(by, key, strict=True)),
+                        "category": cat,
+                        "count": k,
+                        "n": n,
+                        "prevalence": k / n if n else np.nan,
+                        "ci_low": float(lo),
+                        "ci_high": float(hi),
+                        "no_gold": int(len(codes) - n),
+                        "gold": g.method,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def constant_answer_scores(study: Study, level: float = 0.95) -> pd.DataFrame:
+    """Accuracy of always-<category> and of prevalence guessing, per dimension."""
+    frames = []
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError:
+            continue
+        cats = study.scales[dim].categories
+        t = trivial_baselines(
+            g.codes, categories=np.arange(len(cats)), labels=list(cats), level=level
+        )
+        t.insert(0, "dimension", dim)
+        frames.append(t)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def verdict_matrix(study: Study, dimension: str, order: str = "AB") -> pd.DataFrame:
+    """``items x raters`` codes of one dimension, one verdict per rater: rows in ``order`` (or
+    without an order, e.g. experts); with several runs, the first run (sorted) is used."""
+    r = study.ratings
+    mask = (r["dimension"] == dimension).to_numpy()
+    sub = r.loc[mask, ["item", "rater", "order", "run"]].assign(_c=study.codes(dimension))
+    sub = sub[sub["order"].isin([order, ""])].sort_values(["rater", "item", "run"])
+    sub = sub.drop_duplicates(["item", "rater"], keep="first")
+    wide = sub.pivot(index="item", columns="rater", values="_c")
+    return wide.reindex(
+        index=study.item_ids, columns=[c for c in study.raters() if c in wide.columns]
+    )
+
+
+def _kappa(a: np.ndarray, b: np.ndarray, k: int) -> tuple[float, int]:
+    """Cohen's (1960) kappa of two code vectors over complete pairs: ``(po - pe)/(1 - pe)``."""
+    ok = ~(np.isnan(a) | np.isnan(b))
+    n = int(ok.sum())
+    if n == 0:
+        return np.nan, 0
+    t = np.zeros((k, k))
+    np.add.at(t, (a[ok].astype(int), b[ok].astype(int)), 1.0)
+    t /= n
+    po, pe = np.trace(t), float(t.sum(1) @ t.sum(0))
+    return ((po - pe) / (1 - pe) if pe < 1 else np.nan), n
+
+
+def dimension_structure(
+    study: Study, raters: Sequence[str] | None = None, order: str = "AB"
+) -> dict[str, pd.DataFrame]:
+    """Per rater: kappa between dimensions, share of identical verdicts, broadcast rate.
+
+    Returns ``{"pairs": rater x dimension-pair kappas, "summary": per rater}``. ``summary``
+    columns: ``role, n_items (with a verdict on every dimension), all_identical (share),
+    mean_kappa, min_kappa, broadcast_rate (share of verdict rows with status broadcast)``.
+    Only categorical dimensions sharing one category set are compared. Judges are read in
+    ``order`` (experts have no order).
+    """
+    dims = [d for d in study.dimensions if study.scales[d].is_categorical]
+    if len(dims) < 2:
+        return {"pairs": pd.DataFrame(), "summary": pd.DataFrame()}
+    k = len(study.scales[dims[0]].categories)
+    r = study.ratings
+    raters = list(raters) if raters is not None else study.raters()
+    role = r.drop_duplicates("rater").set_index("rater")["role"]
+    pairs, summary = [], []
+    wides = {d: verdict_matrix(study, d, order) for d in dims}
+    for rater in raters:
+        if not all(rater in w.columns for w in wides.values()):
+            continue
+        mats = np.column_stack([wides[d][rater].to_numpy(dtype=float) for d in dims])
+        kap = []
+        for (i, a), (j, b) in itertools.combinations(enumerate(dims), 2):
+            kv, n = _kappa(mats[:, i], mats[:, j], k)
+            kap.append(kv)
+            pairs.append(
+                {
+                    "rater": rater,
+                    "role": role[rater],
+                    "dimension_a": a,
+                    "dimension_b": b,
+                    "kappa": kv,
+                    "n": n,
+                }
+            )
+        full = ~np.isnan(mats).any(1)
+        same = (mats[full] == mats[full, :1]).all(1)
+        rr = r[(r["rater"] == rater) & r["order"].isin([order, ""])]
+        summary.append(
+            {
+                "rater": rater,
+                "role": role[rater],
+                "n_items": int(full.sum()),
+                "all_identical": float(same.mean()) if full.any() else np.nan,
+                "mean_kappa": float(np.nanmean(kap)),
+                "min_kappa": float(np.nanmin(kap)),
+                "broadcast_rate": float((rr["status"] == "broadcast").mean())
+                if len(rr)
+                else np.nan,
+                "order": order,
+            }
+        )
+    return {"pairs": pd.DataFrame(pairs), "summary": pd.DataFrame(summary)}
+
+
+def length_bias(
+    study: Study,
+    *,
+    len_a: str = "answer1_len",
+    len_b: str = "answer2_len",
+    order: str = "AB",
+    level: float = 0.95,
+    include_experts: bool = True,
+) -> pd.DataFrame:
+    """Does a rater pick the longer answer more often than the gold does? (paired, per dimension).
+
+    Items where the lengths are equal, or the rater or the gold has no verdict, are excluded
+    and counted. ``b`` = rater picks longer while gold is the shorter, ``c`` = the reverse;
+    ``difference = P(rater longer) - P(gold longer) = (b - c)/n``; Tango score interval;
+    McNemar mid-p; Holm over the table (``p_holm``).
+    """
+    if len_a not in study.items.columns or len_b not in study.items.columns:
+        return pd.DataFrame()
+    la = pd.to_numeric(study.items[len_a], errors="coerce").to_numpy(dtype=float)
+    lb = pd.to_numeric(study.items[len_b], errors="coerce").to_numpy(dtype=float)
+    longer = np.where(la > lb, 0.0, np.where(lb > la, 1.0, np.nan))
+    rows = []
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError:
+            continue
+        raters = study.judges + (study.experts if include_experts else [])
+        wide = verdict_matrix(study, dim, order)
+        for rater in raters:
+            if rater not in wide.columns:
+                continue
+            v = wide[rater].to_numpy(dtype=float)
+            ok = ~np.isnan(v) & ~np.isnan(g.codes) & ~np.isnan(longer) & (v < 2) & (g.codes < 2)
+            jl, gl = v[ok] == longer[ok], g.codes[ok] == longer[ok]
+            n11, b = int((jl & gl).sum()), int((jl & ~gl).sum())
+            c, n22 = int((~jl & gl).sum()), int((~jl & ~gl).sum())
+            n = n11 + b + c + n22
+            if n == 0:
+                continue
+            lo, hi = paired_difference_interval(n11, b, c, n22, level, "tango")
+            _, p = mcnemar_pvalue(b, c, "midp")
+            # accuracy gap: right when gold is the longer (n11 of n11 + c) vs when it is the shorter
+            k1, m1, k2, m2 = n11, n11 + c, n22, b + n22
+            gap, glo, ghi, gp = _two_sample(k1, m1, k2, m2, level)
+            rows.append(
+                {
+                    "dimension": dim,
+                    "rater": rater,
+                    "role": "expert" if rater in study.experts else "judge",
+                    "n": n,
+                    "rater_longer_rate": (n11 + b) / n,
+                    "gold_longer_rate": (n11 + c) / n,
+                    "difference": (b - c) / n,
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "ci_method": "tango",
+                    "b": b,
+                    "c": c,
+                    "pvalue": float(p),
+                    "test": "McNemar mid-p",
+                    "accuracy_gold_longer": k1 / m1 if m1 else np.nan,
+                    "accuracy_gold_shorter": k2 / m2 if m2 else np.nan,
+                    "length_gap": gap,
+                    "gap_ci_low": glo,
+                    "gap_ci_high": ghi,
+                    "gap_pvalue": gp,
+                    "excluded": int((~ok).sum()),
+                    "equal_length_items": int(np.isnan(longer).sum()),
+                }
+            )
+    t = pd.DataFrame(rows)
+    if len(t):
+        t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
+        t["gap_p_holm"] = adjust_pvalues(t["gap_pvalue"].to_numpy(), "holm")
+    return t
+
+
+def _two_sample(
+    k1: int, n1: int, k2: int, n2: int, level: float
+) -> tuple[float, float, float, float]:
+    """Difference of two independent proportions: Newcombe (1998) hybrid score interval and the
+    score test (statsmodels ``confint_proportions_2indep`` / ``test_proportions_2indep``)."""
+    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+
+    if n1 == 0 or n2 == 0:
+        return np.nan, np.nan, np.nan, np.nan
+    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=1 - level)
+    p = test_proportions_2indep(k1, n1, k2, n2, method="score").pvalue
+    return k1 / n1 - k2 / n2, float(lo), float(hi), float(p)
+
+
+def bias_report(
+    study: Study, *, cluster: str | None = None, level: float = 0.95
+) -> dict[str, pd.DataFrame]:
+    """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis)."""
+    from medjudge.stats.consistency import run_consistency
+    from medjudge.stats.position import a_rate_table, swap_table
+
+    out: dict[str, pd.DataFrame] = {}
+    if cluster is not None and cluster not in study.items.columns:
+        cluster = None
+    if {"AB", "BA"} <= set(study.orders):
+        out["position_swap"] = swap_table(study, cluster=cluster, level=level)
+    out["position_single_order"] = a_rate_table(study, level=level)
+    out["label_balance"] = label_balance(study, level=level)
+    out["constant_answers"] = constant_answer_scores(study, level=level)
+    ds = dimension_structure(study)
+    if len(ds["summary"]):
+        out["dimension_structure"] = ds["summary"]
+        out["dimension_pairs"] = ds["pairs"]
+    lb = length_bias(study, level=level)
+    if len(lb):
+        out["length_bias"] = lb
+    rc = run_consistency(study)
+    if len(rc):
+        out["run_consistency"] = rc
+    return out
