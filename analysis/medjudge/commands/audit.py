@@ -1,0 +1,191 @@
+"""``medjudge audit BUNDLE``: the annotation audit and whether judges can stand in for experts.
+
+Prints, per dimension: reliability of the experts (percent agreement, Fleiss' kappa, Gwet's AC1,
+Krippendorff's alpha with intervals), each expert against the leave-one-out majority of the
+others, the pairwise kappa matrix, the Dawid–Skene estimate of each expert's accuracy, subgroup
+reliability, the most disputed items; then the alt-test of every judge (Calderon et al. 2025) and,
+for one dimension, each judge's leave-one-expert-out kappa against the experts' own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pandas as pd
+
+from ..stats.audit import as_square, audit_study
+from ..stats.judge_vs_experts import alt_test_table, judge_expert_agreement, study_alt_test
+from ._common import add_input_args, dump_json, load_input
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit", help="annotator audit: reliability, drift, disputed items, judge vs experts"
+    )
+    add_input_args(p)
+    p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
+    p.add_argument(
+        "--ci",
+        choices=["analytic", "bootstrap"],
+        default="analytic",
+        help="intervals of the reliability coefficients (default analytic)",
+    )
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--top", type=int, default=10, help="disputed items to list per dimension")
+    p.add_argument(
+        "--epsilon",
+        type=float,
+        default=0.1,
+        help="alt-test margin: 0.1 skilled annotators/experts (default), 0.2 crowd workers",
+    )
+    p.add_argument(
+        "--judge-dimension",
+        help="dimension for the leave-one-expert-out kappa table "
+        "(default: overall if present, else the first)",
+    )
+    p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=run)
+
+
+def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
+    if df is None or len(df) == 0:
+        return "  (none)"
+    d = df[[c for c in cols if c in df.columns]] if cols else df
+    return d.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+
+
+def compute(args: argparse.Namespace) -> dict[str, Any]:
+    study = load_input(args)
+    dims = [d.strip() for d in args.dimensions.split(",")] if args.dimensions else study.dimensions
+    unknown = [d for d in dims if d not in study.dimensions]
+    if unknown:
+        raise ValueError(f"unknown dimension {unknown[0]!r}; have {study.dimensions}")
+    rep = audit_study(
+        study, dimensions=dims, ci=args.ci, n_resamples=args.resamples, seed=args.seed, top=args.top
+    )
+    out: dict[str, Any] = {
+        "study": study.name,
+        "n_items": len(study.items),
+        "experts": study.experts,
+        "judges": study.judges,
+        "audit": rep,
+    }
+    if not args.no_judges and study.judges and len(study.experts) >= 2:
+        alt = {}
+        for dim in dims:
+            if study.scales[dim].is_categorical:
+                alt[dim] = study_alt_test(study, dim, epsilon=args.epsilon)
+        out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
+        out["alt_test_table"] = (
+            pd.concat([alt_test_table(r, d) for d, r in alt.items()], ignore_index=True)
+            if alt
+            else pd.DataFrame()
+        )
+        jd = args.judge_dimension or ("overall" if "overall" in dims else dims[0])
+        if study.scales[jd].is_categorical:
+            out["judge_vs_experts_dimension"] = jd
+            out["judge_vs_experts"] = judge_expert_agreement(
+                study, jd, n_resamples=args.resamples, seed=args.seed, method="percentile"
+            )
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    res = compute(args)
+    rep = res["audit"]
+    if args.json:
+        doc = dict(res)
+        doc["audit"] = rep.to_dict()
+        for k in ("alt_test_table", "judge_vs_experts"):
+            if k in doc:
+                doc[k] = doc[k].to_dict(orient="records")
+        print(dump_json(doc))
+        return 0
+    print(
+        f"{res['study']}: {res['n_items']} items; experts {', '.join(res['experts']) or '(none)'}; "
+        f"{len(res['judges'])} judges"
+    )
+    print("\n== Reliability of the experts per dimension (intervals: " + rep.settings["ci"] + ")")
+    print(_fmt(rep.reliability, ["dimension", "coefficient", "estimate", "ci_low", "ci_high", "n"]))
+    for dim, d in rep.dimensions.items():
+        print(f"\n== {dim}")
+        if "skipped" in d:
+            print("  skipped: " + d["skipped"])
+            continue
+        if "annotators" in d:
+            print(
+                "-- each expert vs the leave-one-out majority of the others (Wilson / FCE intervals)"
+            )
+            print(
+                _fmt(
+                    d["annotators"],
+                    [
+                        "rater",
+                        "n",
+                        "agreement",
+                        "agreement_low",
+                        "agreement_high",
+                        "kappa",
+                        "kappa_low",
+                        "kappa_high",
+                        "others_split",
+                    ],
+                )
+            )
+            print("-- pairwise Cohen's kappa")
+            print(as_square(d["pairwise"]).to_string(float_format=lambda v: f"{v:.3f}"))
+        if "dawid_skene" in d:
+            ds = d["dawid_skene"]
+            print(
+                f"-- Dawid-Skene ({ds['n_iter']} EM iterations, {'converged' if ds['converged'] else 'NOT converged'}, "
+                f"log-lik {ds['log_likelihood_final']:.2f}; labels differing from the majority: "
+                f"{ds.get('differs_from_majority', 'n/a')})"
+            )
+            print(_fmt(pd.DataFrame(ds["raters"])))
+        if len(d.get("subgroups", [])):
+            print("-- reliability by subgroup (Fleiss' kappa, Krippendorff's alpha)")
+            print(
+                _fmt(
+                    d["subgroups"],
+                    [
+                        "attribute",
+                        "group",
+                        "n_items",
+                        "fleiss_kappa",
+                        "fleiss_low",
+                        "fleiss_high",
+                        "alpha",
+                    ],
+                )
+            )
+        if "disputed" in d:
+            print(f"-- most disputed items ({d['n_disputed']} items without unanimity)")
+            print(_fmt(d["disputed"]))
+    if "alt_test_table" in res:
+        print(
+            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={args.epsilon}"
+        )
+        print(_fmt(res["alt_test_table"]))
+    if "judge_vs_experts" in res:
+        print(
+            f"\n== Judge vs experts, leave one expert out ({res['judge_vs_experts_dimension']}; "
+            "mean Cohen's kappa with the other experts, paired bootstrap interval of the difference)"
+        )
+        print(
+            _fmt(
+                res["judge_vs_experts"],
+                [
+                    "judge",
+                    "expert",
+                    "kappa_judge_others",
+                    "kappa_expert_others",
+                    "judge_minus_expert",
+                    "diff_low",
+                    "diff_high",
+                ],
+            )
+        )
+    return 0
