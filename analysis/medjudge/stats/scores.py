@@ -1,0 +1,305 @@
+"""Score-valued judges (Likert or numeric) and probability outputs.
+
+Rank correlation with the expert mean
+    Spearman's rho (Pearson correlation of mid-ranks) and Kendall's tau-b (Kendall 1945:
+    ``(C - D) / sqrt((n0 - n1)(n0 - n2))`` with ``n0 = N(N-1)/2`` and ``n1``, ``n2`` the tied
+    pairs of each variable) with bootstrap intervals from the shared engine. A bootstrap
+    resample is an integer count per item, so both statistics are computed *exactly* on the
+    resampled data from the weighted ``Kx x Ky`` contingency table of the two variables' distinct
+    values (``T_b = W_b @ onehot``): copies of an item are tied pairs, as in the expanded
+    sample. Scores with many distinct values (``Kx*Ky > max_cells``) fall back to expanding each
+    resample's integer counts into indices and calling scipy (slower, same numbers).
+
+Pairwise accuracy from scores
+    Within a group of items answering the same prompt (HANNA: the 11 systems' stories for one
+    writing prompt), every pair with a strict reference preference is a pairwise verdict; the
+    judge is right when its scores order the pair the same way. **Tie rule:** a judge tie counts
+    0.5 (neither right nor wrong); pairs tied in the reference are excluded and counted; pairs
+    with a missing judge score are excluded and counted. Bootstrap over groups (clusters).
+
+Calibration (probability outputs)
+    Equal-width bins on [0, 1]; reliability table (per bin: n, mean confidence, observed
+    frequency) and the expected calibration error ``ECE = sum_b |sum_{i in b} (y_i - p_i)| / N``
+    (Naeini et al. 2015; Guo et al. 2017) with a bootstrap interval. ECE is biased upwards in
+    small samples (a perfectly calibrated judge has ECE > 0); read it with its interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from medjudge.stats.resampling import ResamplePlan, weighted_bootstrap
+
+__all__ = [
+    "table_rank_correlations",
+    "rank_correlations",
+    "pairwise_accuracy_from_scores",
+    "calibration",
+    "load_hanna",
+]
+
+BootKind = Literal["percentile", "basic", "bca"]
+
+
+def _codes(v: np.ndarray) -> tuple[np.ndarray, int]:
+    _, c = np.unique(v, return_inverse=True)
+    return c.ravel(), int(c.max()) + 1 if c.size else 0
+
+
+def table_rank_correlations(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman rho and Kendall tau-b from weighted contingency tables ``t`` of shape ``(B, Kx, Ky)``.
+
+    Rows/columns are the ordered distinct values of x/y; ``t[b, i, j]`` the (integer) count of
+    items with ``x = value_i`` and ``y = value_j`` in resample ``b``.
+    """
+    t = np.asarray(t, dtype=float)
+    n = t.sum((1, 2))
+    r, c = t.sum(2), t.sum(1)
+    # mid-ranks of each row/column value: cumulative count before + (count + 1)/2
+    rr = np.cumsum(r, 1) - r + (r + 1) / 2
+    cr = np.cumsum(c, 1) - c + (c + 1) / 2
+    mean = (n + 1) / 2
+    dx, dy = rr - mean[:, None], cr - mean[:, None]
+    cov = np.einsum("bij,bi,bj->b", t, dx, dy)
+    vx, vy = (r * dx**2).sum(1), (c * dy**2).sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = cov / np.sqrt(vx * vy)
+    # Kendall: S = sum_ij t_ij (#{i'>i, j'>j} - #{i'>i, j'<j})
+    rev = np.flip(np.cumsum(np.flip(t, 1), 1), 1)  # sum over i' >= i
+    below = np.zeros_like(rev)
+    below[:, :-1] = rev[:, 1:]  # sum over i' > i
+    cum_j = np.cumsum(below, 2)  # sum over j' <= j of rows i' > i
+    tot = cum_j[:, :, -1:]
+    gt = tot - cum_j  # j' > j
+    lt = cum_j - below  # j' < j
+    s = (t * (gt - lt)).sum((1, 2))
+    n0 = n * (n - 1) / 2
+    n1 = (r * (r - 1) / 2).sum(1)
+    n2 = (c * (c - 1) / 2).sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = s / np.sqrt((n0 - n1) * (n0 - n2))
+    return rho, tau
+
+
+def _rank_stat(x: np.ndarray, y: np.ndarray, max_cells: int):
+    """Statistic ``W (k, n) -> (k, 2)`` [rho, tau_b] on the items where both x and y exist."""
+    ok = ~(np.isnan(x) | np.isnan(y))
+    xc, kx = _codes(x[ok])
+    yc, ky = _codes(y[ok])
+    idx = np.flatnonzero(ok)
+    if kx * ky <= max_cells:
+        onehot = np.zeros((idx.size, kx * ky))
+        onehot[np.arange(idx.size), xc * ky + yc] = 1.0
+
+        def stat(w: np.ndarray) -> np.ndarray:
+            t = (np.asarray(w)[:, idx] @ onehot).reshape(-1, kx, ky)
+            rho, tau = table_rank_correlations(t)
+            return np.column_stack([rho, tau])
+
+        return stat
+
+    xs, ys = x[ok], y[ok]
+
+    def stat_slow(w: np.ndarray) -> np.ndarray:
+        out = np.empty((w.shape[0], 2))
+        for b, wb in enumerate(np.asarray(w)[:, idx]):
+            rep = np.repeat(np.arange(idx.size), np.rint(wb).astype(int))
+            out[b, 0] = stats.spearmanr(xs[rep], ys[rep]).statistic
+            out[b, 1] = stats.kendalltau(xs[rep], ys[rep], variant="b").statistic
+        return out
+
+    return stat_slow
+
+
+def rank_correlations(
+    reference: np.ndarray,
+    scores: np.ndarray,
+    judges: Sequence[str] | None = None,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    clusters: np.ndarray | None = None,
+    method: BootKind = "percentile",
+    level: float = 0.95,
+    max_cells: int = 40_000,
+) -> pd.DataFrame:
+    """Spearman and Kendall tau-b of each judge's scores (columns) with ``reference`` (e.g. the
+    expert mean), with bootstrap intervals; all judges share one resample matrix.
+
+    NaN scores are excluded per judge (counted in ``n_missing``).
+    """
+    x = np.asarray(reference, dtype=float)
+    y = np.asarray(scores, dtype=float)
+    y = y[:, None] if y.ndim == 1 else y
+    judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
+    plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)
+    rows = []
+    for j, name in enumerate(judges):
+        res = weighted_bootstrap(
+            _rank_stat(x, y[:, j], max_cells), plan, level=level, method=method
+        )
+        n = int((~(np.isnan(x) | np.isnan(y[:, j]))).sum())
+        for k, coef in enumerate(("spearman", "kendall_tau_b")):
+            rows.append(
+                {
+                    "judge": name,
+                    "coefficient": coef,
+                    "estimate": float(res["estimate"][k]),
+                    "se": float(res["se"][k]),
+                    "ci_low": float(res["low"][k]),
+                    "ci_high": float(res["high"][k]),
+                    "ci_method": f"{'cluster ' if clusters is not None else ''}bootstrap {method} "
+                    f"(B={n_resamples}, seed={seed})",
+                    "n": n,
+                    "n_missing": int(x.size - n),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def pairwise_accuracy_from_scores(
+    reference: np.ndarray,
+    scores: np.ndarray,
+    groups: np.ndarray,
+    judges: Sequence[str] | None = None,
+    *,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Pairwise accuracy of score-valued judges within groups (tie rule in the module docstring).
+
+    Per group ``g`` and judge: ``S_g`` = sum of pair scores (1 right, 0.5 judge tie, 0 wrong),
+    ``N_g`` = pairs counted; accuracy ``sum S_g / sum N_g``; bootstrap over groups (percentile).
+    """
+    x = np.asarray(reference, dtype=float)
+    y = np.asarray(scores, dtype=float)
+    y = y[:, None] if y.ndim == 1 else y
+    judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
+    gcodes, labels = pd.factorize(pd.Series(groups), sort=True)
+    G, J = labels.size, y.shape[1]
+    s, npairs = np.zeros((G, J)), np.zeros((G, J))
+    ref_ties, missing = 0, np.zeros(J, dtype=int)
+    for g in range(G):
+        idx = np.flatnonzero(gcodes == g)
+        i, k = np.triu_indices(idx.size, 1)
+        dx = np.sign(x[idx[i]] - x[idx[k]])
+        ok_ref = (dx != 0) & ~np.isnan(dx)
+        ref_ties += int((~ok_ref).sum())
+        dy = np.sign(y[idx[i]] - y[idx[k]])  # (pairs, J)
+        okj = ok_ref[:, None] & ~np.isnan(dy)
+        missing += (ok_ref[:, None] & np.isnan(dy)).sum(0)
+        score = np.where(dy == 0, 0.5, (dy == dx[:, None]).astype(float))
+        s[g] = np.where(okj, score, 0.0).sum(0)
+        npairs[g] = okj.sum(0)
+    w = ResamplePlan(G, n_resamples, seed).weights()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = s.sum(0) / npairs.sum(0)
+        boot = (w @ s) / (w @ npairs)
+    a = (1 - level) / 2
+    lo, hi = np.nanquantile(boot, a, axis=0), np.nanquantile(boot, 1 - a, axis=0)
+    return pd.DataFrame(
+        {
+            "judge": judges,
+            "pairwise_accuracy": acc,
+            "ci_low": lo,
+            "ci_high": hi,
+            "ci_method": f"cluster bootstrap percentile over groups (B={n_resamples}, seed={seed})",
+            "n_pairs": npairs.sum(0).astype(int),
+            "n_groups": G,
+            "excluded_reference_ties": ref_ties,
+            "excluded_missing_score": missing,
+            "tie_rule": "judge tie = 0.5; reference ties and missing scores excluded",
+        }
+    )
+
+
+def calibration(
+    prob: np.ndarray,
+    outcome: np.ndarray,
+    *,
+    n_bins: int = 10,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    clusters: np.ndarray | None = None,
+    level: float = 0.95,
+) -> dict[str, object]:
+    """Reliability table and ECE (bootstrap percentile interval) of probabilities ``prob`` for
+    binary ``outcome`` (1 = the event the probability is about). NaN pairs are excluded.
+
+    Bins are ``[0, 1/n_bins), …, [(n_bins-1)/n_bins, 1]``.
+    """
+    p = np.asarray(prob, dtype=float)
+    y = np.asarray(outcome, dtype=float)
+    ok = ~(np.isnan(p) | np.isnan(y))
+    if ((p[ok] < 0) | (p[ok] > 1)).any():
+        raise ValueError("probabilities must lie in [0, 1]")
+    b = np.minimum(
+        (p * n_bins).astype(int, copy=False)
+        if ok.all()
+        else np.where(ok, p * n_bins, 0).astype(int),
+        n_bins - 1,
+    )
+    onehot = np.zeros((p.size, n_bins))
+    onehot[np.flatnonzero(ok), b[ok]] = 1.0
+    resid = np.where(ok, y - p, 0.0)
+
+    def ece(w: np.ndarray) -> np.ndarray:
+        w = np.asarray(w)
+        return (np.abs((w * resid) @ onehot).sum(1) / (w @ ok.astype(float)))[:, None]
+
+    plan = ResamplePlan(p.size, n_resamples, seed, clusters=clusters)
+    res = weighted_bootstrap(ece, plan, level=level, method="percentile")
+    nb = onehot.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table = pd.DataFrame(
+            {
+                "bin": np.arange(n_bins),
+                "bin_low": np.arange(n_bins) / n_bins,
+                "bin_high": np.arange(1, n_bins + 1) / n_bins,
+                "n": nb.astype(int),
+                "mean_confidence": (np.where(ok, p, 0) @ onehot) / nb,
+                "observed": (np.where(ok, y, 0) @ onehot) / nb,
+            }
+        )
+    table["gap"] = table["observed"] - table["mean_confidence"]
+    return {
+        "ece": float(res["estimate"][0]),
+        "ci_low": float(res["low"][0]),
+        "ci_high": float(res["high"][0]),
+        "ci_method": f"bootstrap percentile (B={n_resamples}, seed={seed})",
+        "n": int(ok.sum()),
+        "excluded": int((~ok).sum()),
+        "n_bins": n_bins,
+        "reliability": table,
+    }
+
+
+def load_hanna(directory: str | Path, *, min_valid: float = 1.0) -> dict[str, object]:
+    """HANNA (data/external/hanna): expert mean and LLM scores per (story, criterion).
+
+    Returns ``{"reference": DataFrame story_id x criterion (mean of the 3 human ratings),
+    "llm": long DataFrame story_id, prompt_idx, criterion, judge ("<model>/p<variant>"), score,
+    "invalid": number of LLM values below ``min_valid`` set to NaN}`` — SOURCE.md: values
+    below 1 lie outside the 1-5 scale (failed generations) and are treated as invalid.
+    """
+    d = Path(directory)
+    h = pd.read_csv(d / "human_ratings_long.csv")
+    ref = h.groupby(["story_id", "criterion"])["score"].mean().unstack("criterion")
+    llm = pd.read_csv(d / "llm_ratings_long.csv")
+    bad = llm["score"] < min_valid
+    llm.loc[bad, "score"] = np.nan
+    llm["judge"] = llm["judge"] + "/p" + llm["prompt_variant"].astype(str)
+    prompt = h.drop_duplicates("story_id").set_index("story_id")["prompt_idx"]
+    return {
+        "reference": ref,
+        "llm": llm[["story_id", "prompt_idx", "criterion", "judge", "score"]],
+        "invalid": int(bad.sum()),
+        "prompt_idx": prompt,
+    }
