@@ -1,0 +1,145 @@
+"""``medjudge subgroups``: accuracy by subgroup, heterogeneity tests, best judge per subgroup.
+
+Prints (or with ``--json`` dumps) four tables: ``breakdown`` (accuracy per judge x cell of
+``--by``, Wilson interval — cluster-aware with ``--cluster`` —, n, small-cell flag),
+``heterogeneity`` (per judge x dimension chi-square / Cochran Q / I² across the first ``--by``
+attribute), ``organ_effects`` (per judge robust logistic Wald test of that attribute, pooled
+over dimensions) and ``best`` (best judge within each cell, paired McNemar against the rest).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..stats.heterogeneity import heterogeneity_table, organ_effect_tests
+from ..stats.subgroups import (
+    MAX_HALF_WIDTH,
+    MIN_N,
+    best_judge_by_subgroup,
+    stack_outcomes,
+    subgroup_accuracy,
+)
+from ._common import add_input_args, dump_json, load_input
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "subgroups",
+        help="accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
+    )
+    add_input_args(p)
+    p.add_argument(
+        "--by",
+        default="organ_system,dimension",
+        help="comma-separated item attributes and/or 'dimension' (default: organ_system,dimension)",
+    )
+    p.add_argument(
+        "--policy",
+        choices=["wrong", "exclude", "half"],
+        default="wrong",
+        help="invalid verdicts: count as wrong (Med-RewardBench), exclude, or count 0.5",
+    )
+    p.add_argument(
+        "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
+    )
+    p.add_argument(
+        "--min-n", type=int, default=MIN_N, help=f"small-cell rule: n below this (default {MIN_N})"
+    )
+    p.add_argument(
+        "--max-half-width",
+        type=float,
+        default=MAX_HALF_WIDTH,
+        help=f"small-cell rule: interval half-width above this (default {MAX_HALF_WIDTH})",
+    )
+    p.add_argument(
+        "--model",
+        choices=["glm-cluster", "gee", "none"],
+        default="glm-cluster",
+        help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
+    )
+    p.add_argument("--json", action="store_true", help="print all tables as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    study = load_input(args)
+    by = [b.strip() for b in args.by.split(",") if b.strip()]
+    attrs = [b for b in by if b not in ("dimension", "judge")]
+    unknown = [a for a in attrs if a not in study.items.columns]
+    if unknown:
+        raise ValueError(
+            f"--by {unknown}: not an item attribute; have {[c for c in study.items.columns if c != 'item']}"
+        )
+    if args.cluster and args.cluster not in study.items.columns:
+        raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
+    so = stack_outcomes(study)
+    out: dict[str, pd.DataFrame] = {
+        "breakdown": subgroup_accuracy(
+            study,
+            by,
+            policy=args.policy,
+            cluster=args.cluster,
+            min_n=args.min_n,
+            max_half_width=args.max_half_width,
+            stacked=so,
+        )
+    }
+    if attrs:
+        across = attrs[0]
+        out["heterogeneity"] = heterogeneity_table(study, across, policy=args.policy, stacked=so)
+        if args.model != "none" and args.policy != "half":
+            out["organ_effects"] = organ_effect_tests(
+                study, across, policy=args.policy, method=args.model, stacked=so
+            )
+    out["best"] = best_judge_by_subgroup(study, by, policy=args.policy, stacked=so)
+    if args.json:
+        print(
+            dump_json(
+                {k: v.to_dict(orient="records") for k, v in out.items()}
+                | {"by": by, "policy": args.policy}
+            )
+        )
+        return 0
+    cols = [
+        "judge",
+        *[b for b in by if b != "judge"],
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        "n",
+        "small",
+    ]
+    with pd.option_context(
+        "display.width", 160, "display.max_rows", 60, "display.float_format", "{:.3f}".format
+    ):
+        b = out["breakdown"]
+        print(
+            f"# accuracy by {', '.join(by)} (policy={args.policy}; {b['rule'].iloc[0]}; "
+            f"{int(b['small'].sum())} of {len(b)} cells small)"
+        )
+        print(b[cols].to_string(index=False, max_rows=60))
+        if "heterogeneity" in out:
+            h = out["heterogeneity"]
+            print(
+                f"\n# heterogeneity across {attrs[0]} (chi-square, Cochran Q, I²; Holm within judge)"
+            )
+            print(
+                h[["judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm"]].to_string(
+                    index=False, max_rows=80
+                )
+            )
+        if "organ_effects" in out:
+            print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
+            print(
+                out["organ_effects"][
+                    ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
+                ].to_string(index=False)
+            )
+        print(
+            "\n# best judge per cell (McNemar mid-p vs runner-up; set not separable from the best)"
+        )
+        bb = out["best"]
+        print(bb.drop(columns=["ci_method", "test"]).to_string(index=False, max_rows=60))
+    return 0
