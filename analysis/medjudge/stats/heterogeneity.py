@@ -36,7 +36,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 from medjudge.data.model import Study
-from medjudge.stats.accuracy import Policy, apply_policy
+from medjudge.stats.accuracy import Policy
 from medjudge.stats.comparisons import adjust_pvalues
 from medjudge.stats.intervals import z_value
 from medjudge.stats.results import TestResult
@@ -156,7 +156,7 @@ def heterogeneity_table(
     policy the counts are fractional.
     """
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
-    y, m = apply_policy(so.outcome, policy)
+    y, m = _ym(so, policy)
     rows = so.rows
     groups = (
         [("(all)", np.arange(len(rows)))]
@@ -201,6 +201,12 @@ def heterogeneity_table(
         t.loc[s.index, "p_holm"] = adjust_pvalues(s["pvalue"].to_numpy(), "holm")
     t["p_fdr_bh"] = adjust_pvalues(t["pvalue"].to_numpy(), "fdr_bh")
     return t
+
+
+def _ym(so: StackedOutcomes, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
+    """Values and inclusion mask after the policy, inside the judges' design."""
+    r = so.resolved(policy)
+    return np.nan_to_num(r), (~np.isnan(r)).astype(float)
 
 
 def _dummies(
@@ -260,28 +266,58 @@ def organ_effect_tests(
     terms = [across] + [t for t in adjust_for if t != across and rows[t].nunique() > 1]
     x, names, blocks = _dummies(rows, terms)
     groups = pd.factorize(rows["item"])[0]
-    y_all, m_all = apply_policy(so.outcome, policy)
+    y_all, m_all = _ym(so, policy)
     out = []
     for j, judge in enumerate(so.judges):
         keep = m_all[:, j] > 0
-        res = _fit(y_all[keep, j], x[keep], groups[keep], method)
-        params, cov = np.asarray(res.params), np.asarray(res.cov_params())
-        w, df, p = _wald(params, cov, blocks[across])
-        eff = params[blocks[across]]
+        # levels this judge never saw (e.g. subsets outside its design) have all-zero dummies
+        cols = np.flatnonzero((x[keep] != 0).any(0))
+        blk = [int(np.searchsorted(cols, c)) for c in blocks[across] if c in set(cols)]
+        row = {
+            "judge": judge,
+            "across": across,
+            "adjusted_for": ",".join(terms[1:]),
+            "n_rows": int(keep.sum()),
+            "n_items": int(np.unique(groups[keep]).size),
+            "method": method,
+            "policy": policy,
+        }
+        if len(blk) == 0 or keep.sum() <= len(cols):
+            out.append(
+                {
+                    **row,
+                    "wald_chi2": np.nan,
+                    "df": 0,
+                    "pvalue": np.nan,
+                    "note": "fewer than 2 levels",
+                }
+            )
+            continue
+        try:
+            res = _fit(y_all[keep, j], x[np.ix_(keep, cols)], groups[keep], method)
+            params, cov = np.asarray(res.params), np.asarray(res.cov_params())
+            w, df, p = _wald(params, cov, blk)
+        except (np.linalg.LinAlgError, ValueError) as e:  # separation / singular robust covariance
+            out.append(
+                {
+                    **row,
+                    "wald_chi2": np.nan,
+                    "df": len(blk),
+                    "pvalue": np.nan,
+                    "note": f"fit failed: {e}",
+                }
+            )
+            continue
+        eff = params[blk]
         out.append(
             {
-                "judge": judge,
-                "across": across,
-                "adjusted_for": ",".join(terms[1:]),
+                **row,
                 "wald_chi2": w,
                 "df": df,
                 "pvalue": p,
                 "min_log_or": float(eff.min()),
                 "max_log_or": float(eff.max()),
-                "n_rows": int(keep.sum()),
-                "n_items": int(np.unique(groups[keep]).size),
-                "method": method,
-                "policy": policy,
+                "note": "",
             }
         )
     t = pd.DataFrame(out)
@@ -310,7 +346,7 @@ def correctness_model(
     row per term/interaction block (robust Wald chi-square).
     """
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
-    y, m = apply_policy(so.outcome, policy)
+    y, m = _ym(so, policy)
     n_rows, n_j = y.shape
     long = so.rows.loc[np.repeat(np.arange(n_rows), n_j)].reset_index(drop=True)
     long["judge"] = np.tile(np.asarray(so.judges, dtype=object), n_rows)
@@ -381,7 +417,7 @@ def cell_grid(
     Under the ``half`` policy counts are rounded to integers for the exact test.
     """
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
-    y, m = apply_policy(so.outcome, policy)
+    y, m = _ym(so, policy)
     rows = so.rows
     out = []
     for dim, idx in rows.groupby("dimension", sort=False).indices.items():

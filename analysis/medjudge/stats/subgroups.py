@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from medjudge.data.model import Study
-from medjudge.stats.accuracy import AccuracyMethod, Policy, judge_accuracy
+from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
 from medjudge.stats.comparisons import adjust_pvalues, all_pairs
 
 __all__ = [
@@ -73,6 +73,24 @@ class StackedOutcomes:
     judges: list[str]
     excluded: dict[str, int]
     gold_method: str
+    design: np.ndarray | None = None
+
+    def resolved(self, policy: Policy = "wrong") -> np.ndarray:
+        """Outcomes with the invalid-verdict policy applied *inside the design*: NaN where the
+        judge has no verdict row at all (the item was never given to it, e.g. LLMBar's
+        Processed subsets for some evaluators) or where ``exclude`` drops an unusable verdict;
+        otherwise 1/0 (0.5 for ``half``). A ``missing`` status row (a judge skipped an item it
+        was given) is in the design and follows the policy."""
+        y, m = apply_policy(self.outcome, policy)
+        out = np.where(m > 0, y, np.nan)
+        if self.design is not None:
+            out = np.where(self.design, out, np.nan)
+        return out
+
+    def n_invalid(self) -> np.ndarray:
+        """Unusable verdicts inside the design, per row x judge (bool)."""
+        bad = np.isnan(self.outcome)
+        return bad & self.design if self.design is not None else bad
 
 
 def stack_outcomes(
@@ -87,10 +105,19 @@ def stack_outcomes(
     attrs = study.items.set_index("item")
     ys, frames, excluded, methods = [], [], {}, set()
     js = list(judges) if judges is not None else None
+    designs = []
+    r = study.ratings
     for dim in dims:
         o = study.outcomes(dim, judges=js, order=order)
         js = o.judges
         ys.append(o.outcome)
+        sub = r[(r["dimension"] == dim) & r["rater"].isin(js)]
+        if o.order is not None:
+            sub = sub[sub["order"] == o.order]
+        pres = sub.assign(_one=1.0).pivot_table(
+            index="item", columns="rater", values="_one", aggfunc="max"
+        )
+        designs.append(pres.reindex(index=o.items, columns=js).notna().to_numpy())
         f = attrs.reindex(o.items).reset_index()
         f.insert(1, "dimension", dim)
         f["gold_code"] = o.gold
@@ -104,6 +131,7 @@ def stack_outcomes(
         list(js or []),
         excluded,
         "/".join(sorted(methods)),
+        np.vstack(designs),
     )
 
 
@@ -160,11 +188,16 @@ def subgroup_accuracy(
     else:
         cl_all = None
     frames = []
+    res, bad = so.resolved(policy), so.n_invalid()
     for key, idx in _cells(rows, keys):
         cl = cl_all[idx] if cl_all is not None else None
+        # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            so.outcome[idx], so.judges, policy=policy, clusters=cl, method=method, level=level
+            res[idx], so.judges, policy="exclude", clusters=cl, method=method, level=level
         )
+        t["n_invalid"] = bad[idx].sum(0)
+        t["policy"] = policy
+        t = t[t["n"] > 0]
         for k, v in reversed(list(zip(keys, key, strict=True))):
             t.insert(1, k, v)
         frames.append(t)
@@ -264,9 +297,9 @@ def best_judge_by_subgroup(
     )
     rows = []
     for key, idx in _cells(so.rows, keys):
-        y = so.outcome[idx]
+        y = so.resolved(policy)[idx]
         pairs = all_pairs(
-            y, so.judges, policy=policy, ci="tango", level=level, family=(), within="holm"
+            y, so.judges, policy="exclude", ci="tango", level=level, family=(), within="holm"
         )
         acc = (
             pairs[["judge_a", "accuracy_a"]]
