@@ -298,9 +298,20 @@ def best_judge_by_subgroup(
     rows = []
     for key, idx in _cells(so.rows, keys):
         y = so.resolved(policy)[idx]
-        pairs = all_pairs(
-            y, so.judges, policy="exclude", ci="tango", level=level, family=(), within="holm"
-        )
+        present = ~np.isnan(y).all(0)  # judges that were given this cell's items
+        if present.sum() < 2:
+            continue
+        names = [j for j, p in zip(so.judges, present, strict=True) if p]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pairs = all_pairs(
+                y[:, present],
+                names,
+                policy="exclude",
+                ci="tango",
+                level=level,
+                family=(),
+                within="holm",
+            )
         acc = (
             pairs[["judge_a", "accuracy_a"]]
             .drop_duplicates()
