@@ -283,10 +283,14 @@ def paired_bootstrap(
     clusters: np.ndarray | None = None,
     n_resamples: int = 2000,
     seed: int = 0,
-    method: Literal["percentile", "bca", "basic"] = "percentile",
+    method: Literal["percentile", "bca", "basic"] | None = None,
     level: float = 0.95,
 ) -> Estimate:
     """Paired bootstrap interval for the difference ``stat(a) - stat(b)`` of two judges.
+
+    ``method`` defaults to ``percentile`` for accuracy and ``bca`` for kappa (the choices that
+    covered best in docs/inference.md; for an accuracy difference on independent items at small
+    n prefer Tango's score interval, :func:`medjudge.stats.intervals.paired_difference_ci`).
 
     Both judges are evaluated on the *same* resamples (rows of the engine's weight matrix),
     so the interval reflects the correlation between them. ``statistic="accuracy"``: ``a`` and
@@ -296,6 +300,8 @@ def paired_bootstrap(
     of the bootstrap test (twice the smaller tail of the replicates around 0, Efron &
     Tibshirani 1993, sec. 16.4 style percentile test) and the resampling settings.
     """
+    if method is None:
+        method = "bca" if statistic == "kappa" else "percentile"
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     n = a.shape[0]
