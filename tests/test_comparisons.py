@@ -310,3 +310,12 @@ def test_type_one_error_mcnemar_midp_and_signflip_small_sim():
     for method, hi in (("midp", 0.065), ("exact", 0.06), ("asymptotic", 0.07)):
         rej = np.mean(mcnemar_pvalue(bb, cc, method)[1] < 0.05)
         assert 0.02 < rej < hi, (method, rej)
+
+
+def test_closed_form_holm_bh_equal_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(13)
+    p = np.r_[rng.uniform(size=400) ** 3, [0.01, 0.01, 0.5]]  # with ties
+    for m in ("holm", "fdr_bh"):
+        np.testing.assert_allclose(adjust_pvalues(p, m), multipletests(p, method=m)[1], atol=1e-14)
