@@ -3,12 +3,14 @@
 Writes into ``--out``: ``validation.json`` (all counts), ``parse_status.csv`` (per rater ×
 status) and ``accuracy.csv`` (judge × dimension accuracy under every invalid-verdict policy,
 Wilson 95% intervals), and prints the headline table. When the report extra is installed and
-``--report`` is not ``none``, the judge and audit reports are rendered too.
+``--report`` is not ``none``, the judge and audit reports are rendered into ``OUT/reports``
+(HTML and PDF; invalid verdicts counted as wrong, the Med-RewardBench rule).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="out", help="output directory (default: out)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument(
+        "--report",
+        choices=["both", "judges", "audit", "none"],
+        default="both",
+        help="reports to render into OUT/reports as HTML and PDF (default: both; needs the "
+        "report extra)",
+    )
     p.set_defaults(func=run)
 
 
@@ -93,4 +102,56 @@ def run(args: argparse.Namespace) -> int:
     )
     print(head.sort_values("mean", ascending=False).round(3).to_string())
     print(f"\nwrote {out / 'validation.json'}, {out / 'parse_status.csv'}, {out / 'accuracy.csv'}")
+    return _reports(args, study, out)
+
+
+def _reports(args: argparse.Namespace, study: Study, out: Path) -> int:
+    """Render the reports asked for with ``--report`` into ``OUT/reports`` (HTML and PDF)."""
+    from . import report as report_cmd
+
+    choice = getattr(args, "report", "none")
+    if choice == "none":
+        return 0
+    kinds = list(report_cmd.KINDS) if choice == "both" else [choice]
+    skipped = []
+    if "audit" in kinds and len(study.experts) < 2:
+        kinds.remove("audit")
+        skipped.append(f"audit (needs 2+ experts; the study has {len(study.experts)})")
+    if Path(args.path).is_file() and not args.mapping:
+        skipped += kinds
+        kinds = []
+        skipped.append("(reports of a table need --mapping FILE.toml)")
+    missing = report_cmd.report_dependencies_missing()
+    if missing and kinds:
+        skipped += kinds
+        kinds = []
+        skipped.append(f"(install the report extra: missing {', '.join(missing)})")
+    if skipped:
+        print("reports skipped: " + " ".join(skipped))
+    if not kinds:
+        return 0
+    from ..report.render import RenderError
+
+    command = report_cmd.command_line(
+        ["run"],
+        args.path,
+        {"mapping": args.mapping, "out": args.out, "seed": args.seed,
+         "resamples": args.resamples, "report": choice},
+    )  # fmt: skip
+    try:
+        results = report_cmd.render_reports(
+            args.path,
+            kinds=kinds,
+            out=out / "reports",
+            mapping=args.mapping,
+            seed=args.seed,
+            resamples=args.resamples,
+            policy="wrong",
+            command=command,
+        )
+    except RenderError as exc:
+        print(f"medjudge: report failed: {exc}", file=sys.stderr)
+        return 1
+    for kind, files in results.items():
+        print(f"{kind} report: " + ", ".join(str(p) for p in files.values()))
     return 0
