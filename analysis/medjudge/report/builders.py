@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from ..data.model import Study
 from .provenance import collect_provenance, provenance_frame, sha256_file
@@ -210,11 +211,17 @@ def at_page_width(fig: Figure, width: float = PAGE_WIDTH_IN) -> Figure:
 
     Report figures are placed at full text width, so a narrow figure would be scaled *up* and
     its 8 pt text printed larger than the body text; at page width it prints at its own size.
+    An invisible figure-sized frame keeps the inline backend's tight bounding box from
+    cropping the added margin again (square matrices keep their aspect ratio and are centred).
     """
     w, h = fig.get_size_inches()
     if w < width:
         fig.set_size_inches(width, h)
         fig.tight_layout()
+        frame = Rectangle(
+            (0, 0), 1, 1, transform=fig.transFigure, fill=False, edgecolor="none", figure=fig
+        )
+        fig.patches.append(frame)
     return fig
 
 
@@ -286,8 +293,11 @@ def parse_status_table(study: Study) -> pd.DataFrame:
 
 
 def not_ok_reasons_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
-    """Why verdict rows were not ``ok`` (reason, rows), from :meth:`Study.summary`."""
-    reasons = summary.get("not_ok_reasons", {})
+    """Why verdict rows were not ``ok`` (reason, rows), from :meth:`Study.summary`.
+
+    Never empty: without unusable rows it says so in one row (the table keeps its number).
+    """
+    reasons = summary.get("not_ok_reasons", {}) or {"(none: every verdict row was usable)": 0}
     return pd.DataFrame(list(reasons.items()), columns=["reason", "rows"])
 
 
@@ -573,15 +583,16 @@ def judges_report(
         notes["subgroups"] = "the items carry no subgroup attribute (e.g. organ_system)"
     elif sg_mod is None:
         notes["subgroups"] = f"subgroup breakdowns are {UNAVAILABLE}"
-    else:
-        subgroups = sg_mod.subgroup_accuracy(study, (attr,), policy=policy)
+    stacked = sg_mod.stack_outcomes(study) if sg_mod is not None and attr is not None else None
+    if attr is not None and sg_mod is not None:
+        subgroups = sg_mod.subgroup_accuracy(study, (attr,), policy=policy, stacked=stacked)
     het_mod = optional_module("stats.heterogeneity")
     if attr is None:
         notes["heterogeneity"] = notes["subgroups"]
     elif het_mod is None:
         notes["heterogeneity"] = f"heterogeneity tests are {UNAVAILABLE}"
     else:
-        heterogeneity = het_mod.heterogeneity_table(study, attr, policy=policy)
+        heterogeneity = het_mod.heterogeneity_table(study, attr, policy=policy, stacked=stacked)
     pos_mod = optional_module("stats.position")
     if pos_mod is None:
         notes["position"] = f"position-bias diagnostics are {UNAVAILABLE}"

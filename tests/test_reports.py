@@ -1,0 +1,275 @@
+"""The two real reports (judge evaluation, annotation audit) on the demo bundle and on hostile input.
+
+Renders start Jupyter kernels: the demo pair is rendered twice (reproducibility) and a tiny
+hostile study once, each pair concurrently — about a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DEMO, ROOT
+from medjudge.cli import main
+from medjudge.commands.report import command_line, render_reports, template_path
+from medjudge.report import builders as B
+from medjudge.report.provenance import sha256_file
+from medjudge.report.tables import fmt_ci, fmt_estimate_ci, fmt_num
+
+pypdf = pytest.importorskip("pypdf")
+pytest.importorskip("nbclient")
+pytest.importorskip("typst")
+
+RESAMPLES = 300  # modest, to keep the renders fast; the default is 2000
+SCRIPT = "<script>alert(1)</script>"
+BOLD_ITEM = "<b>bold-item</b>"
+NETWORK = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pdf_text(path: Path) -> str:
+    """Extracted text with typst's NBSP and U+2212 normalised and whitespace collapsed."""
+    reader = pypdf.PdfReader(str(path))
+    text = "\n".join(page.extract_text() for page in reader.pages)
+    text = text.replace("\u00a0", " ").replace("\u2212", "-")
+    return re.sub(r"\s+", " ", text)
+
+
+# ---------------------------------------------------------------------------- demo renders
+@pytest.fixture(scope="module")
+def demo_reports(tmp_path_factory):
+    """Both reports rendered twice into the same directory (first copies kept aside)."""
+    out = tmp_path_factory.mktemp("reports")
+    first = tmp_path_factory.mktemp("first")
+    cmd = command_line(["report"], "data/demo", {"resamples": RESAMPLES})
+    files = render_reports(DEMO, out=out, resamples=RESAMPLES, command=cmd)
+    for fmts in files.values():
+        for p in fmts.values():
+            shutil.copy2(p, first / p.name)
+    again = render_reports(DEMO, out=out, resamples=RESAMPLES, command=cmd)
+    assert again == files
+    return files, first
+
+
+def test_html_is_self_contained(demo_reports):
+    files, _ = demo_reports
+    for kind in ("judges", "audit"):
+        html = files[kind]["html"].read_text(encoding="utf-8")
+        assert not NETWORK.search(html), f"{kind}: network reference"
+        n_img = html.count("data:image/png;base64,")
+        assert n_img >= 3, f"{kind}: figures not embedded ({n_img})"
+        assert "?@" not in html, f"{kind}: unresolved cross-reference"
+
+
+def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
+    """Each headline leaderboard row, formatted from the library's own result, is in the PDF."""
+    from medjudge.evaluate import evaluate_judges
+
+    files, _ = demo_reports
+    text = pdf_text(files["judges"]["pdf"])
+    ev = evaluate_judges(demo_study, seed=0, n_resamples=RESAMPLES)
+    head = B.headline_dimension(demo_study)
+    lb = ev.leaderboard[ev.leaderboard["dimension"] == head]
+    assert len(lb) == len(demo_study.judges) == 12
+    for r in lb.itertuples():
+        row = f"{r.rank} {r.judge} {fmt_num(r.accuracy, 3)} {fmt_ci(r.ci_low, r.ci_high, 3)}"
+        assert row in text, row
+    # the forest plot's reference lines come from the library's baselines and expert ceiling
+    assert "Figure 2: Judge accuracy with 95% intervals per dimension" in text
+
+
+def test_audit_pdf_has_reliability_rows(demo_reports, demo_study):
+    from medjudge.stats.audit import dimension_reliability
+
+    files, _ = demo_reports
+    text = pdf_text(files["audit"]["pdf"])
+    rel = dimension_reliability(demo_study)
+    for dim in demo_study.dimensions:
+        sub = rel[rel["dimension"] == dim].set_index("coefficient")
+        cells = [
+            fmt_estimate_ci(*sub.loc[c, ["estimate", "ci_low", "ci_high"]], 3)
+            for c in ("percent_agreement", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha")
+        ]
+        assert f"{dim} {' '.join(cells)}" in text, dim
+    assert "Dawid" in text and "alternative annotator test" in text.lower()
+
+
+def test_provenance_hashes_inputs(demo_reports, demo_study):
+    files, _ = demo_reports
+    html = re.sub(r"\s+", " ", files["judges"]["html"].read_text(encoding="utf-8"))
+    for src in demo_study.sources[:3] + demo_study.sources[-2:]:
+        assert sha256_file(src) in html
+    assert "demo/expert_labels.jsonl" in html
+    assert f"--resamples {RESAMPLES}" in html  # the command line
+    assert str(DEMO.resolve()) not in html  # no machine-specific absolute path
+
+
+def test_rendering_twice_is_byte_identical(demo_reports):
+    files, first = demo_reports
+    for fmts in files.values():
+        for p in fmts.values():
+            assert sha256(p) == sha256(first / p.name), p.name
+
+
+# ---------------------------------------------------------------------------- hostile input
+def _hostile_table(tmp: Path) -> tuple[Path, Path]:
+    """40 items, 3 experts, 2 judges (one named ``<script>…``), one disputed item id with markup.
+
+    Experts rarely disagree (3% flips), so the disputed-items table (top 15) lists them all.
+    """
+    rng = np.random.default_rng(5)
+    rows = []
+    items = [f"item-{i:02d}" for i in range(39)] + [BOLD_ITEM]
+    for it in items:
+        truth = rng.integers(0, 2)
+        for k, e in enumerate(("expert-1", "expert-2", "expert-3")):
+            v = truth if rng.random() < 0.97 else 1 - truth
+            if it == BOLD_ITEM:  # a split item, so that it is listed among the disputed ones
+                v = truth if k < 2 else 1 - truth
+            rows.append((it, e, "expert", "AB"[v]))
+        for j, acc in ((SCRIPT, 0.8), ("plain-judge", 0.6)):
+            v = truth if rng.random() < acc else 1 - truth
+            rows.append((it, j, "judge", "AB"[v] if rng.random() > 0.05 else "???"))
+    table = tmp / "hostile.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "role", "verdict"]).to_csv(table, index=False)
+    mapping = tmp / "hostile.toml"
+    mapping.write_text(
+        'layout = "long"\nitem = ["item"]\nrater = ["rater"]\nrole_column = "role"\n'
+        'value = "verdict"\ndimension = "preference"\ninvalid = ["???"]\n\n'
+        '[scale]\nlevel = "nominal"\ncategories = ["A", "B"]\n',
+        encoding="utf-8",
+    )
+    return table, mapping
+
+
+def test_markup_in_names_is_escaped(tmp_path):
+    table, mapping = _hostile_table(tmp_path)
+    files = render_reports(
+        table, mapping=mapping, out=tmp_path / "out", to="html", resamples=200, command="test"
+    )
+    judges = files["judges"]["html"].read_text(encoding="utf-8")
+    audit = files["audit"]["html"].read_text(encoding="utf-8")
+    for html in (judges, audit):
+        assert SCRIPT not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+        assert BOLD_ITEM not in html
+    assert "&lt;b&gt;bold-item&lt;/b&gt;" in audit  # the item is among the disputed ones
+    # sections without the data they need say so instead of failing
+    assert "no subgroup attribute" in judges and "no subgroup attribute" in audit
+    assert "?@" not in judges and "?@" not in audit
+
+
+# ---------------------------------------------------------------------------- templates
+@pytest.mark.parametrize("kind", ["judges", "audit"])
+def test_reports_dir_copies_are_identical_to_packaged_templates(kind):
+    """The packaged template is canonical; reports/<kind>.qmd must be a byte-identical copy."""
+    packaged = template_path(kind)
+    copy = ROOT / "reports" / f"{kind}.qmd"
+    assert copy.read_bytes() == packaged.read_bytes(), (
+        f"reports/{kind}.qmd differs from {packaged}; copy the packaged template over it"
+    )
+
+
+@pytest.mark.parametrize("kind", ["judges", "audit"])
+def test_template_follows_the_rules(kind):
+    """Parameters with defaults, captioned fig-/tbl- labels, resolvable refs, supported subset."""
+    from medjudge.report.qmd import parameter_names, parse_qmd
+
+    text = template_path(kind).read_text(encoding="utf-8")
+    nb = parse_qmd(text, path=f"{kind}.qmd")
+    assert parameter_names(nb) == ["data", "mapping", "seed", "resamples", "policy"]
+    labels = set()
+    for cell in nb.cells:
+        opts = cell.metadata.get("qmd", {})
+        label = opts.get("label", "")
+        if label.startswith("fig-"):
+            assert opts.get("fig-cap"), label
+        if label.startswith("tbl-"):
+            assert opts.get("tbl-cap"), label
+        if label:
+            labels.add(label)
+    refs = set(re.findall(r"@((?:fig|tbl)-[\w-]+)", text))
+    assert refs <= labels, refs - labels
+    assert labels <= refs, f"never referenced: {labels - refs}"
+    for banned in ("matplotlib.use", "layout-ncol", "{{<", "panel-tabset", "code-fold", "@sec-"):
+        assert banned not in text, banned
+    assert "embed-resources: true" in text and "html-math-method: mathml" in text
+
+
+# ---------------------------------------------------------------------------- builders
+def test_baseline_and_ceiling_reference_lines(demo_study):
+    """Baseline = majority-class share of the gold; ceiling = mean leave-one-out expert accuracy."""
+    from medjudge.evaluate import expert_ceiling
+    from medjudge.stats.accuracy import trivial_baselines
+
+    dim = "accuracy"
+    gold = demo_study.gold(dim).codes
+    base = trivial_baselines(gold, categories=[0, 1], labels=["A", "B"]).assign(dimension=dim)
+    shares = np.bincount(gold[np.isfinite(gold)].astype(int)) / np.isfinite(gold).sum()
+    assert B.baseline_by_dimension(base)[dim] == pytest.approx(shares.max())
+    ceil = expert_ceiling(demo_study, dim)
+    # independent: each expert against the strict majority of the other two (= their agreement)
+    m = demo_study.matrix(dim, role="expert").values
+    accs = []
+    for e in range(3):
+        o = np.delete(m, e, axis=1)
+        agree = o[:, 0] == o[:, 1]
+        accs.append(np.mean(m[agree, e] == o[agree, 0]))
+    assert B.ceiling_by_dimension(ceil)[dim] == pytest.approx(np.mean(accs))
+
+
+def test_pairs_table_orients_difference_and_interval():
+    pairs = pd.DataFrame(
+        {
+            "dimension": ["d", "d", "d"],
+            "judge_a": ["x", "x", "y"],
+            "judge_b": ["y", "z", "z"],
+            "difference": [0.10, -0.20, 0.01],
+            "ci_low": [0.05, -0.26, -0.03],
+            "ci_high": [0.15, -0.14, 0.05],
+            "discordant": [30, 40, 10],
+            "p_holm": [0.01, 0.001, 0.6],
+        }
+    )
+    t = B.pairs_table(pairs, "d")
+    assert t[["better", "worse"]].values.tolist() == [["z", "x"], ["x", "y"]]
+    assert t["difference"].tolist() == ["0.200", "0.100"]
+    assert t["95% CI"].tolist() == ["[0.140, 0.260]", "[0.050, 0.150]"]
+
+
+def test_provenance_tables_and_display_names(tmp_path):
+    bundle = tmp_path / "bundle"
+    (bundle / "sub").mkdir(parents=True)
+    f1, f2 = bundle / "a.jsonl", bundle / "sub" / "a.jsonl"  # same basename, both kept
+    f1.write_text("1\n")
+    f2.write_text("2\n")
+
+    class FakeStudy:
+        sources = [f1, f2]
+
+    rec = B.study_provenance(
+        FakeStudy(), bundle, seed=3, resamples=10, policies={"p": "v"}, command="cmd"
+    )  # type: ignore[arg-type]
+    inputs, settings = B.provenance_tables(rec)
+    assert inputs.values.tolist() == [
+        ["bundle/a.jsonl", sha256_file(f1)],
+        ["bundle/sub/a.jsonl", sha256_file(f2)],
+    ]
+    assert {"seed", "resamples", "p", "command line"} <= set(settings["name"])
+
+
+# ---------------------------------------------------------------------------- command line
+def test_report_command_errors(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nope")]) == 2
+    table, _ = _hostile_table(tmp_path)
+    assert main(["report", str(table)]) == 2
+    assert "mapping" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["report", str(table), "--kind", "other"])
