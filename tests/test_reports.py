@@ -273,3 +273,29 @@ def test_report_command_errors(tmp_path, capsys):
     assert "mapping" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["report", str(table), "--kind", "other"])
+
+
+def test_fit_reference_lines_shows_ceiling_and_negative_differences():
+    """forest_plot clips to [0, 1]-style ranges; the report widens all panels to one range."""
+    import matplotlib.pyplot as plt
+    from medjudge.report import figures as F
+
+    df = pd.DataFrame(
+        {
+            "judge": ["a", "b", "a", "b"],
+            "dimension": ["x", "x", "y", "y"],
+            "estimate": [0.5, 0.6, 0.55, 0.65],
+            "ci_low": [0.45, 0.55, 0.5, 0.6],
+            "ci_high": [0.55, 0.65, 0.6, 0.7],
+        }
+    )
+    fig = B.fit_reference_lines(F.forest_plot(df, baseline=0.5, ceiling={"x": 0.9, "y": 0.8}), df)
+    lims = {ax.get_xlim() for ax in fig.axes if ax.get_visible()}
+    assert len(lims) == 1 and lims.pop() == pytest.approx((0.43, 0.92))
+    neg = df.assign(estimate=-df.estimate, ci_low=-df.ci_high, ci_high=-df.ci_low)
+    fig2 = F.forest_plot(neg, baseline=0.0)
+    B.fit_reference_lines(fig2, neg, baseline_label="no difference")
+    assert fig2.axes[0].get_xlim() == pytest.approx((-0.72, 0.02))
+    assert [t.get_text() for t in fig2.legends[0].get_texts()] == ["no difference"]
+    plt.close(fig)
+    plt.close(fig2)

@@ -175,8 +175,8 @@ def fit_reference_lines(
     pad: float = 0.02,
     baseline_label: str | None = None,
 ) -> Figure:
-    """Set each panel's x range to cover the intervals in ``data`` (``ci_low``/``ci_high``, all
-    panels alike) and the vertical reference lines (baseline, ceiling), so that none is cut off.
+    """Set one x range for all panels covering the intervals in ``data`` (``ci_low``/``ci_high``)
+    and every vertical reference line (baseline, ceiling), so that none is cut off.
 
     :func:`figures.forest_plot` assumes accuracies in [0, 1]; differences (which may be
     negative) and reference lines beyond the intervals need this. ``baseline_label`` renames
@@ -184,20 +184,21 @@ def fit_reference_lines(
     """
     lo = hi = None
     if data is not None and len(data):
-        lo = float(np.nanmin(data[["ci_low", "estimate"]].to_numpy(float)))
-        hi = float(np.nanmax(data[["ci_high", "estimate"]].to_numpy(float)))
-    for ax in fig.axes:
-        if not ax.get_visible():
-            continue
+        lo = float(np.nanmin(data[["ci_low", "estimate"]].to_numpy(float))) - pad
+        hi = float(np.nanmax(data[["ci_high", "estimate"]].to_numpy(float))) + pad
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.get_lines()]
+    for ax in axes:
+        a, b = ax.get_xlim() if lo is None else (lo, hi)
         xs = [
             float(np.asarray(ln.get_xdata(), dtype=float)[0])
             for ln in ax.get_lines()
             if ln.get_label() in ("baseline", "ceiling") and len(ln.get_xdata())
         ]
-        a, b = ax.get_xlim() if lo is None else (lo - pad, hi + pad)  # type: ignore[operator]
         if xs:
             a, b = min(a, min(xs) - pad), max(b, max(xs) + pad)
-        ax.set_xlim(a, b)
+        lo, hi = (a, b) if lo is None else (min(lo, a), max(hi, b))  # type: ignore[type-var]
+    for ax in axes:  # one x range for every panel, so that panels compare at a glance
+        ax.set_xlim(lo, hi)
     if baseline_label is not None:
         for leg in fig.legends:
             for t in leg.get_texts():
