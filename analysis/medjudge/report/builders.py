@@ -56,6 +56,9 @@ __all__ = [
     "position_frame",
     "position_table",
     "a_rate_table",
+    "length_gap_frame",
+    "length_bias_table",
+    "dimension_structure_table",
     "provenance_tables",
     "fit_reference_lines",
     "at_page_width",
@@ -532,6 +535,57 @@ def a_rate_table(single: pd.DataFrame, dimension: str) -> pd.DataFrame:
     )
 
 
+def length_gap_frame(length: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Forest frame of the length-bias accuracy gap ``P(correct | gold longer) - P(correct |
+    gold shorter)`` per rater (judges, then experts for scale) on one dimension."""
+    t = length[length["dimension"] == dimension]
+    return pd.DataFrame(
+        {
+            "judge": [
+                f"{r} (expert)" if role == "expert" else r
+                for r, role in zip(t["rater"], t["role"], strict=True)
+            ],  # fmt: skip
+            "dimension": dimension,
+            "estimate": t["length_gap"].to_numpy(float),
+            "ci_low": t["gap_ci_low"].to_numpy(float),
+            "ci_high": t["gap_ci_high"].to_numpy(float),
+        }
+    )
+
+
+def length_bias_table(length: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Longer-answer rate against the gold's and the accuracy gap, per rater (one dimension)."""
+    t = length[length["dimension"] == dimension].sort_values(["gap_p_holm", "rater"])
+    return pd.DataFrame(
+        {
+            "rater": t["rater"].to_numpy(),
+            "role": t["role"].to_numpy(),
+            "picks longer": [fmt_num(v, 3) for v in t["rater_longer_rate"]],
+            "gold longer": [fmt_num(v, 3) for v in t["gold_longer_rate"]],
+            "accuracy gap [95% CI]": _est_ci(t, "length_gap", "gap_ci_low", "gap_ci_high"),
+            "p (gap, Holm)": [fmt_p(v) for v in t["gap_p_holm"]],
+            "n": [fmt_int(v) for v in t["n"]],
+        }
+    )
+
+
+def dimension_structure_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per rater: share of items with the same verdict in every dimension, mean and minimum
+    Cohen's κ between dimensions, broadcast rate (judges read against the experts)."""
+    t = summary.sort_values(["role", "mean_kappa"], ascending=[True, False])
+    return pd.DataFrame(
+        {
+            "rater": t["rater"].to_numpy(),
+            "role": t["role"].to_numpy(),
+            "items": [fmt_int(v) for v in t["n_items"]],
+            "all dimensions identical": [fmt_num(v, 3) for v in t["all_identical"]],
+            "mean κ between dimensions": [fmt_num(v, 3) for v in t["mean_kappa"]],
+            "min κ": [fmt_num(v, 3) for v in t["min_kappa"]],
+            "broadcast": [fmt_num(v, 3) for v in t["broadcast_rate"]],
+        }
+    )
+
+
 # ---------------------------------------------------------------------------- judges report
 @dataclass
 class JudgesReport:
@@ -545,7 +599,7 @@ class JudgesReport:
     subgroups: pd.DataFrame | None
     heterogeneity: pd.DataFrame | None
     position: dict[str, pd.DataFrame] | None
-    bias: Any
+    bias: dict[str, pd.DataFrame] | None
     provenance: dict[str, Any]
     notes: dict[str, str] = field(default_factory=dict)
 
@@ -602,10 +656,17 @@ def judges_report(
     else:
         position = pos_mod.position_bias(study, policy=policy)
     bias_mod = optional_module("stats.bias")
-    if bias_mod is None:
+    if bias_mod is None:  # pragma: no cover - depends on the installed version
         notes["bias"] = f"length and other verdict-bias diagnostics are {UNAVAILABLE}"
-    else:  # pragma: no cover - depends on the installed version
-        bias = bias_mod
+    else:
+        bias = {
+            "length": bias_mod.length_bias(study),
+            "structure": bias_mod.dimension_structure(study)["summary"],
+        }
+        if bias["length"].empty:
+            notes["length"] = "the items carry no answer lengths (answer1_len, answer2_len)"
+        if len(study.dimensions) < 2:
+            notes["structure"] = "the study has a single dimension"
     prov = study_provenance(
         study,
         data,
