@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ settings.load_profile("medjudge")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
+# the checkout under test, not whichever copy an editable install points at (git worktrees);
+# subprocesses (CLI tests) inherit it through PYTHONPATH
+sys.path.insert(0, str(ROOT / "analysis"))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT / "analysis")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
 DEMO = ROOT / "data" / "demo"
 EXTERNAL = ROOT / "data" / "external"
 MAPPINGS = ROOT / "data" / "mappings"
