@@ -24,6 +24,8 @@ COMMANDS = (
     "subgroups",
     "bias",
     "report",
+    "ppi",
+    "plan",
 )
 
 
