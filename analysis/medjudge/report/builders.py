@@ -2,7 +2,7 @@
 
 The report templates (``reports/judges.qmd``, ``reports/audit.qmd``) call exactly two functions,
 :func:`judges_report` and :func:`audit_report`, and then only *display* what they return: every
-number in a report is computed here by the library's estimators (:mod:`medjudge.evaluate`,
+number in a report is computed here by the library's estimators (:mod:`medjudge.analyses.evaluation`,
 :mod:`medjudge.stats`), never in a template. The small ``*_frame`` helpers reshape result tables
 (rename, pivot, select a dimension) for :mod:`medjudge.report.figures` and for display with
 :func:`medjudge.report.tables.html_table`; they compute nothing beyond two documented reference
@@ -370,7 +370,7 @@ def baseline_by_dimension(baselines: pd.DataFrame) -> dict[str, float]:
 
 def ceiling_by_dimension(expert_ceiling: pd.DataFrame) -> dict[str, float]:
     """Expert ceiling per dimension: mean over experts of each expert's accuracy against the
-    strict majority of the other experts (:func:`medjudge.evaluate.expert_ceiling`)."""
+    strict majority of the other experts (:func:`medjudge.analyses.evaluation.expert_ceiling`)."""
     if expert_ceiling.empty:
         return {}
     return {
@@ -593,7 +593,7 @@ class JudgesReport:
 
     study: Study
     summary: dict[str, Any]
-    evaluation: Any  # medjudge.evaluate.JudgeEvaluation
+    evaluation: Any  # medjudge.analyses.evaluation.JudgeEvaluation
     headline: str
     subgroup_attribute: str | None
     subgroups: pd.DataFrame | None
@@ -620,14 +620,14 @@ def judges_report(
 ) -> JudgesReport:
     """Compute every table of the judge evaluation report.
 
-    :func:`medjudge.evaluate.evaluate_judges` (leaderboard, pairs, sensitivity, baselines,
-    expert ceiling; one shared resample matrix), :func:`medjudge.stats.subgroups.subgroup_accuracy`
+    :func:`medjudge.analyses.evaluation.evaluate_judges` (leaderboard, pairs, sensitivity, baselines,
+    expert ceiling; one shared resample matrix), :func:`medjudge.analyses.subgroups.subgroup_accuracy`
     pooled over dimensions (clustered by item) for the first available subgroup attribute,
     :func:`medjudge.stats.heterogeneity.heterogeneity_table` and
-    :func:`medjudge.stats.position.position_bias`. Sections whose module or data are missing
+    :func:`medjudge.analyses.position.position_bias`. Sections whose module or data are missing
     get an entry in ``notes`` instead.
     """
-    from ..evaluate import evaluate_judges
+    from medjudge.analyses.evaluation import evaluate_judges
 
     notes: dict[str, str] = {}
     ev = evaluate_judges(study, policy=policy, seed=seed, n_resamples=resamples)  # type: ignore[arg-type]
