@@ -298,7 +298,7 @@ def judge_assisted_estimate(
             raise ValueError(
                 f"{opt}={col!r} is not an item attribute; have {sorted(items_tab.columns)}"
             )
-    from medjudge.stats.judge_vs_experts import judge_order
+    from medjudge.analyses.judge_vs_experts import judge_order
 
     order = judge_order(study)
     ids = np.asarray(study.item_ids, dtype=object)

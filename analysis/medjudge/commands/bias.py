@@ -13,8 +13,9 @@ import argparse
 
 import pandas as pd
 
-from ..stats.bias import bias_report
-from ..stats.position import SINGLE_ORDER_NOTE
+from medjudge.analyses.bias import bias_report
+from medjudge.analyses.position import SINGLE_ORDER_NOTE
+
 from ._common import add_input_args, dump_json, load_input
 
 _SHOW = {

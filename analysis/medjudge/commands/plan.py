@@ -243,7 +243,7 @@ def run_alt_test(args: argparse.Namespace) -> int:
 def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
     from ..analyses.judge_assisted import _targets
     from ..data.tables import load_any
-    from ..stats.judge_vs_experts import judge_order
+    from ..analyses.judge_vs_experts import judge_order
     from ..stats.planning import ppi_pilot
 
     study = load_any(args.pilot, args.mapping)
