@@ -62,7 +62,7 @@ def test_planned_n_reaches_the_halfwidth_in_simulation():
     N = 2000
     n = int(labels_for_ppi(pilot["sd_gold"], pilot["correlation"], halfwidth=0.05, n_unlabeled=N))
     widths = []
-    for r in range(200):
+    for _r in range(200):
         idx = rng.choice(big_y.size, n + N, replace=False)
         y, f = big_y[idx], big_f[idx]
         e = ppi_mean(y[:n], f[:n], f[n:])
@@ -83,8 +83,9 @@ def test_accuracy_power_by_hand():
 
 
 def test_alt_test_simulation_behaves():
-    t = alt_test_simulation([30, 150], noise_judge=0.05, noise_annotators=0.3,
-                            n_replications=40, seed=0)
+    t = alt_test_simulation(
+        [30, 150], noise_judge=0.05, noise_annotators=0.3, n_replications=40, seed=0
+    )
     # a judge far better than the humans passes nearly always with 150 items
     assert t["pass_probability"].iloc[1] >= 0.9
     bad = alt_test_simulation([150], noise_judge=0.9, n_replications=30, seed=0)
@@ -94,23 +95,35 @@ def test_alt_test_simulation_behaves():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "medjudge.cli", "plan", *args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "medjudge.cli", "plan", *args], capture_output=True, text=True
+    )
 
 
 def test_cli_plan_numbers_and_errors():
-    r = _cli("ppi", "--sd-gold", "0.5", "--sd-judge", "0.5", "--correlation", "0.8",
-             "--halfwidth", "0.05", "--json")
+    r = _cli(
+        "ppi",
+        "--sd-gold",
+        "0.5",
+        "--sd-judge",
+        "0.5",
+        "--correlation",
+        "0.8",
+        "--halfwidth",
+        "0.05",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     assert [row["n_labels"] for row in json.loads(r.stdout)["plan"]] == [385, 154, 139]
     r = _cli("paired", "--discordance", "0.2", "--delta", "0.05", "--json")
     assert json.loads(r.stdout)["plan"][0]["items"] == 626  # Connor (1987), see test_power
-    for bad, opt in ((["accuracy", "--accuracy", "1.2", "--halfwidth", ".05"], "--accuracy"),
-                     (["kappa", "--kappa", ".6", "--prevalence", "0", "--halfwidth", ".1"],
-                      "--prevalence"),
-                     (["paired", "--discordance", ".1", "--delta", ".2"], "--delta"),
-                     (["ppi", "--sd-gold", ".5", "--correlation", ".5"], "--halfwidth"),
-                     (["alt-test", "--annotators", "2"], "--annotators")):
+    for bad, opt in (
+        (["accuracy", "--accuracy", "1.2", "--halfwidth", ".05"], "--accuracy"),
+        (["kappa", "--kappa", ".6", "--prevalence", "0", "--halfwidth", ".1"], "--prevalence"),
+        (["paired", "--discordance", ".1", "--delta", ".2"], "--delta"),
+        (["ppi", "--sd-gold", ".5", "--correlation", ".5"], "--halfwidth"),
+        (["alt-test", "--annotators", "2"], "--annotators"),
+    ):
         r = _cli(*bad)
         assert r.returncode == 2, (bad, r.stderr)
         assert opt in r.stderr and "Traceback" not in r.stderr

@@ -53,7 +53,9 @@ def test_classical_equals_ppi_python():
     y, _, _ = _data(3)
     lo, hi = ppi_py.classical_mean_ci(y, alpha=0.05)
     e = classical_mean(y)
-    assert (e.ci_low, e.ci_high) == pytest.approx((float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-12)
+    assert (e.ci_low, e.ci_high) == pytest.approx(
+        (float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-12
+    )
 
 
 def test_tuned_lambda_equals_ppi_python_formula():
@@ -147,8 +149,10 @@ def test_stratified_by_hand_two_strata():
     overall, per = ppi_mean_stratified(y, f, fu, s, su, lam=1.0)
     w = {h: ((s == h).sum() + (su == h).sum()) / (y.size + fu.size) for h in "ab"}
     # independent strata: Var = sum w_h^2 Var_h with each Var_h from ppi-python's interval
-    est = sum(w[h] * ppi_py.ppi_mean_pointestimate(y[s == h], f[s == h], fu[su == h], lam=1)[0]
-              for h in "ab")
+    est = sum(
+        w[h] * ppi_py.ppi_mean_pointestimate(y[s == h], f[s == h], fu[su == h], lam=1)[0]
+        for h in "ab"
+    )
     var = 0.0
     for h in "ab":
         lo, hi = ppi_py.ppi_mean_ci(y[s == h], f[s == h], fu[su == h], alpha=0.05, lam=1)
@@ -170,7 +174,9 @@ def test_crossfit_variance_equals_ppi_python_crossppi():
     folds = _fold_ids(y.size, 5, None, 3)
     g_oof = np.einsum("ik,ik->i", F, W[folds])
     lo, hi = ppi_py.crossppi_mean_ci(y, g_oof, Fu @ W.T, alpha=0.05)
-    assert (e.ci_low, e.ci_high) == pytest.approx((float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-12)
+    assert (e.ci_low, e.ci_high) == pytest.approx(
+        (float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-12
+    )
 
 
 def test_crossfit_select_picks_the_informative_judge():
@@ -189,8 +195,9 @@ def test_rogan_gladen_by_hand():
     z = 1.959963984540054
     adj = lambda x, m: (x + z * z / 2) / (m + z * z)  # noqa: E731
     pa, sea, spa = adj(300, 1000), adj(90, 100), adj(180, 200)
-    var = (pa * (1 - pa) / 1000 + 0.25**2 * sea * (1 - sea) / 100
-           + 0.75**2 * spa * (1 - spa) / 200) / 0.8**2
+    var = (
+        pa * (1 - pa) / 1000 + 0.25**2 * sea * (1 - sea) / 100 + 0.75**2 * spa * (1 - spa) / 200
+    ) / 0.8**2
     assert e.se == pytest.approx(math.sqrt(var))
     assert e.ci_low == pytest.approx(0.25 - z * math.sqrt(var))
     with pytest.raises(ValueError, match="no better than chance"):
@@ -235,7 +242,9 @@ def test_quick_calibration_clustered():
         lab = np.zeros(y.size, bool)
         lab[rng.choice(y.size, n, replace=False)] = True
         for name, lam in (("ppi", 1.0), ("ppi++", None)):
-            e = ppi_mean(y[lab], f[lab], f[~lab], lam=lam, clusters=c[lab], clusters_unlabeled=c[~lab])
+            e = ppi_mean(
+                y[lab], f[lab], f[~lab], lam=lam, clusters=c[lab], clusters_unlabeled=c[~lab]
+            )
             cover[name] += e.ci_low <= truth <= e.ci_high
     for name, k in cover.items():
         assert k / R >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / R), (name, k / R)
@@ -255,8 +264,9 @@ def pandalm():
 def test_study_level_matches_kernel(pandalm):
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
 
-    res = judge_assisted_estimate(pandalm, judges=["pandalm-7b"], categories=["tie"],
-                                  keep_labels=120, seed=2)
+    res = judge_assisted_estimate(
+        pandalm, judges=["pandalm-7b"], categories=["tie"], keep_labels=120, seed=2
+    )
     row = res.table("ppi++").iloc[0]
     # rebuild the arrays independently from the raw wide file
     import pandas as pd
@@ -280,12 +290,20 @@ def test_study_level_matches_kernel(pandalm):
 def test_study_level_result_api(pandalm):
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
 
-    res = judge_assisted_estimate(pandalm, keep_labels=200, seed=1, combine="select",
-                                  by="cmp_key", cluster="motivation_app")
+    res = judge_assisted_estimate(
+        pandalm, keep_labels=200, seed=1, combine="select", by="cmp_key", cluster="motivation_app"
+    )
     t = res.to_frame()
     assert {"ci_low", "ci_high", "level"} <= set(t.columns)
-    assert {"classical", "naive", "ppi", "ppi++", "rogan-gladen", "ppi++ stratified",
-            "cross-fit select"} <= set(t["method"])
+    assert {
+        "classical",
+        "naive",
+        "ppi",
+        "ppi++",
+        "rogan-gladen",
+        "ppi++ stratified",
+        "cross-fit select",
+    } <= set(t["method"])
     d = res.to_dict()
     assert d["counts"]["preference"]["judge_verdicts_missing_or_invalid"]["gpt-3.5-turbo"] == 25
     assert "PPIResult(" in repr(res) and len(repr(res).splitlines()) <= 10
@@ -308,17 +326,41 @@ def test_cli_ppi_and_errors(tmp_path):
     import sys
 
     base = [sys.executable, "-m", "medjudge.cli"]
-    data = [str(ROOT / "data/external/pandalm_testset/verdicts_wide.csv"), "--mapping",
-            str(ROOT / "data/mappings/pandalm_wide.toml")]
-    out = subprocess.run(base + ["ppi", *data, "--keep-labels", "100", "--json"],
-                         capture_output=True, text=True)
+    data = [
+        str(ROOT / "data/external/pandalm_testset/verdicts_wide.csv"),
+        "--mapping",
+        str(ROOT / "data/mappings/pandalm_wide.toml"),
+    ]
+    out = subprocess.run(
+        base + ["ppi", *data, "--keep-labels", "100", "--json"], capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert {r["method"] for r in d["estimates"]} >= {"classical", "ppi", "ppi++"}
-    for bad, opt in ((["--confidence-level", "95"], "--confidence-level"),
-                     (["--keep-labels", "1"], "--keep-labels"),
-                     (["--contrast", "1"], "--contrast"),
-                     (["--cluster", "nope"], "cluster")):
+    for bad, opt in (
+        (["--confidence-level", "95"], "--confidence-level"),
+        (["--keep-labels", "1"], "--keep-labels"),
+        (["--contrast", "1"], "--contrast"),
+        (["--cluster", "nope"], "cluster"),
+    ):
         r = subprocess.run(base + ["ppi", *data, *bad], capture_output=True, text=True)
         assert r.returncode == 2, (bad, r.stderr)
         assert opt in r.stderr and "Traceback" not in r.stderr
+
+
+def test_report_section(pandalm):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from medjudge.analyses.judge_assisted import judge_assisted_estimate
+    from medjudge.report.sections import ppi as sec_ppi
+
+    res = judge_assisted_estimate(pandalm, keep_labels=150, seed=0)
+    s = sec_ppi.section(res)
+    assert s["applies"] and s["figure"] is not None
+    est = s["tables"]["estimates"]
+    pp = res.table("ppi++")
+    # the section presents the library's numbers unchanged
+    assert sorted(est.loc[est["method"] == "PPI++", "estimate"]) == sorted(pp["estimate"])
+    none = sec_ppi.section(judge_assisted_estimate(pandalm))
+    assert not none["applies"] and "every item has a gold label" in none["text"][0].lower()

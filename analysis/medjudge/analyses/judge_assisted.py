@@ -161,18 +161,43 @@ def _row(dim: str, judge: str, target: str, subgroup: str, method: str, e: Any, 
 
 
 def _naive(
-    dim: str, judge: str, target: str, sub: str, y: np.ndarray, f_l: np.ndarray,
-    f_u: np.ndarray, cl: np.ndarray | None, clu: np.ndarray | None, level: float,
+    dim: str,
+    judge: str,
+    target: str,
+    sub: str,
+    y: np.ndarray,
+    f_l: np.ndarray,
+    f_u: np.ndarray,
+    cl: np.ndarray | None,
+    clu: np.ndarray | None,
+    level: float,
 ) -> dict:
     f_all = np.concatenate([f_l, f_u])
     c_all = None if cl is None else np.concatenate([cl, clu])
     e = classical_mean(f_all, clusters=c_all, confidence_level=level)
     b = classical_mean(f_l - y, clusters=cl, confidence_level=level)
     return _row(
-        dim, judge, target, sub, "naive", e,
-        n_labelled=0, n_unlabelled=f_all.size, effective_n=math.nan,
-        bias=b.estimate, bias_se=b.se,
+        dim,
+        judge,
+        target,
+        sub,
+        "naive",
+        e,
+        n_labelled=0,
+        n_unlabelled=f_all.size,
+        effective_n=math.nan,
+        bias=b.estimate,
+        bias_se=b.se,
     )
+
+
+def _indicator(k: int):
+    """Coder ``c -> 1{c == k}`` keeping NaN (no verdict) as NaN."""
+
+    def code(c: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(c), np.nan, (c == k).astype(float))
+
+    return code
 
 
 def _targets(scale: Any, categories: list[str] | None, contrast: tuple[str, str] | None):
@@ -203,14 +228,7 @@ def _targets(scale: Any, categories: list[str] | None, contrast: tuple[str, str]
             raise ValueError(f"category {v!r} is not one of {cats}")
     if not categories and len(cats) == 2:
         chosen = cats[:1]  # the other rate is 1 minus this one
-    return [
-        (
-            v,
-            lambda c, k=cats.index(v): np.where(np.isnan(c), np.nan, (c == k).astype(float)),
-            cats.index(v),
-        )
-        for v in chosen
-    ]
+    return [(v, _indicator(cats.index(v)), cats.index(v)) for v in chosen]
 
 
 def judge_assisted_estimate(
@@ -274,7 +292,9 @@ def judge_assisted_estimate(
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
     if combine not in (None, "select", "combine"):
         raise ValueError(f"combine must be 'select', 'combine' or None, got {combine!r}")
-    if keep_labels is not None and (not isinstance(keep_labels, (int, np.integer)) or keep_labels < 2):
+    if keep_labels is not None and (
+        not isinstance(keep_labels, (int, np.integer)) or keep_labels < 2
+    ):
         raise ValueError(f"keep_labels must be an integer >= 2, got {keep_labels!r}")
     if contrast is not None and (len(contrast) != 2 or contrast[0] == contrast[1]):
         raise ValueError(f"contrast must be two different categories, got {contrast!r}")
@@ -353,8 +373,17 @@ def judge_assisted_estimate(
             y = coder(gcodes[lab])
             ce = classical_mean(y, clusters=cl, confidence_level=level)
             rows.append(
-                _row(dim, "(experts only)", tname, "all", "classical", ce,
-                     n_unlabelled=0, effective_n=float(n), width_ratio=1.0)
+                _row(
+                    dim,
+                    "(experts only)",
+                    tname,
+                    "all",
+                    "classical",
+                    ce,
+                    n_unlabelled=0,
+                    effective_n=float(n),
+                    width_ratio=1.0,
+                )
             )
             if N == 0:
                 continue
@@ -369,33 +398,76 @@ def judge_assisted_estimate(
                 rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, cl, clu, level))
                 for meth, lam in (("ppi", 1.0), ("ppi++", None)):
                     e = ppi_mean(
-                        y, f_l, f_u, lam=lam, clusters=cl, clusters_unlabeled=clu,
+                        y,
+                        f_l,
+                        f_u,
+                        lam=lam,
+                        clusters=cl,
+                        clusters_unlabeled=clu,
                         confidence_level=level,
                     )
                     rows.append(
                         _row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e.se, ce.se))
                     )
                 if kcode is not None:
-                    rows.extend(_rogan_gladen_row(dim, j, tname, y, pred[lab, k], pred[~lab, k],
-                                                  kcode, level, ce.se, notes))
+                    rows.extend(
+                        _rogan_gladen_row(
+                            dim,
+                            j,
+                            tname,
+                            y,
+                            pred[lab, k],
+                            pred[~lab, k],
+                            kcode,
+                            level,
+                            ce.se,
+                            notes,
+                        )
+                    )
                 if by_all is not None:
                     rows.extend(
-                        _by_rows(dim, j, tname, y, f_l, f_u, by_all[lab], by_all[~lab],
-                                 cl, clu, level, notes, with_classical=k == 0)
+                        _by_rows(
+                            dim,
+                            j,
+                            tname,
+                            y,
+                            f_l,
+                            f_u,
+                            by_all[lab],
+                            by_all[~lab],
+                            cl,
+                            clu,
+                            level,
+                            notes,
+                            with_classical=k == 0,
+                        )
                     )
             if combine is not None and len(judges) > 1:
                 try:
                     e = ppi_mean_crossfit(
-                        y, np.column_stack(F_l), np.column_stack(F_u), combine=combine,
-                        n_folds=n_folds, clusters=cl, clusters_unlabeled=clu, seed=seed,
+                        y,
+                        np.column_stack(F_l),
+                        np.column_stack(F_u),
+                        combine=combine,
+                        n_folds=n_folds,
+                        clusters=cl,
+                        clusters_unlabeled=clu,
+                        seed=seed,
                         confidence_level=level,
                     )
                 except ValueError as err:
                     notes.append(f"{dim}/{tname}: cross-fitting skipped ({err}).")
                 else:
                     label = f"cross-fit {combine} ({len(judges)} judges)"
-                    r = _row(dim, label, tname, "all", f"cross-fit {combine}", e,
-                             width_ratio=_ratio(e.se, ce.se))
+                    r = _row(
+                        dim,
+                        label,
+                        tname,
+                        "all",
+                        f"cross-fit {combine}",
+                        e,
+                        width_ratio=_ratio(e.se, ce.se),
+                    )
                     rows.append(r)
     df = pd.DataFrame(rows, columns=COLUMNS)
     settings = {
@@ -421,8 +493,16 @@ def _ratio(se: float, se0: float) -> float:
 
 
 def _rogan_gladen_row(
-    dim: str, judge: str, tname: str, y: np.ndarray, pred_l: np.ndarray, pred_u: np.ndarray,
-    k: int, level: float, se0: float, notes: list[str],
+    dim: str,
+    judge: str,
+    tname: str,
+    y: np.ndarray,
+    pred_l: np.ndarray,
+    pred_u: np.ndarray,
+    k: int,
+    level: float,
+    se0: float,
+    notes: list[str],
 ) -> list[dict]:
     ok_l, ok_u = np.isfinite(pred_l), np.isfinite(pred_u)
     if ok_u.sum() == 0:
@@ -432,25 +512,47 @@ def _rogan_gladen_row(
     pos_u = int((pred_u[ok_u] == k).sum())
     try:
         e = rogan_gladen(
-            pos_u, int(ok_u.sum()), int((fl & yl).sum()), int(yl.sum()),
-            int((~fl & ~yl).sum()), int((~yl).sum()), confidence_level=level,
+            pos_u,
+            int(ok_u.sum()),
+            int((fl & yl).sum()),
+            int(yl.sum()),
+            int((~fl & ~yl).sum()),
+            int((~yl).sum()),
+            confidence_level=level,
         )
     except ValueError as err:
         notes.append(f"{dim}/{tname}/{judge}: Rogan-Gladen not possible ({err}).")
         return []
     return [
         _row(
-            dim, judge, tname, "all", "rogan-gladen", e,
-            n_labelled=int(ok_l.sum()), n_unlabelled=int(ok_u.sum()), effective_n=math.nan,
+            dim,
+            judge,
+            tname,
+            "all",
+            "rogan-gladen",
+            e,
+            n_labelled=int(ok_l.sum()),
+            n_unlabelled=int(ok_u.sum()),
+            effective_n=math.nan,
             width_ratio=_ratio(e.se, se0),
         )
     ]
 
 
 def _by_rows(
-    dim: str, judge: str, tname: str, y: np.ndarray, f_l: np.ndarray, f_u: np.ndarray,
-    s_l: np.ndarray, s_u: np.ndarray, cl: np.ndarray | None, clu: np.ndarray | None,
-    level: float, notes: list[str], with_classical: bool,
+    dim: str,
+    judge: str,
+    tname: str,
+    y: np.ndarray,
+    f_l: np.ndarray,
+    f_u: np.ndarray,
+    s_l: np.ndarray,
+    s_u: np.ndarray,
+    cl: np.ndarray | None,
+    clu: np.ndarray | None,
+    level: float,
+    notes: list[str],
+    with_classical: bool,
 ) -> list[dict]:
     out: list[dict] = []
     try:
@@ -462,15 +564,34 @@ def _by_rows(
         return out
     ce = classical_mean(y, clusters=cl, confidence_level=level)
     out.append(
-        _row(dim, judge, tname, "all", "ppi++ stratified", overall,
-             width_ratio=_ratio(overall.se, ce.se))
+        _row(
+            dim,
+            judge,
+            tname,
+            "all",
+            "ppi++ stratified",
+            overall,
+            width_ratio=_ratio(overall.se, ce.se),
+        )
     )
     for h, e in per.items():
         yh = y[s_l == h]
-        c0 = classical_mean(yh, clusters=None if cl is None else cl[s_l == h],
-                            confidence_level=level)
+        c0 = classical_mean(
+            yh, clusters=None if cl is None else cl[s_l == h], confidence_level=level
+        )
         if with_classical:
-            out.append(_row(dim, "(experts only)", tname, h, "classical", c0,
-                            n_unlabelled=0, effective_n=float(yh.size), width_ratio=1.0))
+            out.append(
+                _row(
+                    dim,
+                    "(experts only)",
+                    tname,
+                    h,
+                    "classical",
+                    c0,
+                    n_unlabelled=0,
+                    effective_n=float(yh.size),
+                    width_ratio=1.0,
+                )
+            )
         out.append(_row(dim, judge, tname, h, "ppi++", e, width_ratio=_ratio(e.se, c0.se)))
     return out

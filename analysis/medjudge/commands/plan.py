@@ -30,7 +30,8 @@ def _num(lo: float | None = None, hi: float | None = None, *, open_lo=True, open
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a number, got {s!r}") from None
         bad = (
-            not math.isfinite(v) and not (hi is None and v == math.inf)
+            not math.isfinite(v)
+            and not (hi is None and v == math.inf)
             or (lo is not None and (v <= lo if open_lo else v < lo))
             or (hi is not None and (v >= hi if open_hi else v > hi))
         )
@@ -103,7 +104,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     d = ps.add_parser("paired", help="items or MDE for the accuracy difference of two judges")
     d.add_argument(
-        "--discordance", type=PROB, required=True, help="share of items exactly one judge gets right"
+        "--discordance",
+        type=PROB,
+        required=True,
+        help="share of items exactly one judge gets right",
     )
     d.add_argument("--delta", type=_num(0, 1), help="accuracy difference to detect")
     d.add_argument("--n", type=_int(2), help="items available: report the MDE instead")
@@ -111,7 +115,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(func=run_paired)
 
     t = ps.add_parser("alt-test", help="simulated pass probability of the alt-test")
-    t.add_argument("--items", type=_ints(10), default=[30, 50, 100, 150, 200], help="e.g. 30,50,100")
+    t.add_argument(
+        "--items", type=_ints(10), default=[30, 50, 100, 150, 200], help="e.g. 30,50,100"
+    )
     t.add_argument("--annotators", type=_int(3), default=3, help="human annotators per item")
     t.add_argument("--categories", type=_int(2), default=4, help="label categories")
     t.add_argument("--noise-annotators", type=_num(0, 1, open_lo=False, open_hi=False), default=0.3)
@@ -168,8 +174,11 @@ def run_accuracy(args: argparse.Namespace) -> int:
                 "halfwidth": args.halfwidth,
                 "items": float(
                     items_for_accuracy_halfwidth(
-                        args.accuracy, args.halfwidth, args.confidence_level,
-                        args.design_effect, method=m,
+                        args.accuracy,
+                        args.halfwidth,
+                        args.confidence_level,
+                        args.design_effect,
+                        method=m,
                     )
                 ),
             }
@@ -179,11 +188,23 @@ def run_accuracy(args: argparse.Namespace) -> int:
     if args.versus == args.accuracy:
         raise ValueError("--versus must differ from --accuracy")
     n = items_for_accuracy_power(
-        args.versus, args.accuracy, alpha=args.alpha, power=args.power,
+        args.versus,
+        args.accuracy,
+        alpha=args.alpha,
+        power=args.power,
         design_effect=args.design_effect,
     )
-    df = pd.DataFrame([{"accuracy": args.accuracy, "versus": args.versus, "alpha": args.alpha,
-                        "power": args.power, "items": n}])
+    df = pd.DataFrame(
+        [
+            {
+                "accuracy": args.accuracy,
+                "versus": args.versus,
+                "alpha": args.alpha,
+                "power": args.power,
+                "items": n,
+            }
+        ]
+    )
     return _print(df, args, "items to show accuracy differs from --versus (two-sided)")
 
 
@@ -195,8 +216,16 @@ def run_kappa(args: argparse.Namespace) -> int:
             args.kappa, args.prevalence, args.halfwidth, args.confidence_level, args.design_effect
         )
     )
-    df = pd.DataFrame([{"kappa": args.kappa, "prevalence": args.prevalence,
-                        "halfwidth": args.halfwidth, "items": n}])
+    df = pd.DataFrame(
+        [
+            {
+                "kappa": args.kappa,
+                "prevalence": args.prevalence,
+                "halfwidth": args.halfwidth,
+                "items": n,
+            }
+        ]
+    )
     return _print(df, args, "items for a kappa interval half-width (Bloch & Kraemer 1989)")
 
 
@@ -207,16 +236,15 @@ def run_paired(args: argparse.Namespace) -> int:
         raise ValueError("plan paired: give exactly one of --delta (-> items) or --n (-> MDE)")
     if args.delta is not None:
         if args.delta > args.discordance:
-            raise ValueError(
-                f"--delta {args.delta} cannot exceed --discordance {args.discordance}"
-            )
+            raise ValueError(f"--delta {args.delta} cannot exceed --discordance {args.discordance}")
         n = float(mcnemar_sample_size(args.delta, args.discordance, args.alpha, args.power))
         n = math.ceil(n * args.design_effect)
         df = pd.DataFrame([{"discordance": args.discordance, "delta": args.delta, "items": n}])
         return _print(df, args, "items to detect the difference (McNemar, Connor 1987)")
     mde = float(
-        minimum_detectable_difference(args.n / args.design_effect, args.discordance,
-                                      args.alpha, args.power)
+        minimum_detectable_difference(
+            args.n / args.design_effect, args.discordance, args.alpha, args.power
+        )
     )
     df = pd.DataFrame([{"discordance": args.discordance, "n": args.n, "mde": mde}])
     return _print(df, args, "minimum detectable accuracy difference (NaN: none detectable)")
@@ -226,24 +254,30 @@ def run_alt_test(args: argparse.Namespace) -> int:
     from ..stats.planning import alt_test_simulation
 
     t = alt_test_simulation(
-        args.items, n_annotators=args.annotators, n_categories=args.categories,
-        noise_annotators=args.noise_annotators, noise_judge=args.noise_judge,
-        epsilon=args.epsilon, q=args.q, n_replications=args.replications, seed=args.seed,
+        args.items,
+        n_annotators=args.annotators,
+        n_categories=args.categories,
+        noise_annotators=args.noise_annotators,
+        noise_judge=args.noise_judge,
+        epsilon=args.epsilon,
+        q=args.q,
+        n_replications=args.replications,
+        seed=args.seed,
     )
     ok = t[t["pass_probability"] >= args.target_power]
     rec = int(ok["n_items"].iloc[0]) if len(ok) else None
-    head = (
-        "alt-test pass probability by items (simulation, Calderon et al. 2025 App. C); "
-        + (f"smallest n with pass probability >= {args.target_power}: {rec}" if rec
-           else f"no n in --items reaches {args.target_power}")
+    head = "alt-test pass probability by items (simulation, Calderon et al. 2025 App. C); " + (
+        f"smallest n with pass probability >= {args.target_power}: {rec}"
+        if rec
+        else f"no n in --items reaches {args.target_power}"
     )
     return _print(t, args, head, {"recommended_items": rec, "seed": args.seed})
 
 
 def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
     from ..analyses.judge_assisted import _targets
-    from ..data.tables import load_any
     from ..analyses.judge_vs_experts import judge_order
+    from ..data.tables import load_any
     from ..stats.planning import ppi_pilot
 
     study = load_any(args.pilot, args.mapping)
@@ -275,16 +309,24 @@ def run_ppi(args: argparse.Namespace) -> int:
     else:
         if args.sd_gold is None or args.correlation is None:
             raise ValueError("plan ppi: give --pilot PATH, or --sd-gold and --correlation")
-        pilot = {"sd_gold": args.sd_gold, "sd_judge": args.sd_judge,
-                 "correlation": args.correlation}
+        pilot = {
+            "sd_gold": args.sd_gold,
+            "sd_judge": args.sd_judge,
+            "correlation": args.correlation,
+        }
         n_unl = math.inf
     if args.unlabelled is not None:
         n_unl = args.unlabelled
     if n_unl == 0:
         n_unl = math.inf
     df = plan_ppi(
-        pilot, halfwidth=args.halfwidth, delta=args.delta, n_unlabeled=n_unl,
-        confidence_level=args.confidence_level, alpha=args.alpha, power=args.power,
+        pilot,
+        halfwidth=args.halfwidth,
+        delta=args.delta,
+        n_unlabeled=n_unl,
+        confidence_level=args.confidence_level,
+        alpha=args.alpha,
+        power=args.power,
         design_effect=args.design_effect,
     )
     if pilot.get("sd_judge") is None:

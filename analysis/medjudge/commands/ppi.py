@@ -56,9 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="auto",
         help="how gold is derived (default: supplied if present, else expert majority)",
     )
-    p.add_argument(
-        "--reference", help="rater whose labels are gold (with --gold-method reference)"
-    )
+    p.add_argument("--reference", help="rater whose labels are gold (with --gold-method reference)")
     p.add_argument(
         "--combine",
         choices=["select", "combine"],
@@ -116,8 +114,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     t = res.table()
     cols = [
-        "dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high",
-        "lam", "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias",
+        "dimension",
+        "judge",
+        "target",
+        "method",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "lam",
+        "n_labelled",
+        "n_unlabelled",
+        "effective_n",
+        "width_ratio",
+        "bias",
     ]
     with pd.option_context(
         "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format

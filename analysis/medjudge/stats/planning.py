@@ -99,7 +99,9 @@ def ppi_pilot(y: Any, yhat: Any) -> dict[str, float]:
     ok = np.isfinite(y) & np.isfinite(f)
     y, f = y[ok], f[ok]
     if y.size < 3:
-        raise ValueError(f"a pilot needs at least 3 labelled items with a judge verdict, got {y.size}")
+        raise ValueError(
+            f"a pilot needs at least 3 labelled items with a judge verdict, got {y.size}"
+        )
     sy, sf = float(np.std(y, ddof=1)), float(np.std(f, ddof=1))
     rho = float(np.corrcoef(y, f)[0, 1]) if sy > 0 and sf > 0 else 0.0
     return {
@@ -380,9 +382,7 @@ def alt_test_simulation(
         H = np.column_stack([draw(gold, pi, float(noise_annotators)) for _ in range(m)])
         f = draw(gold, pi, float(noise_judge))
         for k, n in enumerate(sizes):
-            res = alt_test(
-                f[:n], H[:n], epsilon=epsilon, q=q, min_items_per_annotator=min(30, n)
-            )
+            res = alt_test(f[:n], H[:n], epsilon=epsilon, q=q, min_items_per_annotator=min(30, n))
             passed[r, k] = float(res.passed)
             wr[r, k] = res.winning_rate
             ap[r, k] = res.advantage_probability

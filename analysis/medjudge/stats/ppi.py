@@ -185,9 +185,7 @@ def tuned_lambda(
         lam = cov / ((1 + n / N) * var) if var > 0 else 0.0
     else:
         b, _ = _cluster_sums(np.concatenate([(y - y.mean()) / n, np.zeros(N)]), cl, clu)
-        a, _ = _cluster_sums(
-            np.concatenate([-(f - f.mean()) / n, (fu - fu.mean()) / N]), cl, clu
-        )
+        a, _ = _cluster_sums(np.concatenate([-(f - f.mean()) / n, (fu - fu.mean()) / N]), cl, clu)
         den = float(np.sum(a * a))
         lam = -float(np.sum(a * b)) / den if den > 0 else 0.0
     return float(np.clip(lam, 0.0, 1.0)) if clip else float(lam)
@@ -196,7 +194,9 @@ def tuned_lambda(
 def _check_sets(y: Any, yhat: Any, yhat_unlabeled: Any) -> tuple[np.ndarray, ...]:
     y, f, fu = _vec(y, "y"), _vec(yhat, "yhat"), _vec(yhat_unlabeled, "yhat_unlabeled")
     if f.size != y.size:
-        raise ValueError(f"yhat must have one prediction per labelled item ({y.size}), got {f.size}")
+        raise ValueError(
+            f"yhat must have one prediction per labelled item ({y.size}), got {f.size}"
+        )
     if y.size < 2:
         raise ValueError(f"need at least 2 labelled items, got {y.size}")
     if fu.size < 1:
@@ -261,7 +261,9 @@ def ppi_mean(
     var, G = _variance(_contributions(y, f, fu, lam_v), cl, clu)
     var0, _ = _variance(_contributions(y, f, fu, 0.0), cl, clu)
     se = math.sqrt(var) if np.isfinite(var) else math.nan
-    method = "PPI++ (power-tuned)" if tuned else ("classical" if lam_v == 0 else f"PPI (lam={lam_v:g})")
+    method = (
+        "PPI++ (power-tuned)" if tuned else ("classical" if lam_v == 0 else f"PPI (lam={lam_v:g})")
+    )
     return Estimate(
         name="ppi_mean",
         estimate=est,
@@ -333,9 +335,7 @@ def _renamed(e: Estimate, name: str, **extra: Any) -> Estimate:
     )
 
 
-def classical_mean(
-    y: Any, *, clusters: Any = None, confidence_level: float = 0.95
-) -> Estimate:
+def classical_mean(y: Any, *, clusters: Any = None, confidence_level: float = 0.95) -> Estimate:
     """Expert-only mean with the normal interval (the ``lam = 0`` member of the PPI family).
 
     ``Var = sum_i ((y_i - ybar)/n)^2`` (ddof 0, as ppi-python's ``classical_mean_ci``), or its
@@ -667,9 +667,7 @@ def ppi_mean_crossfit(
     est = float(g_u.mean() + r.mean())
     psi = np.concatenate([(r - r.mean()) / n, (g_u - g_u.mean()) / N])
     var, G = _variance(psi, cl, clu)
-    var0, _ = _variance(
-        np.concatenate([(y - y.mean()) / n, np.zeros(N)]), cl, clu
-    )
+    var0, _ = _variance(np.concatenate([(y - y.mean()) / n, np.zeros(N)]), cl, clu)
     se = math.sqrt(var) if np.isfinite(var) else math.nan
     return Estimate(
         name="ppi_mean_crossfit",
@@ -814,7 +812,11 @@ def rogan_gladen(
         ci_low=lo,
         ci_high=hi,
         ci_method="Rogan-Gladen, "
-        + ("delta method (Wilson-centred variances)" if method == "delta" else "parametric bootstrap percentile"),
+        + (
+            "delta method (Wilson-centred variances)"
+            if method == "delta"
+            else "parametric bootstrap percentile"
+        ),
         level=_level(confidence_level),
         n=n,
         extra={
@@ -828,4 +830,3 @@ def rogan_gladen(
             **extra,
         },
     )
-
