@@ -35,6 +35,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
     p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument(
+        "--kappa-weights",
+        choices=["linear", "quadratic", "identity"],
+        default="linear",
+        help="agreement weights of kappa against gold on ordinal dimensions (default linear)",
+    )
+    p.add_argument(
+        "--score-intervals",
+        choices=["bootstrap", "analytic"],
+        default="bootstrap",
+        help="score dimensions: cluster bootstrap (default) or closed-form intervals",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
@@ -43,6 +55,32 @@ def run(args: argparse.Namespace) -> int:
     from medjudge.analyses.evaluation import evaluate_judges
 
     study = load_input(args)
+    dims = args.dimensions or study.dimensions
+    unknown = [d for d in dims if d not in study.scales]
+    if unknown:
+        raise ValueError(
+            f"--only {unknown[0]!r}: not a dimension of the study; have {study.dimensions}"
+        )
+    cat = [d for d in dims if study.scales[d].is_categorical]
+    num = [d for d in dims if not study.scales[d].is_categorical]
+    if not study.judges and not num:
+        raise ValueError("the study has no judges: compare needs judges (try 'medjudge audit')")
+    out: dict = {}
+    if num:
+        from medjudge.analyses.score_study import score_study
+
+        out["scores"] = score_study(
+            study, gold=args.gold_method, cluster=args.cluster, dimensions=num, seed=args.seed,
+            n_resamples=args.resamples, interval=args.score_intervals,
+        )  # fmt: skip
+    if not cat or not study.judges:
+        if args.json:
+            print(dump_json({k: v.to_dict() for k, v in out.items()}))
+        else:
+            _print_scores(out["scores"])
+        return 0
+    from medjudge.analyses.judge_vs_gold import judge_vs_gold
+
     ev = evaluate_judges(
         study,
         policy=args.policy,
@@ -51,10 +89,19 @@ def run(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         gold=args.gold_method,
         order=args.eval_order,
-        dimensions=args.dimensions,
+        dimensions=cat,
     )
+    jg = judge_vs_gold(
+        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
+        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
+        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+    )  # fmt: skip
     if args.json:
-        print(dump_json(ev.to_dict()))
+        d = ev.to_dict()
+        d["judge_vs_gold"] = jg.to_dict()
+        if "scores" in out:
+            d["scores"] = out["scores"].to_dict()
+        print(dump_json(d))
         return 0
     s = ev.settings
     print(
@@ -112,4 +159,42 @@ def run(args: argparse.Namespace) -> int:
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
         print(top.to_string(index=False))
+        _print_judge_vs_gold(jg)
+    if "scores" in out:
+        _print_scores(out["scores"])
     return 0
+
+
+def _print_judge_vs_gold(jg) -> None:
+    """Kappa against gold, ordinal under-/over-calling and the baseline tests (text output)."""
+    m = jg.metrics
+    print("\njudges against gold (kappa weights: " + ", ".join(
+        f"{d} {w}" for d, w in jg.settings["kappa_weights"].items()) + ")")  # fmt: skip
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        for d in jg.settings["dimensions"]:
+            print(f"-- {jg.headline[d]}")
+            t = m[m["dimension"] == d].pivot_table(
+                index="judge", columns="metric", values="estimate", sort=False
+            )
+            print(t.round(3).to_string())
+
+
+def _print_scores(res) -> None:
+    """Score dimensions: judge/expert against the reference, and reliability within roles."""
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        for d in res.settings["dimensions"]:
+            print(f"\n== {d} (scores; intervals {res.settings['interval']})")
+            print(res.headline[d])
+            t = res.table("metrics", d)
+            if len(t):
+                print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
+                                    sort=False).round(3).to_string())  # fmt: skip
+            r = res.table("reliability", d)
+            if len(r):
+                print(
+                    r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]
+                    .round(3)
+                    .to_string(index=False)
+                )
+    for part, why in res.not_applicable.items():
+        print(f"not computed: {part}: {why}")

@@ -101,7 +101,11 @@ def run(args: argparse.Namespace) -> int:
         "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
     )
     print(head.sort_values("mean", ascending=False).round(3).to_string())
-    print(f"\nwrote {out / 'validation.json'}, {out / 'parse_status.csv'}, {out / 'accuracy.csv'}")
+    from ._gold_tables import write_gold_tables
+
+    more = write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+    files = [out / "validation.json", out / "parse_status.csv", out / "accuracy.csv", *more]
+    print("\nwrote " + ", ".join(str(f) for f in files))
     return _reports(args, study, out)
 
 

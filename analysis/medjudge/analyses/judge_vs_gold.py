@@ -1,0 +1,448 @@
+"""Judges against gold, fully: accuracy, Cohen's (weighted) kappa, confusion matrices, per-class
+recall and precision, ordinal under-/over-calling, and the trivial baselines beside every judge.
+
+:func:`judge_vs_gold` takes a study and, for every categorical dimension, its own gold (per item
+and dimension, derived explicitly by :meth:`Study.gold`) and its own scale. The trivial
+baselines — the majority class ("always-<class>") and, on scales with a tie category,
+"always-tie" — are scored exactly like judges (same items, same intervals). Each judge is then
+compared with the best baseline on the same items (paired): the accuracy difference with a
+cluster-bootstrap interval from the shared resampling engine, and McNemar's test (mid-p,
+Fagerland et al. 2013; clustered items: Durkalski et al. 2003), Holm-adjusted over the judges of
+a dimension. The headline says plainly when no judge beats the baseline.
+
+Intervals: accuracy — :func:`medjudge.stats.accuracy.judge_accuracy` (Wilson at the
+Korn–Graubard effective n; cluster-robust); recall, precision, too low/too high — the same
+Wilson construction per rate (:mod:`medjudge.stats.confusion`); kappa — cluster bootstrap (BCa,
+Efron 1987) on resamples shared by all judges and baselines of a dimension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data.model import Study
+from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
+from ..stats.comparisons import adjust_pvalues, clustered_mcnemar, mcnemar
+from ..stats.confusion import (
+    class_rates,
+    confusion_counts,
+    gold_kappa_core,
+    ordinal_error_rates,
+)
+from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from .evaluation import cluster_ids
+
+KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
+NO_VERDICT = "(no verdict)"
+TABLES = ("metrics", "classes", "confusion", "baseline_tests")
+
+
+@dataclass(frozen=True)
+class JudgeGoldResult:
+    """Every judge (and trivial baseline) against gold, per dimension.
+
+    Tables (tidy; interval columns ``ci_low, ci_high, level``):
+
+    ``metrics``
+        one row per dimension × judge × metric (accuracy, kappa, too_low, too_high):
+        ``estimate, se, ci_low, ci_high, level, ci_method, n, n_invalid, weights, role``.
+    ``classes``
+        per-class recall and precision: ``dimension, judge, role, class, metric, estimate,
+        ci_low, ci_high, level, n, count``.
+    ``confusion``
+        ``dimension, judge, role, gold, predicted, count`` (predicted includes "(no verdict)").
+    ``baseline_tests``
+        each judge against the best baseline: ``difference`` in accuracy with its interval,
+        McNemar ``statistic, pvalue, p_holm``, ``beats_baseline``.
+
+    ``headline`` holds one plain sentence per dimension.
+    """
+
+    metrics: pd.DataFrame
+    classes: pd.DataFrame
+    confusion: pd.DataFrame
+    baseline_tests: pd.DataFrame
+    headline: dict[str, str]
+    settings: dict[str, Any] = field(default_factory=dict)
+    excluded: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def table(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+        """One of :data:`TABLES` (optionally one dimension's rows)."""
+        if name not in TABLES:
+            raise ValueError(f"table must be one of {TABLES}, got {name!r}")
+        t = getattr(self, name)
+        if dimension is not None:
+            if dimension not in self.settings.get("dimensions", []):
+                raise ValueError(
+                    f"dimension {dimension!r} is not in this result; have {self.settings['dimensions']}"
+                )
+            t = t[t["dimension"] == dimension]
+        return t.reset_index(drop=True)
+
+    def confusion_matrix(self, dimension: str, judge: str) -> pd.DataFrame:
+        """The confusion matrix of one judge on one dimension (rows gold, columns predicted)."""
+        t = self.confusion[
+            (self.confusion["dimension"] == dimension) & (self.confusion["judge"] == judge)
+        ]
+        if t.empty:
+            raise ValueError(f"no confusion matrix for judge {judge!r} on {dimension!r}")
+        m = t.pivot(index="gold", columns="predicted", values="count")
+        rows = list(dict.fromkeys(t["gold"]))
+        cols = list(dict.fromkeys(t["predicted"]))
+        return m.reindex(index=rows, columns=cols).astype(int)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings,
+            "excluded": self.excluded,
+            "headline": self.headline,
+            **{name: getattr(self, name).to_dict(orient="records") for name in TABLES},
+        }
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"JudgeGoldResult({len(s.get('judges', []))} judges × {len(s.get('dimensions', []))} "
+            f"dimensions; gold {s.get('gold')}; policy {s.get('policy')}; "
+            f"B={s.get('n_resamples')}, seed={s.get('seed')})"
+        )
+
+
+def _baseline_predictions(gold: np.ndarray, scale: Any) -> tuple[list[str], np.ndarray, str]:
+    """Constant predictors: the majority class (ties: first in scale order) and always-tie."""
+    q = len(scale.categories)
+    counts = np.bincount(gold.astype(int), minlength=q)
+    maj = int(np.argmax(counts))
+    names = [f"always-{scale.categories[maj]} (majority)"]
+    cols = [np.full(gold.size, float(maj))]
+    if scale.tie is not None and scale.categories.index(scale.tie) != maj:
+        names.append(f"always-{scale.tie} (tie)")
+        cols.append(np.full(gold.size, float(scale.categories.index(scale.tie))))
+    return names, np.column_stack(cols), names[0]
+
+
+def _check_args(policy: str, kappa_weights: str, confidence_level: float, alpha: float) -> None:
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    if kappa_weights not in KAPPA_WEIGHTS:
+        raise ValueError(f"kappa_weights must be one of {KAPPA_WEIGHTS}, got {kappa_weights!r}")
+    if not 0.0 < confidence_level < 1.0:
+        raise ValueError(f"confidence_level must lie in (0, 1), got {confidence_level}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+
+
+def judge_vs_gold(
+    study: Study,
+    *,
+    policy: str = "wrong",
+    gold: str = "auto",
+    cluster: str | None = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+    kappa_weights: str = "linear",
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+) -> JudgeGoldResult:
+    """Every judge against gold on every categorical dimension, with trivial baselines beside.
+
+    Parameters
+    ----------
+    study : the study (judges, gold per item × dimension, a scale per dimension).
+    policy : invalid verdicts — ``wrong`` (a miss; the Med-RewardBench rule), ``exclude``
+        (dropped for that judge) or ``half`` (half credit in accuracy; a miss elsewhere).
+    gold : gold method passed to :meth:`Study.gold` (``auto``: the study's own).
+    cluster : item attribute to cluster by (``auto``: the study's declared cluster column, else
+        image_id/case_id/…; ``none``: items independent).
+    kappa_weights : agreement weights for *ordinal* dimensions (``linear``: Cicchetti–Allison,
+        ``quadratic``: Fleiss–Cohen); nominal dimensions always use identity weights.
+    n_resamples, seed : the cluster bootstrap shared by all judges of a dimension (kappa and
+        the paired accuracy difference).
+    confidence_level : coverage of every interval. alpha : size of the baseline tests (Holm).
+
+    Returns
+    -------
+    JudgeGoldResult
+
+    References
+    ----------
+    Cohen (1960, 1968); Wilson (1927); Korn & Graubard (1998); Efron (1987); Fagerland,
+    Lydersen & Laake (2013) BMC Med Res Methodol 13:91 (McNemar mid-p); Durkalski, Palesch,
+    Lipsitz & Rust (2003) Stat Med 22:2465-2476 (clustered McNemar); Holm (1979).
+
+    Examples
+    --------
+    >>> from medjudge.data.model import Study
+    >>> from medjudge.data.scale import Scale
+    >>> rows = [(f"i{i}", r, role, "d", v) for i, (g, a) in enumerate(
+    ...     [("x", "x"), ("x", "x"), ("y", "y"), ("x", "y"), ("y", "y"), ("x", "x")])
+    ...     for r, role, v in (("e1", "expert", g), ("m", "judge", a))]
+    >>> ratings = pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"])
+    >>> st = Study(ratings, pd.DataFrame({"item": [f"i{i}" for i in range(6)]}),
+    ...            {"d": Scale("nominal", ("x", "y"))})
+    >>> res = judge_vs_gold(st, n_resamples=200, gold="reference", cluster="none")
+    Traceback (most recent call last):
+    ...
+    ValueError: method='reference' needs reference=<rater>
+    >>> res = judge_vs_gold(st, n_resamples=200, cluster="none")
+    >>> res.table().query("judge == 'm'")[["metric", "estimate"]].round(3).values.tolist()
+    [['accuracy', 0.833], ['kappa', 0.667]]
+    """
+    _check_args(policy, kappa_weights, confidence_level, alpha)
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    if not study.judges:
+        raise ValueError("the study has no judges: nothing to compare with gold")
+    dims = list(dimensions) if dimensions else list(study.dimensions)
+    unknown = [d for d in dims if d not in study.scales]
+    if unknown:
+        raise ValueError(f"unknown dimension {unknown[0]!r}; have {study.dimensions}")
+    dims = [d for d in dims if study.scales[d].is_categorical]
+    if not dims:
+        raise ValueError("no categorical dimension: judges against gold needs category labels")
+    clusters, cluster_col = cluster_ids(study, cluster)
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
+    judges = list(study.judges)
+
+    metrics, classes, confusion, tests = [], [], [], []
+    headline: dict[str, str] = {}
+    excluded: dict[str, dict[str, int]] = {}
+    gold_methods: dict[str, str] = {}
+    n_items: dict[str, int] = {}
+    for d in dims:
+        scale = study.scales[d]
+        o = study.outcomes(d, gold=study.gold(d, gold), order=order)
+        excluded[d] = dict(o.excluded)
+        gold_methods[d] = o.gold_method
+        n_items[d] = len(o.items)
+        if len(o.items) < 2:
+            headline[d] = f"{d}: fewer than two items with gold ({len(o.items)}); not evaluated."
+            continue
+        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+        q = len(scale.categories)
+        g = o.gold.astype(float)
+        base_names, base_pred, best = _baseline_predictions(g, scale)
+        names = judges + base_names
+        roles = ["judge"] * len(judges) + ["baseline"] * len(base_names)
+        pred = np.column_stack([o.pred, base_pred])
+        outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
+        kind = kappa_weights if scale.level == "ordinal" else "identity"
+        values = scale.numeric_values()
+
+        # accuracy (the leaderboard's interval), one call for judges and baselines
+        acc = judge_accuracy(
+            outcome,
+            names,
+            policy=policy,
+            clusters=cl,
+            level=confidence_level,  # type: ignore[arg-type]
+        )
+        # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
+        plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)
+        W = plan.weights()
+        pol = "exclude" if policy == "exclude" else "wrong"
+        kap = gold_kappa_core(g, pred, q, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        kboot = gold_kappa_core(g, pred, q, W, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        kjack = gold_kappa_core(g, pred, q, plan.jackknife(), values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        with np.errstate(invalid="ignore"):
+            klo, khi = bootstrap_interval(
+                kap, kboot, level=confidence_level, method="bca", jack=kjack
+            )
+        kse = bootstrap_se(kboot)
+        unit = "clusters" if cl is not None else "items"
+        kmethod = f"bootstrap-bca ({unit}, B={int(n_resamples)}, seed={int(seed)})"
+        n_invalid = np.isnan(pred).sum(0)
+        n_kappa = (~np.isnan(pred)).sum(0) if policy == "exclude" else np.full(len(names), g.size)
+        for j, nm in enumerate(names):
+            a = acc.iloc[j]
+            common = {"dimension": d, "judge": nm, "role": roles[j], "level": confidence_level}
+            metrics.append(
+                {
+                    **common,
+                    "metric": "accuracy",
+                    "estimate": float(a["accuracy"]),
+                    "se": float(a["se"]),
+                    "ci_low": float(a["ci_low"]),
+                    "ci_high": float(a["ci_high"]),
+                    "ci_method": str(a["ci_method"]),
+                    "n": int(a["n"]),
+                    "n_invalid": int(n_invalid[j]),
+                    "weights": "",
+                }
+            )
+            metrics.append(
+                {
+                    **common,
+                    "metric": "kappa",
+                    "estimate": float(kap[j]),
+                    "se": float(kse[j]),
+                    "ci_low": float(klo[j]),
+                    "ci_high": float(khi[j]),
+                    "ci_method": kmethod,
+                    "n": int(n_kappa[j]),
+                    "n_invalid": int(n_invalid[j]),
+                    "weights": kind,
+                }
+            )
+        if scale.level == "ordinal":
+            err = ordinal_error_rates(
+                g,
+                pred,
+                q,
+                clusters=cl,
+                policy=pol,
+                confidence_level=confidence_level,  # type: ignore[arg-type]
+            )
+            for name, r in err.items():
+                for j, nm in enumerate(names):
+                    metrics.append(
+                        {
+                            "dimension": d,
+                            "judge": nm,
+                            "role": roles[j],
+                            "level": confidence_level,
+                            "metric": name,
+                            "estimate": float(r["estimate"][j]),
+                            "se": float(r["se"][j]),
+                            "ci_low": float(r["ci_low"][j]),
+                            "ci_high": float(r["ci_high"][j]),
+                            "ci_method": "wilson" if cl is None else "wilson (effective n)",
+                            "n": int(r["n"][j]),
+                            "n_invalid": int(n_invalid[j]),
+                            "weights": "",
+                        }
+                    )
+        rates = class_rates(g, pred, q, clusters=cl, policy=pol, confidence_level=confidence_level)  # type: ignore[arg-type]
+        for metric, r in rates.items():
+            for j, nm in enumerate(names):
+                for k, cat in enumerate(scale.categories):
+                    classes.append(
+                        {
+                            "dimension": d,
+                            "judge": nm,
+                            "role": roles[j],
+                            "class": cat,
+                            "metric": metric,
+                            "estimate": float(r["estimate"][j, k]),
+                            "ci_low": float(r["ci_low"][j, k]),
+                            "ci_high": float(r["ci_high"][j, k]),
+                            "level": confidence_level,
+                            "n": int(r["n"][j, k]),
+                            "count": int(r["count"][j, k]),
+                        }
+                    )
+        cm = confusion_counts(g, pred, q)
+        cols = [*scale.categories, NO_VERDICT]
+        for j, nm in enumerate(names):
+            for a_, gcat in enumerate(scale.categories):
+                for b_, pcat in enumerate(cols):
+                    confusion.append(
+                        {
+                            "dimension": d,
+                            "judge": nm,
+                            "role": roles[j],
+                            "gold": gcat,
+                            "predicted": pcat,
+                            "count": int(cm[j, a_, b_]),
+                        }
+                    )
+        # each judge against the best baseline (the majority class), paired on the same items
+        y, m = apply_policy(outcome, policy)  # type: ignore[arg-type]
+        bi = names.index(best)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            accb = (W @ (y * m)) / (W @ m)
+        diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
+        point = (y * m).sum(0) / m.sum(0)
+        diff = point[: len(judges)] - point[bi]
+        lo, hi = bootstrap_interval(diff, diff_boot, level=confidence_level, method="percentile")
+        rows = []
+        for j, nm in enumerate(judges):
+            yj = np.where(m[:, j] > 0, outcome[:, j], np.nan)
+            if policy != "exclude":
+                yj = np.where(np.isnan(yj), 0.0, yj)
+            yb = outcome[:, bi]
+            t = clustered_mcnemar(yj, yb, cl) if cl is not None else mcnemar(yj, yb, "midp")
+            rows.append(
+                {
+                    "dimension": d,
+                    "judge": nm,
+                    "baseline": best,
+                    "accuracy": float(point[j]),
+                    "baseline_accuracy": float(point[bi]),
+                    "difference": float(diff[j]),
+                    "ci_low": float(lo[j]),
+                    "ci_high": float(hi[j]),
+                    "level": confidence_level,
+                    "ci_method": f"paired bootstrap percentile ({unit}, B={int(n_resamples)}, seed={int(seed)})",
+                    "test": t.method,
+                    "statistic": float(t.statistic),
+                    "pvalue": float(t.pvalue),
+                    "b": int(t.counts["b"]),
+                    "c": int(t.counts["c"]),
+                }
+            )
+        tt = pd.DataFrame(rows)
+        tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
+        tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
+        tests.append(tt)
+        headline[d] = _headline(d, tt, best, float(point[bi]), alpha, policy)
+
+    settings = {
+        "policy": policy,
+        "policy_note": (
+            "kappa, recall/precision and too low/high count a missing verdict as a miss"
+            if policy == "half"
+            else ""
+        ),
+        "gold": gold_methods,
+        "cluster": cluster_col or "none (items independent)",
+        "kappa_weights": {
+            d: (kappa_weights if study.scales[d].level == "ordinal" else "identity") for d in dims
+        },
+        "n_resamples": int(n_resamples),
+        "seed": int(seed),
+        "confidence_level": confidence_level,
+        "alpha": alpha,
+        "dimensions": dims,
+        "judges": judges,
+        "n_items_with_gold": n_items,
+        "scales": {d: study.scales[d].to_dict() for d in dims},
+    }
+    skipped = [d for d in (dimensions or study.dimensions) if d not in dims]
+    if skipped:
+        settings["not_categorical"] = skipped
+    return JudgeGoldResult(
+        pd.DataFrame(metrics),
+        pd.DataFrame(classes),
+        pd.DataFrame(confusion),
+        pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(),
+        headline,
+        settings,
+        excluded,
+    )
+
+
+def _headline(
+    dimension: str, tests: pd.DataFrame, baseline: str, base_acc: float, alpha: float, policy: str
+) -> str:
+    beat = tests[tests["beats_baseline"]]
+    worse = tests[(tests["difference"] < 0) & (tests["p_holm"] < alpha)]
+    head = f"{dimension}: the trivial baseline {baseline} is right on {base_acc:.3f} of the items"
+    if beat.empty:
+        s = f"{head}; no judge beats it (Holm-adjusted McNemar tests at alpha {alpha:g}"
+        s += f", invalid verdicts {policy})."
+        if len(worse):
+            s += f" {len(worse)} of {len(tests)} judges are significantly worse than it."
+        return s
+    best = beat.sort_values("difference", ascending=False).iloc[0]
+    return (
+        f"{head}; {len(beat)} of {len(tests)} judges beat it (Holm-adjusted McNemar tests at "
+        f"alpha {alpha:g}); the largest gain is {best['judge']}'s "
+        f"{best['difference']:+.3f} ({best['ci_low']:+.3f} to {best['ci_high']:+.3f})."
+    )

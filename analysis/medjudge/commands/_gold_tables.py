@@ -1,0 +1,61 @@
+"""``run``'s tables of judges against gold (categorical dimensions) and of score dimensions.
+
+Written into ``--out`` beside ``accuracy.csv``:
+
+* ``judge_vs_gold.csv`` — accuracy, Cohen's (weighted) kappa and, on ordinal dimensions, the
+  rates of calling too low / too high, for every judge *and* the trivial baselines;
+* ``per_class.csv`` — per-class recall and precision with intervals;
+* ``confusion.csv`` — the confusion matrices (long: gold × predicted counts);
+* ``baseline_tests.csv`` — each judge against the best trivial baseline (paired);
+* ``scores.csv`` / ``score_reliability.csv`` — score dimensions: error, correlations, CCC, ICC
+  and Bland–Altman limits against gold (and each expert against the others), ICC within roles.
+
+Each part that does not apply to the study is named with the reason on standard output.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..data.model import Study
+
+
+def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -> list[Path]:
+    """Compute and write the tables above; print the headlines. Returns the files written."""
+    written: list[Path] = []
+    cat = [d for d in study.dimensions if study.scales[d].is_categorical]
+    num = [d for d in study.dimensions if not study.scales[d].is_categorical]
+    if cat and study.judges:
+        from ..analyses.judge_vs_gold import judge_vs_gold
+
+        try:
+            jg = judge_vs_gold(study, dimensions=cat, seed=seed, n_resamples=n_resamples)
+        except ValueError as exc:  # e.g. no gold can be derived
+            print(f"\njudges against gold: not computed ({exc})")
+        else:
+            print("\njudges against gold and the trivial baselines:")
+            for d in jg.settings["dimensions"]:
+                print(f"  {jg.headline[d]}")
+            for name, fname in (
+                ("metrics", "judge_vs_gold.csv"),
+                ("classes", "per_class.csv"),
+                ("confusion", "confusion.csv"),
+                ("baseline_tests", "baseline_tests.csv"),
+            ):
+                jg.table(name).to_csv(out / fname, index=False, float_format="%.6f")
+                written.append(out / fname)
+    elif cat:
+        print("\njudges against gold: not computed (the study has no judges)")
+    if num:
+        from ..analyses.score_study import score_study
+
+        sc = score_study(study, dimensions=num, seed=seed, n_resamples=n_resamples)
+        print("\nscore dimensions:")
+        for d in sc.settings["dimensions"]:
+            print(f"  {sc.headline[d]}")
+        for part, why in sc.not_applicable.items():
+            print(f"  not computed: {part}: {why}")
+        for name, fname in (("metrics", "scores.csv"), ("reliability", "score_reliability.csv")):
+            sc.table(name).to_csv(out / fname, index=False, float_format="%.6f")
+            written.append(out / fname)
+    return written

@@ -1,0 +1,258 @@
+"""Scores against a reference on an interval/ratio scale: error, correlation, concordance and
+Bland–Altman limits of agreement — array kernels.
+
+Every statistic here is a function of weighted per-item sums, so :func:`score_agreement_core`
+evaluates all of them for a ``(B, n)`` matrix of bootstrap resample counts in one pass (the
+shared resampling engine, :mod:`medjudge.stats.resampling`; cluster bootstrap when items
+cluster). With ``d_i = x_i - y_i`` (judge minus reference) and weights ``w_i`` (``N = sum w``):
+
+* bias ``dbar = sum w d / N``; MAE ``sum w |d| / N``; RMSE ``sqrt(sum w d^2 / N)``;
+* SD of the differences ``s = sqrt(sum w (d - dbar)^2 / (N - 1))`` and the 95% limits of
+  agreement ``dbar -/+ z s`` (Bland & Altman 1986, Lancet i:307-310, p. 308);
+* Pearson ``r = s_xy / (s_x s_y)``;
+* Lin's (1989) concordance correlation ``rho_c = 2 s_xy / (s_x^2 + s_y^2 + (xbar - ybar)^2)``
+  with moments divided by ``N`` (Lin 1989, Biometrics 45:255-268, eq. 2 with sample moments).
+
+Analytic intervals (independent items):
+
+* :func:`bland_altman` — bias ``dbar -/+ t_{n-1} s / sqrt(n)``; each limit ``-/+ t_{n-1} SE``
+  with ``SE = s sqrt(1/n + z^2 / (2 (n - 1)))`` (Bland & Altman 1999, Stat Methods Med Res
+  8:135-160, sec. 2.3), approximately ``sqrt(3 s^2 / n)`` (Bland & Altman 1986, p. 310).
+* :func:`lin_ccc` — Fisher's ``Z = atanh(rho_c)`` with Lin's (1989, p. 258; corrected in Lin
+  2000, Biometrics 56:324-325) variance
+  ``sigma_Z^2 = [(1 - r^2) rho_c^2 / ((1 - rho_c^2) r^2) + 2 rho_c^3 (1 - rho_c) u^2 /
+  (r (1 - rho_c^2)^2) - rho_c^4 u^4 / (2 r^2 (1 - rho_c^2)^2)] / (n - 2)``,
+  ``u = (xbar - ybar) / sqrt(s_x s_y)``.
+* :func:`pearson_interval` — Fisher's z, ``atanh(r) -/+ z / sqrt(n - 3)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+from .results import Estimate
+
+SCORE_STATISTICS: tuple[str, ...] = (
+    "mae",
+    "rmse",
+    "bias",
+    "sd_difference",
+    "loa_low",
+    "loa_high",
+    "pearson",
+    "ccc",
+)
+
+__all__ = [
+    "SCORE_STATISTICS",
+    "score_agreement_core",
+    "bland_altman",
+    "lin_ccc",
+    "pearson_interval",
+]
+
+
+def _pair(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
+    if np.isinf(x).any() or np.isinf(y).any():
+        raise ValueError("scores must be finite (use NaN for missing)")
+    return x, y
+
+
+def score_agreement_core(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, *, z: float = 1.959963984540054
+) -> np.ndarray:
+    """All of :data:`SCORE_STATISTICS` for scores ``x`` against reference ``y`` under item
+    weights ``w`` (``(n,)`` or ``(B, n)``); pairs with a NaN are given weight 0.
+
+    Returns shape ``(8,)`` (``w`` None or 1-D) or ``(B, 8)``, in the order of
+    :data:`SCORE_STATISTICS`. ``z`` sets the limits of agreement (``dbar -/+ z s``).
+
+    Examples
+    --------
+    >>> np.round(score_agreement_core([1, 2, 3, 4], [1, 2, 3, 5]), 4).tolist()
+    [0.25, 0.5, -0.25, 0.5, -1.23, 0.73, 0.9827, 0.9286]
+    """
+    x, y = _pair(x, y)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    x0, y0 = np.where(ok, x, 0.0), np.where(ok, y, 0.0)
+    W = np.ones((1, x.size)) if w is None else np.asarray(w, dtype=float)
+    squeeze = W.ndim == 1 or w is None
+    W = np.atleast_2d(W) * ok[None, :]
+    d = x0 - y0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = W.sum(1)
+        mx, my = (W @ x0) / n, (W @ y0) / n
+        dbar = mx - my
+        sxx = (W @ x0**2) / n - mx**2
+        syy = (W @ y0**2) / n - my**2
+        sxy = (W @ (x0 * y0)) / n - mx * my
+        sxx, syy = np.maximum(sxx, 0.0), np.maximum(syy, 0.0)
+        sdd = np.maximum((W @ d**2) / n - dbar**2, 0.0)
+        sd = np.sqrt(sdd * n / (n - 1))
+        out = np.stack(
+            [
+                (W @ np.abs(d)) / n,
+                np.sqrt((W @ d**2) / n),
+                dbar,
+                sd,
+                dbar - z * sd,
+                dbar + z * sd,
+                sxy / np.sqrt(sxx * syy),
+                2 * sxy / (sxx + syy + dbar**2),
+            ],
+            axis=1,
+        )
+    return out[0] if squeeze else out
+
+
+def bland_altman(
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    confidence_level: float = 0.95,
+    loa: float = 0.95,
+    z: float | None = None,
+    se_method: str = "1999",
+) -> dict[str, Estimate]:
+    """Bland–Altman bias and limits of agreement of ``x - y`` with their intervals.
+
+    ``loa`` sets the limits ``dbar -/+ z_{(1+loa)/2} s`` (1.96 for 95%); the interval of each
+    limit is ``limit -/+ t_{n-1} s sqrt(1/n + z^2/(2(n-1)))`` (Bland & Altman 1999, sec. 2.3),
+    the bias interval ``dbar -/+ t_{n-1} s/sqrt(n)``. ``se_method="1986"`` uses the
+    approximation ``SE = sqrt(3 s^2 / n)`` of Bland & Altman (1986, p. 310); ``z`` overrides the
+    multiplier of ``s`` (the 1986 paper used 2). Pairs with a NaN are dropped (counted).
+    Returns ``{"bias": ..., "loa_low": ..., "loa_high": ...}`` (each an :class:`Estimate`;
+    ``extra["sd_difference"]``).
+
+    References
+    ----------
+    Bland J.M., Altman D.G. (1986) Statistical methods for assessing agreement between two
+    methods of clinical measurement. Lancet i:307-310. Bland J.M., Altman D.G. (1999)
+    Measuring agreement in method comparison studies. Stat Methods Med Res 8:135-160.
+
+    Examples
+    --------
+    >>> r = bland_altman([10, 12, 11, 14, 13], [11, 11, 12, 12, 12])
+    >>> round(r["bias"].estimate, 3), round(r["loa_low"].estimate, 3)
+    (0.4, -2.23)
+    """
+    x, y = _pair(x, y)
+    if not 0 < confidence_level < 1 or not 0 < loa < 1:
+        raise ValueError(
+            f"confidence_level and loa must lie in (0, 1), got {confidence_level} and {loa}"
+        )
+    ok = ~(np.isnan(x) | np.isnan(y))
+    d = (x - y)[ok]
+    n = int(d.size)
+    excluded = {"pairs_with_missing_score": int((~ok).sum())} if (~ok).any() else {}
+    if se_method not in ("1999", "1986"):
+        raise ValueError(f"se_method must be '1999' or '1986', got {se_method!r}")
+    z = float(stats.norm.ppf(0.5 + loa / 2)) if z is None else float(z)
+    if n < 2:
+        nan = math.nan
+        return {
+            k: Estimate(k, nan, n=n, excluded=excluded, level=confidence_level)
+            for k in ("bias", "loa_low", "loa_high")
+        }
+    dbar, s = float(d.mean()), float(d.std(ddof=1))
+    t = float(stats.t.ppf(0.5 + confidence_level / 2, n - 1))
+    se_b = s / math.sqrt(n)
+    if se_method == "1999":
+        se_l = s * math.sqrt(1.0 / n + z**2 / (2.0 * (n - 1)))
+    else:
+        se_l = math.sqrt(3.0 * s**2 / n)
+    extra = {"sd_difference": s, "z": z, "t": t}
+    meth = f"t (Bland & Altman {se_method})"
+    out = {"bias": Estimate("bias", dbar, se_b, dbar - t * se_b, dbar + t * se_b, meth,
+                            confidence_level, n, excluded, extra)}  # fmt: skip
+    for name, lim in (("loa_low", dbar - z * s), ("loa_high", dbar + z * s)):
+        out[name] = Estimate(
+            name, lim, se_l, lim - t * se_l, lim + t * se_l, meth, confidence_level, n,
+            excluded, extra,
+        )  # fmt: skip
+    return out
+
+
+def lin_ccc(x: np.ndarray, y: np.ndarray, *, confidence_level: float = 0.95) -> Estimate:
+    """Lin's (1989) concordance correlation coefficient with its Z-transform interval.
+
+    ``rho_c = 2 s_xy / (s_x^2 + s_y^2 + (xbar - ybar)^2)`` (moments with divisor ``n``); the
+    interval is ``tanh(atanh(rho_c) -/+ z sigma_Z)`` with Lin's variance (module docstring).
+    ``extra`` holds Pearson's ``r`` (precision) and the bias correction ``C_b = rho_c / r``
+    (accuracy).
+
+    Examples
+    --------
+    >>> e = lin_ccc([1, 2, 3, 4, 5], [1.1, 2.3, 2.9, 4.2, 5.1])
+    >>> round(e.estimate, 4), round(e.extra["pearson"], 4)
+    (0.992, 0.9956)
+    """
+    x, y = _pair(x, y)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    xs, ys = x[ok], y[ok]
+    n = int(xs.size)
+    excluded = {"pairs_with_missing_score": int((~ok).sum())} if (~ok).any() else {}
+    if n < 3:
+        return Estimate("ccc", math.nan, n=n, excluded=excluded, level=confidence_level)
+    mx, my = xs.mean(), ys.mean()
+    sx2, sy2 = xs.var(), ys.var()
+    sxy = float(((xs - mx) * (ys - my)).mean())
+    rc = 2 * sxy / (sx2 + sy2 + (mx - my) ** 2)
+    r = sxy / math.sqrt(sx2 * sy2) if sx2 > 0 and sy2 > 0 else math.nan
+    extra = {"pearson": r, "c_b": rc / r if r else math.nan}
+    if not np.isfinite(r) or abs(rc) >= 1 or r == 0:
+        return Estimate(
+            "ccc", float(rc), n=n, excluded=excluded, extra=extra, level=confidence_level
+        )
+    u2 = (mx - my) ** 2 / math.sqrt(sx2 * sy2)
+    var_z = (
+        (1 - r**2) * rc**2 / ((1 - rc**2) * r**2)
+        + 2 * rc**3 * (1 - rc) * u2 / (r * (1 - rc**2) ** 2)
+        - rc**4 * u2**2 / (2 * r**2 * (1 - rc**2) ** 2)
+    ) / (n - 2)
+    se_z = math.sqrt(max(var_z, 0.0))
+    zq = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    zr = math.atanh(rc)
+    return Estimate(
+        "ccc",
+        float(rc),
+        se_z,
+        math.tanh(zr - zq * se_z),
+        math.tanh(zr + zq * se_z),
+        "Z-transform (Lin 1989, 2000)",
+        confidence_level,
+        n,
+        excluded,
+        {**extra, "se_z": se_z},
+    )
+
+
+def pearson_interval(x: np.ndarray, y: np.ndarray, *, confidence_level: float = 0.95) -> Estimate:
+    """Pearson's r with Fisher's z interval ``tanh(atanh(r) -/+ z_{1-a/2} / sqrt(n - 3))``.
+
+    Examples
+    --------
+    >>> e = pearson_interval([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5])
+    >>> round(e.estimate, 4), round(e.ci_low, 4)
+    (0.8286, 0.0519)
+    """
+    x, y = _pair(x, y)
+    ok = ~(np.isnan(x) | np.isnan(y))
+    n = int(ok.sum())
+    if n < 4:
+        return Estimate("pearson", math.nan, n=n, level=confidence_level)
+    r = float(np.corrcoef(x[ok], y[ok])[0, 1])
+    zq = float(stats.norm.ppf(0.5 + confidence_level / 2))
+    se = 1 / math.sqrt(n - 3)
+    zr = math.atanh(min(max(r, -1 + 1e-15), 1 - 1e-15))
+    return Estimate(
+        "pearson", r, se, math.tanh(zr - zq * se), math.tanh(zr + zq * se),
+        "Fisher z", confidence_level, n,
+    )  # fmt: skip
