@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import doctest
 
+import medjudge.analyses.judge_vs_gold as jvg_mod
+import medjudge.stats.confusion as conf_mod
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
-from statsmodels.stats.proportion import proportion_confint
-
-import medjudge.analyses.judge_vs_gold as jvg_mod
-import medjudge.stats.confusion as conf_mod
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
 from medjudge.stats.confusion import class_rates, gold_kappa_core, ordinal_error_rates
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
+from statsmodels.stats.proportion import proportion_confint
 
 RISK = ["Non-serious", "Moderate", "Serious", "Critical"]
 LABELS = ["refuse", "comply", "partial", "redirect", "clarify", "unsafe"]
@@ -102,9 +101,9 @@ def test_confusion_accuracy_and_kappa_equal_sklearn(study, result):
                 idx = np.arange(q)
                 v[:q, :q] = np.abs(idx[:, None] - idx[None, :]) / (q - 1)
                 v[q, q] = 0.0
-                O = full / full.sum()
-                E = np.outer(O.sum(1), O.sum(0))
-                expected = 1 - (v * O).sum() / (v * E).sum()
+                obs = full / full.sum()
+                E = np.outer(obs.sum(1), obs.sum(0))
+                expected = 1 - (v * obs).sum() / (v * E).sum()
                 assert m.loc["kappa", "weights"] == "linear"
                 ok = sub["value"].notna().to_numpy()
                 if ok.all():

@@ -6,18 +6,17 @@ from __future__ import annotations
 import doctest
 import math
 
+import medjudge.analyses.score_study as score_mod
+import medjudge.stats.score_agreement as sa_mod
 import numpy as np
 import pandas as pd
 import pingouin as pg
 import pytest
-from scipy import stats
-
-import medjudge.analyses.score_study as score_mod
-import medjudge.stats.score_agreement as sa_mod
 from medjudge.analyses.score_study import score_study
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
 from medjudge.stats.score_agreement import bland_altman, lin_ccc, score_agreement_core
+from scipy import stats
 
 # Bland & Altman (1986) Lancet i:307-310, Table 1: PEFR (l/min), first reading with the Wright
 # peak flow meter and with the mini Wright meter, 17 subjects.
