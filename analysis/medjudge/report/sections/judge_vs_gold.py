@@ -1,0 +1,136 @@
+"""Judges against gold: accuracy, Cohen's (weighted) kappa, per-class recall and precision,
+ordinal under-/over-calling and the confusion matrices, with the trivial baselines beside every
+judge and a paired test against the best of them (:func:`medjudge.analyses.judge_vs_gold`).
+
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...analyses.judge_vs_gold import judge_vs_gold
+from . import Finding, Section, md
+
+KEY = "judge-vs-gold"
+TITLE = "Judges against gold"
+
+
+def _ci(low: float, high: float) -> str:
+    return "–" if pd.isna(low) or pd.isna(high) else f"{low:.3f} to {high:.3f}"
+
+
+def _num(x: float) -> str:
+    return "–" if pd.isna(x) else f"{x:.3f}"
+
+
+def result(ctx: Any) -> Any:
+    """The analysis, computed once per report with the report's settings."""
+    s = ctx.study
+    cat = [d for d in s.dimensions if s.scales[d].is_categorical]
+    return ctx.get(
+        "judge_vs_gold",
+        lambda: judge_vs_gold(
+            s, policy=ctx.policy, dimensions=cat, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            confidence_level=ctx.confidence_level, alpha=ctx.alpha,
+        ),
+    )  # fmt: skip
+
+
+def why_not(ctx: Any) -> str | None:
+    s = ctx.study
+    if not s.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    if not any(s.scales[d].is_categorical for d in s.dimensions):
+        return "no dimension has categorical labels (score dimensions are in the score section)"
+    return None
+
+
+def metrics_table(res: Any, dimension: str) -> pd.DataFrame:
+    """Judge (and baseline) × metric display table of one dimension: estimate (interval)."""
+    m = res.table("metrics", dimension)
+    m = m.assign(
+        cell=[
+            f"{_num(e)} ({_ci(a, b)})"
+            for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
+        ]
+    )
+    wide = m.pivot_table(
+        index=["judge", "role"], columns="metric", values="cell", aggfunc="first", sort=False
+    )
+    return wide.reset_index()
+
+
+def build(ctx: Any) -> Section:
+    why = why_not(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    try:
+        res = result(ctx)
+    except ValueError as exc:
+        return Section.not_applicable(KEY, TITLE, f"no judge can be compared with gold ({exc})")
+    lvl = ctx.level
+    sec = Section(KEY, TITLE)
+    w = res.settings["kappa_weights"]
+    sec.text(
+        f"Each {md(ctx.name('judge'))} against gold on every categorical dimension: accuracy, "
+        "Cohen's kappa (weights named per dimension: "
+        + ", ".join(f"*{md(d)}* {md(k)}" for d, k in w.items())
+        + f"), and on ordinal dimensions the rates of calling too low and too high, with {lvl} "
+        "intervals. The trivial baselines (the majority class; always-tie where the scale has a "
+        "tie) are scored beside the judges on the same items."
+    )
+    for d in res.settings["dimensions"]:
+        sec.text(md(res.headline[d]))
+        sec.table(
+            f"tbl-{KEY}-{len(sec.blocks)}",
+            f"*{md(d)}*: judges and baselines against gold ({lvl} intervals).",
+            metrics_table(res, d),
+        )
+        cls = res.table("classes", d).query("role == 'judge'")
+        if len(cls):
+            cls = cls.assign(
+                cell=[
+                    f"{_num(e)} ({_ci(a, b)})"
+                    for e, a, b in zip(cls["estimate"], cls["ci_low"], cls["ci_high"], strict=True)
+                ]
+            )
+            t = cls.pivot_table(
+                index=["judge", "class"],
+                columns="metric",
+                values="cell",
+                aggfunc="first",
+                sort=False,
+            ).reset_index()
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: per-class recall and precision ({lvl} intervals).",
+                t,
+            )
+        for judge in res.settings["judges"]:
+            cm = res.confusion_matrix(d, judge).reset_index()
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: confusion matrix of {md(judge)} (rows gold, columns verdict).",
+                cm.astype(str),
+            )
+        tests = res.table("baseline_tests", d)
+        none = not tests["beats_baseline"].any()
+        sec.findings.append(
+            Finding(
+                md(res.headline[d]),
+                caveat="no judge beats a constant answer" if none else None,
+                weight=9 if none else 4,
+            )
+        )
+    s = res.settings
+    sec.methods.append(
+        "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
+        f"category of its own; {lvl} cluster-bootstrap BCa intervals ({s['n_resamples']} "
+        f"resamples, seed {s['seed']}, clusters: {md(s['cluster'])}). Recall, precision and the "
+        "too-low/too-high rates: Wilson intervals at the Korn–Graubard effective sample size. "
+        "Each judge against the best baseline: McNemar mid-p (clustered: Durkalski et al. 2003), "
+        f"Holm-adjusted across judges at alpha {s['alpha']:g}."
+    )
+    return sec

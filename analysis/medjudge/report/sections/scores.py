@@ -1,0 +1,84 @@
+"""Score dimensions (interval/ratio scales): judges against gold — error, correlations, Lin's
+CCC, ICC and Bland–Altman limits — each expert against the others, and reliability within roles
+(:func:`medjudge.analyses.score_study`).
+
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...analyses.score_study import score_study
+from . import Finding, Section, md
+
+KEY = "scores"
+TITLE = "Scores"
+
+
+def result(ctx: Any) -> Any:
+    s = ctx.study
+    num = [d for d in s.dimensions if not s.scales[d].is_categorical]
+    return ctx.get(
+        "score_study",
+        lambda: score_study(
+            s, dimensions=num, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def build(ctx: Any) -> Section:
+    s = ctx.study
+    if not any(not s.scales[d].is_categorical for d in s.dimensions):
+        return Section.not_applicable(KEY, TITLE, "no dimension is on an interval or ratio scale")
+    res = result(ctx)
+    lvl = ctx.level
+    sec = Section(KEY, TITLE)
+    sec.text(
+        "Scores against the reference: MAE, RMSE and bias (verdict minus reference), Pearson, "
+        "Spearman and Kendall correlations, Lin's concordance correlation (CCC), ICC(A,1) and the "
+        f"Bland–Altman limits of agreement, each with its {lvl} interval."
+    )
+    for d in res.settings["dimensions"]:
+        sec.text(md(res.headline[d]))
+        m = res.table("metrics", d)
+        if len(m):
+            m = m.assign(cell=[
+                "–" if pd.isna(e) else f"{e:.3f} ({a:.3f} to {b:.3f})"
+                for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
+            ])  # fmt: skip
+            t = m.pivot_table(
+                index=["role", "rater", "reference"],
+                columns="metric",
+                values="cell",
+                aggfunc="first",
+                sort=False,
+            ).reset_index()
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: scores against the reference ({lvl} intervals).",
+                t,
+            )
+        r = res.table("reliability", d)
+        if len(r):
+            r = r.assign(
+                interval=[
+                    f"{a:.3f} to {b:.3f}" for a, b in zip(r["ci_low"], r["ci_high"], strict=True)
+                ]
+            )
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: reliability within roles.",
+                r[["role", "form", "estimate", "interval", "n", "raters"]].round(3).astype(str),
+            )
+        sec.findings.append(Finding(md(res.headline[d]), weight=5))
+    for part, why in res.not_applicable.items():
+        sec.text(f"*Not shown:* {md(part)}: {md(why)}.")
+    st = res.settings
+    sec.methods.append(
+        f"Score intervals: {md(st['interval'])} ({st['n_resamples']} resamples, seed {st['seed']}, "
+        f"clusters: {md(st['cluster'])}); Bland & Altman (1986, 1999), Lin (1989), McGraw & Wong (1996)."
+    )
+    return sec
