@@ -23,6 +23,7 @@ COMMANDS = (
     "compare",
     "subgroups",
     "bias",
+    "models",
     "report",
 )
 

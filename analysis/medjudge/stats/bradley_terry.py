@@ -236,9 +236,10 @@ def bradley_terry(
     x = x[:, :n_out]
     counts = counts[..., :n_out]
 
-    def loglik(par: np.ndarray) -> np.ndarray:
+    def loglik(par: np.ndarray, rows: np.ndarray) -> np.ndarray:
         eta = np.einsum("pod,rd->rpo", x, par)
-        return np.sum(counts * (eta - logsumexp(eta, axis=-1, keepdims=True)), axis=(1, 2))
+        lp = eta - logsumexp(eta, axis=-1, keepdims=True)
+        return np.sum(counts[rows] * lp, axis=(1, 2))
 
     r = w.shape[0]
     par = np.zeros((r, p_dim))
@@ -246,7 +247,7 @@ def bradley_terry(
         tot = n_pair.sum(1)
         par[:, -1] = np.log(np.maximum(n_t.sum(1), 1e-12) / np.maximum(tot, 1e-12)) + np.log(2.0)
     active = exists.copy()
-    ll = loglik(par)
+    ll = loglik(par, np.arange(w.shape[0]))
     it = 0
     for it in range(1, max_iter + 1):  # noqa: B007 - iterations reported
         if not active.any():
@@ -266,14 +267,14 @@ def bradley_terry(
             step = np.stack([np.linalg.lstsq(m, g, rcond=None)[0] for m, g in zip(info, grad, strict=True)])
         scale = np.ones(ra.size)
         new = par[ra] + step
-        new_ll = loglik(new)
+        new_ll = loglik(new, ra)
         for _ in range(40):  # step halving keeps the likelihood increasing
             bad = ~(new_ll >= ll[ra] - 1e-12 * np.abs(ll[ra]))
             if not bad.any():
                 break
             scale[bad] /= 2.0
             new[bad] = par[ra][bad] + scale[bad, None] * step[bad]
-            new_ll[bad] = loglik(new[bad])
+            new_ll[bad] = loglik(new[bad], ra[bad])
         par[ra] = new
         ll[ra] = new_ll
         done = np.max(np.abs(scale[:, None] * step), axis=1) < tol

@@ -1,0 +1,1 @@
+"""Study-level analyses: ``analysis(study, ...) -> SomethingResult`` (calls stats/ kernels)."""
