@@ -157,7 +157,7 @@ def test_coverage_clustered_small_sim():
 def test_demo_bundle_truth_recovered(demo_study):
     # the simulator records each judge's population accuracy (truth/params.json); the 95%
     # cluster-robust (image_id) Wilson intervals should contain it about 95% of the time
-    from tests.conftest import DEMO
+    from conftest import DEMO
 
     truth = json.loads((DEMO / "truth" / "params.json").read_text())["judges"]
     hits = total = 0

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import EXTERNAL
-from medjudge.stats.position import swap_table
+from medjudge.analyses.position import swap_table
 
 _FRACTION = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*=\s*([0-9.eE+-]+)%\s*$")
 

@@ -71,7 +71,7 @@ def test_html_is_self_contained(demo_reports):
 
 def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
     """Each headline leaderboard row, formatted from the library's own result, is in the PDF."""
-    from medjudge.evaluate import evaluate_judges
+    from medjudge.analyses.evaluation import evaluate_judges
 
     files, _ = demo_reports
     text = pdf_text(files["judges"]["pdf"])
@@ -87,7 +87,7 @@ def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
 
 
 def test_audit_pdf_has_reliability_rows(demo_reports, demo_study):
-    from medjudge.stats.audit import dimension_reliability
+    from medjudge.analyses.audit import dimension_reliability
 
     files, _ = demo_reports
     text = pdf_text(files["audit"]["pdf"])
@@ -206,7 +206,7 @@ def test_template_follows_the_rules(kind):
 # ---------------------------------------------------------------------------- builders
 def test_baseline_and_ceiling_reference_lines(demo_study):
     """Baseline = majority-class share of the gold; ceiling = mean leave-one-out expert accuracy."""
-    from medjudge.evaluate import expert_ceiling
+    from medjudge.analyses.evaluation import expert_ceiling
     from medjudge.stats.accuracy import trivial_baselines
 
     dim = "accuracy"

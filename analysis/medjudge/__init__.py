@@ -1,3 +1,92 @@
-"""medjudge: statistics and reports for LLM/MLLM judges versus expert labels."""
+"""medjudge — trustworthy statistics for LLM/MLLM judges versus expert labels.
+
+The front door: ``import medjudge as mj`` gives the curated API below. Names are imported lazily
+(PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
+
+Loading
+    load, Study, Scale, simulate
+Agreement coefficients (arrays in, :class:`Estimate` out)
+    cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
+    percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
+Accuracy, intervals and tests between judges (arrays in)
+    judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
+    adjust_pvalues, alt_test, dawid_skene
+Study-level analyses (a :class:`Study` in, tables/results out)
+    evaluate_judges, audit_study, study_alt_test, subgroup_accuracy, heterogeneity_table,
+    position_bias, bias_report, run_consistency
+Results
+    Estimate, TestResult
+
+Examples
+--------
+>>> import medjudge as mj
+>>> round(mj.cohen_kappa([[0, 0], [1, 1], [0, 1], [1, 1]]).estimate, 3)
+0.5
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+#: public name -> module that defines it (imported on first use)
+_API: dict[str, str] = {
+    # loading
+    "load": "medjudge.data.tables:load_any",
+    "Study": "medjudge.data.model",
+    "Scale": "medjudge.data.scale",
+    "simulate": "medjudge.data.simulate",
+    # agreement coefficients
+    "cohen_kappa": "medjudge.stats.agreement",
+    "scott_pi": "medjudge.stats.agreement",
+    "pabak": "medjudge.stats.agreement",
+    "fleiss_kappa": "medjudge.stats.agreement",
+    "conger_kappa": "medjudge.stats.agreement",
+    "gwet_ac": "medjudge.stats.agreement",
+    "brennan_prediger": "medjudge.stats.agreement",
+    "percent_agreement": "medjudge.stats.agreement",
+    "krippendorff_alpha": "medjudge.stats.agreement",
+    "icc": "medjudge.stats.agreement",
+    "kendall_w": "medjudge.stats.agreement",
+    "agreement_table": "medjudge.stats.agreement",
+    # accuracy, intervals, tests
+    "judge_accuracy": "medjudge.stats.accuracy",
+    "proportion_ci": "medjudge.stats.intervals",
+    "paired_difference_ci": "medjudge.stats.intervals",
+    "mcnemar": "medjudge.stats.comparisons",
+    "paired_bootstrap": "medjudge.stats.comparisons",
+    "all_pairs": "medjudge.stats.comparisons",
+    "adjust_pvalues": "medjudge.stats.comparisons",
+    "alt_test": "medjudge.stats.judge_vs_experts",
+    "dawid_skene": "medjudge.stats.dawid_skene",
+    # study-level analyses
+    "evaluate_judges": "medjudge.analyses.evaluation",
+    "audit_study": "medjudge.analyses.audit",
+    "study_alt_test": "medjudge.analyses.judge_vs_experts",
+    "subgroup_accuracy": "medjudge.analyses.subgroups",
+    "heterogeneity_table": "medjudge.analyses.heterogeneity",
+    "position_bias": "medjudge.analyses.position",
+    "bias_report": "medjudge.analyses.bias",
+    "run_consistency": "medjudge.analyses.consistency",
+    # results
+    "Estimate": "medjudge.stats.results",
+    "TestResult": "medjudge.stats.results",
+}
+
+__all__ = ["__version__", *sorted(_API)]
+
+
+def __getattr__(name: str) -> Any:
+    target = _API.get(name)
+    if target is None:
+        raise AttributeError(f"module 'medjudge' has no attribute {name!r}")
+    module, _, attr = target.partition(":")
+    value = getattr(importlib.import_module(module), attr or name)
+    globals()[name] = value  # cache: the next access is a plain attribute lookup
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

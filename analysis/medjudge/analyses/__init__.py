@@ -1,1 +1,5 @@
-"""Study-level analyses: ``analysis(study, ...) -> SomethingResult`` (calls stats/ kernels)."""
+"""Study-level analyses: ``analysis(study, ...) -> Result``.
+
+Each module here takes a :class:`~medjudge.data.model.Study`, derives what it needs (gold,
+outcome matrices, clusters) and calls the array estimators in :mod:`medjudge.stats`.
+"""

@@ -13,7 +13,7 @@ adjustment over every test in the suite (``p_holm``; the family size is in the s
 * ``style`` — the same model with any other signed answer attribute (e.g. markdown headers in
   answer 1 and answer 2), when the study records it and it is named.
 * ``position`` — the judge's rate of choosing the first-shown answer minus the gold's on the
-  same items (:func:`medjudge.stats.position.a_rate_table`: Tango interval, McNemar mid-p).
+  same items (:func:`medjudge.analyses.position.a_rate_table`: Tango interval, McNemar mid-p).
 
 An effect that cannot be estimated for a study is listed in ``notes`` with the reason.
 Correctness: the judge's verdict equals the gold; a judge's tie on a non-tie gold is wrong;
@@ -240,7 +240,7 @@ def bias_suite(
 
     # position (first-shown answer)
     if scale.is_categorical:
-        from medjudge.stats.position import a_rate_table
+        from medjudge.analyses.position import a_rate_table
 
         pos_order = order if order in study.orders else ""
         pos = a_rate_table(study, dimension, judges=judges, order=pos_order, level=level)

@@ -112,7 +112,7 @@ def pairwise_outcomes(
     categorical with two non-tie categories (answer 1 first) and optionally a tie category.
     Returns ``(sources, outcomes (n_items, S), excluded counts per source)``.
     """
-    from medjudge.stats.bias import verdict_matrix
+    from medjudge.analyses.bias import verdict_matrix
 
     scale = study.scales[dimension]
     cats = list(scale.categories) if scale.is_categorical else []

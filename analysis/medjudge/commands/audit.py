@@ -14,8 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from ..stats.audit import as_square, audit_study
-from ..stats.judge_vs_experts import alt_test_table, judge_expert_agreement, study_alt_test
+from medjudge.analyses.audit import audit_study
+from medjudge.analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from medjudge.stats.audit import as_square
+from medjudge.stats.judge_vs_experts import alt_test_table
+
 from ._common import add_input_args, dump_json, load_input
 
 

@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate_judges
+    from medjudge.analyses.evaluation import evaluate_judges
 
     study = load_input(args)
     ev = evaluate_judges(

@@ -13,14 +13,15 @@ import argparse
 
 import pandas as pd
 
-from ..stats.heterogeneity import heterogeneity_table, organ_effect_tests
-from ..stats.subgroups import (
+from medjudge.analyses.heterogeneity import heterogeneity_table, organ_effect_tests
+from medjudge.analyses.subgroups import (
     MAX_HALF_WIDTH,
     MIN_N,
     best_judge_by_subgroup,
     stack_outcomes,
     subgroup_accuracy,
 )
+
 from ._common import add_input_args, dump_json, load_input
 
 

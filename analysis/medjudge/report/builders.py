@@ -2,20 +2,15 @@
 
 The report templates (``reports/judges.qmd``, ``reports/audit.qmd``) call exactly two functions,
 :func:`judges_report` and :func:`audit_report`, and then only *display* what they return: every
-number in a report is computed here by the library's estimators (:mod:`medjudge.evaluate`,
+number in a report is computed here by the library's estimators (:mod:`medjudge.analyses.evaluation`,
 :mod:`medjudge.stats`), never in a template. The small ``*_frame`` helpers reshape result tables
 (rename, pivot, select a dimension) for :mod:`medjudge.report.figures` and for display with
 :func:`medjudge.report.tables.html_table`; they compute nothing beyond two documented reference
 lines of the forest plot (:func:`baseline_by_dimension`, :func:`ceiling_by_dimension`).
-
-Modules written after this one (bias diagnostics beyond position bias) are looked up at run
-time; a report section whose module is missing shows a "not available in this version" note
-instead of failing (:data:`UNAVAILABLE`).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,16 +21,22 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from ..analyses.audit import audit_study
+from ..analyses.bias import dimension_structure, length_bias
+from ..analyses.evaluation import evaluate_judges
+from ..analyses.heterogeneity import heterogeneity_table
+from ..analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from ..analyses.position import position_bias
+from ..analyses.subgroups import stack_outcomes, subgroup_accuracy
 from ..data.model import Study
+from ..stats.judge_vs_experts import alt_test_table
 from .provenance import collect_provenance, provenance_frame, sha256_file
 from .style import PAGE_WIDTH_IN
 from .tables import fmt_ci, fmt_estimate_ci, fmt_int, fmt_num, fmt_p
 
 __all__ = [
-    "UNAVAILABLE",
     "POLICY_LABELS",
     "headline_dimension",
-    "optional_module",
     "study_provenance",
     "summary_frame",
     "parse_status_frame",
@@ -84,7 +85,6 @@ __all__ = [
 ]
 
 #: Note shown where an analysis module is not part of the installed version.
-UNAVAILABLE = "not available in this version of medjudge"
 
 POLICY_LABELS = {
     "wrong": "count as wrong (Med-RewardBench rule)",
@@ -107,16 +107,6 @@ def subgroup_attribute(study: Study) -> str | None:
         if col in study.items.columns and study.items[col].nunique(dropna=True) > 1:
             return col
     return None
-
-
-def optional_module(name: str) -> Any | None:
-    """``medjudge.<name>`` if this version has it, else ``None`` (other import errors raise)."""
-    try:
-        return importlib.import_module(f"medjudge.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith(f"medjudge.{name.split('.')[0]}"):
-            return None
-        raise
 
 
 # ---------------------------------------------------------------------------- provenance
@@ -370,7 +360,7 @@ def baseline_by_dimension(baselines: pd.DataFrame) -> dict[str, float]:
 
 def ceiling_by_dimension(expert_ceiling: pd.DataFrame) -> dict[str, float]:
     """Expert ceiling per dimension: mean over experts of each expert's accuracy against the
-    strict majority of the other experts (:func:`medjudge.evaluate.expert_ceiling`)."""
+    strict majority of the other experts (:func:`medjudge.analyses.evaluation.expert_ceiling`)."""
     if expert_ceiling.empty:
         return {}
     return {
@@ -449,7 +439,7 @@ def subgroup_frame(table: pd.DataFrame, attribute: str) -> pd.DataFrame:
 
 
 def heterogeneity_display(table: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """Display rows of :func:`medjudge.stats.heterogeneity.heterogeneity_table` for one dimension."""
+    """Display rows of :func:`medjudge.analyses.heterogeneity.heterogeneity_table` for one dimension."""
     t = table[table["dimension"] == dimension].sort_values(["pvalue", "judge"])
     return pd.DataFrame(
         {
@@ -593,7 +583,7 @@ class JudgesReport:
 
     study: Study
     summary: dict[str, Any]
-    evaluation: Any  # medjudge.evaluate.JudgeEvaluation
+    evaluation: Any  # medjudge.analyses.evaluation.JudgeEvaluation
     headline: str
     subgroup_attribute: str | None
     subgroups: pd.DataFrame | None
@@ -620,53 +610,36 @@ def judges_report(
 ) -> JudgesReport:
     """Compute every table of the judge evaluation report.
 
-    :func:`medjudge.evaluate.evaluate_judges` (leaderboard, pairs, sensitivity, baselines,
-    expert ceiling; one shared resample matrix), :func:`medjudge.stats.subgroups.subgroup_accuracy`
+    :func:`medjudge.analyses.evaluation.evaluate_judges` (leaderboard, pairs, sensitivity, baselines,
+    expert ceiling; one shared resample matrix), :func:`medjudge.analyses.subgroups.subgroup_accuracy`
     pooled over dimensions (clustered by item) for the first available subgroup attribute,
-    :func:`medjudge.stats.heterogeneity.heterogeneity_table` and
-    :func:`medjudge.stats.position.position_bias`. Sections whose module or data are missing
+    :func:`medjudge.analyses.heterogeneity.heterogeneity_table` and
+    :func:`medjudge.analyses.position.position_bias`. Sections whose module or data are missing
     get an entry in ``notes`` instead.
     """
-    from ..evaluate import evaluate_judges
-
     notes: dict[str, str] = {}
     ev = evaluate_judges(study, policy=policy, seed=seed, n_resamples=resamples)  # type: ignore[arg-type]
     attr = subgroup_attribute(study)
     subgroups = heterogeneity = position = bias = None
-    sg_mod = optional_module("stats.subgroups")
     if attr is None:
         notes["subgroups"] = "the items carry no subgroup attribute (e.g. organ_system)"
-    elif sg_mod is None:
-        notes["subgroups"] = f"subgroup breakdowns are {UNAVAILABLE}"
-    stacked = sg_mod.stack_outcomes(study) if sg_mod is not None and attr is not None else None
-    if attr is not None and sg_mod is not None:
-        subgroups = sg_mod.subgroup_accuracy(study, (attr,), policy=policy, stacked=stacked)
-    het_mod = optional_module("stats.heterogeneity")
-    if attr is None:
         notes["heterogeneity"] = notes["subgroups"]
-    elif het_mod is None:
-        notes["heterogeneity"] = f"heterogeneity tests are {UNAVAILABLE}"
     else:
-        heterogeneity = het_mod.heterogeneity_table(study, attr, policy=policy, stacked=stacked)
-    pos_mod = optional_module("stats.position")
-    if pos_mod is None:
-        notes["position"] = f"position-bias diagnostics are {UNAVAILABLE}"
-    elif len(study.scales[ev.settings["dimensions"][0]].categories) != 2:
+        stacked = stack_outcomes(study)
+        subgroups = subgroup_accuracy(study, (attr,), policy=policy, stacked=stacked)
+        heterogeneity = heterogeneity_table(study, attr, policy=policy, stacked=stacked)
+    if len(study.scales[ev.settings["dimensions"][0]].categories) != 2:
         notes["position"] = "position bias needs pairwise (two-category) verdicts"
     else:
-        position = pos_mod.position_bias(study, policy=policy)
-    bias_mod = optional_module("stats.bias")
-    if bias_mod is None:  # pragma: no cover - depends on the installed version
-        notes["bias"] = f"length and other verdict-bias diagnostics are {UNAVAILABLE}"
-    else:
-        bias = {
-            "length": bias_mod.length_bias(study),
-            "structure": bias_mod.dimension_structure(study)["summary"],
-        }
-        if bias["length"].empty:
-            notes["length"] = "the items carry no answer lengths (answer1_len, answer2_len)"
-        if len(study.dimensions) < 2:
-            notes["structure"] = "the study has a single dimension"
+        position = position_bias(study, policy=policy)
+    bias = {
+        "length": length_bias(study),
+        "structure": dimension_structure(study)["summary"],
+    }
+    if bias["length"].empty:
+        notes["length"] = "the items carry no answer lengths (answer1_len, answer2_len)"
+    if len(study.dimensions) < 2:
+        notes["structure"] = "the study has a single dimension"
     prov = study_provenance(
         study,
         data,
@@ -698,7 +671,7 @@ def judges_report(
 
 # ---------------------------------------------------------------------------- audit report
 def reliability_frame(reliability: pd.DataFrame) -> pd.DataFrame:
-    """Coefficient rows of :func:`medjudge.stats.audit.dimension_reliability` as a forest frame
+    """Coefficient rows of :func:`medjudge.analyses.audit.dimension_reliability` as a forest frame
     (``judge`` = coefficient name, so :func:`figures.forest_plot` draws one panel per dimension)."""
     names = {
         "percent_agreement": "percent agreement",
@@ -730,7 +703,7 @@ class AuditReportData:
 
     study: Study
     summary: dict[str, Any]
-    audit: Any  # medjudge.stats.audit.AuditReport
+    audit: Any  # medjudge.analyses.audit.AuditReport
     headline: str
     subgroup_attribute: str | None
     judge_agreement: pd.DataFrame | None
@@ -753,38 +726,32 @@ def audit_report(
 ) -> AuditReportData:
     """Compute every table of the annotation reliability audit.
 
-    :func:`medjudge.stats.audit.audit_study` (reliability per dimension via
+    :func:`medjudge.analyses.audit.audit_study` (reliability per dimension via
     :func:`~medjudge.stats.agreement.agreement_table`, annotator vs leave-one-out majority,
     pairwise Cohen's κ, per-category κ, subgroup reliability, Dawid–Skene, disputed items) and,
-    on the headline dimension, :func:`medjudge.stats.judge_vs_experts.judge_expert_agreement`
+    on the headline dimension, :func:`medjudge.analyses.judge_vs_experts.judge_expert_agreement`
     (paired bootstrap, ``resamples``) and the alternative-annotator test, whose items without
     a usable judge verdict count as losses under ``policy="wrong"`` and are excluded otherwise
     (the alt-test has no "half" rule).
     """
     notes: dict[str, str] = {}
     head = headline_dimension(study)
-    audit_mod = optional_module("stats.audit")
-    if audit_mod is None:  # pragma: no cover - depends on the installed version
-        raise RuntimeError(f"the annotation audit is {UNAVAILABLE}")
     if len(study.experts) < 2:
         raise ValueError(
             f"the annotation audit needs at least two expert annotators; {study.name!r} has "
             f"{len(study.experts)}"
         )
-    audit = audit_mod.audit_study(study, ci=ci, n_resamples=resamples, seed=seed)
+    audit = audit_study(study, ci=ci, n_resamples=resamples, seed=seed)
     jea = alt = alt_results = None
     alt_invalid = "wrong" if policy == "wrong" else "exclude"
-    jve = optional_module("stats.judge_vs_experts")
-    if jve is None:
-        notes["judges"] = f"judge-versus-expert comparisons are {UNAVAILABLE}"
-    elif not study.judges:
+    if not study.judges:
         notes["judges"] = "the study has no judges"
     elif not study.scales[head].is_categorical:
         notes["judges"] = f"{head!r} is not categorical (κ needs categories)"
     else:
-        jea = jve.judge_expert_agreement(study, head, n_resamples=resamples, seed=seed)
-        alt_results = jve.study_alt_test(study, head, invalid=alt_invalid)
-        alt = jve.alt_test_table(alt_results, head)
+        jea = judge_expert_agreement(study, head, n_resamples=resamples, seed=seed)
+        alt_results = study_alt_test(study, head, invalid=alt_invalid)
+        alt = alt_test_table(alt_results, head)
     prov = study_provenance(
         study,
         data,
@@ -966,7 +933,7 @@ def judge_agreement_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def judge_agreement_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Display rows of :func:`medjudge.stats.judge_vs_experts.judge_expert_agreement`."""
+    """Display rows of :func:`medjudge.analyses.judge_vs_experts.judge_expert_agreement`."""
     return pd.DataFrame(
         {
             "judge": table["judge"].to_numpy(),

@@ -351,7 +351,9 @@ def _tango_statistic(
     a = 2 * n
     b = -n12 - n21 + (2 * n - n12 + n21) * delta
     c = -n21 * delta * (1 - delta)
-    with np.errstate(invalid="ignore", divide="ignore"):  # empty tables (n = 0) give NaN, masked later
+    with np.errstate(
+        invalid="ignore", divide="ignore"
+    ):  # empty tables (n = 0) give NaN, masked later
         p21 = (np.sqrt(np.maximum(b * b - 4 * a * c, 0.0)) - b) / (2 * a)
         var = n * (2 * p21 + delta * (1 - delta))
         return (n12 - n21 - n * delta) / np.sqrt(np.maximum(var, 1e-300))

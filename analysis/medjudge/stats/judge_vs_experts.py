@@ -51,9 +51,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .agreement import cohen_kappa, cohen_kappa_core, paired_difference
-from .resampling import ResamplePlan
-
 Scoring = Literal["accuracy", "neg_rmse"]
 InvalidPolicy = Literal["exclude", "wrong"]
 
@@ -268,67 +265,6 @@ def alt_test(
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# study-level wrappers
-# ---------------------------------------------------------------------------------------------
-def judge_order(study: Any) -> str | None:
-    """The presentation order used for judges: ``AB`` when a judge has several orders."""
-    orders = sorted(set(study.ratings.loc[study.ratings["role"] == "judge", "order"]))
-    if len(orders) > 1:
-        return "AB" if "AB" in orders else orders[0]
-    return None
-
-
-def judge_and_expert_matrices(
-    study: Any, dimension: str, judges: list[str] | None = None
-) -> tuple[Any, Any]:
-    """``(experts, judges)`` rating matrices on the same items (judges in one presentation order)."""
-    experts = study.matrix(dimension, role="expert")
-    judges = judges if judges is not None else study.judges
-    jm = study.matrix(dimension, raters=judges, order=judge_order(study))
-    return experts, jm
-
-
-def study_alt_test(
-    study: Any,
-    dimension: str,
-    *,
-    judges: list[str] | None = None,
-    epsilon: float = 0.1,
-    q: float = 0.05,
-    invalid: InvalidPolicy = "exclude",
-    min_items_per_annotator: int = 30,
-) -> list[AltTestResult]:
-    """The alt-test of every judge against the study's experts on one dimension."""
-    scale = study.scales[dimension]
-    ex, jm = judge_and_expert_matrices(study, dimension, judges)
-    if len(ex.raters) < 2:
-        raise ValueError(
-            f"the alt-test needs at least 2 experts; {dimension!r} has {len(ex.raters)}"
-        )
-    scoring: Scoring = "accuracy" if scale.level == "nominal" else "neg_rmse"
-    if scale.is_categorical and scale.level == "ordinal":
-        vals = scale.numeric_values()
-        ex_v = np.where(np.isnan(ex.values), np.nan, vals[np.nan_to_num(ex.values).astype(int)])
-        j_v = np.where(np.isnan(jm.values), np.nan, vals[np.nan_to_num(jm.values).astype(int)])
-    else:
-        ex_v, j_v = ex.values, jm.values
-    return [
-        alt_test(
-            j_v[:, k],
-            ex_v,
-            annotator_names=ex.raters,
-            judge_name=name,
-            epsilon=epsilon,
-            q=q,
-            scoring=scoring,
-            invalid=invalid,
-            min_items_per_annotator=min_items_per_annotator,
-        )
-        for k, name in enumerate(jm.raters)
-    ]
-
-
 def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -> pd.DataFrame:
     """One row per judge: winning rate, advantage probability, pass, and the per-annotator p-values."""
     rows = []
@@ -345,78 +281,4 @@ def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -
         for _, a in r.table.iterrows():
             row[f"p_by[{a['annotator']}]"] = a["p_by"]
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def judge_expert_agreement(
-    study: Any,
-    dimension: str,
-    *,
-    judges: list[str] | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    method: Literal["percentile", "basic", "bca"] = "bca",
-) -> pd.DataFrame:
-    """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
-
-    One row per judge x left-out expert ``e``: ``kappa_judge_e`` (Cohen's kappa with ``e``,
-    analytic FCE interval), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
-    kappa with the other experts), and their difference ``judge_minus_expert`` with a paired
-    bootstrap interval (item resamples, ``n_resamples``, ``seed``; the same resamples for every
-    row). A negative difference whose interval excludes 0 means the judge agrees with the other
-    experts less than expert ``e`` does.
-    """
-    scale = study.scales[dimension]
-    if not scale.is_categorical:
-        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.level}")
-    ex, jm = judge_and_expert_matrices(study, dimension, judges)
-    cats = np.arange(len(scale.categories), dtype=float)
-    n = ex.values.shape[0]
-    plan = ResamplePlan(n_items=n, n_resamples=n_resamples, seed=seed)
-    E, J = ex.values, jm.values
-
-    def mean_kappa(col: np.ndarray, others: np.ndarray):
-        def stat(W: np.ndarray) -> np.ndarray:
-            ks = [
-                cohen_kappa_core(np.c_[col, others[:, k]], W, categories=cats)
-                for k in range(others.shape[1])
-            ]
-            return np.mean(np.stack(ks, axis=0), axis=0)
-
-        return stat
-
-    rows = []
-    for jj, judge in enumerate(jm.raters):
-        for e, expert in enumerate(ex.raters):
-            others = np.delete(E, e, axis=1)
-            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence=confidence)
-            row: dict[str, Any] = {
-                "judge": judge,
-                "expert": expert,
-                "n": k1.n,
-                "kappa_judge_expert": k1.estimate,
-                "kappa_judge_expert_low": k1.ci_low,
-                "kappa_judge_expert_high": k1.ci_high,
-            }
-            if others.shape[1]:
-                d = paired_difference(
-                    mean_kappa(J[:, jj], others),
-                    mean_kappa(E[:, e], others),
-                    n,
-                    plan=plan,
-                    confidence=confidence,
-                    method=method,
-                    name="judge_minus_expert",
-                )
-                row.update(
-                    kappa_judge_others=d.extra["estimate_a"],
-                    kappa_expert_others=d.extra["estimate_b"],
-                    judge_minus_expert=d.estimate,
-                    diff_low=d.ci_low,
-                    diff_high=d.ci_high,
-                    p_two_sided=d.extra["p_two_sided"],
-                    ci_method=d.ci_method,
-                )
-            rows.append(row)
     return pd.DataFrame(rows)

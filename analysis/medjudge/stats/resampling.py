@@ -122,7 +122,11 @@ def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> n
     """
     idx = rng.integers(0, m, size=(n_resamples, m))
     idx += (np.arange(n_resamples) * m)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_resamples * m).reshape(n_resamples, m).astype(np.float64)
+    return (
+        np.bincount(idx.ravel(), minlength=n_resamples * m)
+        .reshape(n_resamples, m)
+        .astype(np.float64)
+    )
 
 
 def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:

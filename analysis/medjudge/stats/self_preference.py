@@ -15,7 +15,7 @@ its own family's answer with probability ``lambda`` and otherwise is right with 
 ``p`` independently of authorship, then ``P(y|own=1) = lambda + (1-lambda) p`` and
 ``P(y|own=0) = (1-lambda) p``, so ``delta = lambda`` exactly, whatever ``p``; the raw rate of
 own picks is attenuated towards 50% by ordinary errors (the same argument as the accuracy gap
-for length bias in :mod:`medjudge.stats.bias`; Panickssery, Bowman & Feng 2024, "LLM
+for length bias in :mod:`medjudge.analyses.bias`; Panickssery, Bowman & Feng 2024, "LLM
 evaluators recognize and favor their own generations", NeurIPS, measure self-preference
 against human judgements in the same spirit).
 """

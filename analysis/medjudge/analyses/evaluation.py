@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data.model import Study
-from .stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from .stats.comparisons import all_pairs
-from .stats.ranking import leaderboard
-from .stats.resampling import ResamplePlan
+from ..data.model import Study
+from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
+from ..stats.comparisons import all_pairs
+from ..stats.ranking import leaderboard
+from ..stats.resampling import ResamplePlan
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
@@ -76,7 +76,7 @@ def expert_ceiling(study: Study, dimension: str) -> pd.DataFrame:
     This is the human ceiling a judge is compared with; items where the others split have no
     leave-one-out gold and are counted in ``n_no_gold``.
     """
-    from .data.model import majority_gold
+    from ..data.model import majority_gold
 
     if len(study.experts) < 3:
         return pd.DataFrame(columns=["dimension", "expert", "accuracy", "n", "n_no_gold"])

@@ -1,6 +1,6 @@
 """Judge bias diagnostics: label balance, dimension structure, length (verbosity) bias.
 
-Position bias lives in :mod:`medjudge.stats.position`, score-valued judges and calibration in
+Position bias lives in :mod:`medjudge.analyses.position`, score-valued judges and calibration in
 :mod:`medjudge.stats.scores`, repeated runs in :mod:`medjudge.stats.consistency`;
 :func:`bias_report` collects everything that applies to a study.
 
@@ -287,8 +287,8 @@ def bias_report(
     study: Study, *, cluster: str | None = None, level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
     """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis)."""
-    from medjudge.stats.consistency import run_consistency
-    from medjudge.stats.position import a_rate_table, swap_table
+    from medjudge.analyses.consistency import run_consistency
+    from medjudge.analyses.position import a_rate_table, swap_table
 
     out: dict[str, pd.DataFrame] = {}
     if cluster is not None and cluster not in study.items.columns:

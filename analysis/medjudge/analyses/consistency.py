@@ -1,0 +1,38 @@
+"""consistency: study-level part (moved from medjudge.stats.consistency)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.consistency import consistency_arrays
+from medjudge.stats.intervals import wilson_interval
+
+
+def run_consistency(study: Study, level: float = 0.95) -> pd.DataFrame:
+    """One row per rater x dimension (x order) with more than one run; empty when there is none."""
+    r = study.ratings
+    runs = r.groupby(["rater", "dimension", "order"])["run"].nunique()
+    rows = []
+    for (rater, dim, order), k in runs.items():
+        if k < 2:
+            continue
+        sub = r[(r["rater"] == rater) & (r["dimension"] == dim) & (r["order"] == order)]
+        codes = study.scales[dim].encode(sub["value"])
+        wide = sub.assign(_c=codes).pivot(index="item", columns="run", values="_c")
+        st = consistency_arrays(wide.to_numpy(dtype=float))
+        if st["n_items"] == 0:
+            continue
+        lo, hi = wilson_interval(st["flips"], st["n_items"], level)
+        rows.append(
+            {
+                "rater": rater,
+                "dimension": dim,
+                "order": order,
+                "runs": int(k),
+                **st,
+                "flip_ci_low": float(lo),
+                "flip_ci_high": float(hi),
+            }
+        )
+    return pd.DataFrame(rows)
