@@ -10,8 +10,6 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from medjudge.analyses.models import EXPERTS, answer_model_ranking, pairwise_outcomes
 from medjudge.stats.bradley_terry import (
     bradley_terry,
@@ -21,6 +19,7 @@ from medjudge.stats.bradley_terry import (
     win_probability,
 )
 from medjudge.stats.rank_sets import kendall_tau_b, rank_confidence_sets, spearman_rho
+from scipy import stats
 
 choix = pytest.importorskip("choix")
 
@@ -137,7 +136,7 @@ def test_fastchat_style_bootstrap(pandalm_study):
         yy = df["y"].to_numpy().copy()
         yv = np.where(yy == 1, 1.0, np.where(yy == 0, 0.0, np.nan))
         tie = np.isnan(yv)
-        yv[: n][tie[: n]] = 1.0
+        yv[:n][tie[:n]] = 1.0
         yv[n:][tie[n:]] = 0.0
         x = np.zeros((len(df), len(names)))
         x[np.arange(len(df)), df["a"]] = np.log(10)

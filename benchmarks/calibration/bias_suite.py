@@ -84,12 +84,24 @@ def run(reps: int, seed: int, n_clusters: int, level: float = 0.95) -> list[dict
     rows = []
     for lam in (0.0, 0.15):
         out = np.array([self_pref_rep(rng, n_clusters, lam, level) for _ in range(reps)])
-        rows.append({"scenario": f"self-preference, lambda={lam}", "reject": out[:, 0].mean(),
-                     "cover": out[:, 1].mean(), "cover_lc": np.nan})
+        rows.append(
+            {
+                "scenario": f"self-preference, lambda={lam}",
+                "reject": out[:, 0].mean(),
+                "cover": out[:, 1].mean(),
+                "cover_lc": np.nan,
+            }
+        )
     for b1 in (0.0, 0.7):
         out = np.array([length_rep(rng, n_clusters, b1, level) for _ in range(reps)])
-        rows.append({"scenario": f"length, b1={b1}", "reject": out[:, 0].mean(),
-                     "cover": out[:, 1].mean(), "cover_lc": out[:, 2].mean() if b1 else np.nan})
+        rows.append(
+            {
+                "scenario": f"length, b1={b1}",
+                "reject": out[:, 0].mean(),
+                "cover": out[:, 1].mean(),
+                "cover_lc": out[:, 2].mean() if b1 else np.nan,
+            }
+        )
     return rows
 
 
@@ -104,14 +116,20 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows = run(a.reps, a.seed, a.n_clusters)
     mc = lambda p: np.sqrt(p * (1 - p) / a.reps)  # noqa: E731
-    print(f"# bias-suite calibration: reps={a.reps} seed={a.seed} n_clusters={a.n_clusters} "
-          f"(~{3 * a.n_clusters} items), nominal 5% / 95%")
-    print("| scenario | rejection rate (MC SE) | coverage of effect (MC SE) | coverage of LC accuracy |")
+    print(
+        f"# bias-suite calibration: reps={a.reps} seed={a.seed} n_clusters={a.n_clusters} "
+        f"(~{3 * a.n_clusters} items), nominal 5% / 95%"
+    )
+    print(
+        "| scenario | rejection rate (MC SE) | coverage of effect (MC SE) | coverage of LC accuracy |"
+    )
     print("|---|---|---|---|")
     for r in rows:
         lc = "" if np.isnan(r["cover_lc"]) else f"{r['cover_lc']:.3f} ({mc(r['cover_lc']):.3f})"
-        print(f"| {r['scenario']} | {r['reject']:.3f} ({mc(r['reject']):.3f}) | "
-              f"{r['cover']:.3f} ({mc(r['cover']):.3f}) | {lc} |")
+        print(
+            f"| {r['scenario']} | {r['reject']:.3f} ({mc(r['reject']):.3f}) | "
+            f"{r['cover']:.3f} ({mc(r['cover']):.3f}) | {lc} |"
+        )
     print(f"# {time.perf_counter() - t0:.1f} s")
     return 0
 

@@ -249,7 +249,9 @@ def answer_model_ranking(
     judges = list(judges) if judges is not None else all_judges
     for j in judges:
         _check("judges", j, j in all_judges, f"judges are {all_judges}")
-    sources = ([EXPERTS] if include_experts and (study.experts or study.gold_table is not None) else [])
+    sources = (
+        [EXPERTS] if include_experts and (study.experts or study.gold_table is not None) else []
+    )
     sources += judges
     if not sources:
         raise ValueError("no source of verdicts: the study has neither experts/gold nor judges")

@@ -110,9 +110,7 @@ def stability(
     except ValueError:
         gmap, outcome = {}, "verdict code"
     names = sub["rater"].str.split(prompt_separator, n=1, regex=False)
-    sub = sub.assign(
-        _eval=names.str[0], _prompt=names.map(lambda p: p[1] if len(p) > 1 else "")
-    )
+    sub = sub.assign(_eval=names.str[0], _prompt=names.map(lambda p: p[1] if len(p) > 1 else ""))
     if gmap:
         g = sub["item"].map(gmap).to_numpy(dtype=float)
         y = np.where(np.isnan(sub["_c"]) | np.isnan(g), np.nan, (sub["_c"] == g).astype(float))
@@ -151,7 +149,11 @@ def stability(
                 continue
             est = float(vc[comp])
             lo, hi = bootstrap_interval(est, vcb[comp], level=level, method="percentile")
-            share_b = np.maximum(vcb[comp], 0) / vcb["total"] if comp != "residual" else vcb[comp] / vcb["total"]
+            share_b = (
+                np.maximum(vcb[comp], 0) / vcb["total"]
+                if comp != "residual"
+                else vcb[comp] / vcb["total"]
+            )
             share = max(est, 0) / float(vc["total"]) if vc["total"] > 0 else np.nan
             slo, shi = bootstrap_interval(share, share_b, level=level, method="percentile")
             comp_rows.append(
@@ -174,7 +176,9 @@ def stability(
         for kind in ("across_prompts", "across_runs"):
             if kind == "across_runs" and len(runs) < 2:
                 continue
-            lo, hi = bootstrap_interval(float(fl[kind]), flb[kind], level=level, method="percentile")
+            lo, hi = bootstrap_interval(
+                float(fl[kind]), flb[kind], level=level, method="percentile"
+            )
             flip_rows.append(
                 {
                     "evaluator": ev,

@@ -18,8 +18,8 @@ import argparse
 
 import pandas as pd
 
-from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.bias import bias_report
+from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
 from ._common import add_input_args, dump_json, load_input

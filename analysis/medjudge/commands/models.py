@@ -110,7 +110,17 @@ def run(args: argparse.Namespace) -> int:
         f"# answer-model strengths ({st['dimension']}; {st['tie_rule']}; {st['interval']}, "
         f"B={st['n_resamples']}, seed={st['seed']}; rank sets: {st['rank_sets']})"
     )
-    cols = ["source", "model", "strength", "ci_low", "ci_high", "elo", "rank", "rank_low", "rank_high"]
+    cols = [
+        "source",
+        "model",
+        "strength",
+        "ci_low",
+        "ci_high",
+        "elo",
+        "rank",
+        "rank_low",
+        "rank_high",
+    ]
     with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
         t = res.strengths
         if not t.empty:

@@ -264,7 +264,9 @@ def bradley_terry(
         try:
             step = np.linalg.solve(info, grad[..., None])[..., 0]
         except np.linalg.LinAlgError:
-            step = np.stack([np.linalg.lstsq(m, g, rcond=None)[0] for m, g in zip(info, grad, strict=True)])
+            step = np.stack(
+                [np.linalg.lstsq(m, g, rcond=None)[0] for m, g in zip(info, grad, strict=True)]
+            )
         scale = np.ones(ra.size)
         new = par[ra] + step
         new_ll = loglik(new, ra)
