@@ -156,3 +156,16 @@ def test_cli_bias_suite_json():
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_report_sections(pandalm_study, demo_study):
+    from medjudge.report.sections import bias_suite as bias_section
+    from medjudge.report.sections import models as models_section
+
+    out = models_section.section(pandalm_study, n_resamples=100)
+    assert {"strengths", "judge_vs_experts", "counts"} <= set(out["tables"])
+    assert "(tied)" in out["text"][1]  # both judges have tau 0.8 on PandaLM
+    not_applicable = models_section.section(demo_study)
+    assert not_applicable["tables"] == {} and "not shown" in not_applicable["text"][0]
+    b = bias_section.section(demo_study)
+    assert "effects" in b["tables"] and any("not tested" in t for t in b["text"])
