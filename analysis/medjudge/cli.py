@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "bias": "judge bias diagnostics: position, length, label balance, dimensions, runs; bias suite",
     "models": "rank the answer models (Bradley-Terry) by the experts and by each judge",
     "report": "render the judge evaluation and/or annotation audit report (HTML, PDF)",
+    "ppi": "judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
+    "plan": "expert labels needed (accuracy, kappa, paired judges, alt-test, PPI)",
 }
 
 
