@@ -43,7 +43,7 @@ def test_crowd_study_compare_json_equals_pandas_sklearn(crowd):
     conf = pd.DataFrame(jg["confusion"])
     classes = pd.DataFrame(jg["classes"])
     model = df[df["kind"] == "model"].copy()
-    model["pred"] = model["label"].where(model["label"] != "N/A", "NA")
+    model["pred"] = model["label"].fillna("NA").replace("N/A", "NA")  # read_csv: N/A is NaN
     gold = df.drop_duplicates(["item_id", "question"]).set_index(["item_id", "question"])["gold"]
     assert set(jg["settings"]["dimensions"]) == set(_studies.DIMS)
     assert jg["settings"]["kappa_weights"]["risk"] == "linear"
