@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "subgroups": "accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
     "bias": "judge bias diagnostics: position, length, label balance, dimensions, runs",
     "report": "render the judge evaluation and/or annotation audit report (HTML, PDF)",
+    "ppi": "judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
+    "plan": "expert labels needed (accuracy, kappa, paired judges, alt-test, PPI)",
 }
 
 
