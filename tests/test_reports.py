@@ -361,12 +361,12 @@ def test_reports_in_a_real_browser(demo_reports):
 
 
 def test_custom_template_pagebreak_crossrefs_and_bibliography(tmp_path):
-    """reports/example.qmd (a user template): page break, @sec/@fig/@tbl references and a
+    """reports/custom.qmd (a user template): page break, @sec/@fig/@tbl references and a
     bibliography render in HTML and PDF; its numbers come from the library."""
     from medjudge.report.render import render_qmd
 
     files = render_qmd(
-        ROOT / "reports" / "example.qmd", out_dir=tmp_path,
+        ROOT / "reports" / "custom.qmd", out_dir=tmp_path,
         params={"data": str(DEMO.resolve()), "resamples": 100},
     )  # fmt: skip
     html = files["html"].read_text(encoding="utf-8")

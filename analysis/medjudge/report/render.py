@@ -251,7 +251,7 @@ def _width_attr(payload: Any, ext: str, dpi: float) -> str:
             width_in = int.from_bytes(head[16:20], "big") / float(dpi)
     except (ValueError, IndexError):
         width_in = None
-    if width_in is None or width_in >= TEXT_WIDTH_IN:
+    if not width_in or width_in >= TEXT_WIDTH_IN:
         return "width=100%"
     return f"width={width_in:.2f}in"
 
