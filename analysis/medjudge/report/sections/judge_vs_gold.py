@@ -16,6 +16,9 @@ from . import Finding, Section, md
 KEY = "judge-vs-gold"
 TITLE = "Judges against gold"
 
+#: Confusion matrices shown in the report (headline dimension); all are in the JSON/CSV.
+MAX_CONFUSION = 6
+
 
 def _ci(low: float, high: float) -> str:
     return "–" if pd.isna(low) or pd.isna(high) else f"{low:.3f} to {high:.3f}"
@@ -88,33 +91,45 @@ def build(ctx: Any) -> Section:
             f"*{md(d)}*: judges and baselines against gold ({lvl} intervals).",
             metrics_table(res, d),
         )
-        cls = res.table("classes", d).query("role == 'judge'")
-        if len(cls):
-            cls = cls.assign(
-                cell=[
-                    f"{_num(e)} ({_ci(a, b)})"
-                    for e, a, b in zip(cls["estimate"], cls["ci_low"], cls["ci_high"], strict=True)
-                ]
-            )
-            t = cls.pivot_table(
-                index=["judge", "class"],
-                columns="metric",
-                values="cell",
-                aggfunc="first",
-                sort=False,
-            ).reset_index()
-            sec.table(
-                f"tbl-{KEY}-{len(sec.blocks)}",
-                f"*{md(d)}*: per-class recall and precision ({lvl} intervals).",
-                t,
-            )
-        for judge in res.settings["judges"]:
-            cm = res.confusion_matrix(d, judge).reset_index()
-            sec.table(
-                f"tbl-{KEY}-{len(sec.blocks)}",
-                f"*{md(d)}*: confusion matrix of {md(judge)} (rows gold, columns verdict).",
-                cm.astype(str),
-            )
+        head = getattr(ctx, "headline", None)
+        if d == head or (
+            head not in res.settings["dimensions"] and d == res.settings["dimensions"][0]
+        ):
+            cls = res.table("classes", d).query("role == 'judge'")
+            if len(cls):
+                cls = cls.assign(
+                    cell=[
+                        f"{_num(e)} ({_ci(a, b)})"
+                        for e, a, b in zip(
+                            cls["estimate"], cls["ci_low"], cls["ci_high"], strict=True
+                        )
+                    ]
+                )
+                t = cls.pivot_table(
+                    index=["judge", "class"],
+                    columns="metric",
+                    values="cell",
+                    aggfunc="first",
+                    sort=False,
+                ).reset_index()
+                sec.table(
+                    f"tbl-{KEY}-{len(sec.blocks)}",
+                    f"*{md(d)}*: per-class recall and precision ({lvl} intervals).",
+                    t,
+                )
+            shown = res.settings["judges"][:MAX_CONFUSION]
+            for judge in shown:
+                cm = res.confusion_matrix(d, judge).reset_index()
+                sec.table(
+                    f"tbl-{KEY}-{len(sec.blocks)}",
+                    f"*{md(d)}*: confusion matrix of {md(judge)} (rows gold, columns verdict).",
+                    cm.astype(str),
+                )
+            if len(res.settings["judges"]) > MAX_CONFUSION:
+                sec.text(
+                    f"Confusion matrices of the other {len(res.settings['judges']) - MAX_CONFUSION} "
+                    "judges and of the other dimensions: `compare --json` and `run` (confusion.csv)."
+                )
         tests = res.table("baseline_tests", d)
         none = not tests["beats_baseline"].any()
         sec.findings.append(
