@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from . import _options as opt
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -67,7 +68,7 @@ def render_reports(
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
     """
-    from ..report.render import render_qmd
+    from ..report.render import allow_renders, cancel_renders, render_qmd
 
     data = Path(path)
     if not data.exists():
@@ -101,11 +102,20 @@ def render_reports(
             command=command,
         )
 
-    if parallel and len(kinds) > 1:
-        with ThreadPoolExecutor(max_workers=len(kinds)) as pool:
-            futures = {k: pool.submit(one, k) for k in kinds}
-            return {k: f.result() for k, f in futures.items()}
-    return {k: one(k) for k in kinds}
+    allow_renders()
+    try:
+        if parallel and len(kinds) > 1:
+            with ThreadPoolExecutor(max_workers=len(kinds)) as pool:
+                futures = {k: pool.submit(one, k) for k in kinds}
+                try:
+                    return {k: f.result() for k, f in futures.items()}
+                except BaseException:
+                    cancel_renders()  # stop the other kernels before the pool waits for them
+                    raise
+        return {k: one(k) for k in kinds}
+    except (KeyboardInterrupt, SystemExit):
+        cancel_renders()
+        raise
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -117,10 +127,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="a Med-RewardBench bundle directory, or a table with --mapping")
     p.add_argument("--kind", choices=[*KINDS, "both"], default="both", help="default: both")
     p.add_argument("--to", default="html,pdf", help="html, pdf or html,pdf (default)")
-    p.add_argument("--out", default="out/reports", help="output directory (default: out/reports)")
+    p.add_argument(
+        "--out",
+        default="out/reports",
+        help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
+    )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (2000)")
+    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (2000)"
+    )
     p.add_argument(
         "--policy",
         choices=POLICIES,
@@ -158,24 +174,35 @@ def run(args: argparse.Namespace) -> int:
             "engine": args.engine,
         },
     )
-    from ..report.render import RenderError
+    from ..report.render import RenderError, _normalise_to
+    from ._output import output_folder
 
     try:
-        results = render_reports(
-            args.path,
-            kinds=kinds,
-            out=args.out,
-            to=args.to,
-            mapping=args.mapping,
-            seed=args.seed,
-            resamples=args.resamples,
-            policy=args.policy,
-            engine=args.engine,
-            command=command,
-        )
+        _normalise_to(args.to)
+    except ValueError as exc:
+        raise InputError(f"--to {args.to!r}: {exc}") from None
+    data = Path(args.path)
+    if not data.exists():
+        raise InputError("input not found", file=data)
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    try:
+        with output_folder(final, inputs=inputs) as stage:
+            results = render_reports(
+                args.path,
+                kinds=kinds,
+                out=stage,
+                to=args.to,
+                mapping=args.mapping,
+                seed=args.seed,
+                resamples=args.resamples,
+                policy=args.policy,
+                engine=args.engine,
+                command=command,
+            )
     except RenderError as exc:
-        print(f"medjudge: report failed: {exc}", file=sys.stderr)
+        print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
     for kind, files in results.items():
-        print(f"{kind}: " + ", ".join(str(p) for p in files.values()))
+        print(f"{kind}: " + ", ".join(str(final / p.name) for p in files.values()))
     return 0

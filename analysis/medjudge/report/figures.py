@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from .escape import literal_figure_text
 from .style import (
     DIVERGING_CMAP,
     OKABE_ITO,
@@ -174,7 +175,7 @@ def forest_plot(
             fig.tight_layout(rect=(0, 0.06, 1, 1))
         else:
             fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- heatmap
@@ -257,7 +258,7 @@ def organ_heatmap(
                 note += f" or CI wider than {fmt_num(max_ci_width, 2)}"
             ax.set_title(note, fontsize=6.5, fontweight="normal", loc="left", color="0.3")
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- matrices
@@ -331,7 +332,7 @@ def pairwise_matrix(
             fontsize=6.5, fontweight="normal", loc="left", color="0.3",
         )  # fmt: skip
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 def agreement_matrix(
@@ -381,7 +382,7 @@ def agreement_matrix(
         cbar.set_label(value_label)
         cbar.outline.set_visible(False)
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- ranks, bias
@@ -408,7 +409,7 @@ def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)"
         ax.set_xlabel(xlabel)
         ax.grid(axis="x")
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 def position_bias_plot(
@@ -457,7 +458,7 @@ def position_bias_plot(
         ax.grid(axis="x")
         ax.legend(title="presentation order", loc="best")
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- parse status
@@ -505,7 +506,7 @@ def parse_status_bars(
             handlelength=1.0,
         )  # fmt: skip
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- calibration
@@ -547,7 +548,7 @@ def reliability_diagram(
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper left")
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
 
 
 # ---------------------------------------------------------------------------- scores
@@ -610,7 +611,7 @@ def bland_altman_plot(
         fig.supxlabel(f"mean of judge and reference ({units})", fontsize=8)
         fig.legend(handles=handles, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
         fig.tight_layout(rect=(0, 0, 1, 0.93))
-    return fig
+    return literal_figure_text(fig)
 
 
 def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score") -> Figure:
@@ -648,4 +649,4 @@ def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score
             axes[k // ncols][k % ncols].set_visible(False)
         fig.supxlabel(f"expert reference ({units})", fontsize=8)
         fig.tight_layout()
-    return fig
+    return literal_figure_text(fig)
