@@ -120,6 +120,7 @@ def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
+    args.argv = argv  # recorded in output manifests
     previous = None
     with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
         previous = signal.signal(signal.SIGTERM, _on_sigterm)

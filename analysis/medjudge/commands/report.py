@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
-        with output_folder(final, inputs=inputs) as stage:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage:
             results = render_reports(
                 args.path,
                 kinds=kinds,

@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
-        with output_folder(final, inputs=inputs) as out:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
             summary = study.summary()
             (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
             safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)

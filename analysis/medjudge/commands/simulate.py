@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
 
     if out.is_dir() and any(out.iterdir()):
         _check_bundle(out)
-    with output_folder(out, replace_any=True) as stage:
+    with output_folder(out, replace_any=True, argv=getattr(args, "argv", None)) as stage:
         params = simulate(stage, seed=args.seed, n_items=args.items)
     print(
         f"wrote {params['n_items']} items, {len(params['judges'])} judges to {out} (seed {params['seed']}); "

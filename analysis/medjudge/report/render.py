@@ -39,7 +39,14 @@ from .escape import markdown as _escape_markdown
 from .escape import neutralise_raw_markdown
 from .qmd import INLINE_MIME, QmdError, inject_parameters, parse_qmd
 
-__all__ = ["RenderError", "cancel_renders", "render_qmd", "execute_notebook", "notebook_to_markdown", "pandoc_path"]
+__all__ = [
+    "RenderError",
+    "cancel_renders",
+    "render_qmd",
+    "execute_notebook",
+    "notebook_to_markdown",
+    "pandoc_path",
+]
 
 Engine = Literal["auto", "builtin", "quarto"]
 
@@ -347,7 +354,9 @@ def _outputs_markdown(
         elif "text/html" in data and "<table" in _source(data["text/html"]):
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/markdown" in data:
-            parts.append(neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n")) + "\n")
+            parts.append(
+                neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n")) + "\n"
+            )
         elif "text/html" in data:
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/latex" in data:
