@@ -109,11 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; the exit status is 0 (done), 1 (a report failed), 2 (bad input or
     option, or an operating-system error such as a full disk), 3 (a bug), 130/143 (Ctrl-C or
     SIGTERM; no outputs replaced)."""
+    previous = None
+    with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _main(argv)
-    except KeyboardInterrupt:  # while importing or parsing: nothing to clean up
-        print("medjudge: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # while importing or parsing: nothing to clean up
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"medjudge: {what}", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _main(argv: list[str] | None) -> int:
@@ -121,9 +128,6 @@ def _main(argv: list[str] | None) -> int:
     parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
-    previous = None
-    with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
@@ -183,9 +187,6 @@ def _main(argv: list[str] | None) -> int:
             file=sys.stderr,
         )
         return 3
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _warning_note(caught: list[warnings.WarningMessage], debug: bool) -> None:

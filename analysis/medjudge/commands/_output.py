@@ -179,7 +179,15 @@ def _check_replaceable(out: Path, replace_any: bool = False) -> None:
         raise InputError(
             "--out is an existing file, not a folder", file=out, hint="choose a folder name"
         )
-    if not out.is_dir() or replace_any:
+    if not out.is_dir():
+        return
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(
+            "--out is a folder this process may not write (permission denied)",
+            file=out,
+            hint="choose another --out, or make the folder writable",
+        )
+    if replace_any:
         return
     names = {p.name for p in out.iterdir()}
     if not names or MANIFEST in names or names <= KNOWN_OUTPUTS:

@@ -103,19 +103,17 @@ def render_reports(
         )
 
     allow_renders()
-    try:
-        if parallel and len(kinds) > 1:
-            with ThreadPoolExecutor(max_workers=len(kinds)) as pool:
-                futures = {k: pool.submit(one, k) for k in kinds}
-                try:
-                    return {k: f.result() for k, f in futures.items()}
-                except BaseException:
-                    cancel_renders()  # stop the other kernels before the pool waits for them
-                    raise
-        return {k: one(k) for k in kinds}
-    except (KeyboardInterrupt, SystemExit):
-        cancel_renders()
-        raise
+    # Renders run in worker threads even one at a time: the main thread only waits, so Ctrl-C
+    # and SIGTERM reach it as KeyboardInterrupt (inside nbclient's event loop they would be
+    # turned into other errors), and it then stops the kernels before the pool is left.
+    workers = len(kinds) if parallel else 1
+    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        futures = {k: pool.submit(one, k) for k in kinds}
+        try:
+            return {k: f.result() for k, f in futures.items()}
+        except BaseException:
+            cancel_renders()  # stop the other kernels before the pool waits for them
+            raise
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -175,6 +175,6 @@ def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> 
         raise _ReportFailed(exc) from exc
     for kind, files in results.items():
         print(
-            f"{kind} report: " + ", ".join(str(final / p.relative_to(out)) for p in files.values())
+            f"{kind} report: " + ", ".join(str(final / "reports" / p.name) for p in files.values())
         )
     return 0

@@ -30,9 +30,11 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import html as _html
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -40,6 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "html",
+    "literal_figure_args",
     "literal_figure_text",
     "markdown",
     "mathtext",
@@ -49,6 +52,7 @@ __all__ = [
     "typst",
 ]
 
+F = TypeVar("F", bound=Callable[..., Any])
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
 _TYPST = re.compile(r"([\\#$*_`<>@\[\]~/\-=+'\"])")
 _DOLLAR = re.compile(r"(?<!\\)\$")
@@ -133,3 +137,53 @@ def literal_figure_text(fig: Figure) -> Figure:
         if "$" in s:
             t.set_text(mathtext(s))
     return fig
+
+
+def _literal(value: Any) -> Any:
+    import pandas as pd
+
+    if isinstance(value, str):
+        return mathtext(value) if "$" in value else value
+    if isinstance(value, pd.DataFrame):
+        out = value
+        texty = [
+            c
+            for c in value.columns
+            if value[c].dtype == object or str(value[c].dtype) in ("string", "str", "category")
+        ]
+        if any(value[c].astype(str).str.contains("$", regex=False).any() for c in texty):
+            out = value.copy()
+            for c in texty:
+                out[c] = value[c].astype(object).map(_literal)
+        if any("$" in str(c) for c in out.columns) or any("$" in str(i) for i in out.index):
+            out = out.copy() if out is value else out
+            out.columns = [_literal(c) for c in out.columns]
+            out.index = [_literal(i) for i in out.index]
+        return out
+    if isinstance(value, pd.Series):
+        if value.dtype == object and value.astype(str).str.contains("$", regex=False).any():
+            return value.map(_literal)
+        return value
+    if isinstance(value, Mapping):
+        return {_literal(k): _literal(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_literal(v) for v in value)
+    return value
+
+
+def literal_figure_args(func: F) -> F:
+    """Decorator for figure functions: every ``$`` in their text inputs is drawn literally.
+
+    Strings, text columns/index/columns of data frames, and keys/values of mappings and
+    sequences go through :func:`mathtext` before the figure is built (layout measures text
+    while building), and :func:`literal_figure_text` catches the rest afterwards.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(_literal(a) for a in args)
+        kwargs = {k: _literal(v) for k, v in kwargs.items()}
+        fig = func(*args, **kwargs)
+        return literal_figure_text(fig) if hasattr(fig, "axes") else fig
+
+    return wrapper  # type: ignore[return-value]

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
-from .escape import literal_figure_text
+from .escape import literal_figure_args
 from .style import (
     DIVERGING_CMAP,
     OKABE_ITO,
@@ -99,6 +99,7 @@ def _matrix(
 
 
 # ---------------------------------------------------------------------------- forest plot
+@literal_figure_args
 def forest_plot(
     results: pd.DataFrame,
     *,
@@ -175,10 +176,11 @@ def forest_plot(
             fig.tight_layout(rect=(0, 0.06, 1, 1))
         else:
             fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- heatmap
+@literal_figure_args
 def organ_heatmap(
     results: pd.DataFrame,
     *,
@@ -258,10 +260,11 @@ def organ_heatmap(
                 note += f" or CI wider than {fmt_num(max_ci_width, 2)}"
             ax.set_title(note, fontsize=6.5, fontweight="normal", loc="left", color="0.3")
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- matrices
+@literal_figure_args
 def pairwise_matrix(
     results: pd.DataFrame,
     *,
@@ -332,9 +335,10 @@ def pairwise_matrix(
             fontsize=6.5, fontweight="normal", loc="left", color="0.3",
         )  # fmt: skip
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
+@literal_figure_args
 def agreement_matrix(
     results: pd.DataFrame,
     *,
@@ -382,10 +386,11 @@ def agreement_matrix(
         cbar.set_label(value_label)
         cbar.outline.set_visible(False)
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- ranks, bias
+@literal_figure_args
 def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)") -> Figure:
     """Rank of each judge with its resampling interval.
 
@@ -409,9 +414,10 @@ def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)"
         ax.set_xlabel(xlabel)
         ax.grid(axis="x")
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
+@literal_figure_args
 def position_bias_plot(
     results: pd.DataFrame,
     *,
@@ -458,10 +464,11 @@ def position_bias_plot(
         ax.grid(axis="x")
         ax.legend(title="presentation order", loc="best")
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- parse status
+@literal_figure_args
 def parse_status_bars(
     results: pd.DataFrame,
     *,
@@ -506,10 +513,11 @@ def parse_status_bars(
             handlelength=1.0,
         )  # fmt: skip
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- calibration
+@literal_figure_args
 def reliability_diagram(
     results: pd.DataFrame,
     *,
@@ -548,10 +556,11 @@ def reliability_diagram(
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper left")
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig
 
 
 # ---------------------------------------------------------------------------- scores
+@literal_figure_args
 def bland_altman_plot(
     pairs: pd.DataFrame,
     limits: pd.DataFrame | None = None,
@@ -611,9 +620,10 @@ def bland_altman_plot(
         fig.supxlabel(f"mean of judge and reference ({units})", fontsize=8)
         fig.legend(handles=handles, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
         fig.tight_layout(rect=(0, 0, 1, 0.93))
-    return literal_figure_text(fig)
+    return fig
 
 
+@literal_figure_args
 def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score") -> Figure:
     """Judge score against expert reference score, with the identity line, per judge.
 
@@ -649,4 +659,4 @@ def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score
             axes[k // ncols][k % ncols].set_visible(False)
         fig.supxlabel(f"expert reference ({units})", fontsize=8)
         fig.tight_layout()
-    return literal_figure_text(fig)
+    return fig

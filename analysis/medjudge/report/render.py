@@ -21,6 +21,7 @@ See ``shared/research/report-rendering.md`` for the measurements behind these ch
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import re
@@ -233,7 +234,9 @@ def execute_notebook(
     with _ACTIVE_LOCK:
         _ACTIVE.add(client)
     try:
-        client.execute(env=kernel_env)
+        # the kernel process's own stderr (not the cells') would print tracebacks of its
+        # shutdown on Ctrl-C; the cells' output reaches the report through the notebook
+        client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
     except CellExecutionError as exc:
         raise _chunk_error(nb, path, exc) from None
     except CellTimeoutError as exc:
@@ -244,6 +247,11 @@ def execute_notebook(
     finally:
         with _ACTIVE_LOCK:
             _ACTIVE.discard(client)
+        # nbclient registers a kernel clean-up at exit; after an interrupted run the kernel is
+        # gone and that clean-up would print a traceback when Python exits
+        cleanup = getattr(client, "_cleanup_kernel", None)
+        if cleanup is not None:
+            atexit.unregister(cleanup)
     _check_cancelled(path)
     return nb
 
