@@ -180,7 +180,7 @@ def test_library_warnings_become_one_counted_note(table, monkeypatch):
     rc, out, err = cli(["validate", path, "--mapping", mapping])
     assert rc == 0
     lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("medjudge: note: 2 numerical warning(s)")
+    assert len(lines) == 1 and lines[0].startswith("medjudge: note: 2 warning(s) from numpy")
     assert "site-packages" not in err and ".py" not in err
 
 

@@ -204,7 +204,7 @@ def _warning_note(caught: list[warnings.WarningMessage], debug: bool) -> None:
         {f"{w.category.__name__}: {' '.join(str(w.message).split())[:80]}" for w in caught}
     )
     print(
-        f"medjudge: note: {len(caught)} numerical warning(s) from the libraries were suppressed "
+        f"medjudge: note: {len(caught)} warning(s) from numpy/pandas/scipy/statsmodels suppressed "
         f"(e.g. {kinds[0]}); --debug shows them",
         file=sys.stderr,
     )
