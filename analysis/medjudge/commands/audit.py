@@ -16,6 +16,7 @@ import pandas as pd
 
 from medjudge.analyses.audit import audit_study
 from medjudge.analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
@@ -45,6 +46,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.EPSILON,
         default=0.1,
         help="alt-test margin: 0.1 skilled annotators/experts (default), 0.2 crowd workers",
+    )
+    p.add_argument(
+        "--policy",
+        choices=["wrong", "exclude"],
+        default="wrong",
+        help="alt-test items without a usable judge verdict: count as losses (wrong, default, "
+        "as the audit report does) or exclude them (the alt-test authors' code)",
     )
     p.add_argument(
         "--judge-dimension",
@@ -86,7 +94,9 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         alt = {}
         for dim in dims:
             if study.scales[dim].is_categorical:
-                alt[dim] = study_alt_test(study, dim, epsilon=args.epsilon)
+                alt[dim] = study_alt_test(
+                    study, dim, epsilon=args.epsilon, invalid=alt_invalid_rule(args.policy)
+                )
         out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
         out["alt_test_table"] = (
             pd.concat([alt_test_table(r, d) for d, r in alt.items()], ignore_index=True)

@@ -1,7 +1,8 @@
 """``medjudge report``: render the judge evaluation and/or annotation audit report (HTML, PDF).
 
 The templates ship inside the package (``medjudge/report/templates/{judges,audit}.qmd``;
-``reports/`` in the repository holds identical copies for Quarto users). Rendering uses the
+``reports/judges.qmd`` and ``reports/audit.qmd`` are symlinks to them). ``--template FILE.qmd``
+renders a user template instead, passing the parameters its parameters cell declares. Rendering uses the
 built-in pip-only path unless ``--engine quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
 finds Quarto on ``PATH``. Both reports are rendered concurrently (each in its own kernel); every
 output file is replaced atomically, so an interrupted run leaves earlier reports intact.
@@ -62,6 +63,14 @@ def render_reports(
     engine: str = "auto",
     command: str | None = None,
     parallel: bool = True,
+    template: str | Path | None = None,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    epsilon: float = 0.1,
+    by: list[str] | None = None,
+    names: dict[str, str] | None = None,
+    title: str | None = None,
+    author: str | None = None,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -83,13 +92,45 @@ def render_reports(
         raise InputError("mapping file not found", file=Path(mapping))
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"--confidence-level must be between 0 and 1, got {confidence_level}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not 0 <= epsilon < 1:
+        raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
+    if resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {resamples}")
     params = {
         "data": str(data.resolve()),
         "mapping": str(Path(mapping).resolve()) if mapping is not None else None,
         "seed": int(seed),
         "resamples": int(resamples),
         "policy": policy,
+        "confidence_level": float(confidence_level),
+        "alpha": float(alpha),
+        "epsilon": float(epsilon),
+        "by": list(by) if by else None,
+        "names": dict(names) if names else None,
     }
+    metadata = {"title": title, "author": author}
+    if template is not None:
+        tpl = Path(template)
+        if not tpl.is_file():
+            raise InputError("template not found", file=tpl)
+        if tpl.suffix.lower() != ".qmd":
+            raise InputError("a template must be a .qmd file", file=tpl)
+        from ..report.qmd import QmdError, parameter_names, parse_qmd
+
+        try:
+            declared = parameter_names(parse_qmd(tpl.read_text(encoding="utf-8"), path=str(tpl)))
+        except QmdError as exc:
+            raise InputError(str(exc), file=tpl) from None
+        kept = {k: v for k, v in params.items() if k in declared}
+        files = render_qmd(
+            tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
+            command=command, metadata=metadata,
+        )  # fmt: skip
+        return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
 
     def one(kind: str) -> dict[str, Path]:
@@ -100,6 +141,7 @@ def render_reports(
             params=params,
             engine=engine,  # type: ignore[arg-type]
             command=command,
+            metadata=metadata,
         )
 
     allow_renders()
@@ -147,6 +189,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="auto",
         help="builtin (pip only), quarto (needs quarto on PATH) or auto (default)",
     )
+    p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
+    p.add_argument("--title", help="report title (default: the template's)")
+    p.add_argument("--author", help="report author (default: the template's)")
+    p.add_argument(
+        "--confidence-level", type=opt.CONFIDENCE_LEVEL, default=0.95, help="interval coverage (default 0.95)"
+    )
+    p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
+    p.add_argument(
+        "--epsilon", type=opt.EPSILON, default=0.1,
+        help="alt-test margin: 0.1 experts (default), 0.2 crowd workers",
+    )  # fmt: skip
+    p.add_argument(
+        "--by", help="item attributes for subgroup breakdowns, comma-separated "
+        "(default: the first of organ_system, department, modality_type, subset)",
+    )  # fmt: skip
+    p.add_argument(
+        "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
+    )
     p.set_defaults(func=run)
 
 
@@ -170,8 +230,26 @@ def run(args: argparse.Namespace) -> int:
             "resamples": args.resamples,
             "policy": args.policy,
             "engine": args.engine,
+            "template": args.template,
+            "title": args.title,
+            "author": args.author,
+            "confidence-level": args.confidence_level,
+            "alpha": args.alpha,
+            "epsilon": args.epsilon,
+            "by": args.by,
+            "names": args.names,
         },
     )
+    names = {}
+    for part in (args.names or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or key.strip() not in ("judge", "expert", "judges", "experts") or not value:
+            raise ValueError(
+                f"--names: expected role=word with role judge or expert, got {part.strip()!r}"
+            )
+        names[key.strip()] = value.strip()
     from ..report.render import RenderError, _normalise_to
     from ._output import output_folder
 
@@ -197,6 +275,14 @@ def run(args: argparse.Namespace) -> int:
                 policy=args.policy,
                 engine=args.engine,
                 command=command,
+                template=args.template,
+                confidence_level=args.confidence_level,
+                alpha=args.alpha,
+                epsilon=args.epsilon,
+                by=[b.strip() for b in args.by.split(",") if b.strip()] if args.by else None,
+                names=names or None,
+                title=args.title,
+                author=args.author,
             )
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)

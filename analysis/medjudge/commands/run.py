@@ -2,7 +2,7 @@
 
 Writes into ``--out``: ``validation.json`` (all counts), ``parse_status.csv`` (per rater ×
 status) and ``accuracy.csv`` (judge × dimension accuracy under every invalid-verdict policy,
-Wilson 95% intervals), and prints the headline table. When the report extra is installed and
+the report's clustered Wilson intervals), and prints the headline table. When the report extra is installed and
 ``--report`` is not ``none``, the judge and audit reports are rendered into ``OUT/reports``
 (HTML and PDF; invalid verdicts counted as wrong, the Med-RewardBench rule).
 """
@@ -13,12 +13,12 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
+from ..analyses.evaluation import cluster_ids
 from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
+from ..stats.accuracy import policy_sensitivity
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input
 from ._output import output_folder
@@ -53,38 +53,36 @@ class _ReportFailed(Exception):
     """A report did not render: the staged outputs are discarded."""
 
 
-def accuracy_table(study: Study) -> pd.DataFrame:
-    """Judge × dimension accuracy against gold under each invalid-verdict policy (Wilson CI).
+def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Judge × dimension accuracy against gold under each invalid-verdict policy.
 
-    ``wrong`` (the Med-RewardBench rule: no usable verdict counts as wrong), ``exclude`` (only
-    usable verdicts), ``half`` (no usable verdict counts 0.5). Wilson (1927) score interval on
-    the items with gold; for ``half`` the interval uses the effective count ``sum(score)``.
+    The intervals are the report's: :func:`medjudge.stats.accuracy.policy_sensitivity`
+    (Wilson with the effective sample size of the cluster design, clusters as in
+    :func:`medjudge.analyses.evaluation.cluster_ids`), so ``accuracy.csv`` and the judge
+    report agree. ``wrong`` is the Med-RewardBench rule (no usable verdict counts as wrong),
+    ``exclude`` drops such items, ``half`` counts them 0.5.
     """
+    clusters, _ = cluster_ids(study)
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     rows = []
     for dim in study.dimensions:
         o = study.outcomes(dim)
-        for j, judge in enumerate(o.judges):
-            y = o.outcome[:, j]
-            usable = np.isfinite(y)
-            n_all, n_use = len(y), int(usable.sum())
+        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+        sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, level=confidence_level)
+        n_all = len(o.items)
+        for r in sens.itertuples(index=False):
             for pol in POLICIES:
-                if pol == "wrong":
-                    k, n = float(np.nansum(y)), n_all
-                elif pol == "exclude":
-                    k, n = float(np.nansum(y)), n_use
-                else:
-                    k, n = float(np.nansum(y) + 0.5 * (n_all - n_use)), n_all
-                lo, hi = proportion_confint(k, n, method="wilson") if n else (np.nan, np.nan)
                 rows.append(
                     {
-                        "judge": judge,
+                        "judge": r.judge,
                         "dimension": dim,
                         "policy": pol,
-                        "accuracy": k / n if n else np.nan,
-                        "ci_low": lo,
-                        "ci_high": hi,
-                        "n": n,
-                        "n_unusable": n_all - n_use,
+                        "accuracy": getattr(r, f"accuracy_{pol}"),
+                        "ci_low": getattr(r, f"ci_low_{pol}"),
+                        "ci_high": getattr(r, f"ci_high_{pol}"),
+                        "level": confidence_level,
+                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "n_unusable": int(r.n_invalid),
                         "gold": o.gold_method,
                         "order": o.order or "",
                     }

@@ -99,6 +99,36 @@ def _matrix(
 
 
 # ---------------------------------------------------------------------------- forest plot
+def _forest_range(
+    results: pd.DataFrame,
+    dims: Sequence[Any],
+    baseline: float | Mapping[Any, float] | None,
+    ceiling: float | Mapping[Any, float] | None,
+    xlim: tuple[float, float] | None,
+) -> tuple[float, float]:
+    """One x range for all panels: intervals, estimates and reference lines, padded; kept
+    inside [0, 1] when everything is a proportion."""
+    if xlim is not None:
+        return float(xlim[0]), float(xlim[1])
+    vals = list(results[["ci_low", "ci_high", "estimate"]].to_numpy(dtype=float).ravel())
+    for col, ref in (("baseline", baseline), ("ceiling", ceiling)):
+        if col in results:
+            vals += list(pd.to_numeric(results[col], errors="coerce"))
+        for d in dims:
+            v = _per_group_value(ref, d)
+            if v is not None:
+                vals.append(float(v))
+    arr = np.asarray(vals, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if not arr.size:
+        return 0.0, 1.0
+    lo, hi = float(arr.min()), float(arr.max())
+    pad = max(0.02, 0.04 * (hi - lo))
+    if lo >= 0 and hi <= 1:
+        return max(0.0, lo - pad), min(1.0, hi + pad)
+    return lo - pad, hi + pad
+
+
 @literal_figure_args
 def forest_plot(
     results: pd.DataFrame,
@@ -109,8 +139,15 @@ def forest_plot(
     dimension_order: Sequence[Any] | None = None,
     xlabel: str = "accuracy",
     max_cols: int = 3,
+    baseline_label: str = "trivial baseline",
+    ceiling_label: str = "expert ceiling",
+    xlim: tuple[float, float] | None = None,
 ) -> Figure:
     """Forest plot: judge accuracy with confidence intervals, one panel per dimension.
+
+    Every panel shares one x range that covers all intervals *and* every reference line, so
+    none is cut off (values outside [0, 1], e.g. differences, are allowed); ``xlim`` fixes it.
+    ``baseline_label`` / ``ceiling_label`` name the reference lines in the legend.
 
     Parameters
     ----------
@@ -139,8 +176,7 @@ def forest_plot(
         w, h = figsize(len(judges) * nrows, extra=0.9 + 0.4 * (nrows - 1))
         fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), sharey=True, squeeze=False)
         handles: dict[str, Any] = {}
-        lo_all = np.nanmin(results[["ci_low", "estimate"]].to_numpy(dtype=float))
-        hi_all = np.nanmax(results[["ci_high", "estimate"]].to_numpy(dtype=float))
+        lo_all, hi_all = _forest_range(results, dims, baseline, ceiling, xlim)
         for k, dim in enumerate(dims):
             ax = axes[k // ncols][k % ncols]
             sub = results[results["dimension"] == dim]
@@ -156,14 +192,14 @@ def forest_plot(
             base = sub["baseline"].iloc[0] if "baseline" in sub else _per_group_value(baseline, dim)
             ceil = sub["ceiling"].iloc[0] if "ceiling" in sub else _per_group_value(ceiling, dim)
             if base is not None and np.isfinite(base):
-                handles["trivial baseline"] = ax.axvline(base, **BASELINE_STYLE, label="baseline")
+                handles[baseline_label] = ax.axvline(base, **BASELINE_STYLE, label="baseline")
             if ceil is not None and np.isfinite(ceil):
-                handles["expert ceiling"] = ax.axvline(ceil, **CEILING_STYLE, label="ceiling")
+                handles[ceiling_label] = ax.axvline(ceil, **CEILING_STYLE, label="ceiling")
             ax.set_title(str(dim))
             ax.set_yticks(range(len(judges)), [str(j) for j in judges])
             ax.set_ylim(-0.7, len(judges) - 0.3)
             ax.grid(axis="x")
-            ax.set_xlim(max(0.0, lo_all - 0.05), min(1.0, hi_all + 0.05) if hi_all <= 1 else None)
+            ax.set_xlim(lo_all, hi_all)
             if k // ncols == nrows - 1 or k + ncols >= len(dims):
                 ax.set_xlabel(xlabel)
         for k in range(len(dims), nrows * ncols):
@@ -272,8 +308,13 @@ def pairwise_matrix(
     alpha: float = 0.05,
     order: Sequence[Any] | None = None,
     value_label: str = "difference (row − column)",
+    compact: bool | None = None,
+    p_label: str = "adjusted p",
 ) -> Figure:
     """Pairwise comparison matrix: adjusted p-values and the direction of the effect.
+
+    With more than 8 judges (or ``compact=True``) each cell shows only the difference; the
+    significance stays visible as bold (significant) against faded and hatched.
 
     Parameters
     ----------
@@ -290,6 +331,8 @@ def pairwise_matrix(
     )  # fmt: skip
     idx = {j: i for i, j in enumerate(names)}
     k = len(names)
+    compact = k > 8 if compact is None else compact
+    results = results[results["judge_a"].isin(idx) & results["judge_b"].isin(idx)]
     eff = np.full((k, k), np.nan)
     pv = np.full((k, k), np.nan)
     for a, b, e, pp in results[["judge_a", "judge_b", "estimate", p]].itertuples(index=False):
@@ -319,9 +362,10 @@ def pairwise_matrix(
                 sign = "+" if eff[i, j] > 0 and float(num) != 0 else ""
                 ptxt = fmt_p(pv[i, j])
                 ptxt = f"p {ptxt}" if ptxt.startswith("<") else f"p = {ptxt}"
+                label = f"{sign}{num}" if compact else f"{sign}{num}\n{ptxt}"
                 ax.text(
-                    j, i, f"{sign}{num}\n{ptxt}", ha="center", va="center",
-                    fontsize=6.2, fontweight="bold" if sig else "normal",
+                    j, i, label, ha="center", va="center",
+                    fontsize=6.0 if compact else 6.2, fontweight="bold" if sig else "normal",
                 )  # fmt: skip
         ax.set_xticks(range(k), [str(n) for n in names], rotation=35, ha="right")
         ax.set_yticks(range(k), [str(n) for n in names])
@@ -331,7 +375,7 @@ def pairwise_matrix(
         cbar.set_label(value_label)
         cbar.outline.set_visible(False)
         ax.set_title(
-            f"bold: adjusted p < {alpha:g}; hatched: not significant",
+            f"bold: {p_label} < {alpha:g}; hatched: not significant",
             fontsize=6.5, fontweight="normal", loc="left", color="0.3",
         )  # fmt: skip
         fig.tight_layout()

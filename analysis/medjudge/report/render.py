@@ -16,7 +16,6 @@ Outputs are written to a temporary directory inside ``out_dir`` and moved into p
 :func:`os.replace`, so a failed or interrupted render never leaves a half-written report in
 place of a good one.
 
-See ``shared/research/report-rendering.md`` for the measurements behind these choices.
 """
 
 from __future__ import annotations
@@ -298,6 +297,28 @@ def _source(data: Any) -> str:
     return "".join(data) if isinstance(data, list) else str(data)
 
 
+#: Text width of the page (A4 with the default margins), in inches; wider figures are scaled.
+TEXT_WIDTH_IN = 6.5
+
+
+def _width_attr(payload: Any, ext: str, dpi: float) -> str:
+    """``width=…in`` from the figure's own size (so ``fig-width`` is honoured), at most the
+    text width (``width=100%``)."""
+    width_in = None
+    try:
+        if ext == "svg":
+            m = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', _source(payload)[:2000])
+            width_in = float(m.group(1)) / 72.0 if m else None
+        else:
+            head = base64.b64decode(_source(payload)[:64])
+            width_in = int.from_bytes(head[16:20], "big") / float(dpi)
+    except (ValueError, IndexError):
+        width_in = None
+    if not width_in or width_in >= TEXT_WIDTH_IN:
+        return "width=100%"
+    return f"width={width_in:.2f}in"
+
+
 def _outputs_markdown(
     cell: nbformat.NotebookNode,
     opts: Mapping[str, Any],
@@ -305,6 +326,7 @@ def _outputs_markdown(
     files_dir: Path,
     rel_files: str,
     idx: int,
+    dpi: float = 150.0,
 ) -> list[str]:
     parts: list[str] = []
     label = str(opts.get("label") or "")
@@ -354,7 +376,7 @@ def _outputs_markdown(
                 (files_dir / name).write_bytes(base64.b64decode(_source(payload)))
             else:
                 (files_dir / name).write_text(_source(payload), encoding="utf-8")
-            attrs = "width=100%"
+            attrs = _width_attr(payload, ext, dpi)
             if fig_count == 1 and label.startswith("fig-"):
                 attrs = f"#{label} {attrs}"
             cap = str(fig_cap) if fig_cap and fig_count == 1 else ""
@@ -396,6 +418,7 @@ def notebook_to_markdown(
     meta = nb.metadata.get("qmd", {})
     defaults = _execute_defaults(meta)
     fig_format = _fig_format(meta, fmt)
+    dpi = float(_doc_option(meta, "fig-dpi", [fmt], 150))
     files_dir.mkdir(parents=True, exist_ok=True)
     chunks: list[str] = []
     inline_values: list[str] | None = None
@@ -423,7 +446,7 @@ def notebook_to_markdown(
             chunks.append(_fence(cell.source, "{.python .cell-code}"))
         if opts.get("output") is False:
             continue
-        chunks.extend(_outputs_markdown(cell, opts, fig_format, files_dir, rel_files, idx))
+        chunks.extend(_outputs_markdown(cell, opts, fig_format, files_dir, rel_files, idx, dpi=dpi))
     return "\n".join(chunks)
 
 
@@ -445,7 +468,56 @@ def _fill_inline(text: str, values: list[str] | None) -> str:
     return re.sub(r"\x00MJINLINE(\d+)\x00", sub, text)
 
 
-def _front_matter(meta: Mapping[str, Any], fmt: str, stem: str) -> tuple[str, list[str]]:
+def _resolve(name: str, src_dir: Path | None) -> str:
+    """A file named in the front matter, relative to the ``.qmd``'s directory."""
+    p = Path(name)
+    if not p.is_absolute() and src_dir is not None:
+        p = src_dir / p
+    if not p.is_file():
+        raise RenderError(f"file named in the front matter not found: {name} (looked at {p})")
+    return str(p.resolve())
+
+
+#: Quarto theme names with a dark background; everything else renders on the light style.
+_DARK_THEMES = {"darkly", "cyborg", "slate", "superhero", "solar", "vapor", "quartz"}
+
+
+def _theme_css(theme: Any, src_dir: Path | None) -> list[str]:
+    """Extra stylesheets for the ``theme`` option: a ``.css`` file is used as is; the dark
+    Bootswatch names get the built-in dark style; other names keep the default look."""
+    names = theme.get("light", theme.get("dark")) if isinstance(theme, Mapping) else theme
+    out: list[str] = []
+    for t in [names] if isinstance(names, str) else list(names or []):
+        if str(t).endswith(".css"):
+            out.append(_resolve(str(t), src_dir))
+        elif str(t).lower() in _DARK_THEMES:
+            out.append(str(_asset("theme-dark.css")))
+        elif str(t).lower() in (
+            "cosmo",
+            "flatly",
+            "litera",
+            "lumen",
+            "minty",
+            "sandstone",
+            "simplex",
+            "spacelab",
+            "united",
+            "yeti",
+            "zephyr",
+            "lux",
+            "pulse",
+            "sketchy",
+            "materia",
+            "journal",
+            "cerulean",
+        ):
+            out.append(str(_asset("theme-sans.css")))
+    return out
+
+
+def _front_matter(
+    meta: Mapping[str, Any], fmt: str, stem: str, src_dir: Path | None = None
+) -> tuple[str, list[str]]:
     """YAML block for pandoc plus extra command-line flags, for one format."""
     import yaml
 
@@ -453,6 +525,21 @@ def _front_matter(meta: Mapping[str, Any], fmt: str, stem: str) -> tuple[str, li
     merged = {k: v for k, v in meta.items() if k not in _DROP_META}
     merged.update({k: v for k, v in opts.items() if k not in _DROP_META})
     flags: list[str] = []
+    if merged.get("bibliography"):
+        bibs = merged["bibliography"]
+        bibs = [bibs] if isinstance(bibs, str) else list(bibs)
+        merged["bibliography"] = [_resolve(b, src_dir) for b in bibs]
+        if merged.get("csl"):
+            merged["csl"] = _resolve(str(merged["csl"]), src_dir)
+        merged.setdefault("link-citations", True)
+        flags.append("--citeproc")
+    if fmt == "html":
+        flags += [
+            f"--css={c}" for c in _theme_css(_doc_option(meta, "theme", [fmt], None), src_dir)
+        ]
+        css = merged.pop("css", None)
+        for c in [css] if isinstance(css, str) else list(css or []):
+            flags.append(f"--css={_resolve(c, src_dir)}")
     if _doc_option(meta, "toc", [fmt], False):
         flags.append("--toc")
         depth = _doc_option(meta, "toc-depth", [fmt], None)
@@ -524,6 +611,7 @@ def _render_builtin(
     params: Mapping[str, Any],
     env: Mapping[str, str],
     timeout: int,
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     text = src.read_text(encoding="utf-8")
     try:
@@ -532,6 +620,7 @@ def _render_builtin(
     except QmdError as exc:
         raise RenderError(str(exc)) from None
     meta = nb.metadata["qmd"]
+    meta.update({k: v for k, v in (metadata or {}).items() if v is not None})
     fig_formats = sorted({_fig_format(meta, f) for f in formats})
     width = float(_doc_option(meta, "fig-width", formats, 6.5))
     height = float(_doc_option(meta, "fig-height", formats, 4.0))
@@ -548,7 +637,7 @@ def _render_builtin(
     for fmt in formats:
         rel = f"{stem}_files"
         body = notebook_to_markdown(nb, fmt=fmt, files_dir=work / rel, rel_files=rel)
-        head, flags = _front_matter(meta, fmt, stem)
+        head, flags = _front_matter(meta, fmt, stem, src.parent)
         md = work / f"{stem}.{fmt}.md"
         md.write_text(head + body, encoding="utf-8")
         if fmt == "html":
@@ -568,7 +657,12 @@ def _render_builtin(
 
 
 def _render_quarto(
-    src: Path, formats: list[str], work: Path, params: Mapping[str, Any], env: Mapping[str, str]
+    src: Path,
+    formats: list[str],
+    work: Path,
+    params: Mapping[str, Any],
+    env: Mapping[str, str],
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:  # pragma: no cover - needs the quarto binary
     import yaml
 
@@ -580,6 +674,9 @@ def _render_quarto(
     for fmt in formats:
         cmd = [quarto, "render", str(src), "--to", "typst" if fmt == "pdf" else "html"]
         cmd += ["--output-dir", str(work)]
+        for key, value in (metadata or {}).items():
+            if value is not None:
+                cmd += ["-M", f"{key}:{value}"]
         if params:
             pfile = work / "params.yml"
             pfile.write_text(yaml.safe_dump(dict(params), sort_keys=True), encoding="utf-8")
@@ -604,8 +701,12 @@ def render_qmd(
     command: str | None = None,
     keep_intermediates: bool = False,
     timeout: int = 600,
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Render a ``.qmd`` report; return ``{"html": Path, "pdf": Path}`` for the formats asked.
+
+    ``metadata`` overrides front-matter keys (``title``, ``subtitle``, ``author``, ``date``),
+    like ``quarto render -M key:value``.
 
     Parameters
     ----------
@@ -650,9 +751,11 @@ def render_qmd(
     work = Path(tempfile.mkdtemp(prefix=f".{src.stem}-render-", dir=dest))
     try:
         if engine == "quarto":
-            produced = _render_quarto(src, formats, work, params or {}, env)
+            produced = _render_quarto(src, formats, work, params or {}, env, metadata)
         else:
-            produced = _render_builtin(src, formats, work, params or {}, env, timeout)
+            produced = _render_builtin(
+                src, formats, work, params or {}, env, timeout, metadata=metadata
+            )
         final: dict[str, Path] = {}
         if keep_intermediates:
             for extra in sorted(work.glob(f"{src.stem}.*")):
