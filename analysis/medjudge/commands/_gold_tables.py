@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..data.model import Study
+from ..report.escape import spreadsheet_frame as safe_csv
 
 
 def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -> list[Path]:
@@ -42,7 +43,7 @@ def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -
                 ("confusion", "confusion.csv"),
                 ("baseline_tests", "baseline_tests.csv"),
             ):
-                jg.table(name).to_csv(out / fname, index=False, float_format="%.6f")
+                safe_csv(jg.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
                 written.append(out / fname)
     elif cat:
         print("\njudges against gold: not computed (the study has no judges)")
@@ -56,6 +57,6 @@ def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -
         for part, why in sc.not_applicable.items():
             print(f"  not computed: {part}: {why}")
         for name, fname in (("metrics", "scores.csv"), ("reliability", "score_reliability.csv")):
-            sc.table(name).to_csv(out / fname, index=False, float_format="%.6f")
+            safe_csv(sc.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
             written.append(out / fname)
     return written

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from . import _options as opt
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -76,7 +77,7 @@ def render_reports(
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
     """
-    from ..report.render import render_qmd
+    from ..report.render import allow_renders, cancel_renders, render_qmd
 
     data = Path(path)
     if not data.exists():
@@ -143,11 +144,18 @@ def render_reports(
             metadata=metadata,
         )
 
-    if parallel and len(kinds) > 1:
-        with ThreadPoolExecutor(max_workers=len(kinds)) as pool:
-            futures = {k: pool.submit(one, k) for k in kinds}
+    allow_renders()
+    # Renders run in worker threads even one at a time: the main thread only waits, so Ctrl-C
+    # and SIGTERM reach it as KeyboardInterrupt (inside nbclient's event loop they would be
+    # turned into other errors), and it then stops the kernels before the pool is left.
+    workers = len(kinds) if parallel else 1
+    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        futures = {k: pool.submit(one, k) for k in kinds}
+        try:
             return {k: f.result() for k, f in futures.items()}
-    return {k: one(k) for k in kinds}
+        except BaseException:
+            cancel_renders()  # stop the other kernels before the pool waits for them
+            raise
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -159,10 +167,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="a Med-RewardBench bundle directory, or a table with --mapping")
     p.add_argument("--kind", choices=[*KINDS, "both"], default="both", help="default: both")
     p.add_argument("--to", default="html,pdf", help="html, pdf or html,pdf (default)")
-    p.add_argument("--out", default="out/reports", help="output directory (default: out/reports)")
+    p.add_argument(
+        "--out",
+        default="out/reports",
+        help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
+    )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (2000)")
+    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (2000)"
+    )
     p.add_argument(
         "--policy",
         choices=POLICIES,
@@ -179,11 +193,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
     p.add_argument(
-        "--confidence-level", type=float, default=0.95, help="interval coverage (default 0.95)"
+        "--confidence-level", type=opt.CONFIDENCE_LEVEL, default=0.95, help="interval coverage (default 0.95)"
     )
-    p.add_argument("--alpha", type=float, default=0.05, help="test size (default 0.05)")
+    p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
     p.add_argument(
-        "--epsilon", type=float, default=0.1,
+        "--epsilon", type=opt.EPSILON, default=0.1,
         help="alt-test margin: 0.1 experts (default), 0.2 crowd workers",
     )  # fmt: skip
     p.add_argument(
@@ -236,32 +250,43 @@ def run(args: argparse.Namespace) -> int:
                 f"--names: expected role=word with role judge or expert, got {part.strip()!r}"
             )
         names[key.strip()] = value.strip()
-    from ..report.render import RenderError
+    from ..report.render import RenderError, _normalise_to
+    from ._output import output_folder
 
     try:
-        results = render_reports(
-            args.path,
-            kinds=kinds,
-            out=args.out,
-            to=args.to,
-            mapping=args.mapping,
-            seed=args.seed,
-            resamples=args.resamples,
-            policy=args.policy,
-            engine=args.engine,
-            command=command,
-            template=args.template,
-            confidence_level=args.confidence_level,
-            alpha=args.alpha,
-            epsilon=args.epsilon,
-            by=[b.strip() for b in args.by.split(",") if b.strip()] if args.by else None,
-            names=names or None,
-            title=args.title,
-            author=args.author,
-        )
+        _normalise_to(args.to)
+    except ValueError as exc:
+        raise InputError(f"--to {args.to!r}: {exc}") from None
+    data = Path(args.path)
+    if not data.exists():
+        raise InputError("input not found", file=data)
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    try:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage:
+            results = render_reports(
+                args.path,
+                kinds=kinds,
+                out=stage,
+                to=args.to,
+                mapping=args.mapping,
+                seed=args.seed,
+                resamples=args.resamples,
+                policy=args.policy,
+                engine=args.engine,
+                command=command,
+                template=args.template,
+                confidence_level=args.confidence_level,
+                alpha=args.alpha,
+                epsilon=args.epsilon,
+                by=[b.strip() for b in args.by.split(",") if b.strip()] if args.by else None,
+                names=names or None,
+                title=args.title,
+                author=args.author,
+            )
     except RenderError as exc:
-        print(f"medjudge: report failed: {exc}", file=sys.stderr)
+        print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
     for kind, files in results.items():
-        print(f"{kind}: " + ", ".join(str(p) for p in files.values()))
+        print(f"{kind}: " + ", ".join(str(final / p.name) for p in files.values()))
     return 0

@@ -17,16 +17,25 @@ import pandas as pd
 
 from ..analyses.evaluation import cluster_ids
 from ..data.model import Study
+from ..report.escape import spreadsheet_frame as safe_csv
 from ..stats.accuracy import policy_sensitivity
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input
+from ._output import output_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="main job: validate, summary tables (and reports) for a bundle")
     add_input_args(p)
-    p.add_argument("--out", default="out", help="output directory (default: out)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument(
+        "--out",
+        default="out",
+        help="output folder (default: out); replaced as a whole when the run succeeds",
+    )
+    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (default 2000)"
+    )
     p.add_argument(
         "--report",
         choices=["both", "judges", "audit", "none"],
@@ -38,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 POLICIES = ("wrong", "exclude", "half")
+
+
+class _ReportFailed(Exception):
+    """A report did not render: the staged outputs are discarded."""
 
 
 def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
@@ -79,35 +92,44 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
 
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    summary = study.summary()
-    (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    study.rater_table().to_csv(out / "parse_status.csv", index=False)
-    acc = accuracy_table(study)
-    acc.to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    try:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
+            summary = study.summary()
+            (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
+            safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
+            acc = accuracy_table(study)
+            safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+            print(
+                f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
+                f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+            )
+            head = acc[acc["policy"] == "wrong"].pivot(
+                index="judge", columns="dimension", values="accuracy"
+            )
+            head = head[study.dimensions]
+            head["mean"] = head.mean(axis=1)
+            print(
+                "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+            )
+            print(head.sort_values("mean", ascending=False).round(3).to_string())
+            from ._gold_tables import write_gold_tables
+
+            more = write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+            rc = _reports(args, study, out, final)
+    except _ReportFailed as exc:
+        print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
+        return 1
     print(
-        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
-        f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+        f"\nwrote {final / 'validation.json'}, {final / 'parse_status.csv'}, {final / 'accuracy.csv'}"
+        + "".join(f", {final / p.name}" for p in more)
+        + f" and {final / 'MANIFEST.json'}"
     )
-    head = acc[acc["policy"] == "wrong"].pivot(
-        index="judge", columns="dimension", values="accuracy"
-    )
-    head = head[study.dimensions]
-    head["mean"] = head.mean(axis=1)
-    print(
-        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
-    )
-    print(head.sort_values("mean", ascending=False).round(3).to_string())
-    from ._gold_tables import write_gold_tables
-
-    more = write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
-    files = [out / "validation.json", out / "parse_status.csv", out / "accuracy.csv", *more]
-    print("\nwrote " + ", ".join(str(f) for f in files))
-    return _reports(args, study, out)
+    return rc
 
 
-def _reports(args: argparse.Namespace, study: Study, out: Path) -> int:
+def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> int:
     """Render the reports asked for with ``--report`` into ``OUT/reports`` (HTML and PDF)."""
     from . import report as report_cmd
 
@@ -152,8 +174,9 @@ def _reports(args: argparse.Namespace, study: Study, out: Path) -> int:
             command=command,
         )
     except RenderError as exc:
-        print(f"medjudge: report failed: {exc}", file=sys.stderr)
-        return 1
+        raise _ReportFailed(exc) from exc
     for kind, files in results.items():
-        print(f"{kind} report: " + ", ".join(str(p) for p in files.values()))
+        print(
+            f"{kind} report: " + ", ".join(str(final / "reports" / p.name) for p in files.values())
+        )
     return 0

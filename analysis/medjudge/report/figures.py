@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from .escape import literal_figure_args
 from .style import (
     DIVERGING_CMAP,
     OKABE_ITO,
@@ -128,6 +129,7 @@ def _forest_range(
     return lo - pad, hi + pad
 
 
+@literal_figure_args
 def forest_plot(
     results: pd.DataFrame,
     *,
@@ -214,6 +216,7 @@ def forest_plot(
 
 
 # ---------------------------------------------------------------------------- heatmap
+@literal_figure_args
 def organ_heatmap(
     results: pd.DataFrame,
     *,
@@ -297,6 +300,7 @@ def organ_heatmap(
 
 
 # ---------------------------------------------------------------------------- matrices
+@literal_figure_args
 def pairwise_matrix(
     results: pd.DataFrame,
     *,
@@ -378,6 +382,7 @@ def pairwise_matrix(
     return fig
 
 
+@literal_figure_args
 def agreement_matrix(
     results: pd.DataFrame,
     *,
@@ -429,6 +434,7 @@ def agreement_matrix(
 
 
 # ---------------------------------------------------------------------------- ranks, bias
+@literal_figure_args
 def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)") -> Figure:
     """Rank of each judge with its resampling interval.
 
@@ -455,6 +461,7 @@ def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)"
     return fig
 
 
+@literal_figure_args
 def position_bias_plot(
     results: pd.DataFrame,
     *,
@@ -505,6 +512,7 @@ def position_bias_plot(
 
 
 # ---------------------------------------------------------------------------- parse status
+@literal_figure_args
 def parse_status_bars(
     results: pd.DataFrame,
     *,
@@ -553,6 +561,7 @@ def parse_status_bars(
 
 
 # ---------------------------------------------------------------------------- calibration
+@literal_figure_args
 def reliability_diagram(
     results: pd.DataFrame,
     *,
@@ -595,6 +604,7 @@ def reliability_diagram(
 
 
 # ---------------------------------------------------------------------------- scores
+@literal_figure_args
 def bland_altman_plot(
     pairs: pd.DataFrame,
     limits: pd.DataFrame | None = None,
@@ -657,6 +667,7 @@ def bland_altman_plot(
     return fig
 
 
+@literal_figure_args
 def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score") -> Figure:
     """Judge score against expert reference score, with the identity line, per judge.
 

@@ -20,12 +20,14 @@ place of a good one.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -33,15 +35,23 @@ from typing import Any, Literal
 
 import nbformat
 
+from .escape import markdown as _escape_markdown
+from .escape import neutralise_raw_markdown
 from .qmd import INLINE_MIME, QmdError, inject_parameters, parse_qmd
 
-__all__ = ["RenderError", "render_qmd", "execute_notebook", "notebook_to_markdown", "pandoc_path"]
+__all__ = [
+    "RenderError",
+    "cancel_renders",
+    "render_qmd",
+    "execute_notebook",
+    "notebook_to_markdown",
+    "pandoc_path",
+]
 
 Engine = Literal["auto", "builtin", "quarto"]
 
 _EXT = {"html": "html", "pdf": "pdf"}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
 _DROP_META = {
     "format", "execute", "jupyter", "engine", "knitr", "params", "fig-format", "fig-width",
     "fig-height", "fig-dpi", "embed-resources", "self-contained", "html-math-method",
@@ -57,6 +67,44 @@ class RenderError(RuntimeError):
     def __init__(self, message: str, *, traceback: str | None = None) -> None:
         super().__init__(message)
         self.traceback = traceback
+
+
+# ---------------------------------------------------------------------------- cancellation
+_ACTIVE: set[Any] = set()
+_ACTIVE_LOCK = threading.Lock()
+_CANCELLED = threading.Event()
+
+
+def cancel_renders() -> None:
+    """Stop every report kernel of this process now (Ctrl-C/SIGTERM while rendering).
+
+    Renders running in other threads then fail quickly with :class:`RenderError`, their
+    temporary folders are removed, and no new kernel starts until :func:`allow_renders`.
+    """
+    _CANCELLED.set()
+    with _ACTIVE_LOCK:
+        clients = list(_ACTIVE)
+    for client in clients:
+        km = getattr(client, "km", None)
+        proc = getattr(getattr(km, "provisioner", None), "process", None) or getattr(
+            km, "kernel", None
+        )
+        pid = getattr(proc, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+def allow_renders() -> None:
+    """Undo :func:`cancel_renders` (called at the start of a new set of renders)."""
+    _CANCELLED.clear()
+
+
+def _check_cancelled(path: str) -> None:
+    if _CANCELLED.is_set():
+        raise RenderError(f"{path}: rendering was interrupted")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -181,14 +229,29 @@ def execute_notebook(
         extra_arguments=["--IPKernelApp.log_level=ERROR"],  # silence the TCP warning
         resources={"metadata": {"path": str(cwd)}},
     )
+    _check_cancelled(path)
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(client)
     try:
-        client.execute(env=kernel_env)
+        # the kernel process's own stderr (not the cells') would print tracebacks of its
+        # shutdown on Ctrl-C; the cells' output reaches the report through the notebook
+        client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
     except CellExecutionError as exc:
         raise _chunk_error(nb, path, exc) from None
     except CellTimeoutError as exc:
         raise RenderError(f"{path}: a chunk exceeded the {timeout}s timeout: {exc}") from None
     except DeadKernelError as exc:
+        _check_cancelled(path)
         raise RenderError(f"{path}: the Python kernel died during execution: {exc}") from None
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(client)
+        # nbclient registers a kernel clean-up at exit; after an interrupted run the kernel is
+        # gone and that clean-up would print a traceback when Python exits
+        cleanup = getattr(client, "_cleanup_kernel", None)
+        if cleanup is not None:
+            atexit.unregister(cleanup)
+    _check_cancelled(path)
     return nb
 
 
@@ -222,7 +285,7 @@ def _chunk_error(nb: nbformat.NotebookNode, path: str, exc: Exception) -> Render
 # ---------------------------------------------------------------------------- writer
 def _md_escape(text: str) -> str:
     """Escape a value for literal use in pandoc markdown (no raw HTML, no emphasis...)."""
-    return _MD_PUNCT.sub(r"\\\1", text).replace("\n", " ")
+    return _escape_markdown(text)
 
 
 def _fence(text: str, info: str = "") -> str:
@@ -276,7 +339,7 @@ def _outputs_markdown(
         while streams:
             name, text = streams.pop(0)
             if asis and name == "stdout":
-                parts.append(text.rstrip("\n") + "\n")
+                parts.append(neutralise_raw_markdown(text.rstrip("\n")) + "\n")
             else:
                 parts.append(_fence(text, "{.text .cell-output}"))
 
@@ -321,7 +384,9 @@ def _outputs_markdown(
         elif "text/html" in data and "<table" in _source(data["text/html"]):
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/markdown" in data:
-            parts.append(_source(data["text/markdown"]).rstrip("\n") + "\n")
+            parts.append(
+                neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n")) + "\n"
+            )
         elif "text/html" in data:
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/latex" in data:
@@ -503,7 +568,8 @@ def _run(cmd: list[str], cwd: Path, what: str) -> None:
 def _pandoc(md: Path, out: Path, fmt: str, flags: list[str], cwd: Path) -> None:
     cmd = [
         pandoc_path(), md.name, "--from", "markdown-raw_html", "--standalone",
-        "--lua-filter", str(_asset("qmd.lua")), "--resource-path", str(cwd), *flags,
+        "--lua-filter", str(_asset("qmd.lua")), "--lua-filter", str(_asset("safe-resources.lua")),
+        "--resource-path", str(cwd), *flags,
     ]  # fmt: skip
     if fmt == "html":
         cmd += [
