@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from ..stats.comparisons import all_pairs
+from ..stats.comparisons import add_multiplicity, all_pairs
 from ..stats.ranking import leaderboard
 from ..stats.resampling import ResamplePlan
 
@@ -100,6 +100,42 @@ def expert_ceiling(study: Study, dimension: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _pairs_by_dimension(
+    outcomes: dict[str, Any],
+    judges: list[str],
+    cl_for: Any,
+    *,
+    policy: Policy,
+    n_resamples: int,
+    seed: int,
+    level: float,
+) -> pd.DataFrame:
+    """All pairs when the gold item sets differ between dimensions.
+
+    Each dimension is compared on its own items with its own cluster labels (the clustered
+    McNemar and the cluster bootstrap stay clustered; issue 12 item 6: dropping the clusters
+    here gave a 9-10% type I error), resamples drawn from the same ``seed``; the multiplicity
+    columns are then recomputed over the concatenated table exactly as :func:`all_pairs` does
+    for a common item set (Holm within each dimension, Benjamini-Hochberg across the table).
+    """
+    frames = []
+    for d, o in outcomes.items():
+        t = all_pairs(
+            {d: o.outcome},
+            judges,
+            dimensions=[d],
+            policy=policy,
+            clusters=cl_for(o),
+            n_resamples=n_resamples,
+            seed=seed,
+            level=level,
+        )
+        frames.append(t)
+    table = pd.concat(frames, ignore_index=True)
+    adjusted = [c for c in table.columns if c.startswith("p_")]
+    return add_multiplicity(table.drop(columns=adjusted), p_col="pvalue")
+
+
 def evaluate_judges(
     study: Study,
     *,
@@ -166,17 +202,22 @@ def evaluate_judges(
         b.insert(0, "dimension", d)
         base.append(b)
         ceil.append(expert_ceiling(study, d))
-    pairs = all_pairs(
-        {d: o.outcome for d, o in outcomes.items()},
-        judges,
-        dimensions=dims,
-        policy=policy,
-        clusters=None if clusters is None or not same_items else cl_for(first),
-        n_resamples=n_resamples,
-        seed=seed,
-        level=level,
-        weights=shared_w,
-    )
+    if same_items:
+        pairs = all_pairs(
+            {d: o.outcome for d, o in outcomes.items()},
+            judges,
+            dimensions=dims,
+            policy=policy,
+            clusters=None if clusters is None else cl_for(first),
+            n_resamples=n_resamples,
+            seed=seed,
+            level=level,
+            weights=shared_w,
+        )
+    else:
+        pairs = _pairs_by_dimension(
+            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, level=level
+        )
     settings = {
         "policy": policy,
         "seed": seed,
@@ -188,6 +229,9 @@ def evaluate_judges(
         "dimensions": dims,
         "judges": judges,
         "n_items_with_gold": {d: len(o.items) for d, o in outcomes.items()},
+        "item_sets": "one item set for all dimensions"
+        if same_items
+        else "each dimension on its own items with gold (clusters kept per dimension)",
     }
     return JudgeEvaluation(
         pd.concat(boards, ignore_index=True),
