@@ -40,8 +40,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--epsilon",
         type=float,
-        default=0.1,
-        help="alt-test margin: 0.1 skilled annotators/experts (default), 0.2 crowd workers",
+        default=None,
+        help="alt-test margin (Calderon, Reichart & Dror 2025 recommend 0.2 for experts, 0.15 "
+        "for skilled annotators, 0.1 for crowd workers); default: the value for --annotators",
+    )
+    p.add_argument(
+        "--annotators",
+        choices=("expert", "skilled", "crowd"),
+        default="expert",
+        help="who the human annotators are; sets the alt-test margin when --epsilon is not "
+        "given (expert 0.2 [default], skilled 0.15, crowd 0.1)",
     )
     p.add_argument(
         "--judge-dimension",
@@ -80,7 +88,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         alt = {}
         for dim in dims:
             if study.scales[dim].is_categorical:
-                alt[dim] = study_alt_test(study, dim, epsilon=args.epsilon)
+                alt[dim] = study_alt_test(study, dim, epsilon=_epsilon(args))
         out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
         out["alt_test_table"] = (
             pd.concat([alt_test_table(r, d) for d, r in alt.items()], ignore_index=True)
@@ -169,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             print(_fmt(d["disputed"]))
     if "alt_test_table" in res:
         print(
-            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={args.epsilon}"
+            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={_epsilon(args)}"
         )
         print(_fmt(res["alt_test_table"]))
     if "judge_vs_experts" in res:
@@ -192,3 +200,14 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+def _epsilon(args: argparse.Namespace) -> float:
+    """``--epsilon`` if given, else the authors' recommendation for ``--annotators``."""
+    from ..stats.judge_vs_experts import epsilon_for
+
+    if args.epsilon is None:
+        return epsilon_for(args.annotators)
+    if not 0.0 <= args.epsilon < 1.0:
+        raise ValueError(f"--epsilon {args.epsilon} is not allowed; use a margin in [0, 1)")
+    return args.epsilon
