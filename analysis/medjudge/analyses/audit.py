@@ -171,8 +171,13 @@ def audit_study(
             d["categories"] = category_agreement(m.values, categories=cats, labels=labels)
         d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, seed=seed)
         post = None
+        ds: DawidSkeneResult | None = None
         if with_dawid_skene and scale.is_categorical:
-            ds: DawidSkeneResult = study_dawid_skene(study, dim, role=role, seed=seed)
+            try:
+                ds = study_dawid_skene(study, dim, role=role, seed=seed)
+            except ValueError as e:  # not identifiable / not diagonally dominant: say why
+                d["dawid_skene_skipped"] = str(e)
+        if ds is not None:
             d["dawid_skene"] = ds.summary(labels)
             maj = study.gold(dim, "majority").codes if role == "expert" else None
             if maj is not None:

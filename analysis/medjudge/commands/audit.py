@@ -148,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
             )
             print("-- pairwise Cohen's kappa")
             print(as_square(d["pairwise"]).to_string(float_format=lambda v: f"{v:.3f}"))
+        if "dawid_skene_skipped" in d:
+            print(f"-- Dawid-Skene not fitted: {d['dawid_skene_skipped']}")
         if "dawid_skene" in d:
             ds = d["dawid_skene"]
             print(
