@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from medjudge.stats.judge_vs_experts import alt_test, alt_test_table, benjamini_yekutieli, one_sided_paired_t
 from medjudge.analyses.judge_vs_experts import study_alt_test
+from medjudge.stats.judge_vs_experts import (
+    alt_test,
+    alt_test_table,
+    benjamini_yekutieli,
+    one_sided_paired_t,
+)
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 

@@ -8,10 +8,16 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from medjudge.commands._common import dump_json
-from medjudge.stats.audit import annotator_agreement, as_square, category_agreement, disputed_items, pairwise_matrix
 from medjudge.analyses.audit import audit_study, subgroup_reliability
 from medjudge.analyses.judge_vs_experts import judge_expert_agreement
+from medjudge.commands._common import dump_json
+from medjudge.stats.audit import (
+    annotator_agreement,
+    as_square,
+    category_agreement,
+    disputed_items,
+    pairwise_matrix,
+)
 from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 from statsmodels.stats.proportion import proportion_confint

@@ -14,15 +14,25 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DEMO, EXTERNAL, MAPPINGS
-from medjudge.cli import main
-from medjudge.data.model import Study
-from medjudge.data.scale import Scale
-from medjudge.analyses.bias import constant_answer_scores, dimension_structure, label_balance, length_bias
+from medjudge.analyses.bias import (
+    constant_answer_scores,
+    dimension_structure,
+    label_balance,
+    length_bias,
+)
 from medjudge.analyses.consistency import run_consistency
 from medjudge.analyses.position import a_rate_table, swap_table
-from medjudge.stats.resampling import ResamplePlan
-from medjudge.stats.scores import calibration, pairwise_accuracy_from_scores, rank_correlations, table_rank_correlations
+from medjudge.cli import main
 from medjudge.data.hanna import load_hanna
+from medjudge.data.model import Study
+from medjudge.data.scale import Scale
+from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.scores import (
+    calibration,
+    pairwise_accuracy_from_scores,
+    rank_correlations,
+    table_rank_correlations,
+)
 from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DEMO
-from medjudge.stats.dawid_skene import dawid_skene, posterior_given
 from medjudge.analyses.dawid_skene import study_dawid_skene, to_gold
+from medjudge.stats.dawid_skene import dawid_skene, posterior_given
 
 
 def _simulate(n: int, confusion: np.ndarray, priors: np.ndarray, seed: int, p_missing: float = 0.0):

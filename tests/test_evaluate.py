@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 from conftest import DEMO, EXTERNAL, MAPPINGS
-from medjudge.cli import main
 from medjudge.analyses.evaluation import cluster_ids, evaluate_judges
+from medjudge.cli import main
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 

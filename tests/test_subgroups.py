@@ -15,10 +15,16 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from conftest import DEMO, EXTERNAL, MAPPINGS
-from medjudge.cli import main
 from medjudge.analyses.heterogeneity import cell_grid, heterogeneity_table, organ_effect_tests
+from medjudge.analyses.subgroups import (
+    best_judge_by_subgroup,
+    small_cells,
+    stack_outcomes,
+    subgroup_accuracy,
+    subgroup_agreement,
+)
+from medjudge.cli import main
 from medjudge.stats.heterogeneity import cochran_q_subgroups, homogeneity_chi2, i2_interval
-from medjudge.analyses.subgroups import best_judge_by_subgroup, small_cells, stack_outcomes, subgroup_accuracy, subgroup_agreement
 from scipy import stats
 from statsmodels.stats.meta_analysis import combine_effects
 from statsmodels.stats.multitest import multipletests

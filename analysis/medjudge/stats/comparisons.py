@@ -197,18 +197,37 @@ def clustered_mcnemar(y1: np.ndarray, y2: np.ndarray, clusters: np.ndarray) -> T
 def _clustered_mcnemar_matrix(
     y: np.ndarray, m: np.ndarray, clusters: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Durkalski statistic and p-value for all pairs at once: ``(J, J)`` matrices."""
+    """Durkalski statistic and p-value for all pairs at once: ``(J, J)`` matrices.
+
+    Per cluster ``c`` and pair ``(i, j)``: ``s_c(i, j) = sum_{t in c} m_ti m_tj (y_ti - y_tj)``;
+    ``X^2 = (sum_c s_c)^2 / sum_c s_c^2``. Computed from per-cluster sums, never a dense
+    items x clusters matrix: when every judge has every item (``m`` all ones) ``s_c(i, j) =
+    C_ci - C_cj`` with ``C`` the per-cluster correct counts, so ``sum_c s_c^2`` is
+    ``G_ii + G_jj - 2 G_ij`` with the ``J x J`` Gram matrix ``G = C^T C``; otherwise one
+    segment sum per pair (O(n) memory).
+    """
     _, cc = np.unique(np.asarray(clusters), return_inverse=True)
     cc = cc.ravel()
-    g = int(cc.max()) + 1
-    onehot = np.zeros((y.shape[0], g))
-    onehot[np.arange(y.shape[0]), cc] = 1.0
-    # per-cluster sums of y_i m_i m_j - y_j m_i m_j = onehot^T ((y m) * m_j) ...
-    # d_c(i, j) = sum_{t in c} m_ti m_tj (y_ti - y_tj); build via per-cluster products
+    g = int(cc.max()) + 1 if cc.size else 0
+    n_j = y.shape[1]
     ym = y * m
-    s = np.einsum("tc,ti,tj->cij", onehot, ym, m) - np.einsum("tc,ti,tj->cij", onehot, m, ym)
-    num = s.sum(0) ** 2
-    den = (s**2).sum(0)
+    if np.all(m == 1):
+        c = np.stack([np.bincount(cc, weights=ym[:, k], minlength=g) for k in range(n_j)], 1)
+        tot = c.sum(0)
+        num = (tot[:, None] - tot[None, :]) ** 2
+        gram = c.T @ c
+        dg = np.diag(gram)
+        den = dg[:, None] + dg[None, :] - 2.0 * gram
+    else:
+        num = np.zeros((n_j, n_j))
+        den = np.zeros((n_j, n_j))
+        for a in range(n_j):
+            for b in range(a + 1, n_j):
+                d = ym[:, a] * m[:, b] - m[:, a] * ym[:, b]
+                s_c = np.bincount(cc, weights=d, minlength=g)
+                num[a, b] = num[b, a] = s_c.sum() ** 2
+                den[a, b] = den[b, a] = s_c @ s_c
+    den = np.where(np.abs(den) < 1e-9, 0.0, den)  # exact zero for identical judges
     with np.errstate(invalid="ignore", divide="ignore"):
         stat = np.where(den > 0, num / den, 0.0)
     p = np.where(den > 0, stats.chi2.sf(stat, 1), 1.0)
