@@ -195,9 +195,9 @@ def test_refuses_when_not_diagonally_dominant():
     # classes, and the fitted confusion is then anti-diagonal -> refused, or recorded on request
     rng = np.random.default_rng(5)
     t = (rng.random(400) < 0.5).astype(int)
-    X = np.stack(
-        [np.where(rng.random(400) < a, t, 1 - t) for a in (0.9, 0.2, 0.2)], 1
-    ).astype(float)
+    X = np.stack([np.where(rng.random(400) < a, t, 1 - t) for a in (0.9, 0.2, 0.2)], 1).astype(
+        float
+    )
     fit = dawid_skene(X, require_dominance=False)
     if fit.excluded.get("not_diagonally_dominant"):
         with pytest.raises(ValueError, match="not diagonally dominant"):

@@ -27,7 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from medjudge.analyses.evaluation import expert_ceiling  # noqa: E402
 from study_sim import make_design, make_study  # noqa: E402
 
-SCENARIOS = [("100 images x ~3 items, everyone 0.80", 100, 3.0, 0.80), ("300 images x ~2 items, everyone 0.90", 300, 2.0, 0.90)]
+SCENARIOS = [
+    ("100 images x ~3 items, everyone 0.80", 100, 3.0, 0.80),
+    ("300 images x ~2 items, everyone 0.90", 300, 2.0, 0.90),
+]
 
 
 def run(seed: int, reps: int, scenarios=SCENARIOS) -> list[dict]:
@@ -49,7 +52,10 @@ def run(seed: int, reps: int, scenarios=SCENARIOS) -> list[dict]:
             lb = float(np.nanmean(np.nan_to_num(o.outcome).mean(0)))
             before.append(float(ce["accuracy"].mean()) - lb)
             now.append(float(ce["gap"].mean()))
-        for name, v in (("before: expert LOO vs judges vs all experts", before), ("now: same items, same LOO gold", now)):
+        for name, v in (
+            ("before: expert LOO vs judges vs all experts", before),
+            ("now: same items, same LOO gold", now),
+        ):
             v = np.asarray(v)
             rows.append(
                 {
@@ -64,7 +70,10 @@ def run(seed: int, reps: int, scenarios=SCENARIOS) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    out = ["| scenario (true gap 0) | procedure | mean expert - judge gap, points (MC SE) | studies |", "|---|---|---|---|"]
+    out = [
+        "| scenario (true gap 0) | procedure | mean expert - judge gap, points (MC SE) | studies |",
+        "|---|---|---|---|",
+    ]
     for r in rows:
         out.append(
             f"| {r['scenario']} | {r['procedure']} | {100 * r['mean_gap']:+.2f} ({100 * r['mc_se']:.2f}) | {r['reps']} |"

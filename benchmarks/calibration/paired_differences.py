@@ -66,7 +66,7 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
             now = _pairs_by_dimension(
                 outcomes,
                 st.judges,
-                lambda o: cluster_of.loc[o.items].to_numpy(),
+                lambda o, c=cluster_of: c.loc[o.items].to_numpy(),
                 policy="wrong",
                 n_resamples=boot,
                 seed=seed_r,

@@ -54,7 +54,9 @@ class Design:
 
 def make_design(rng: np.random.Generator, n_clusters: int, mean_size: float) -> Design:
     """``n_clusters`` clusters of 1 + Poisson(mean_size - 1) items (all size 1 if mean_size = 1)."""
-    sizes = 1 + (rng.poisson(mean_size - 1, n_clusters) if mean_size > 1 else np.zeros(n_clusters, int))
+    sizes = 1 + (
+        rng.poisson(mean_size - 1, n_clusters) if mean_size > 1 else np.zeros(n_clusters, int)
+    )
     return Design(np.repeat(np.arange(n_clusters), sizes), n_clusters)
 
 

@@ -95,7 +95,14 @@ def expert_ceiling(
     from ..stats.accuracy import apply_policy
 
     cols = [
-        "dimension", "expert", "accuracy", "judges_accuracy", "gap", "n", "n_no_gold", "reference",
+        "dimension",
+        "expert",
+        "accuracy",
+        "judges_accuracy",
+        "gap",
+        "n",
+        "n_no_gold",
+        "reference",
     ]
     if len(study.experts) < 3:
         return pd.DataFrame(columns=cols)

@@ -262,8 +262,7 @@ def judge_accuracy(
         ci_method = (
             method
             if clusters is None and aggregation == "micro" and policy != "half"
-            else f"{method} (effective n"
-            + (", Korn-Graubard df)" if clusters is not None else ")")
+            else f"{method} (effective n" + (", Korn-Graubard df)" if clusters is not None else ")")
         )
     elif method == "wald":
         z = z_value(level)
@@ -303,9 +302,8 @@ def judge_accuracy(
             cl_lo, cl_hi = clopper_pearson_interval(p * ne, ne, level)
             lo = np.where(edge, cl_lo, lo)
             hi = np.where(edge, cl_hi, hi)
-            ci_method[edge] = (
-                "clopper-pearson fallback (estimate at the boundary; "
-                + ("n = clusters)" if clusters is not None else "exact)")
+            ci_method[edge] = "clopper-pearson fallback (estimate at the boundary; " + (
+                "n = clusters)" if clusters is not None else "exact)"
             )
     else:
         raise ValueError(f"unknown accuracy interval method {method!r}")
