@@ -54,6 +54,7 @@ from .coding import (
     item_weights,
     resolve_categories,
 )
+from .conventions import agreement_input
 from .weights import weight_matrix, weights_name
 
 FAMILY = ("percent", "fleiss", "gwet", "bp", "conger")
@@ -351,7 +352,7 @@ def _public(kind: str, summary: str):
 
     fn.__name__ = _NAMES[kind]
     fn.__doc__ = summary + "\n" + _DOC_PARAMS
-    return fn
+    return agreement_input("conger" if kind == "conger" else "multi")(fn)
 
 
 percent_agreement = _public(

@@ -35,6 +35,7 @@ from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
 from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
+from .conventions import agreement_input
 from .kappa import brennan_prediger, fleiss_kappa
 from .weights import weight_matrix, weights_name
 
@@ -141,6 +142,7 @@ def _common(
     return X, complete, cats, ({"items_missing_a_rating": missing} if missing else {})
 
 
+@agreement_input("two")
 def cohen_kappa(
     X: Any,
     *,
@@ -203,6 +205,7 @@ def cohen_kappa(
     )
 
 
+@agreement_input("two")
 def scott_pi(
     X: Any,
     *,
@@ -273,6 +276,7 @@ def prevalence_bias_indices(
     }
 
 
+@agreement_input("two")
 def pabak(
     X: Any,
     *,
