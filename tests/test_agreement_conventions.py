@@ -58,7 +58,7 @@ def test_irrcac_contingency_table_functions(fn, kw, coef, se, ci):
     # the tables print "0e+00": the one-sided p-value is below 5e-5
     assert e.extra["p_value_t_greater"] < 5e-5
     # default convention: variance / (n (n - 1)), i.e. larger by sqrt(n / (n - 1)) (not Cohen)
-    d = fn(CONT3X3, layout="table", **kw)
+    d = fn(CONT3X3, layout="table", ci="analytic", **kw)
     if fn is not cohen_kappa and fn is not krippendorff_alpha:
         assert d.se == pytest.approx(e.se * np.sqrt(100 / 99), rel=1e-12)
 
@@ -87,7 +87,9 @@ def test_irrcac_counts_functions(fn, kw, coef, se, ci, p):
     assert (round(e.ci_low, 3), round(e.ci_high, 3)) == ci
     assert e.extra["p_value_t"] == pytest.approx(p, rel=5e-4)  # two-sided, as printed in 2019
     if fn is not krippendorff_alpha:  # irrCAC's counts functions use n(n-1), like medjudge
-        assert fn(DISTRIB_6RATERS, layout="counts", **kw).se == pytest.approx(e.se, rel=1e-12)
+        assert fn(DISTRIB_6RATERS, layout="counts", ci="analytic", **kw).se == pytest.approx(
+            e.se, rel=1e-12
+        )
 
 
 def test_irrcac_2019_krippendorff_raw():
@@ -110,7 +112,7 @@ def test_irrcac_2019_krippendorff_raw():
     ],
 )
 def test_gwet_family_pvalues_match_irrcac(fn, p):
-    e = fn(CAC_RAW4RATERS)
+    e = fn(CAC_RAW4RATERS, ci="analytic")
     assert e.extra["p_value_t"] == pytest.approx(p, rel=1e-6)
     # one-sided (irrCAC since its Nov 2021 revision: 1 - pt(coef/se, n-1)) is half of it here
     t = e.estimate / e.se
@@ -122,15 +124,15 @@ def test_one_sided_kappa_pvalue_independent_computation():
     # Cohen's kappa null test: z = kappa / se0 (Fleiss, Cohen & Everitt 1969); one-sided
     # P(Z > z) computed here by scipy from the reported z, and its relation to the two-sided one
     X = ratings_from_table(CONT3X3)
-    e = cohen_kappa(X)
+    e = cohen_kappa(X, ci="analytic")
     assert e.extra["p_value_greater"] == pytest.approx(stats.norm.sf(e.extra["z"]))
     assert e.extra["p_value"] == pytest.approx(2 * e.extra["p_value_greater"])
     # negative agreement: one-sided p near 1, two-sided small
     Y = np.column_stack([np.tile([0, 1], 30), np.tile([1, 0], 30)]).astype(float)
     Y[:5, 1] = Y[:5, 0]
-    neg = cohen_kappa(Y)
+    neg = cohen_kappa(Y, ci="analytic")
     assert neg.estimate < 0 and neg.extra["p_value_greater"] > 0.99 and neg.extra["p_value"] < 0.01
-    f = fleiss_kappa(ratings_from_counts(DISTRIB_6RATERS), categories=range(5))
+    f = fleiss_kappa(ratings_from_counts(DISTRIB_6RATERS), categories=range(5), ci="analytic")
     assert f.extra["p_value_greater"] == pytest.approx(stats.norm.sf(f.extra["z"]))
 
 
@@ -153,3 +155,18 @@ def test_layouts_equal_raw_ratings_and_refusals():
         cohen_kappa(np.ones((2, 3)), layout="table")
     with pytest.raises(ValueError, match="non-negative integers"):
         gwet_ac(np.array([[1, -2], [0, 3]]), layout="counts")
+
+
+def test_ci_auto_default_chosen_by_n():
+    # docs/calibration.md: analytic intervals covered 90-92.5% at n = 50 with skewed
+    # prevalence, BCa 91-96%; from n = 200 all were in band -> BCa below 100 items
+    from medjudge.stats.agreement.bootstrap import AUTO_BOOTSTRAP_BELOW
+
+    assert AUTO_BOOTSTRAP_BELOW == 100
+    small = fleiss_kappa(ratings_from_counts(DISTRIB_6RATERS), categories=range(5))
+    assert small.ci_method.startswith("bootstrap-bca")
+    big = ratings_from_table(CONT3X3 * 2)  # 200 items
+    assert cohen_kappa(big).ci_method.startswith("analytic")
+    assert cohen_kappa(big[:60]).ci_method.startswith("bootstrap-bca")
+    with pytest.raises(ValueError, match="ci must be"):
+        cohen_kappa(big, ci="exact")

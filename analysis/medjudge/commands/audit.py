@@ -30,9 +30,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
     p.add_argument(
         "--ci",
-        choices=["analytic", "bootstrap"],
-        default="analytic",
-        help="intervals of the reliability coefficients (default analytic)",
+        choices=["auto", "analytic", "bootstrap"],
+        default="auto",
+        help="intervals of the reliability coefficients (default auto: BCa bootstrap below "
+        "100 items, analytic from 100 on; docs/calibration.md)",
     )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--seed", type=int, default=0)

@@ -186,6 +186,8 @@ def agreement_input(kind: str) -> Callable:
         ) -> Estimate:
             if convention not in CONVENTIONS:
                 raise ValueError(f"convention={convention!r} is not one of {CONVENTIONS}")
+            if convention == "irrcac":
+                kw.setdefault("ci", "analytic")  # irrCAC prints analytic intervals
             Xr = _to_ratings(X, layout, kind, fn.__name__)
             if layout != "ratings" and kw.get("categories") is None:
                 q = np.asarray(X).shape[1]
@@ -194,7 +196,7 @@ def agreement_input(kind: str) -> Callable:
             if not isinstance(e, Estimate):
                 return e
             e = replace(e, extra=_add_pvalues(e))
-            if convention == "irrcac" and kw.get("ci", "analytic") == "analytic":
+            if convention == "irrcac" and kw["ci"] == "analytic":
                 e = _irrcac(e, kind, layout, Xr, kw)
                 e = replace(e, extra=_add_pvalues(e))
             return e

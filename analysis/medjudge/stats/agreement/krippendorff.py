@@ -35,7 +35,7 @@ import numpy as np
 
 from ..resampling import ResamplePlan
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
+from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
 from .coding import (
     LEVELS,
     as_ratings,
@@ -263,7 +263,7 @@ def krippendorff_alpha(
     level: Any,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -276,7 +276,9 @@ def krippendorff_alpha(
     level : ``"nominal"``, ``"ordinal"``, ``"interval"``, ``"ratio"`` or a Scale object; no
         default -- the krippendorff package defaults to interval, wrong for categorical data.
     categories, values : codes and their numeric values (nominal/ordinal; optional otherwise).
-    ci : ``"analytic"`` (Gwet's linearisation, t with n-1 df), ``"bootstrap"`` or None.
+    ci : ``"auto"`` (default: BCa bootstrap below 100 rated units, analytic from 100 on; see
+        docs/calibration.md), ``"analytic"`` (Gwet's linearisation, t with n-1 df),
+        ``"bootstrap"`` or None.
     plan : resampling plan (units, clusters, strata) for ``ci="bootstrap"``.
     """
     ci = check_ci(ci)
@@ -288,6 +290,7 @@ def krippendorff_alpha(
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
     rated = int((p.m >= 1).sum())
+    ci = resolve_ci(ci, rated)
     extra: dict[str, Any] = {
         "level": lvl,
         "pairable_values": npair,

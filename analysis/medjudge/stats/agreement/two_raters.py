@@ -33,7 +33,7 @@ from scipy import stats
 
 from ..resampling import ResamplePlan
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
+from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
 from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
 from .conventions import agreement_input
 from .kappa import brennan_prediger, fleiss_kappa
@@ -149,7 +149,7 @@ def cohen_kappa(
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -165,6 +165,7 @@ def cohen_kappa(
     X, complete, cats, excluded = _common(X, categories, values)
     Wm = weight_matrix(cats.values, weights)
     n = int(complete.sum())
+    ci = resolve_ci(ci, n)
     P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
     kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
     extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
@@ -212,7 +213,7 @@ def scott_pi(
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -281,7 +282,7 @@ def pabak(
     X: Any,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
