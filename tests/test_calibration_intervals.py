@@ -87,3 +87,13 @@ def test_expert_ceiling_like_for_like_quick(cal):
     # true gap 0: the like-for-like gap is within 3 MC SE of 0; the old one is biased upwards
     assert abs(now["mean_gap"]) <= 3 * now["mc_se"] + 1e-9
     assert before["mean_gap"] - now["mean_gap"] > 2 * np.hypot(before["mc_se"], now["mc_se"])
+
+
+def test_agreement_default_interval_quick(cal):
+    # the default for small n (ci="auto" -> BCa) holds its level within 3 MC SE in the
+    # skewed n = 50 scenario of benchmarks/calibration/agreement_ci.py
+    mod = cal("agreement_ci")
+    reps = 80
+    rows = pd.DataFrame(mod.run(seed=21, reps=reps, boot=300, scenarios=mod.QUICK))
+    cov = rows.set_index("method")["coverage"]
+    assert cov["bca"] >= 0.95 - 3 * np.sqrt(0.95 * 0.05 / reps)
