@@ -5,6 +5,11 @@ Both presentation orders present: swap consistency, preference for the first-sho
 only: the judge's A-rate against the gold A-rate (McNemar), with the note that position bias and
 a one-sided preference cannot be separated. Then label balance and constant-answer scores,
 agreement between a rater's dimensions, length bias, and repeated-run consistency.
+
+The bias suite (``suite`` in JSON) then reports self-preference (needs the answer models and
+the judges' families), length-controlled accuracy and the length effect, a style effect
+(``--style COL1,COL2``) and position bias per judge, each with an interval and a test, Holm
+over the whole suite.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import argparse
 import pandas as pd
 
 from medjudge.analyses.bias import bias_report
+from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
 from ._common import add_input_args, dump_json, load_input
@@ -91,8 +97,42 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
     )
+    p.add_argument(
+        "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
+    )
+    p.add_argument(
+        "--length-columns",
+        default="answer1_len,answer2_len",
+        help="suite: item columns with the lengths of answer 1 and 2 (default answer1_len,answer2_len)",
+    )
+    p.add_argument("--style", help="suite: item columns with a style attribute of answer 1 and 2")
+    p.add_argument(
+        "--confidence-level",
+        type=_level,
+        default=0.95,
+        help="suite: interval coverage in [0.5, 1) (default 0.95)",
+    )
     p.add_argument("--json", action="store_true", help="print all tables as JSON")
     p.set_defaults(func=run)
+
+
+def _level(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0.5, 1), got {text!r}") from None
+    if not 0.5 <= v < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0.5, 1), got {v}")
+    return v
+
+
+def _pair(text: str | None, option: str) -> list[str] | None:
+    if text is None:
+        return None
+    cols = [c.strip() for c in text.split(",")]
+    if len(cols) != 2 or not all(cols):
+        raise ValueError(f"{option} needs two comma-separated item columns, got {text!r}")
+    return cols
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,9 +140,25 @@ def run(args: argparse.Namespace) -> int:
     if args.cluster and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     rep = bias_report(study, cluster=args.cluster)
+    models = _pair(args.models, "--models")
+    style = _pair(args.style, "--style")
+    for option, cols in (("--models", models), ("--style", style)):
+        for c in cols or []:
+            if c not in study.items.columns:
+                raise ValueError(f"{option}: {c!r} is not an item attribute")
+    suite = bias_suite(
+        study,
+        dimension=args.dimension,
+        models=models,
+        length=_pair(args.length_columns, "--length-columns"),
+        style=style,
+        cluster=args.cluster,
+        confidence_level=args.confidence_level,
+    )
     if args.json:
         out = {k: v.to_dict(orient="records") for k, v in rep.items()}
         out["notes"] = {"single_order": SINGLE_ORDER_NOTE}
+        out["suite"] = suite.to_dict()
         print(dump_json(out))
         return 0
     with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
@@ -115,4 +171,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"# note: {SINGLE_ORDER_NOTE}")
             print(table[cols].to_string(index=False, max_rows=80))
             print()
+        st = suite.settings
+        print(f"# bias suite ({st['multiplicity']}; {st['family_size']} tests)")
+        if len(suite.effects):
+            cols = ["judge", "effect", "estimate", "ci_low", "ci_high", "pvalue", "p_holm", "n"]
+            print(suite.effects[cols].to_string(index=False, max_rows=200))
+        for k, v in suite.notes.items():
+            print(f"# {k}: not tested — {v}")
     return 0

@@ -136,6 +136,11 @@ class Study:
     name: str = "study"
     notes: list[str] = field(default_factory=list)
     load_counts: dict[str, int] = field(default_factory=dict)
+    # pairwise studies: the two item attributes naming each answer's model, and model families
+    # of judges / answer models (self-preference); optional, see data/FORMAT.md
+    answer_models: tuple[str, ...] = ()
+    judge_families: dict[str, str] = field(default_factory=dict)
+    model_families: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ratings = _normalise_ratings(self.ratings)
@@ -147,6 +152,13 @@ class Study:
             dup = self.items.loc[self.items["item"].duplicated(), "item"].iloc[0]
             raise InputError(f"item {dup!r} is listed twice in the items table")
         self._validate()
+        self.answer_models = tuple(self.answer_models)
+        if self.answer_models:
+            if len(self.answer_models) != 2:
+                raise InputError(f"answer_models must name two item columns, got {self.answer_models}")
+            absent = [c for c in self.answer_models if c not in self.items.columns]
+            if absent:
+                raise InputError(f"answer-model column(s) {absent} are not item attributes")
         self._codes: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ validation

@@ -21,6 +21,10 @@ Wide layout — one row per item, one column per rater::
     layout = "wide"
     item = "idx"
     join = ["judges.json"]             # optional extra files joined on the item column
+    models = ["model_1", "model_2"]    # optional: columns naming each answer's model (pairs)
+    [judge_families]                   # optional: each judge's model family (self-preference)
+    "pandalm-7b" = "llama-7b"
+    [model_families]                   # optional: answer model -> family (default: its name)
     [raters.annotator1]
     role = "expert"
     [raters.gpt_result]
@@ -71,6 +75,9 @@ class TableMapping:
     invalid: list[str] = field(default_factory=list)
     scale: Scale | None = None
     join: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)
+    judge_families: dict[str, str] = field(default_factory=dict)
+    model_families: dict[str, str] = field(default_factory=dict)
     source: str = "command line"
 
     @classmethod
@@ -101,6 +108,19 @@ class TableMapping:
                 raise InputError(f"bad [scale]: {e}", file=source) from None
         d["recode"] = {str(k): str(v) for k, v in d.get("recode", {}).items()}
         d["invalid"] = [str(v) for v in d.get("invalid", [])]
+        if "models" in d:
+            if isinstance(d["models"], str) or len(d["models"]) != 2:
+                raise InputError(
+                    f"models must list the two columns naming the answer models, got {d['models']!r}",
+                    file=source,
+                    hint='e.g. models = ["model_1", "model_2"]',
+                )
+            d["models"] = [str(c) for c in d["models"]]
+        for key in ("judge_families", "model_families"):
+            if key in d:
+                if not isinstance(d[key], dict):
+                    raise InputError(f"[{key}] must be a table of name = family", file=source)
+                d[key] = {str(k): str(v) for k, v in d[key].items()}
         m = cls(**d, source=source)
         if m.layout not in ("long", "wide"):
             raise InputError(f"layout must be 'long' or 'wide', not {m.layout!r}", file=source)
@@ -190,7 +210,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             )
             if c
         ]
-        _require(df, needed + mapping.attributes, path, mapping)
+        _require(df, needed + mapping.attributes + mapping.models, path, mapping)
         out = pd.DataFrame(
             {
                 "item": _joined(df, mapping.item, ":"),
@@ -211,7 +231,9 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             }
         )
     else:
-        _require(df, mapping.item + list(mapping.raters) + mapping.attributes, path, mapping)
+        _require(
+            df, mapping.item + list(mapping.raters) + mapping.attributes + mapping.models, path, mapping
+        )
         parts = []
         for col, spec in mapping.raters.items():
             role = spec.get("role", "expert")
@@ -275,11 +297,12 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     # items + attributes + supplied gold
     item_col = _joined(df, mapping.item, ":")
     items = pd.DataFrame({"item": item_col})
-    for a in mapping.attributes:
+    for a in list(dict.fromkeys(mapping.attributes + mapping.models)):
         items[a] = df[a].to_numpy()
     first = ~items["item"].duplicated()
-    if mapping.attributes:
-        varying = items.groupby("item")[mapping.attributes].nunique().gt(1).any(axis=1)
+    kept = list(dict.fromkeys(mapping.attributes + mapping.models))
+    if kept:
+        varying = items.groupby("item")[kept].nunique().gt(1).any(axis=1)
         if varying.any():
             counts["items_with_varying_attributes"] = int(varying.sum())
     items = items[first].reset_index(drop=True)
@@ -322,6 +345,9 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         sources=sources,
         name=path.stem,
         load_counts=counts,
+        answer_models=tuple(mapping.models),
+        judge_families=dict(mapping.judge_families),
+        model_families=dict(mapping.model_families),
     )
 
 

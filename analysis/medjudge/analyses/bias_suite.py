@@ -1,0 +1,285 @@
+"""A bias suite for judges: self-preference, length, style and position, each with inference.
+
+One row per judge x effect, each an estimate with a confidence interval and a test, and Holm's
+adjustment over every test in the suite (``p_holm``; the family size is in the settings):
+
+* ``self_preference`` — accuracy when the gold answer comes from the judge's own model family
+  minus accuracy when it comes from the other model
+  (:func:`medjudge.stats.self_preference.self_preference`). Needs the answer-model columns and
+  the judge's family (mapping keys ``models``, ``[judge_families]``).
+* ``length`` — length effect ``beta_1`` (log-odds) of the length-controlled accuracy model
+  (:func:`medjudge.stats.length_control.length_controlled_accuracy`); the ``lc_accuracy``
+  column gives the accuracy at equal lengths. Needs the answer lengths as item attributes.
+* ``style`` — the same model with any other signed answer attribute (e.g. markdown headers in
+  answer 1 and answer 2), when the study records it and it is named.
+* ``position`` — the judge's rate of choosing the first-shown answer minus the gold's on the
+  same items (:func:`medjudge.analyses.position.a_rate_table`: Tango interval, McNemar mid-p).
+
+An effect that cannot be estimated for a study is listed in ``notes`` with the reason.
+Correctness: the judge's verdict equals the gold; a judge's tie on a non-tie gold is wrong;
+items with a tie gold, no gold, or no usable verdict are excluded and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.comparisons import adjust_pvalues
+from medjudge.stats.length_control import length_controlled_accuracy
+from medjudge.stats.self_preference import self_preference
+
+__all__ = ["BiasSuiteResult", "bias_suite"]
+
+
+@dataclass(frozen=True)
+class BiasSuiteResult:
+    """Effects table (``judge, effect, estimate, ci_low, ci_high, level, pvalue, p_holm …``),
+    the settings, and one sentence per effect that did not apply."""
+
+    effects: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def table(self, name: str = "effects") -> pd.DataFrame:
+        if name != "effects":
+            raise ValueError(f"table must be 'effects', not {name!r}")
+        return self.effects.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": dict(self.settings),
+            "effects": self.effects.to_dict(orient="records"),
+            "notes": dict(self.notes),
+        }
+
+    def __repr__(self) -> str:
+        head = (
+            f"BiasSuiteResult({len(self.effects)} tests, family={self.settings.get('family_size')},"
+            f" confidence_level={self.settings.get('confidence_level')})"
+        )
+        lines = [
+            f"  {r.judge:<22} {r.effect:<16} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+            f" p_holm={r.p_holm:.3g}"
+            for r in self.effects.itertuples()
+        ]
+        return "\n".join([head, *lines, *(f"  note: {k}: {v}" for k, v in self.notes.items())])
+
+
+def _signed_difference(study: Study, cols: Sequence[str], item_ids: list[str]) -> np.ndarray:
+    it = study.items.set_index("item").loc[item_ids]
+    a = pd.to_numeric(it[cols[0]], errors="coerce").to_numpy(dtype=float)
+    b = pd.to_numeric(it[cols[1]], errors="coerce").to_numpy(dtype=float)
+    return a - b
+
+
+def bias_suite(
+    study: Study,
+    *,
+    dimension: str | None = None,
+    judges: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    length: Sequence[str] = ("answer1_len", "answer2_len"),
+    style: Sequence[str] | None = None,
+    cluster: str | None = None,
+    order: str = "AB",
+    confidence_level: float = 0.95,
+) -> BiasSuiteResult:
+    """Self-preference, length, style and position effects per judge, Holm over the suite.
+
+    Parameters
+    ----------
+    study : a pairwise study (two answers per item, gold from experts or supplied).
+    dimension : the dimension to test (default: the first).
+    judges : judges to test (default: all).
+    models : the two item columns naming the answer models (default: the study's
+        ``answer_models``).
+    length : item columns with the lengths of answer 1 and answer 2.
+    style : item columns with another attribute of answer 1 and answer 2 (optional).
+    cluster : item attribute for cluster-robust standard errors (e.g. image id).
+    order : presentation order whose verdicts are tested.
+    confidence_level : interval coverage.
+
+    Returns
+    -------
+    BiasSuiteResult
+
+    References
+    ----------
+    Holm, S. (1979). Scand. J. Statist. 6:65–70. Dubois et al. (2024), arXiv:2404.04475
+    (length control). Panickssery, Bowman & Feng (2024), NeurIPS (self-preference).
+
+    Examples
+    --------
+    >>> from medjudge.data.tables import load_any
+    >>> s = load_any("data/external/pandalm_testset/verdicts_wide.csv",
+    ...              "data/mappings/pandalm_wide.toml")                # doctest: +SKIP
+    >>> bias_suite(s).table()[["judge", "effect"]].head(2)           # doctest: +SKIP
+    """
+    if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
+        raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
+    dimension = dimension if dimension is not None else study.dimensions[0]
+    if dimension not in study.scales:
+        raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
+    if cluster is not None and cluster not in study.items.columns:
+        raise ValueError(f"cluster={cluster!r} is not an item attribute")
+    judges = list(judges) if judges is not None else study.judges
+    for j in judges:
+        if j not in study.judges:
+            raise ValueError(f"judges: {j!r} is not a judge; judges are {study.judges}")
+    models = tuple(models) if models is not None else tuple(study.answer_models)
+    notes: dict[str, str] = {}
+    scale = study.scales[dimension]
+    oc = study.outcomes(dimension, judges=judges, order=order if order in study.orders else None)
+    tie_code = scale.categories.index(scale.tie) if scale.tie is not None else -1
+    gold = oc.gold
+    non_tie = gold != tie_code
+    correct = np.where(non_tie[:, None], oc.outcome, np.nan)
+    items = oc.items
+    cl = (
+        study.items.set_index("item").loc[items, cluster].astype(str).to_numpy()
+        if cluster is not None
+        else None
+    )
+    rows: list[dict[str, Any]] = []
+    level = float(confidence_level)
+
+    # self-preference
+    if len(models) != 2 or any(c not in study.items.columns for c in models):
+        notes["self_preference"] = "the study does not name the answer models (mapping key models)"
+    elif not study.judge_families:
+        notes["self_preference"] = "no judge has a model family ([judge_families] in the mapping)"
+    else:
+        it = study.items.set_index("item").loc[items]
+        fam = study.model_families
+        f1 = it[models[0]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
+        f2 = it[models[1]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
+        gold_first = gold == 0  # code 0 = answer 1 preferred
+        tested = 0
+        for j, judge in enumerate(oc.judges):
+            f = study.judge_families.get(judge)
+            if f is None:
+                continue
+            one_own = (f1 == f) ^ (f2 == f)
+            if one_own.sum() == 0:
+                continue
+            gold_own = np.where(gold_first, f1 == f, f2 == f)
+            keep = one_own & non_tie
+            r = self_preference(
+                correct[keep, j],
+                gold_own[keep],
+                clusters=None if cl is None else cl[keep],
+                confidence_level=level,
+            )
+            tested += 1
+            rows.append(
+                {
+                    "judge": judge,
+                    "effect": "self_preference",
+                    "estimate": r.effect,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                    "level": level,
+                    "pvalue": r.pvalue,
+                    "n": r.n_gold_own + r.n_gold_other,
+                    "n_clusters": r.n_clusters,
+                    "method": "accuracy gap (gold own - gold other), cluster-robust LPM, Wald z",
+                    "scale": "difference of accuracies",
+                    "family": f,
+                    "accuracy_gold_own": r.accuracy_gold_own,
+                    "accuracy_gold_other": r.accuracy_gold_other,
+                    "excluded": int(keep.sum() - (r.n_gold_own + r.n_gold_other)),
+                }
+            )
+        if tested == 0:
+            notes["self_preference"] = (
+                "no judge's family wrote any of the answers (no item pits a judge's own family "
+                "against another model)"
+            )
+
+    # length and style
+    for effect, cols in (("length", length), ("style", style)):
+        if cols is None:
+            notes[effect] = "no answer attribute named for this effect"
+            continue
+        if len(cols) != 2 or any(c not in study.items.columns for c in cols):
+            notes[effect] = f"the study has no item columns {list(cols)}"
+            continue
+        diff12 = _signed_difference(study, cols, items)
+        # signed towards the gold-preferred answer
+        delta = np.where(gold == 0, diff12, -diff12)
+        for j, judge in enumerate(oc.judges):
+            r = length_controlled_accuracy(
+                correct[:, j], delta, clusters=cl, confidence_level=level
+            )
+            rows.append(
+                {
+                    "judge": judge,
+                    "effect": effect,
+                    "estimate": r.length_effect,
+                    "ci_low": r.effect_ci_low,
+                    "ci_high": r.effect_ci_high,
+                    "level": level,
+                    "pvalue": r.pvalue,
+                    "n": r.n,
+                    "n_clusters": r.n_clusters,
+                    "method": "logistic GLM on tanh(diff/sd), cluster-robust, Wald z",
+                    "scale": "log-odds per unit of tanh(diff/sd)",
+                    "accuracy": r.accuracy,
+                    "lc_accuracy": r.lc_accuracy,
+                    "lc_ci_low": r.lc_ci_low,
+                    "lc_ci_high": r.lc_ci_high,
+                    "excluded": int(len(items) - r.n),
+                }
+            )
+
+    # position (first-shown answer)
+    if scale.is_categorical:
+        from medjudge.analyses.position import a_rate_table
+
+        pos_order = order if order in study.orders else ""
+        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, level=level)
+        for r in pos.itertuples():
+            rows.append(
+                {
+                    "judge": r.judge,
+                    "effect": "position",
+                    "estimate": r.difference,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                    "level": level,
+                    "pvalue": r.p_mcnemar_midp,
+                    "n": r.n,
+                    "n_clusters": r.n,
+                    "method": "first-shown rate minus gold's, Tango interval, McNemar mid-p",
+                    "scale": "difference of rates",
+                    "excluded": r.excluded_no_verdict_or_gold,
+                }
+            )
+    t = pd.DataFrame(rows)
+    if len(t):
+        p = t["pvalue"].to_numpy(dtype=float)
+        ok = np.isfinite(p)
+        adj = np.full(p.shape, np.nan)
+        adj[ok] = adjust_pvalues(p[ok], "holm")
+        t["p_holm"] = adj
+    settings = {
+        "dimension": dimension,
+        "order": order,
+        "confidence_level": level,
+        "multiplicity": "Holm over every test in the suite",
+        "family_size": int(np.isfinite(t["pvalue"].to_numpy(dtype=float)).sum()) if len(t) else 0,
+        "cluster": cluster,
+        "gold_method": oc.gold_method,
+        "excluded_items_without_gold": oc.excluded.get("items_without_gold", 0),
+        "gold_ties_excluded": int((~non_tie).sum()),
+        "models": list(models),
+        "length_columns": list(length) if length is not None else None,
+        "style_columns": list(style) if style is not None else None,
+    }
+    return BiasSuiteResult(t, settings, notes)

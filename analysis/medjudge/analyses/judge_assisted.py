@@ -1,0 +1,597 @@
+"""Judge-assisted estimation: the true rate of a gold label from few expert labels and a judge
+on every item (prediction-powered inference).
+
+The *labelled* items are those with a gold label (however the study derives it); the others are
+*unlabelled*. For each judge, dimension and target (a category's rate, the difference of two
+categories' rates on the same items, or the mean of a numeric score) the result holds, side by
+side:
+
+- ``classical``: the expert-only mean of the labelled items;
+- ``naive``: the judge-only mean over all items, with its bias measured on the labelled items
+  (its interval ignores that bias and is shown only to make the point);
+- ``ppi`` (``lam = 1``) and ``ppi++`` (power-tuned), with the effective number of expert labels;
+- ``rogan-gladen``: the judge's positive rate on the unlabelled items corrected with the
+  sensitivity/specificity measured on the labelled items (categorical targets);
+- ``ppi++ stratified`` (with ``by=``) and per-subgroup rows;
+- ``cross-fit select`` / ``cross-fit combine`` (with several judges and ``combine=``).
+
+Validity rests on one assumption stated in every result: the labelled items are a random
+sample of all items. A judge's missing or unparseable verdict is coded as that judge's mean over
+its usable verdicts (a fixed rule that never looks at gold, so PPI stays unbiased) and counted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from medjudge.stats.ppi import (
+    classical_mean,
+    ppi_mean,
+    ppi_mean_crossfit,
+    ppi_mean_stratified,
+    rogan_gladen,
+)
+
+__all__ = ["PPIResult", "judge_assisted_estimate", "ASSUMPTION"]
+
+ASSUMPTION = (
+    "labelled items (those with gold) are a random sample of all items; otherwise every "
+    "estimate here, the classical one included, may be biased"
+)
+COLUMNS = [
+    "dimension",
+    "judge",
+    "target",
+    "subgroup",
+    "method",
+    "estimate",
+    "se",
+    "ci_low",
+    "ci_high",
+    "level",
+    "lam",
+    "n_labelled",
+    "n_unlabelled",
+    "n_clusters",
+    "effective_n",
+    "width_ratio",
+    "bias",
+    "bias_se",
+]
+
+
+@dataclass(frozen=True)
+class PPIResult:
+    """Judge-assisted estimates beside the expert-only and judge-only ones.
+
+    Attributes
+    ----------
+    rows : tidy table, one row per dimension × judge × target × subgroup × method (``COLUMNS``).
+    counts : per dimension: items, labelled, unlabelled, gold method, invalid verdicts per judge.
+    settings : the options used (confidence_level, cluster, by, combine, seed …).
+    notes : sentences a reader needs (assumption, dropped targets and why).
+    """
+
+    rows: pd.DataFrame
+    counts: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def table(
+        self,
+        method: str | list[str] | None = None,
+        *,
+        judge: str | None = None,
+        dimension: str | None = None,
+        subgroup: str | None = "all",
+    ) -> pd.DataFrame:
+        """Rows filtered by method(s), judge, dimension and subgroup (``None`` = any)."""
+        t = self.rows
+        if method is not None:
+            t = t[t["method"].isin([method] if isinstance(method, str) else method)]
+        if judge is not None:
+            t = t[t["judge"] == judge]
+        if dimension is not None:
+            t = t[t["dimension"] == dimension]
+        if subgroup is not None:
+            t = t[t["subgroup"] == subgroup]
+        return t.reset_index(drop=True)
+
+    def to_frame(self) -> pd.DataFrame:
+        """All rows (columns ``ci_low``, ``ci_high``, ``level`` among them)."""
+        return self.rows.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        rows = self.rows.astype(object).where(self.rows.notna(), None)
+        return {
+            "estimates": rows.to_dict(orient="records"),
+            "counts": self.counts,
+            "settings": self.settings,
+            "notes": list(self.notes),
+        }
+
+    def __repr__(self) -> str:
+        t = self.table(["classical", "ppi++"])
+        head = (
+            f"PPIResult({len(self.rows)} rows; judges={sorted(set(self.rows['judge']))}, "
+            f"level={self.settings.get('confidence_level')})"
+        )
+        if t.empty:
+            return head
+        lines = [head]
+        for _, r in t.head(8).iterrows():
+            lines.append(
+                f"  {r['dimension']}/{r['target']} {r['judge']} {r['method']}: "
+                f"{r['estimate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+                + (f" eff.n={r['effective_n']:.0f}" if pd.notna(r["effective_n"]) else "")
+            )
+        if len(t) > 8:
+            lines.append(f"  … {len(t) - 8} more (see .table())")
+        return "\n".join(lines)
+
+
+def _row(dim: str, judge: str, target: str, subgroup: str, method: str, e: Any, **kw: Any) -> dict:
+    d = {
+        "dimension": dim,
+        "judge": judge,
+        "target": target,
+        "subgroup": subgroup,
+        "method": method,
+        "estimate": e.estimate,
+        "se": e.se,
+        "ci_low": e.ci_low,
+        "ci_high": e.ci_high,
+        "level": e.level,
+        "lam": e.extra.get("lam") if isinstance(e.extra.get("lam"), float) else math.nan,
+        "n_labelled": e.extra.get("n_labelled", e.n),
+        "n_unlabelled": e.extra.get("n_unlabelled", 0),
+        "n_clusters": e.extra.get("n_clusters"),
+        "effective_n": e.extra.get("effective_n", math.nan),
+        "width_ratio": math.nan,
+        "bias": math.nan,
+        "bias_se": math.nan,
+    }
+    d.update(kw)
+    return d
+
+
+def _naive(
+    dim: str,
+    judge: str,
+    target: str,
+    sub: str,
+    y: np.ndarray,
+    f_l: np.ndarray,
+    f_u: np.ndarray,
+    cl: np.ndarray | None,
+    clu: np.ndarray | None,
+    level: float,
+) -> dict:
+    f_all = np.concatenate([f_l, f_u])
+    c_all = None if cl is None else np.concatenate([cl, clu])
+    e = classical_mean(f_all, clusters=c_all, confidence_level=level)
+    b = classical_mean(f_l - y, clusters=cl, confidence_level=level)
+    return _row(
+        dim,
+        judge,
+        target,
+        sub,
+        "naive",
+        e,
+        n_labelled=0,
+        n_unlabelled=f_all.size,
+        effective_n=math.nan,
+        bias=b.estimate,
+        bias_se=b.se,
+    )
+
+
+def _indicator(k: int):
+    """Coder ``c -> 1{c == k}`` keeping NaN (no verdict) as NaN."""
+
+    def code(c: np.ndarray) -> np.ndarray:
+        return np.where(np.isnan(c), np.nan, (c == k).astype(float))
+
+    return code
+
+
+def _targets(scale: Any, categories: list[str] | None, contrast: tuple[str, str] | None):
+    """(name, coder) pairs: a coder maps category codes (NaN kept) to the target variable."""
+    if not scale.is_categorical:
+        if categories or contrast:
+            raise ValueError("categories/contrast need a categorical scale; this one is numeric")
+        return [("mean", lambda c: c, None)]
+    cats = list(scale.categories)
+    if contrast is not None:
+        a, b = contrast
+        for v in (a, b):
+            if v not in cats:
+                raise ValueError(f"contrast category {v!r} is not one of {cats}")
+        ia, ib = cats.index(a), cats.index(b)
+        return [
+            (
+                f"{a} - {b}",
+                lambda c, ia=ia, ib=ib: np.where(
+                    np.isnan(c), np.nan, (c == ia).astype(float) - (c == ib).astype(float)
+                ),
+                None,
+            )
+        ]
+    chosen = cats if not categories else list(categories)
+    for v in chosen:
+        if v not in cats:
+            raise ValueError(f"category {v!r} is not one of {cats}")
+    if not categories and len(cats) == 2:
+        chosen = cats[:1]  # the other rate is 1 minus this one
+    return [(v, _indicator(cats.index(v)), cats.index(v)) for v in chosen]
+
+
+def judge_assisted_estimate(
+    study: Any,
+    dimension: str | list[str] | None = None,
+    *,
+    judges: list[str] | None = None,
+    categories: list[str] | None = None,
+    contrast: tuple[str, str] | None = None,
+    by: str | None = None,
+    cluster: str | None = None,
+    gold: Literal["auto", "majority", "reference", "supplied"] = "auto",
+    reference: str | None = None,
+    combine: Literal["select", "combine"] | None = None,
+    n_folds: int = 10,
+    keep_labels: int | None = None,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+) -> PPIResult:
+    """Judge-assisted (prediction-powered) estimates of gold-label rates, per judge.
+
+    Parameters
+    ----------
+    study : a :class:`~medjudge.data.model.Study`.
+    dimension : dimension(s) to estimate (default: all).
+    judges : judges to use (default: all).
+    categories : categories whose rate is estimated (default: all; for a two-category scale the
+        first one only).
+    contrast : ``(a, b)``: estimate ``P(gold = a) - P(gold = b)`` on the same items (paired),
+        e.g. the win rate of answer A minus that of B.
+    by : item attribute for subgroups: per-subgroup PPI++ and an overall stratified PPI++.
+    cluster : item attribute identifying clusters (image, patient): cluster-robust variances.
+    gold, reference : how gold is derived (:meth:`Study.gold`).
+    combine : with several judges, add a cross-fitted estimate that selects the best judge
+        (``"select"``) or combines them (``"combine"``) out of fold.
+    keep_labels : keep gold on a random ``keep_labels`` items only (seeded; whole clusters are
+        not kept together) — to rehearse a label budget on fully labelled data.
+    seed : seeds ``keep_labels`` and the cross-fitting folds.
+    confidence_level : interval coverage.
+
+    Returns
+    -------
+    PPIResult
+
+    References
+    ----------
+    Angelopoulos et al. (2023), Science 382:669; Angelopoulos, Duchi & Zrnic (2023),
+    arXiv:2311.01453; Fisch et al. (2024), NeurIPS; Zrnic & Candès (2024), PNAS 121:e2322083121;
+    Rogan & Gladen (1978), Am J Epidemiol 107:71.
+
+    Examples
+    --------
+    >>> from medjudge.data.tables import load_any
+    >>> study = load_any("data/external/pandalm_testset/verdicts_wide.csv",
+    ...                  "data/mappings/pandalm_wide.toml")            # doctest: +SKIP
+    >>> res = judge_assisted_estimate(study, keep_labels=200, seed=1)  # doctest: +SKIP
+    >>> res.table("ppi++")[["judge", "target", "estimate", "ci_low", "ci_high"]]  # doctest: +SKIP
+    """
+    level = float(confidence_level)
+    if not 0 < level < 1:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    if combine not in (None, "select", "combine"):
+        raise ValueError(f"combine must be 'select', 'combine' or None, got {combine!r}")
+    if keep_labels is not None and (
+        not isinstance(keep_labels, (int, np.integer)) or keep_labels < 2
+    ):
+        raise ValueError(f"keep_labels must be an integer >= 2, got {keep_labels!r}")
+    if contrast is not None and (len(contrast) != 2 or contrast[0] == contrast[1]):
+        raise ValueError(f"contrast must be two different categories, got {contrast!r}")
+    dims = (
+        study.dimensions
+        if dimension is None
+        else ([dimension] if isinstance(dimension, str) else list(dimension))
+    )
+    for d in dims:
+        if d not in study.dimensions:
+            raise ValueError(f"dimension {d!r} is not in the study; have {study.dimensions}")
+    judges = list(judges) if judges is not None else list(study.judges)
+    if not judges:
+        raise ValueError("the study has no judges; judge-assisted estimation needs one")
+    unknown = [j for j in judges if j not in study.judges]
+    if unknown:
+        raise ValueError(f"judge(s) {unknown} not in the study; have {study.judges}")
+    items_tab = study.items.set_index("item")
+    for opt, col in (("by", by), ("cluster", cluster)):
+        if col is not None and col not in items_tab.columns:
+            raise ValueError(
+                f"{opt}={col!r} is not an item attribute; have {sorted(items_tab.columns)}"
+            )
+    from medjudge.analyses.judge_vs_experts import judge_order
+
+    order = judge_order(study)
+    ids = np.asarray(study.item_ids, dtype=object)
+    srt = np.argsort(ids.astype(str), kind="stable")  # row order of the input does not matter
+    ids = ids[srt]
+    rows: list[dict] = []
+    counts: dict[str, Any] = {}
+    notes = [f"Assumption: {ASSUMPTION}."]
+    for dim in dims:
+        scale = study.scales[dim]
+        g = study.gold(dim, gold, reference=reference)
+        gcodes = g.codes[srt]
+        kept_out = 0
+        if keep_labels is not None:
+            have = np.flatnonzero(np.isfinite(gcodes))
+            if keep_labels >= have.size:
+                raise ValueError(
+                    f"keep_labels={keep_labels} must be below the {have.size} items with gold"
+                )
+            keep = np.random.default_rng(seed).choice(have, size=keep_labels, replace=False)
+            mask = np.zeros(gcodes.size, bool)
+            mask[keep] = True
+            kept_out = int(have.size - keep_labels)
+            gcodes = np.where(mask, gcodes, np.nan)
+        lab = np.isfinite(gcodes)
+        n, N = int(lab.sum()), int((~lab).sum())
+        m = study.matrix(dim, raters=judges, order=order)
+        pred = m.values[srt]
+        cl_all = None if cluster is None else items_tab.loc[ids, cluster].astype(str).to_numpy()
+        by_all = None if by is None else items_tab.loc[ids, by].astype(str).to_numpy()
+        counts[dim] = {
+            "items": int(ids.size),
+            "labelled": n,
+            "unlabelled": N,
+            "gold_method": g.method,
+            "gold_hidden_by_keep_labels": kept_out,
+            "judge_verdicts_missing_or_invalid": {
+                j: int(np.isnan(pred[:, k]).sum()) for k, j in enumerate(judges)
+            },
+            "n_clusters": None if cl_all is None else int(np.unique(cl_all).size),
+        }
+        if n < 2:
+            notes.append(f"{dim}: {n} labelled item(s); at least 2 are needed — skipped.")
+            continue
+        if N == 0:
+            notes.append(
+                f"{dim}: every item has gold, so the judge cannot add information; only the "
+                "classical estimate is shown (use keep_labels= to rehearse a label budget)."
+            )
+        cl, clu = (None, None) if cl_all is None else (cl_all[lab], cl_all[~lab])
+        for tname, coder, kcode in _targets(scale, categories, contrast):
+            y = coder(gcodes[lab])
+            ce = classical_mean(y, clusters=cl, confidence_level=level)
+            rows.append(
+                _row(
+                    dim,
+                    "(experts only)",
+                    tname,
+                    "all",
+                    "classical",
+                    ce,
+                    n_unlabelled=0,
+                    effective_n=float(n),
+                    width_ratio=1.0,
+                )
+            )
+            if N == 0:
+                continue
+            F_l, F_u = [], []
+            for k, j in enumerate(judges):
+                fv = coder(pred[:, k])
+                fill = float(np.nanmean(fv)) if np.isfinite(fv).any() else 0.0
+                fv = np.where(np.isnan(fv), fill, fv)
+                f_l, f_u = fv[lab], fv[~lab]
+                F_l.append(f_l)
+                F_u.append(f_u)
+                rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, cl, clu, level))
+                for meth, lam in (("ppi", 1.0), ("ppi++", None)):
+                    e = ppi_mean(
+                        y,
+                        f_l,
+                        f_u,
+                        lam=lam,
+                        clusters=cl,
+                        clusters_unlabeled=clu,
+                        confidence_level=level,
+                    )
+                    rows.append(
+                        _row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e.se, ce.se))
+                    )
+                if kcode is not None:
+                    rows.extend(
+                        _rogan_gladen_row(
+                            dim,
+                            j,
+                            tname,
+                            y,
+                            pred[lab, k],
+                            pred[~lab, k],
+                            kcode,
+                            level,
+                            ce.se,
+                            notes,
+                        )
+                    )
+                if by_all is not None:
+                    rows.extend(
+                        _by_rows(
+                            dim,
+                            j,
+                            tname,
+                            y,
+                            f_l,
+                            f_u,
+                            by_all[lab],
+                            by_all[~lab],
+                            cl,
+                            clu,
+                            level,
+                            notes,
+                            with_classical=k == 0,
+                        )
+                    )
+            if combine is not None and len(judges) > 1:
+                try:
+                    e = ppi_mean_crossfit(
+                        y,
+                        np.column_stack(F_l),
+                        np.column_stack(F_u),
+                        combine=combine,
+                        n_folds=n_folds,
+                        clusters=cl,
+                        clusters_unlabeled=clu,
+                        seed=seed,
+                        confidence_level=level,
+                    )
+                except ValueError as err:
+                    notes.append(f"{dim}/{tname}: cross-fitting skipped ({err}).")
+                else:
+                    label = f"cross-fit {combine} ({len(judges)} judges)"
+                    r = _row(
+                        dim,
+                        label,
+                        tname,
+                        "all",
+                        f"cross-fit {combine}",
+                        e,
+                        width_ratio=_ratio(e.se, ce.se),
+                    )
+                    rows.append(r)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    settings = {
+        "confidence_level": level,
+        "gold": gold,
+        "reference": reference,
+        "judges": judges,
+        "order": order,
+        "by": by,
+        "cluster": cluster,
+        "combine": combine,
+        "n_folds": n_folds,
+        "keep_labels": keep_labels,
+        "seed": seed,
+        "missing_verdict_rule": "coded as the judge's mean over its usable verdicts",
+        "interval": "normal; cluster-robust when cluster is given",
+    }
+    return PPIResult(df, counts, settings, notes)
+
+
+def _ratio(se: float, se0: float) -> float:
+    return se / se0 if se0 > 0 and np.isfinite(se) else math.nan
+
+
+def _rogan_gladen_row(
+    dim: str,
+    judge: str,
+    tname: str,
+    y: np.ndarray,
+    pred_l: np.ndarray,
+    pred_u: np.ndarray,
+    k: int,
+    level: float,
+    se0: float,
+    notes: list[str],
+) -> list[dict]:
+    ok_l, ok_u = np.isfinite(pred_l), np.isfinite(pred_u)
+    if ok_u.sum() == 0:
+        return []
+    yl = y[ok_l] > 0.5
+    fl = pred_l[ok_l] == k
+    pos_u = int((pred_u[ok_u] == k).sum())
+    try:
+        e = rogan_gladen(
+            pos_u,
+            int(ok_u.sum()),
+            int((fl & yl).sum()),
+            int(yl.sum()),
+            int((~fl & ~yl).sum()),
+            int((~yl).sum()),
+            confidence_level=level,
+        )
+    except ValueError as err:
+        notes.append(f"{dim}/{tname}/{judge}: Rogan-Gladen not possible ({err}).")
+        return []
+    return [
+        _row(
+            dim,
+            judge,
+            tname,
+            "all",
+            "rogan-gladen",
+            e,
+            n_labelled=int(ok_l.sum()),
+            n_unlabelled=int(ok_u.sum()),
+            effective_n=math.nan,
+            width_ratio=_ratio(e.se, se0),
+        )
+    ]
+
+
+def _by_rows(
+    dim: str,
+    judge: str,
+    tname: str,
+    y: np.ndarray,
+    f_l: np.ndarray,
+    f_u: np.ndarray,
+    s_l: np.ndarray,
+    s_u: np.ndarray,
+    cl: np.ndarray | None,
+    clu: np.ndarray | None,
+    level: float,
+    notes: list[str],
+    with_classical: bool,
+) -> list[dict]:
+    out: list[dict] = []
+    try:
+        overall, per = ppi_mean_stratified(
+            y, f_l, f_u, s_l, s_u, clusters=cl, clusters_unlabeled=clu, confidence_level=level
+        )
+    except ValueError as err:
+        notes.append(f"{dim}/{tname}/{judge}: stratified PPI skipped ({err}).")
+        return out
+    ce = classical_mean(y, clusters=cl, confidence_level=level)
+    out.append(
+        _row(
+            dim,
+            judge,
+            tname,
+            "all",
+            "ppi++ stratified",
+            overall,
+            width_ratio=_ratio(overall.se, ce.se),
+        )
+    )
+    for h, e in per.items():
+        yh = y[s_l == h]
+        c0 = classical_mean(
+            yh, clusters=None if cl is None else cl[s_l == h], confidence_level=level
+        )
+        if with_classical:
+            out.append(
+                _row(
+                    dim,
+                    "(experts only)",
+                    tname,
+                    h,
+                    "classical",
+                    c0,
+                    n_unlabelled=0,
+                    effective_n=float(yh.size),
+                    width_ratio=1.0,
+                )
+            )
+        out.append(_row(dim, judge, tname, h, "ppi++", e, width_ratio=_ratio(e.se, c0.se)))
+    return out

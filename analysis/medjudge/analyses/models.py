@@ -1,0 +1,439 @@
+"""Answer-model rankings from pairwise verdicts: experts' and each judge's Bradley–Terry fit.
+
+When every item compares the answers of two models (item columns such as ``model_1`` and
+``model_2``), each *source* of verdicts induces a ranking of the answer models:
+
+* ``experts`` — the gold label per item (derived as in :meth:`Study.gold`, usually the strict
+  expert majority; items without gold are counted),
+* each judge — its verdict per item (invalid or missing verdicts are left out and counted).
+
+For each source: Bradley–Terry strengths (:mod:`medjudge.stats.bradley_terry`; ties half a
+win by default, Davidson optional) on the log scale centred to mean 0, the Elo-style scale,
+win probabilities, and simultaneous rank confidence sets (:mod:`medjudge.stats.rank_sets`).
+All sources share one cluster bootstrap (items, or clusters of items, resampled by the
+project's engine :mod:`medjudge.stats.resampling`), so the judge-versus-expert comparisons —
+Kendall's tau-b and Spearman's rho between the rankings, swapped pairs — are paired.
+Intervals are bootstrap percentile intervals.
+
+"Which judge best reproduces the expert ranking?" is a selection among judges: the table gives
+each judge's share of resamples in which it has the highest tau (``p_best``) and intervals
+simultaneous over judges (Bonferroni), so the selected judge's interval keeps its coverage.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.bradley_terry import (
+    Ties,
+    bradley_terry,
+    comparison_counts,
+    to_elo,
+    win_probability,
+)
+from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
+from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+
+__all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
+
+EXPERTS = "experts"
+
+
+@dataclass(frozen=True)
+class ModelRankingResult:
+    """Answer-model rankings per source (experts' gold, each judge) with bootstrap intervals.
+
+    Tables (``.table(name)``): ``strengths`` (one row per source x model: ``strength``, ``se``,
+    ``ci_low``, ``ci_high``, ``level``, ``elo`` …, ``rank``, ``rank_low``, ``rank_high``),
+    ``win_probabilities`` (source x ordered model pair), ``correlations`` (judge vs experts:
+    ``kendall_tau``/``spearman_rho`` with intervals, swapped pairs, ``p_best``), ``counts``
+    (per source: comparisons used and excluded, by reason).
+    """
+
+    strengths: pd.DataFrame
+    win_probabilities: pd.DataFrame
+    correlations: pd.DataFrame
+    counts: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, name: str = "strengths") -> pd.DataFrame:
+        tables = {
+            "strengths": self.strengths,
+            "win_probabilities": self.win_probabilities,
+            "correlations": self.correlations,
+            "counts": self.counts,
+        }
+        if name not in tables:
+            raise ValueError(f"table must be one of {sorted(tables)}, not {name!r}")
+        return tables[name].copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": dict(self.settings),
+            "strengths": self.strengths.to_dict(orient="records"),
+            "win_probabilities": self.win_probabilities.to_dict(orient="records"),
+            "correlations": self.correlations.to_dict(orient="records"),
+            "counts": self.counts.to_dict(orient="records"),
+        }
+
+    def __repr__(self) -> str:
+        s = self.settings
+        head = (
+            f"ModelRankingResult({len(s.get('models', []))} models, sources={s.get('sources')}, "
+            f"ties={s.get('ties')!r}, B={s.get('n_resamples')}, "
+            f"confidence_level={s.get('confidence_level')})"
+        )
+        if self.strengths.empty:
+            return head
+        t = self.strengths[self.strengths["source"] == EXPERTS]
+        if t.empty:
+            t = self.strengths[self.strengths["source"] == self.strengths["source"].iloc[0]]
+        lines = [
+            f"  {r.source}: {r.model:<20} {r.strength:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
+            f" rank {r.rank} ({r.rank_low}-{r.rank_high})"
+            for r in t.sort_values("rank").itertuples()
+        ]
+        return "\n".join([head, *lines])
+
+
+def pairwise_outcomes(
+    study: Study, dimension: str, sources: Sequence[str], *, order: str = "AB"
+) -> tuple[list[str], np.ndarray, dict[str, dict[str, int]]]:
+    """Outcome per item (rows in ``study.item_ids`` order) for each source.
+
+    1 = answer 1 preferred, 0 = answer 2, 0.5 = tie, NaN = no usable verdict. The scale must be
+    categorical with two non-tie categories (answer 1 first) and optionally a tie category.
+    Returns ``(sources, outcomes (n_items, S), excluded counts per source)``.
+    """
+    from medjudge.analyses.bias import verdict_matrix
+
+    scale = study.scales[dimension]
+    cats = list(scale.categories) if scale.is_categorical else []
+    non_tie = [c for c in cats if c != scale.tie]
+    extra = [c for c in cats if c not in non_tie[:2] and c != scale.tie]
+    if len(non_tie) != 2 or extra:
+        raise ValueError(
+            f"dimension {dimension!r}: pairwise rankings need a categorical scale with two "
+            f"preference categories (answer 1, answer 2) and optionally a tie; got {cats}"
+        )
+    tie_code = cats.index(scale.tie) if scale.tie is not None else -1
+    codes_to_y = np.full(len(cats), np.nan)
+    codes_to_y[cats.index(non_tie[0])] = 1.0
+    codes_to_y[cats.index(non_tie[1])] = 0.0
+    if tie_code >= 0:
+        codes_to_y[tie_code] = 0.5
+
+    def to_y(codes: np.ndarray) -> np.ndarray:
+        out = np.full(codes.shape, np.nan)
+        ok = np.isfinite(codes)
+        out[ok] = codes_to_y[codes[ok].astype(int)]
+        return out
+
+    wide = verdict_matrix(study, dimension, order)
+    cols, excluded = [], {}
+    for src in sources:
+        if src == EXPERTS:
+            g = study.gold(dimension)
+            y = to_y(g.codes)
+            excluded[src] = {"no_gold": int(np.isnan(y).sum()), "gold_method": g.method}
+        else:
+            if src not in wide.columns:
+                raise ValueError(f"source {src!r} has no verdicts on {dimension!r}")
+            y = to_y(wide[src].to_numpy(dtype=float))
+            st = study.ratings
+            st = st[(st["rater"] == src) & (st["dimension"] == dimension)]
+            st = st[st["order"].isin([order, ""])]
+            has_row = set(st["item"])
+            excluded[src] = {
+                "no_usable_verdict": int(np.isnan(y).sum()),
+                "invalid": int((st["status"] == "invalid").sum()),
+                "missing": int((st["status"] == "missing").sum())
+                + int(len(set(study.item_ids) - has_row)),
+            }
+        cols.append(y)
+    return list(sources), np.column_stack(cols), excluded
+
+
+def _check(name: str, value: Any, ok: bool, allowed: str) -> None:
+    if not ok:
+        raise ValueError(f"{name}={value!r} is not allowed; {allowed}")
+
+
+def answer_model_ranking(
+    study: Study,
+    models: Sequence[str] | None = None,
+    *,
+    dimension: str | None = None,
+    judges: Sequence[str] | None = None,
+    include_experts: bool = True,
+    ties: Ties = "half",
+    cluster: str | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+    simultaneous: bool = True,
+    order: str = "AB",
+) -> ModelRankingResult:
+    """Rank the answer models by each source of verdicts (see the module docstring).
+
+    Parameters
+    ----------
+    study : a pairwise study whose items name the two answer models.
+    models : the two item columns naming the models of answer 1 and answer 2; default the
+        study's ``answer_models`` (mapping key ``models``).
+    dimension : which dimension's verdicts (default: the only one, else the first).
+    judges : judges to rank by (default all); ``include_experts`` adds the experts' gold.
+    ties : ``"half"`` (a tie is half a win each) or ``"davidson"``.
+    cluster : item attribute whose values are resampled together (e.g. instruction id).
+    n_resamples, seed : the cluster bootstrap (:class:`~medjudge.stats.resampling.ResamplePlan`).
+    confidence_level : coverage of every interval and rank set.
+    simultaneous : rank confidence sets jointly over all models (True) or per model.
+    order : presentation order whose judge verdicts are used when a judge has both.
+
+    Returns
+    -------
+    ModelRankingResult
+
+    References
+    ----------
+    Bradley & Terry (1952), Biometrika 39:324–345; Davidson (1970), JASA 65:317–328;
+    Mogstad, Romano, Shaikh & Wilhelm (2024), Rev. Econ. Stud. 91:476–518 (rank sets);
+    Chiang et al. (2024), "Chatbot Arena", ICML (Elo scale, bootstrap of BT strengths).
+
+    Examples
+    --------
+    >>> import medjudge.data.tables as t
+    >>> s = t.load_any("data/external/pandalm_testset/verdicts_wide.csv",
+    ...                "data/mappings/pandalm_wide.toml")            # doctest: +SKIP
+    >>> res = answer_model_ranking(s, n_resamples=200)               # doctest: +SKIP
+    >>> res.table("strengths").columns[:4].tolist()                  # doctest: +SKIP
+    ['source', 'model', 'strength', 'se']
+    """
+    models = tuple(models) if models is not None else tuple(study.answer_models)
+    if len(models) != 2:
+        raise ValueError(
+            "models must name the two item columns holding the answer models "
+            "(e.g. --models model_1,model_2, or models = [...] in the mapping)"
+        )
+    for c in models:
+        if c not in study.items.columns:
+            raise ValueError(
+                f"models column {c!r} is not an item attribute; have {list(study.items.columns)}"
+            )
+    if dimension is None:
+        dimension = study.dimensions[0]
+    _check("dimension", dimension, dimension in study.scales, f"have {list(study.scales)}")
+    _check("ties", ties, ties in ("half", "davidson"), "use 'half' or 'davidson'")
+    _check(
+        "n_resamples",
+        n_resamples,
+        isinstance(n_resamples, int | np.integer) and n_resamples >= 50,
+        "need an integer >= 50",
+    )
+    _check(
+        "confidence_level",
+        confidence_level,
+        isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1,
+        "use a value in [0.5, 1)",
+    )
+    if cluster is not None:
+        _check("cluster", cluster, cluster in study.items.columns, "name an item attribute")
+    all_judges = study.judges
+    judges = list(judges) if judges is not None else all_judges
+    for j in judges:
+        _check("judges", j, j in all_judges, f"judges are {all_judges}")
+    sources = (
+        [EXPERTS] if include_experts and (study.experts or study.gold_table is not None) else []
+    )
+    sources += judges
+    if not sources:
+        raise ValueError("no source of verdicts: the study has neither experts/gold nor judges")
+
+    names, y, excluded = pairwise_outcomes(study, dimension, sources, order=order)
+    items = study.items.set_index("item").loc[study.item_ids]
+    m1 = items[models[0]].astype("string").fillna("").to_numpy(dtype=str)
+    m2 = items[models[1]].astype("string").fillna("").to_numpy(dtype=str)
+    bad_pair = (m1 == "") | (m2 == "") | (m1 == m2)
+    # deterministic whatever the row order: items sorted by id before resampling
+    order_idx = np.argsort(np.asarray(study.item_ids, dtype=str), kind="stable")
+    keep = order_idx[~bad_pair[order_idx]]
+    m1, m2, y = m1[keep], m2[keep], y[keep]
+    model_names = sorted(set(m1) | set(m2))
+    k = len(model_names)
+    if k < 2:
+        raise ValueError("fewer than two answer models: nothing to rank")
+    idx = {m: i for i, m in enumerate(model_names)}
+    a = np.array([idx[m] for m in m1], dtype=int)
+    b = np.array([idx[m] for m in m2], dtype=int)
+    clusters = (
+        items[cluster].astype(str).to_numpy()[keep]
+        if cluster is not None
+        else np.asarray(study.item_ids, dtype=str)[keep]
+    )
+    plan = ResamplePlan(len(keep), n_resamples, seed, clusters=clusters)
+    weights = plan.weights()
+
+    level = float(confidence_level)
+    strength_rows, win_rows, count_rows = [], [], []
+    est: dict[str, np.ndarray] = {}
+    boots: dict[str, np.ndarray] = {}
+    sets: dict[str, dict[str, np.ndarray]] = {}
+    iu = list(itertools.permutations(range(k), 2))
+    for s_i, src in enumerate(names):
+        ys = y[:, s_i]
+        wins, tie_t = comparison_counts(a, b, ys, k)
+        fit = bradley_terry(wins, tie_t, method=ties)
+        bw, bt = comparison_counts(a, b, ys, k, weights)
+        bfit = bradley_terry(bw, bt, method=ties)
+        n_used = int((~np.isnan(ys)).sum())
+        failed = int((~bfit.converged).sum())
+        count_rows.append(
+            {
+                "source": src,
+                "comparisons": n_used,
+                "ties": int((ys == 0.5).sum()),
+                "excluded_model_pair": int(bad_pair.sum()),
+                **{f"excluded_{kk}": v for kk, v in excluded[src].items() if kk != "gold_method"},
+                "mle_exists": bool(fit.converged),
+                "resamples_without_mle": failed,
+            }
+        )
+        if not fit.converged:
+            continue
+        theta, boot = fit.strength, bfit.strength
+        est[src], boots[src] = theta, boot
+        lo, hi = bootstrap_interval(theta, boot, level=level, method="percentile")
+        se = np.nanstd(boot, axis=0, ddof=1)
+        rs = rank_confidence_sets(theta, boot, confidence_level=level, simultaneous=simultaneous)
+        sets[src] = rs
+        n_games = (wins + wins.T + tie_t).sum(1)
+        for i, m in enumerate(model_names):
+            strength_rows.append(
+                {
+                    "source": src,
+                    "model": m,
+                    "strength": float(theta[i]),
+                    "se": float(se[i]),
+                    "ci_low": float(lo[i]),
+                    "ci_high": float(hi[i]),
+                    "level": level,
+                    "elo": float(to_elo(theta[i])),
+                    "elo_ci_low": float(to_elo(lo[i])),
+                    "elo_ci_high": float(to_elo(hi[i])),
+                    "rank": int(rs["rank"][i]),
+                    "rank_low": int(rs["rank_low"][i]),
+                    "rank_high": int(rs["rank_high"][i]),
+                    "comparisons": float(n_games[i]),
+                    "tie_parameter": float(fit.tie_parameter),
+                }
+            )
+        pw = win_probability(theta, fit.tie_parameter if ties == "davidson" else None)
+        pwb = win_probability(boot, bfit.tie_parameter if ties == "davidson" else None)
+        plo, phi = bootstrap_interval(pw, pwb, level=level, method="percentile")
+        for i, j in iu:
+            win_rows.append(
+                {
+                    "source": src,
+                    "model": model_names[i],
+                    "opponent": model_names[j],
+                    "p_win": float(pw[i, j]),
+                    "ci_low": float(plo[i, j]),
+                    "ci_high": float(phi[i, j]),
+                    "level": level,
+                    "observed_wins": float(wins[i, j] + 0.5 * tie_t[i, j]),
+                    "comparisons": float(wins[i, j] + wins[j, i] + tie_t[i, j]),
+                }
+            )
+    corr = _correlations(est, boots, sets, model_names, level)
+    counts = pd.DataFrame(count_rows)
+    for c in counts.columns:
+        if c.startswith("excluded_"):
+            counts[c] = counts[c].fillna(0).astype(int)
+    settings = {
+        "dimension": dimension,
+        "models": model_names,
+        "model_columns": list(models),
+        "sources": list(names),
+        "ties": ties,
+        "tie_rule": "a tie counts as half a win for each model"
+        if ties == "half"
+        else "Davidson (1970) tie model",
+        "cluster": cluster,
+        "n_resamples": int(n_resamples),
+        "seed": int(seed),
+        "confidence_level": level,
+        "interval": "cluster bootstrap percentile",
+        "rank_sets": "simultaneous max-t (Mogstad et al. 2024)"
+        if simultaneous
+        else "marginal max-t (Mogstad et al. 2024)",
+        "gold_method": excluded.get(EXPERTS, {}).get("gold_method"),
+        "order": order,
+        "scale": "log strength centred to mean 0; elo = 1000 + 400 strength / ln 10",
+    }
+    return ModelRankingResult(
+        pd.DataFrame(strength_rows),
+        pd.DataFrame(win_rows),
+        corr,
+        counts,
+        settings,
+    )
+
+
+def _correlations(
+    est: dict[str, np.ndarray],
+    boots: dict[str, np.ndarray],
+    sets: dict[str, dict[str, np.ndarray]],
+    model_names: list[str],
+    level: float,
+) -> pd.DataFrame:
+    if EXPERTS not in est:
+        return pd.DataFrame()
+    judges = [s for s in est if s != EXPERTS]
+    if not judges:
+        return pd.DataFrame()
+    ref, ref_b = est[EXPERTS], boots[EXPERTS]
+    j = len(judges)
+    sim_level = 1 - (1 - level) / j
+    taus_b = np.column_stack([rank_correlation(boots[s], ref_b, "kendall") for s in judges])
+    # selection: the judge with the highest tau in each resample (ties shared)
+    tb = np.where(np.isnan(taus_b), -np.inf, taus_b)
+    top = tb == tb.max(1, keepdims=True)
+    p_best = (top / top.sum(1, keepdims=True)).mean(0)
+    rows = []
+    k = len(model_names)
+    for n_j, s in enumerate(judges):
+        row: dict[str, Any] = {"judge": s, "reference": EXPERTS, "n_models": k}
+        for meth, col in (("kendall", "kendall_tau"), ("spearman", "spearman_rho")):
+            point = float(rank_correlation(est[s], ref, meth))
+            bb = taus_b[:, n_j] if meth == "kendall" else rank_correlation(boots[s], ref_b, meth)
+            lo, hi = bootstrap_interval(point, bb, level=level, method="percentile")
+            slo, shi = bootstrap_interval(point, bb, level=sim_level, method="percentile")
+            prefix = "" if meth == "kendall" else "rho_"
+            row[col] = point
+            row[f"{prefix}ci_low"] = float(lo)
+            row[f"{prefix}ci_high"] = float(hi)
+            row[f"{prefix}simultaneous_ci_low"] = float(slo)
+            row[f"{prefix}simultaneous_ci_high"] = float(shi)
+        row["level"] = level
+        d_j = np.sign(est[s][:, None] - est[s][None, :])
+        d_e = np.sign(ref[:, None] - ref[None, :])
+        iu = np.triu_indices(k, 1)
+        swapped = (d_j * d_e)[iu] < 0
+        sig = (sets[s]["better"] & sets[EXPERTS]["better"].T) | (
+            sets[s]["better"].T & sets[EXPERTS]["better"]
+        )
+        row["pairs"] = int(iu[0].size)
+        row["swapped_pairs"] = int(swapped.sum())
+        row["swapped_significant"] = int(sig[iu].sum())
+        row["p_best"] = float(p_best[n_j])
+        rows.append(row)
+    t = pd.DataFrame(rows)
+    t["best"] = t["kendall_tau"] == t["kendall_tau"].max()
+    return t

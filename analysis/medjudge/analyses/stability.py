@@ -1,0 +1,206 @@
+"""Stability of judges across prompt variants and repeated runs: variance components and flips.
+
+A judge evaluated under several prompt variants (LLMBar: 15 prompting strategies per
+evaluator, raters named ``evaluator/strategy``) and/or several runs (the ``run`` column) gives
+``y[item, prompt, run]`` — its correctness against the gold (or, without gold, its verdict
+code). Per evaluator: ANOVA variance components for item, prompt, item x prompt and run
+(:func:`medjudge.stats.variance_components.variance_components`), their shares of the total,
+and the share of items whose verdict flips across prompts (and of cells that flip across runs),
+each with a cluster bootstrap percentile interval (items resampled; prompts and runs fixed).
+Items lacking any prompt x run cell are excluded and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from medjudge.data.model import Study
+from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.variance_components import COMPONENTS, flip_shares, variance_components
+
+__all__ = ["StabilityResult", "stability"]
+
+
+@dataclass(frozen=True)
+class StabilityResult:
+    """``components`` (evaluator x component: ``variance``, ``share``, ``ci_low``, ``ci_high``,
+    ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``)."""
+
+    components: pd.DataFrame
+    flips: pd.DataFrame
+    settings: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+    def table(self, name: str = "components") -> pd.DataFrame:
+        if name not in ("components", "flips"):
+            raise ValueError(f"table must be 'components' or 'flips', not {name!r}")
+        return (self.components if name == "components" else self.flips).copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": dict(self.settings),
+            "components": self.components.to_dict(orient="records"),
+            "flips": self.flips.to_dict(orient="records"),
+            "notes": dict(self.notes),
+        }
+
+    def __repr__(self) -> str:
+        n = self.components["evaluator"].nunique() if len(self.components) else 0
+        return (
+            f"StabilityResult({n} evaluators, outcome={self.settings.get('outcome')!r}, "
+            f"B={self.settings.get('n_resamples')}, "
+            f"confidence_level={self.settings.get('confidence_level')})"
+        )
+
+
+def stability(
+    study: Study,
+    *,
+    dimension: str | None = None,
+    prompt_separator: str = "/",
+    order: str = "AB",
+    n_resamples: int = 1000,
+    seed: int = 0,
+    confidence_level: float = 0.95,
+) -> StabilityResult:
+    """Variance components (item, prompt, item x prompt, run) and flip shares per evaluator.
+
+    Parameters
+    ----------
+    study : a study whose judges are named ``evaluator<sep>prompt`` and/or have several runs.
+    dimension : dimension to analyse (default: the first).
+    prompt_separator : splits a judge name into evaluator and prompt variant at its first
+        occurrence; a judge name without it is one evaluator with a single prompt.
+    order : presentation order used when judges have both.
+    n_resamples, seed, confidence_level : the item bootstrap.
+
+    Returns
+    -------
+    StabilityResult
+
+    Examples
+    --------
+    >>> from medjudge.data.tables import load_any
+    >>> s = load_any("data/external/llmbar/verdicts_long.csv",
+    ...              "data/mappings/llmbar_long.toml")              # doctest: +SKIP
+    >>> stability(s, n_resamples=200).table("flips").head()         # doctest: +SKIP
+    """
+    if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
+        raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
+    if not (isinstance(n_resamples, int | np.integer) and n_resamples >= 50):
+        raise ValueError(f"n_resamples={n_resamples!r} is not allowed; need an integer >= 50")
+    if not prompt_separator:
+        raise ValueError("prompt_separator must be a non-empty string")
+    dimension = dimension if dimension is not None else study.dimensions[0]
+    if dimension not in study.scales:
+        raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
+    r = study.ratings
+    sub = r[(r["dimension"] == dimension) & (r["role"] == "judge")]
+    use_order = order if order in set(sub["order"]) else ""
+    sub = sub[sub["order"] == use_order]
+    sub = sub.assign(_c=study.scales[dimension].encode(list(sub["value"])))
+    try:
+        gold = study.gold(dimension)
+        gmap = dict(zip(gold.items, gold.codes, strict=True))
+        outcome = "correct"
+    except ValueError:
+        gmap, outcome = {}, "verdict code"
+    names = sub["rater"].str.split(prompt_separator, n=1, regex=False)
+    sub = sub.assign(_eval=names.str[0], _prompt=names.map(lambda p: p[1] if len(p) > 1 else ""))
+    if gmap:
+        g = sub["item"].map(gmap).to_numpy(dtype=float)
+        y = np.where(np.isnan(sub["_c"]) | np.isnan(g), np.nan, (sub["_c"] == g).astype(float))
+        sub = sub.assign(_y=y)
+    else:
+        sub = sub.assign(_y=sub["_c"])
+    level = float(confidence_level)
+    comp_rows, flip_rows, notes = [], [], {}
+    for ev, grp in sorted(sub.groupby("_eval"), key=lambda kv: kv[0]):
+        prompts = sorted(set(grp["_prompt"]))
+        runs = sorted(set(grp["run"]))
+        if len(prompts) < 2:
+            notes[ev] = f"one prompt variant only ({len(runs)} run(s)): no prompt component"
+            continue
+        cube = grp.pivot_table(
+            index="item", columns=["_prompt", "run"], values="_y", aggfunc="first", dropna=False
+        )
+        full_cols = pd.MultiIndex.from_product([prompts, runs])
+        cube = cube.reindex(columns=full_cols)
+        cube = cube.reindex(sorted(set(study.item_ids)))  # sorted ids: row-order free
+        arr = cube.to_numpy(dtype=float).reshape(len(cube), len(prompts), len(runs))
+        complete = ~np.isnan(arr).any((1, 2))
+        arr = arr[complete]
+        if arr.shape[0] < 2:
+            notes[ev] = "fewer than two items with a verdict under every prompt and run"
+            continue
+        w = ResamplePlan(arr.shape[0], n_resamples, seed).weights()
+        vc = variance_components(arr)
+        vcb = variance_components(arr, w)
+        fl = flip_shares(arr)
+        flb = flip_shares(arr, w)
+        for comp in (*COMPONENTS, "residual"):
+            if len(runs) == 1 and comp in ("item_x_prompt", "run"):
+                continue
+            if len(runs) > 1 and comp == "residual":
+                continue
+            est = float(vc[comp])
+            lo, hi = bootstrap_interval(est, vcb[comp], level=level, method="percentile")
+            share_b = (
+                np.maximum(vcb[comp], 0) / vcb["total"]
+                if comp != "residual"
+                else vcb[comp] / vcb["total"]
+            )
+            share = max(est, 0) / float(vc["total"]) if vc["total"] > 0 else np.nan
+            slo, shi = bootstrap_interval(share, share_b, level=level, method="percentile")
+            comp_rows.append(
+                {
+                    "evaluator": ev,
+                    "component": comp,
+                    "variance": est,
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "share": share,
+                    "share_ci_low": float(slo),
+                    "share_ci_high": float(shi),
+                    "level": level,
+                    "n_items": int(arr.shape[0]),
+                    "n_prompts": len(prompts),
+                    "n_runs": len(runs),
+                    "excluded_incomplete_items": int((~complete).sum()),
+                }
+            )
+        for kind in ("across_prompts", "across_runs"):
+            if kind == "across_runs" and len(runs) < 2:
+                continue
+            lo, hi = bootstrap_interval(
+                float(fl[kind]), flb[kind], level=level, method="percentile"
+            )
+            flip_rows.append(
+                {
+                    "evaluator": ev,
+                    "kind": kind,
+                    "share": float(fl[kind]),
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "level": level,
+                    "n_items": int(arr.shape[0]),
+                    "excluded_incomplete_items": int((~complete).sum()),
+                }
+            )
+    settings = {
+        "dimension": dimension,
+        "outcome": outcome,
+        "order": use_order,
+        "prompt_separator": prompt_separator,
+        "n_resamples": int(n_resamples),
+        "seed": int(seed),
+        "confidence_level": level,
+        "interval": "item bootstrap percentile (prompts and runs fixed)",
+        "estimator": "ANOVA (expected mean squares), Searle et al. 1992 Sec. 4.5; share = "
+        "max(component, 0) / total",
+    }
+    return StabilityResult(pd.DataFrame(comp_rows), pd.DataFrame(flip_rows), settings, notes)

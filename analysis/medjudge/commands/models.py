@@ -1,0 +1,145 @@
+"""``medjudge models``: rank the answer models by the experts' gold and by each judge.
+
+Bradley–Terry strengths (log scale, centred to mean 0; a tie is half a win for each model
+unless ``--ties davidson``) with cluster bootstrap intervals, Elo-style ratings, simultaneous
+rank confidence sets, and each judge's rank correlation with the expert ranking.
+
+``--json`` prints ``{"settings", "strengths": [rows], "win_probabilities", "correlations",
+"counts"}``; each strength row has ``source`` (``experts`` — their gold per item — or a judge's
+name), ``model``, ``strength``, ``ci_low``, ``ci_high``, ``level`` and more.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ..analyses.models import answer_model_ranking
+from ._common import add_input_args, dump_json, load_input
+
+
+def _int_at_least(lo: int, name: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{name} must be >= {lo}, got {v}")
+        return v
+
+    return parse
+
+
+def _level(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0.5, 1), got {text!r}") from None
+    if not 0.5 <= v < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0.5, 1), got {v}")
+    return v
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "models",
+        help="rank the answer models (Bradley-Terry) by the experts and by each judge",
+    )
+    add_input_args(p)
+    p.add_argument(
+        "--models",
+        help="the two item columns naming the models of answer 1 and answer 2, e.g. "
+        "model_1,model_2 (default: the mapping's models key)",
+    )
+    p.add_argument(
+        "--ties",
+        choices=["half", "davidson"],
+        default="half",
+        help="half: a tie is half a win for each model (default); davidson: tie model",
+    )
+    p.add_argument("--cluster", help="item attribute whose values are resampled together")
+    p.add_argument("--judges", help="judges to include, comma-separated (default: all)")
+    p.add_argument("--no-experts", action="store_true", help="leave out the experts' ranking")
+    p.add_argument(
+        "--n-resamples",
+        type=_int_at_least(50, "--n-resamples"),
+        default=2000,
+        help="bootstrap resamples (>= 50; default 2000)",
+    )
+    p.add_argument("--seed", type=_int_at_least(0, "--seed"), default=0, help="bootstrap seed")
+    p.add_argument(
+        "--confidence-level", type=_level, default=0.95, help="interval coverage (default 0.95)"
+    )
+    p.add_argument(
+        "--marginal-ranks",
+        action="store_true",
+        help="rank confidence sets per model instead of simultaneous over all models",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    study = load_input(args)
+    models = None
+    if args.models:
+        models = [c.strip() for c in args.models.split(",")]
+        if len(models) != 2 or not all(models):
+            raise ValueError(f"--models needs two comma-separated columns, got {args.models!r}")
+    judges = [j.strip() for j in args.judges.split(",")] if args.judges else None
+    res = answer_model_ranking(
+        study,
+        models,
+        dimension=args.dimension,
+        judges=judges,
+        include_experts=not args.no_experts,
+        ties=args.ties,
+        cluster=args.cluster,
+        n_resamples=args.n_resamples,
+        seed=args.seed,
+        confidence_level=args.confidence_level,
+        simultaneous=not args.marginal_ranks,
+    )
+    if args.json:
+        print(dump_json(res.to_dict()))
+        return 0
+    st = res.settings
+    print(
+        f"# answer-model strengths ({st['dimension']}; {st['tie_rule']}; {st['interval']}, "
+        f"B={st['n_resamples']}, seed={st['seed']}; rank sets: {st['rank_sets']})"
+    )
+    cols = [
+        "source",
+        "model",
+        "strength",
+        "ci_low",
+        "ci_high",
+        "elo",
+        "rank",
+        "rank_low",
+        "rank_high",
+    ]
+    with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
+        t = res.strengths
+        if not t.empty:
+            print(t.sort_values(["source", "rank"])[cols].to_string(index=False))
+        if not res.correlations.empty:
+            print("\n# judge ranking vs expert ranking")
+            c = res.correlations[
+                [
+                    "judge",
+                    "kendall_tau",
+                    "ci_low",
+                    "ci_high",
+                    "spearman_rho",
+                    "swapped_pairs",
+                    "swapped_significant",
+                    "p_best",
+                ]
+            ]
+            print(c.to_string(index=False))
+        print("\n# comparisons used and excluded")
+        print(res.counts.to_string(index=False))
+    return 0

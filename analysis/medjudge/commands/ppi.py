@@ -1,0 +1,148 @@
+"""``medjudge ppi``: judge-assisted (prediction-powered) estimates from few expert labels.
+
+Items with gold are the labelled set, the rest unlabelled. Prints, per dimension, judge and
+category, the PPI (lam = 1) and PPI++ estimates with intervals beside the classical expert-only
+estimate, the judge-only (naive) estimate with its bias on the labelled items, the Rogan-Gladen
+correction, and the effective number of expert labels (``--json`` for everything).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from ._common import add_input_args, dump_json, load_input
+
+
+def _level(s: str) -> float:
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {s!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {s!r}")
+    return v
+
+
+def _int_at_least(lo: int):
+    def f(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {s!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {s!r}")
+        return v
+
+    return f
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ppi",
+        help="judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
+    )
+    add_input_args(p)
+    p.add_argument("--dimensions", help="dimension(s) to estimate, comma-separated (default all)")
+    p.add_argument("--judges", help="judge(s) to use, comma-separated (default all)")
+    p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")
+    p.add_argument("--contrast", help="A,B: estimate P(gold=A) - P(gold=B) on the same items")
+    p.add_argument("--by", help="item attribute: per-subgroup PPI++ and a stratified estimate")
+    p.add_argument("--cluster", help="item attribute whose values cluster items (e.g. image_id)")
+    p.add_argument(
+        "--gold-method",
+        choices=["auto", "majority", "reference", "supplied"],
+        default="auto",
+        help="how gold is derived (default: supplied if present, else expert majority)",
+    )
+    p.add_argument("--reference", help="rater whose labels are gold (with --gold-method reference)")
+    p.add_argument(
+        "--combine",
+        choices=["select", "combine"],
+        help="several judges: add a cross-fitted estimate that selects or combines them",
+    )
+    p.add_argument("--folds", type=_int_at_least(2), default=10, help="cross-fitting folds")
+    p.add_argument(
+        "--keep-labels",
+        type=_int_at_least(2),
+        help="keep gold on a random N items only (rehearse a label budget on labelled data)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for --keep-labels and the folds")
+    p.add_argument("--confidence-level", type=_level, default=0.95, help="interval coverage")
+    p.add_argument("--json", action="store_true", help="print the full result as JSON")
+    p.set_defaults(func=run)
+
+
+def _pair(s: str | None) -> tuple[str, str] | None:
+    if s is None:
+        return None
+    parts = [v.strip() for v in s.split(",")]
+    if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+        raise ValueError(f"--contrast must be two different categories A,B, got {s!r}")
+    return parts[0], parts[1]
+
+
+def _list(s: str | None) -> list[str] | None:
+    return None if s is None else [v.strip() for v in s.split(",") if v.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analyses.judge_assisted import judge_assisted_estimate
+
+    if args.gold_method == "reference" and not args.reference:
+        raise ValueError("--gold-method reference needs --reference RATER")
+    study = load_input(args)
+    res = judge_assisted_estimate(
+        study,
+        _list(args.dimensions),
+        judges=_list(args.judges),
+        categories=_list(args.categories),
+        contrast=_pair(args.contrast),
+        by=args.by,
+        cluster=args.cluster,
+        gold=args.gold_method,
+        reference=args.reference,
+        combine=args.combine,
+        n_folds=args.folds,
+        keep_labels=args.keep_labels,
+        seed=args.seed,
+        confidence_level=args.confidence_level,
+    )
+    if args.json:
+        print(dump_json(res.to_dict()))
+        return 0
+    t = res.table()
+    cols = [
+        "dimension",
+        "judge",
+        "target",
+        "method",
+        "estimate",
+        "ci_low",
+        "ci_high",
+        "lam",
+        "n_labelled",
+        "n_unlabelled",
+        "effective_n",
+        "width_ratio",
+        "bias",
+    ]
+    with pd.option_context(
+        "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format
+    ):
+        for dim, c in res.counts.items():
+            print(
+                f"# {dim}: {c['labelled']} labelled (gold: {c['gold_method']}), "
+                f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts "
+                f"{c['judge_verdicts_missing_or_invalid']}"
+            )
+        print(t[cols].to_string(index=False))
+        sub = res.table(subgroup=None)
+        sub = sub[sub["subgroup"] != "all"]
+        if len(sub):
+            print(f"\n# per {args.by}")
+            print(sub[["subgroup", *cols]].to_string(index=False))
+        for note in res.notes:
+            print(f"# {note}")
+    return 0

@@ -1,0 +1,313 @@
+"""Reduce a long verdict table to per-cluster *patterns* with DuckDB or Spark (through Ibis).
+
+Input: one row per verdict with the canonical columns ``item, rater, role, dimension, value``
+(``role`` is ``expert`` or ``judge``; an empty or null judge ``value`` is an invalid verdict)
+and, optionally, a cluster column (image / case / patient id) naming which items belong
+together. Gold per item × dimension is the strict majority of the experts' values (more than
+half of the experts who rated the item); items without one are counted, not scored.
+
+Output per dimension, for the ``J`` judges: for every cluster ``g`` the counts ``a_gj`` (items
+given to judge ``j``), ``v_gj`` (usable verdicts) and ``c_gj`` (correct verdicts); clusters with
+identical count vectors are pooled into one *pattern* with multiplicity ``k`` (exact for the
+Poisson bootstrap, see :mod:`medjudge.stats.poisson_bootstrap`). Only these integers leave the
+engine; they are sorted on arrival, so neither row order nor partitioning changes them.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from medjudge.engine.reduce import reduce_verdicts
+>>> rows = [("i1", "e1", "expert", "A"), ("i1", "e2", "expert", "A"), ("i1", "j", "judge", "A"),
+...         ("i2", "e1", "expert", "B"), ("i2", "e2", "expert", "B"), ("i2", "j", "judge", "A")]
+>>> df = pd.DataFrame(rows, columns=["item", "rater", "role", "value"]).assign(dimension="d")
+>>> red = reduce_verdicts(df)
+>>> p = red.dimensions["d"]
+>>> p.judges, p.correct.sum(), p.assigned.sum()
+(['j'], np.int64(1), np.int64(2))
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ..data.errors import InputError
+
+Engine = Literal["duckdb", "spark"]
+ENGINES: tuple[str, ...] = ("duckdb", "spark")
+REQUIRED = ("item", "rater", "role", "dimension", "value")
+
+__all__ = ["ENGINES", "Patterns", "ReducedStudy", "reduce_verdicts", "spark_session"]
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """Per-cluster count patterns of one dimension: ``(P, J)`` int64 arrays and ``(P,)`` ``k``."""
+
+    dimension: str
+    judges: list[str]
+    assigned: np.ndarray
+    valid: np.ndarray
+    correct: np.ndarray
+    multiplicity: np.ndarray
+    items: np.ndarray
+
+    @property
+    def single_item_clusters(self) -> bool:
+        return bool(np.all(self.items <= 1))
+
+    @property
+    def complete(self) -> bool:
+        """Every judge was given every item of every cluster."""
+        return bool(np.all(self.assigned == self.items[:, None]))
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.multiplicity.sum())
+
+    def matrix(self) -> np.ndarray:
+        """``(P, 1 + 3J)`` integer rows ``[n | a | v | c]`` (the pattern itself)."""
+        return np.concatenate([self.items[:, None], self.assigned, self.valid, self.correct], 1)
+
+
+@dataclass(frozen=True)
+class ReducedStudy:
+    """What the engine sends back: patterns per dimension, exclusion counts, settings."""
+
+    dimensions: dict[str, Patterns]
+    excluded: dict[str, dict[str, int]]
+    engine: str
+    cluster: str | None
+    n_rows: int
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def spark_session(partitions: int | None = None):
+    """A local Spark session (``local[*]``), created once; UI and network lookups off."""
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(os.environ.get("MEDJUDGE_SPARK_MASTER", "local[*]"))
+        .appName("medjudge")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", str(partitions or 8))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    return builder.getOrCreate()
+
+
+def _connect(engine: str, source: Any, *, partitions: int | None = None):
+    """(ibis backend, ibis table) for ``source`` — a path (.parquet/.csv/.tsv) or a DataFrame."""
+    import ibis
+
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+    is_path = isinstance(source, str | Path)
+    if is_path:
+        path = Path(source)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or directory")
+        suffix = "".join(path.suffixes[-1:]).lower() if path.is_file() else ".parquet"
+        if suffix not in (".parquet", ".csv", ".tsv"):
+            raise InputError(
+                f"{path}: the {engine} engine reads .parquet, .csv or .tsv verdict tables "
+                f"(or a folder of Parquet files); got {suffix or 'no extension'}"
+            )
+    if engine == "duckdb":
+        con = ibis.duckdb.connect()
+        if not is_path:
+            return con, ibis.memtable(source)
+        if suffix == ".parquet":
+            glob = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+            return con, con.read_parquet(glob)
+        return con, con.read_csv(
+            str(path), delim="\t" if suffix == ".tsv" else ",", all_varchar=True
+        )
+    spark = spark_session(partitions)
+    con = ibis.pyspark.connect(spark)
+    if not is_path:
+        sdf = spark.createDataFrame(source.astype(object).where(source.notna(), None))
+    elif suffix == ".parquet":
+        sdf = spark.read.parquet(str(path))
+    else:
+        sdf = (
+            spark.read.option("header", "true")
+            .option("sep", "\t" if suffix == ".tsv" else ",")
+            .csv(str(path))
+        )
+    if partitions:
+        sdf = sdf.repartition(partitions)
+    name = f"medjudge_verdicts_{abs(hash((str(source) if is_path else id(source), partitions)))}"
+    sdf.createOrReplaceTempView(name)
+    return con, con.table(name)
+
+
+def _check_columns(t, cluster: str | None, where: str) -> None:
+    have = set(t.columns)
+    need = list(REQUIRED) + ([cluster] if cluster else [])
+    missing = [c for c in need if c not in have]
+    if missing:
+        raise InputError(
+            f"{where}: missing column(s) {', '.join(missing)}; the engine path reads a long "
+            f"verdict table with columns {', '.join(REQUIRED)} (+ the cluster column given by "
+            f"--cluster); have {', '.join(sorted(have))}"
+        )
+
+
+def reduce_verdicts(
+    source: Any,
+    *,
+    engine: Engine = "duckdb",
+    cluster: str | None = None,
+    partitions: int | None = None,
+) -> ReducedStudy:
+    """Reduce a verdict table to per-cluster patterns per dimension (see the module docstring).
+
+    Parameters
+    ----------
+    source : path or pandas.DataFrame
+        A Parquet file or folder, a CSV/TSV file, or a DataFrame with the canonical columns.
+    engine : {"duckdb", "spark"}
+        Where the reduction runs; both give identical integers.
+    cluster : str, optional
+        Column whose values group items (every item of a cluster must carry the same value);
+        without it every item is its own cluster.
+    partitions : int, optional
+        Spark only: repartition the input first (the result does not depend on it).
+
+    Returns
+    -------
+    ReducedStudy
+    """
+    import ibis
+    from ibis import _
+
+    where = str(source) if isinstance(source, str | Path) else "verdict table"
+    con, raw = _connect(engine, source, partitions=partitions)
+    _check_columns(raw, cluster, where)
+    s = ibis.literal("").cast("string")
+    t = raw.select(
+        item=raw["item"].cast("string"),
+        rater=raw["rater"].cast("string"),
+        role=raw["role"].cast("string"),
+        dimension=raw["dimension"].cast("string"),
+        value=raw["value"].cast("string").fill_null(s),
+        cluster=(raw[cluster] if cluster else raw["item"]).cast("string"),
+    )
+    if engine == "spark":
+        t = t.cache()  # several small queries follow; read and normalise the input once
+    stats = t.aggregate(
+        n_rows=_.count(),
+        bad_role=(~t.role.isin(["expert", "judge"])).cast("int64").sum(),
+    ).execute()
+    n_rows = int(stats["n_rows"].iloc[0])
+    if n_rows == 0:
+        raise InputError(f"{where}: the verdict table has no rows")
+    if int(stats["bad_role"].iloc[0] or 0):
+        bad = (
+            t.filter(~t.role.isin(["expert", "judge"]))
+            .role.name("role")
+            .distinct()
+            .limit(3)
+            .execute()
+        )
+        raise InputError(
+            f"{where}: column role must be 'expert' or 'judge'; found {list(bad['role'])}"
+        )
+    if cluster:
+        per_item = t.group_by("item").aggregate(nc=_.cluster.nunique())
+        bad = per_item.filter(per_item.nc > 1).limit(1).execute()
+        if len(bad):
+            raise InputError(
+                f"{where}: item {bad['item'].iloc[0]!r} carries several values in cluster column "
+                f"{cluster!r}; a cluster column must give one value per item"
+            )
+    key = ["dimension", "item", "rater"]
+    dup = t.group_by(key).aggregate(n=_.count())
+    dup = dup.filter(dup.n > 1).limit(1).execute()
+    if len(dup):
+        r = dup.iloc[0]
+        raise InputError(
+            f"{where}: {int(r['n'])} rows for item {r['item']!r}, rater {r['rater']!r}, dimension "
+            f"{r['dimension']!r}; the engine path takes one verdict per item, rater and dimension "
+            "(filter presentation orders or runs first)"
+        )
+    expert = t.filter((t.role == "expert") & (t.value != ""))
+    votes = expert.group_by(["dimension", "item", "value"]).aggregate(nv=_.count())
+    rated = expert.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
+    vj = votes.join(rated, ["dimension", "item"])
+    gold = vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", gold=vj.value)
+    judges_t = t.filter(t.role == "judge")
+    judge_names = sorted(judges_t.select("rater").distinct().execute()["rater"].astype(str))
+    counts = {}
+    for name, expr in {
+        "expert_items": rated.group_by("dimension").aggregate(n=_.count()),
+        "gold_items": gold.group_by("dimension").aggregate(n=_.count()),
+        "judge_rows_without_gold": judges_t.anti_join(gold, ["dimension", "item"])
+        .group_by("dimension")
+        .aggregate(n=_.count()),
+    }.items():
+        df = expr.execute()
+        counts[name] = {str(d): int(n) for d, n in zip(df["dimension"], df["n"], strict=True)}
+    dims = sorted(set(counts["expert_items"]) | set(counts["judge_rows_without_gold"]))
+    if not judge_names:
+        raise InputError(f"{where}: no judge rows (role == 'judge'); nothing to evaluate")
+    jg = judges_t.join(gold, ["dimension", "item"])
+    valid = jg.value != ""
+    correct = valid & (jg.value == jg.gold)
+    aggs = {}
+    for j, r in enumerate(judge_names):
+        is_r = jg.rater == r
+        aggs[f"a{j}"] = is_r.cast("int64").sum()
+        aggs[f"v{j}"] = (is_r & valid).cast("int64").sum()
+        aggs[f"c{j}"] = (is_r & correct).cast("int64").sum()
+    aggs["n_items"] = jg.item.nunique()
+    per_cluster = jg.group_by(["dimension", "cluster"]).aggregate(**aggs)
+    cols = [f"{x}{j}" for x in "avc" for j in range(len(judge_names))]
+    pat = per_cluster.group_by(["dimension", "n_items", *cols]).aggregate(k=_.count())
+    df = pat.execute()
+    out: dict[str, Patterns] = {}
+    excluded: dict[str, dict[str, int]] = {}
+    for dim in dims:
+        sub = df[df["dimension"].astype(str) == dim]
+        excluded[dim] = {
+            "items_rated_by_experts": counts["expert_items"].get(dim, 0),
+            "items_with_gold": counts["gold_items"].get(dim, 0),
+            "items_without_majority": counts["expert_items"].get(dim, 0)
+            - counts["gold_items"].get(dim, 0),
+            "judge_verdicts_without_gold": counts["judge_rows_without_gold"].get(dim, 0),
+        }
+        if sub.empty:
+            continue
+        m = sub[["n_items", *cols]].to_numpy(dtype=np.int64)
+        k = sub["k"].to_numpy(dtype=np.int64)
+        order = np.lexsort(m.T[::-1])
+        m, k = m[order], k[order]
+        n_items, m = m[:, 0], m[:, 1:]
+        nj = len(judge_names)
+        a, v, c = m[:, :nj], m[:, nj : 2 * nj], m[:, 2 * nj :]
+        given = a.sum(0) > 0
+        names = [n for n, g in zip(judge_names, given, strict=True) if g]
+        out[dim] = Patterns(
+            dimension=dim,
+            judges=names,
+            assigned=a[:, given],
+            valid=v[:, given],
+            correct=c[:, given],
+            multiplicity=k,
+            items=n_items,
+        )
+    return ReducedStudy(
+        dimensions=out,
+        excluded=excluded,
+        engine=engine,
+        cluster=cluster,
+        n_rows=n_rows,
+        settings={"gold": "strict majority of the experts (more than half of those who rated)"},
+    )

@@ -1,0 +1,1 @@
+"""Report sections: one small module each, returning tables, figures and text from results."""

@@ -1,0 +1,208 @@
+"""Judge accuracy and paired comparisons from per-cluster count patterns.
+
+Arrays in, arrays out. A *pattern* ``p`` is a vector of per-cluster counts shared by ``k_p``
+clusters (see :mod:`medjudge.engine.reduce`): ``a_pj`` items given to judge ``j``, ``v_pj``
+usable verdicts, ``c_pj`` correct verdicts. Under an invalid-verdict policy the numerator and
+denominator of judge ``j`` in a cluster are
+
+* ``wrong`` (Med-RewardBench rule): ``c / a``;  ``exclude``: ``c / v``;
+  ``half``: ``(c + (a - v) / 2) / a``.
+
+Accuracy ``p_j = Σ_p k_p num_pj / Σ_p k_p den_pj`` (a ratio estimator over clusters). Its
+cluster-robust standard error is the linearisation
+``se² = G/(G-1) Σ_g (num_gj - p_j den_gj)² / (Σ_g den_gj)²`` (Cochran 1977, §6.10), and its
+interval the percentile interval of the Poisson cluster bootstrap (weights from
+:func:`medjudge.stats.poisson_bootstrap.poisson_weights`); when the estimate is 0 or 1 the
+bootstrap distribution is degenerate and a Wilson (1927) interval on the number of clusters is
+used instead (named in ``ci_method``).
+
+Paired differences use the items both judges were given: exactly derivable from patterns when
+every cluster is one item, or when every judge was given every item of every cluster (a
+complete design). Tests: McNemar mid-p (Fagerland, Lydersen & Laake 2013) on single-item
+clusters; the clustered McNemar statistic ``(Σ_g s_g)² / Σ_g s_g²`` of Durkalski, Palesch,
+Lipsitz & Rust (2003) otherwise, with ``s_g`` the per-cluster difference of correct counts.
+
+Examples
+--------
+>>> import numpy as np
+>>> from medjudge.stats.pattern_inference import accuracy_from_patterns
+>>> a = np.array([[1], [1]]); c = np.array([[1], [0]]); k = np.array([70, 30])
+>>> r = accuracy_from_patterns(a, a, c, k, n_resamples=200, seed=1)
+>>> float(r["estimate"][0])
+0.7
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from scipy import stats
+
+from .comparisons import mcnemar_pvalue
+from .intervals import wilson_interval
+from .poisson_bootstrap import pattern_keys, poisson_weights
+
+Policy = Literal["wrong", "exclude", "half"]
+POLICY_CHOICES: tuple[str, ...] = ("wrong", "exclude", "half")
+BLOCK = 256  # replicates per block of weights (memory: P x BLOCK doubles)
+
+__all__ = ["accuracy_from_patterns", "pairs_from_patterns", "policy_counts"]
+
+
+def policy_counts(
+    assigned: np.ndarray, valid: np.ndarray, correct: np.ndarray, policy: Policy = "wrong"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Numerator and denominator per pattern and judge under the invalid-verdict ``policy``."""
+    a, v, c = (np.asarray(x, dtype=np.float64) for x in (assigned, valid, correct))
+    if policy == "wrong":
+        return c, a
+    if policy == "exclude":
+        return c, v
+    if policy == "half":
+        return c + 0.5 * (a - v), a
+    raise ValueError(f"policy must be one of {', '.join(POLICY_CHOICES)}; got {policy!r}")
+
+
+def _check(confidence_level: float, n_resamples: int) -> None:
+    if not 0.0 < float(confidence_level) < 1.0:
+        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level}")
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples must be ≥ 1, got {n_resamples}")
+
+
+def _replicates(
+    num: np.ndarray, den: np.ndarray, k: np.ndarray, keys: np.ndarray, n_resamples: int, seed: int
+) -> np.ndarray:
+    """``(B, m)`` bootstrap ratios ``(W num) / (W den)`` in blocks of :data:`BLOCK` replicates."""
+    out = np.empty((n_resamples, num.shape[1]))
+    for b0 in range(0, n_resamples, BLOCK):
+        nb = min(BLOCK, n_resamples - b0)
+        w = poisson_weights(keys, k, nb, seed=seed, first_replicate=b0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[b0 : b0 + nb] = (w @ num) / (w @ den)
+    return out
+
+
+def _percentile(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = 1.0 - level
+    lo = np.nanquantile(boot, alpha / 2, axis=0)
+    hi = np.nanquantile(boot, 1 - alpha / 2, axis=0)
+    return lo, hi
+
+
+def accuracy_from_patterns(
+    assigned: np.ndarray,
+    valid: np.ndarray,
+    correct: np.ndarray,
+    multiplicity: np.ndarray,
+    *,
+    items: np.ndarray | None = None,
+    policy: Policy = "wrong",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, np.ndarray]:
+    """Accuracy of every judge with cluster-robust SE and Poisson cluster-bootstrap interval.
+
+    Returns a dict of ``(J,)`` arrays: ``estimate, se, ci_low, ci_high, n_items, n_clusters``
+    and ``ci_method`` (strings).
+    """
+    _check(confidence_level, n_resamples)
+    k = np.asarray(multiplicity, dtype=np.float64)
+    num, den = policy_counts(assigned, valid, correct, policy)
+    n = np.ones(len(k)) if items is None else np.asarray(items, dtype=np.float64)
+    keys = pattern_keys(np.concatenate([n[:, None], assigned, valid, correct], axis=1))
+    tot_den = k @ den
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = (k @ num) / tot_den
+        g = (k[:, None] * (den > 0)).sum(0)
+        resid = num - p[None, :] * den
+        se = np.sqrt(g / np.maximum(g - 1, 1) * (k @ resid**2)) / tot_den
+    boot = _replicates(num, den, k, keys, n_resamples, seed)
+    lo, hi = _percentile(boot, confidence_level)
+    method = np.array(["percentile (Poisson cluster bootstrap)"] * p.size, dtype=object)
+    edge = (p <= 0) | (p >= 1)
+    if edge.any():
+        wl, wh = wilson_interval(p[edge] * g[edge], g[edge], confidence_level)
+        lo[edge], hi[edge] = wl, wh
+        method[edge] = "Wilson on the number of clusters (estimate at 0 or 1)"
+    return {
+        "estimate": p,
+        "se": se,
+        "ci_low": lo,
+        "ci_high": hi,
+        "n_items": tot_den,
+        "n_clusters": g,
+        "ci_method": method,
+    }
+
+
+def pairs_from_patterns(
+    assigned: np.ndarray,
+    valid: np.ndarray,
+    correct: np.ndarray,
+    multiplicity: np.ndarray,
+    *,
+    items: np.ndarray,
+    policy: Policy = "wrong",
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, np.ndarray] | None:
+    """Every pair ``i < j``: difference in accuracy on the items both were given, interval, test.
+
+    Returns ``None`` when the common items cannot be derived from the patterns (clusters of
+    several items and an incomplete design, or ``policy="exclude"`` with several items per
+    cluster). Otherwise a dict of ``(n_pairs,)`` arrays: ``i, j, difference, ci_low, ci_high,
+    n_items, statistic, p_value`` and ``test``.
+    """
+    _check(confidence_level, n_resamples)
+    a = np.asarray(assigned, dtype=np.float64)
+    v = np.asarray(valid, dtype=np.float64)
+    k = np.asarray(multiplicity, dtype=np.float64)
+    n_j = a.shape[1]
+    items = np.asarray(items, dtype=np.float64)
+    single_item_clusters = bool(np.all(items <= 1))
+    num, den = policy_counts(assigned, valid, correct, policy)
+    ii, jj = np.triu_indices(n_j, 1)
+    if single_item_clusters:
+        given = v if policy == "exclude" else a
+        common = given[:, ii] * given[:, jj]
+        per = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+        d = common * (per[:, ii] - per[:, jj])
+    else:
+        complete = bool(np.all(a == items[:, None]))
+        if not complete or policy == "exclude":
+            return None
+        common = a[:, ii]
+        d = num[:, ii] - num[:, jj]
+    keys = pattern_keys(np.concatenate([items[:, None], assigned, valid, correct], axis=1))
+    n_common = k @ common
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (k @ d) / n_common
+    boot = _replicates(d, common, k, keys, n_resamples, seed)
+    lo, hi = _percentile(boot, confidence_level)
+    if single_item_clusters:
+        b = k @ (d > 0)
+        c = k @ (d < 0)
+        stat, pv = mcnemar_pvalue(b, c, "midp")
+        test = "McNemar mid-p"
+    else:
+        num2 = (k @ d) ** 2
+        den2 = k @ d**2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            stat = np.where(den2 > 0, num2 / den2, 0.0)
+        pv = np.where(den2 > 0, stats.chi2.sf(stat, 1), 1.0)
+        test = "McNemar clustered (Durkalski 2003)"
+    return {
+        "i": ii,
+        "j": jj,
+        "difference": diff,
+        "ci_low": lo,
+        "ci_high": hi,
+        "n_items": n_common,
+        "statistic": np.asarray(stat, dtype=float),
+        "p_value": np.asarray(pv, dtype=float),
+        "test": np.array([test] * ii.size, dtype=object),
+    }
