@@ -160,7 +160,9 @@ def test_audit_cli_margin_options(capsys):
     from conftest import DEMO
     from medjudge.cli import main
 
-    assert main(["audit", str(DEMO), "--dimensions", "overall", "--epsilon", "1.5"]) == 2
-    assert "--epsilon 1.5" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # rejected by the option's validator (argparse)
+        main(["audit", str(DEMO), "--dimensions", "overall", "--epsilon", "1.5"])
+    assert exc.value.code == 2
+    assert "--epsilon" in capsys.readouterr().err
     assert main(["audit", str(DEMO), "--dimensions", "overall", "--annotators", "crowd"]) == 0
     assert "epsilon=0.1" in capsys.readouterr().out
