@@ -136,7 +136,7 @@ def _resamples_text():
     # valid values at the cheap end of the allowed range; the rest out of range or not numbers
     return st.one_of(
         st.integers(100, 300).map(str),
-        st.integers(-(10**12), 99).map(str),
+        st.integers(-(10**12), 9).map(str),
         st.integers(100_001, 10**15).map(str),
         st.sampled_from(["1e9", "2.5", "nan", "", "ten"]),
     )
@@ -165,11 +165,11 @@ def test_compare_options(fixed, alpha, resamples, seed, order, policy):
         argv += ["--eval-order", order]
     rc, out, err = cli(argv)
     _one_line_or_ok(rc, out, err)
-    if order == "ab":
-        assert rc == 2 and "orders present" in err
+    if order == "ab":  # refused (for this or for another bad option), never scored as 0
+        assert rc == 2
     if rc == 0:
         doc = json.loads(out)
-        assert 0 < float(alpha) < 1 and 100 <= int(float(resamples)) <= 100_000
+        assert 0 < float(alpha) < 1 and 10 <= int(float(resamples)) <= 100_000
         assert doc["settings"]["n_resamples"] == int(float(resamples))
 
 
@@ -274,7 +274,7 @@ def test_row_order_does_not_change_resampled_numbers(tmp_path):
 # ---------------------------------------------------------------- public API
 @FUZZ
 @given(
-    n_resamples=st.one_of(st.integers(-5, 99), st.integers(100, 200), st.integers(10**6, 10**12)),
+    n_resamples=st.one_of(st.integers(-5, 9), st.integers(100, 200), st.integers(10**6, 10**12)),
     seed=st.integers(-(10**6), 2**70),
     order=st.sampled_from([None, "ab", "AB"]),
     dimensions=st.sampled_from([None, ["overall"], ["nodim"]]),
@@ -291,5 +291,5 @@ def test_public_api_returns_or_raises_value_error(fixed, n_resamples, seed, orde
     except ValueError as exc:
         assert str(exc) and "\n" not in str(exc)
         return
-    assert 100 <= n_resamples <= 100_000 and 0 <= seed < 2**63
+    assert 10 <= n_resamples <= 100_000 and 0 <= seed < 2**63
     assert ev.settings["n_resamples"] == n_resamples

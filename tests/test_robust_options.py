@@ -24,7 +24,7 @@ PANDALM_MAP = MAPPINGS / "pandalm_wide.toml"
         (opt.CONFIDENCE_LEVEL, ["0.95", "0.5"], ["1", "0", "5", "nan", "-inf", "95%"]),
         (opt.EPSILON, ["0.1", "0.2"], ["5", "nan", "0", "1"]),
         (opt.MAX_HALF_WIDTH, ["0.15", "1"], ["nan", "0", "-1", "1.5", "inf"]),
-        (opt.RESAMPLES, ["100", "2000", "2e3", "100000"], ["0", "99", "1e9", "-5", "2.5", "nan"]),
+        (opt.RESAMPLES, ["10", "2000", "2e3", "100000"], ["0", "9", "1e9", "-5", "2.5", "nan"]),
         (opt.SEED, ["0", "5", str(2**63 - 1)], ["-5", str(2**63), "1.5", "seed"]),
         (opt.TOP, ["1", "10"], ["0", "-3", "x"]),
         (opt.MIN_N, ["1", "30"], ["0", "-5"]),
@@ -46,7 +46,7 @@ def test_validators_accept_and_refuse(validator, good, bad):
 
 def test_check_names_the_library_argument():
     assert opt.RESAMPLES.check("n_resamples", 2000) == 2000
-    with pytest.raises(ValueError, match=r"^n_resamples: 0 is not allowed .*from 100 to 100000"):
+    with pytest.raises(ValueError, match=r"^n_resamples: 0 is not allowed .*from 10 to 100000"):
         opt.RESAMPLES.check("n_resamples", 0)
     with pytest.raises(ValueError, match="^alpha: nan"):
         opt.ALPHA.check("alpha", float("nan"))

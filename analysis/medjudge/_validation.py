@@ -152,9 +152,10 @@ CONFIDENCE_LEVEL = RealRange(0.0, 1.0, what="a confidence level")
 EPSILON = RealRange(0.0, 1.0, what="a margin")
 #: small-cell rule: interval half-width of a proportion (at most 1).
 MAX_HALF_WIDTH = RealRange(0.0, 1.0, open_high=False, what="a half-width")
-#: bootstrap resamples; below 100 no interval is meaningful, above 100,000 memory and time
-#: grow without a visible gain in Monte Carlo precision.
-RESAMPLES = IntRange(100, 100_000, what="number of resamples")
+#: bootstrap resamples; below 10 not even a rough interval exists (use 2,000 or more for
+#: reported intervals), above 100,000 memory and time grow without a visible gain in Monte
+#: Carlo precision.
+RESAMPLES = IntRange(10, 100_000, what="number of resamples")
 #: seed of numpy's generator (non-negative, below 2**63).
 SEED = IntRange(0, 2**63 - 1, what="seed")
 #: number of rows to list.
