@@ -312,7 +312,9 @@ def judge_vs_gold(
                             "se": float(r["se"][j]),
                             "ci_low": float(r["ci_low"][j]),
                             "ci_high": float(r["ci_high"][j]),
-                            "ci_method": "wilson" if cl is None else "wilson (effective n)",
+                            "ci_method": "wilson"
+                            if cl is None
+                            else "wilson (effective n, Korn-Graubard df)",
                             "n": int(r["n"][j]),
                             "n_invalid": int(n_invalid[j]),
                             "weights": "",
