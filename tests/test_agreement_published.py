@@ -50,7 +50,7 @@ def test_krippendorff_nominal_matches_irrcac_readme() -> None:
     # kgwet/irrCAC README, krippen.alpha.raw(cac.raw4raters): alpha 0.74342, pa 0.805, pe 0.24,
     # se 0.14557, CI (0.419, 1). Our linearised SE follows the current irrCAC source
     # (R/agree.coeff3.raw.r, 2021) and gives 0.14548 (0.06 % lower; see docs/agreement.md).
-    e = krippendorff_alpha(CAC_RAW4RATERS, level="nominal")
+    e = krippendorff_alpha(CAC_RAW4RATERS, level="nominal", ci="analytic")
     assert e.estimate == pytest.approx(0.74342, abs=5e-6)
     assert e.extra["pa"] == pytest.approx(0.805)
     assert e.se == pytest.approx(0.14557, abs=2e-4)
@@ -70,7 +70,7 @@ def test_krippendorff_nominal_matches_irrcac_readme() -> None:
 )
 def test_irrcac_readme_raw_ratings(fn, coef, se, pe, ci_low) -> None:
     # Gwet (2008, 2014) linearisation variance; t interval with n-1 df, upper limit clipped at 1
-    e = fn(CAC_RAW4RATERS)
+    e = fn(CAC_RAW4RATERS, ci="analytic")  # irrCAC's analytic interval (default: BCa at n < 100)
     assert e.estimate == pytest.approx(coef, abs=5e-6)
     assert e.se == pytest.approx(se, abs=5e-6)
     assert e.extra["pe"] == pytest.approx(pe, abs=5e-8)
@@ -144,7 +144,7 @@ def test_sas_proc_freq_kappa_example() -> None:
         ("identity", (0.4842, 0.1380, 0.2137, 0.7547, 0.1484)),
         ("linear", (0.4701, 0.1457, 0.1845, 0.7558, 0.1426)),
     ]:
-        e = cohen_kappa(X, weights=w)
+        e = cohen_kappa(X, weights=w, ci="analytic")
         got = (e.estimate, e.se, e.ci_low, e.ci_high, e.extra["se0"])
         assert np.round(got, 4).tolist() == list(ref)
 

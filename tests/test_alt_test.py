@@ -138,3 +138,31 @@ def test_demo_study_alt_test(demo_study):
         axis=0
     )
     assert list(tab["n_items"]) == list(usable)
+
+
+def test_default_margins_follow_the_authors():
+    # Calderon, Reichart & Dror (2025), "How to select epsilon" / FAQ of github.com/nitaytech/AltTest:
+    # experts 0.2, skilled annotators 0.15, crowd workers 0.1 (medjudge used to say the reverse)
+    import inspect
+
+    from medjudge.analyses.judge_vs_experts import study_alt_test
+    from medjudge.stats.judge_vs_experts import ANNOTATOR_EPSILON, epsilon_for
+
+    assert ANNOTATOR_EPSILON == {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+    assert inspect.signature(alt_test).parameters["epsilon"].default == 0.2
+    assert inspect.signature(study_alt_test).parameters["epsilon"].default == 0.2
+    assert epsilon_for("crowd") == 0.1
+    with pytest.raises(ValueError, match="annotators='students'"):
+        epsilon_for("students")
+
+
+def test_audit_cli_margin_options(capsys):
+    from conftest import DEMO
+    from medjudge.cli import main
+
+    with pytest.raises(SystemExit) as exc:  # rejected by the option's validator (argparse)
+        main(["audit", str(DEMO), "--dimensions", "overall", "--epsilon", "1.5"])
+    assert exc.value.code == 2
+    assert "--epsilon" in capsys.readouterr().err
+    assert main(["audit", str(DEMO), "--dimensions", "overall", "--annotators", "crowd"]) == 0
+    assert "epsilon=0.1" in capsys.readouterr().out

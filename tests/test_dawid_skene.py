@@ -156,3 +156,64 @@ def test_matches_crowd_kit():
         # crowd-kit errors_: index (worker, observed), columns true -> transpose to [true, observed]
         e = ref.errors_.loc[r].sort_index()[[0, 1, 2]].to_numpy().T
         np.testing.assert_allclose(fit.confusion[r], e, atol=1e-4)
+
+
+def _three_binary_raters(seed: int = 0, n: int = 300):
+    rng = np.random.default_rng(seed)
+    t = (rng.random(n) < 0.3).astype(int)
+    X = np.stack([np.where(rng.random(n) < a, t, 1 - t) for a in (0.85, 0.8, 0.75)], 1)
+    return X.astype(float), t
+
+
+def test_label_switching_cannot_happen():
+    # issue 12 item 9: before the anchoring, random starts converged to the same likelihood
+    # with accuracies (0.86, 0.81, 0.73) or the swapped (0.14, 0.19, 0.27) — 4 of 6 seeds swapped
+    X, t = _three_binary_raters()
+    ref = dawid_skene(X)
+    for s in range(8):
+        fit = dawid_skene(X, init="random", seed=s)
+        # same optimum up to the EM stopping rule (tol=1e-8 relative gain per step)
+        np.testing.assert_allclose(fit.log_likelihood[-1], ref.log_likelihood[-1], rtol=1e-6)
+        np.testing.assert_array_equal(fit.labels, ref.labels)
+        assert np.all(fit.accuracy > 0.5)
+    assert (ref.labels == t).mean() > 0.85
+
+
+def test_refuses_when_not_identifiable():
+    X, _ = _three_binary_raters()
+    with pytest.raises(ValueError, match="not identifiable with 2 raters"):
+        dawid_skene(X[:, :2])
+    Y = X.copy()
+    Y[::2, 0] = np.nan  # every item has at most 2 of the 3 raters
+    Y[1::2, 1] = np.nan
+    with pytest.raises(ValueError, match="no item was labelled by 3 or more raters"):
+        dawid_skene(Y)
+
+
+def test_refuses_when_not_diagonally_dominant():
+    # three adversarial raters who mostly report the other class: the majority anchors the
+    # classes, and the fitted confusion is then anti-diagonal -> refused, or recorded on request
+    rng = np.random.default_rng(5)
+    t = (rng.random(400) < 0.5).astype(int)
+    X = np.stack([np.where(rng.random(400) < a, t, 1 - t) for a in (0.9, 0.2, 0.2)], 1).astype(
+        float
+    )
+    fit = dawid_skene(X, require_dominance=False)
+    if fit.excluded.get("not_diagonally_dominant"):
+        with pytest.raises(ValueError, match="not diagonally dominant"):
+            dawid_skene(X)
+    else:  # the majority anchor already points the classes at the honest rater's labels
+        assert np.all(np.diag(fit.confusion.mean(axis=0)) > 0.5)
+
+
+def test_random_start_matches_crowd_kit_labels():
+    """crowd-kit (independent implementation, majority start) and our anchored random start agree."""
+    ck = pytest.importorskip("crowdkit.aggregation")
+    X, _ = _simulate(500, CONF, PRIORS, seed=8, p_missing=0.2)
+    items, raters = np.nonzero(~np.isnan(X))
+    long = pd.DataFrame({"task": items, "worker": raters, "label": X[items, raters].astype(int)})
+    ref = ck.DawidSkene(n_iter=200, tol=-np.inf).fit(long)
+    fit = dawid_skene(X, categories=[0, 1, 2], init="random", seed=4, tol=1e-13, max_iter=5000)
+    labelled = ~np.isnan(X).all(axis=1)
+    ck_labels = ref.labels_.sort_index().to_numpy()
+    assert (fit.labels[labelled] == ck_labels).mean() > 0.99

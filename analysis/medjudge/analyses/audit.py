@@ -29,7 +29,7 @@ def dimension_reliability(
     study: Any,
     *,
     role: str = "expert",
-    ci: str = "analytic",
+    ci: str = "auto",
     n_resamples: int = 2000,
     seed: int = 0,
     coefficients: tuple[str, ...] = RELIABILITY_COEFFICIENTS,
@@ -42,7 +42,7 @@ def dimension_reliability(
             continue
         plan = (
             ResamplePlan(n_items=m.values.shape[0], n_resamples=n_resamples, seed=seed)
-            if ci == "bootstrap"
+            if ci in ("bootstrap", "auto")
             else None
         )
         t = agreement_table(
@@ -60,7 +60,7 @@ def subgroup_reliability(
     *,
     by: tuple[str, ...] = ("organ_system", "department"),
     role: str = "expert",
-    ci: str = "analytic",
+    ci: str = "auto",
     n_resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
@@ -86,7 +86,9 @@ def subgroup_reliability(
                 row["too_small"] = True
                 rows.append(row)
                 continue
-            plan = ResamplePlan(len(idx), n_resamples, seed) if ci == "bootstrap" else None
+            plan = (
+                ResamplePlan(len(idx), n_resamples, seed) if ci in ("bootstrap", "auto") else None
+            )
             kw = {"ci": ci, "plan": plan, "confidence": confidence}
             if scale.is_categorical:
                 fk = fleiss_kappa(X, categories=cats, **kw)
@@ -134,7 +136,7 @@ def audit_study(
     dimensions: list[str] | None = None,
     role: str = "expert",
     subgroups: tuple[str, ...] = ("organ_system", "department"),
-    ci: str = "analytic",
+    ci: str = "auto",
     n_resamples: int = 2000,
     seed: int = 0,
     top: int = 20,
@@ -161,7 +163,11 @@ def audit_study(
             continue
         cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
         labels = list(scale.categories) if scale.is_categorical else None
-        plan = ResamplePlan(m.values.shape[0], n_resamples, seed) if ci == "bootstrap" else None
+        plan = (
+            ResamplePlan(m.values.shape[0], n_resamples, seed)
+            if ci in ("bootstrap", "auto")
+            else None
+        )
         d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
         if scale.is_categorical:
             d["annotators"] = annotator_agreement(m.values, raters=m.raters, categories=cats)
@@ -171,8 +177,13 @@ def audit_study(
             d["categories"] = category_agreement(m.values, categories=cats, labels=labels)
         d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, seed=seed)
         post = None
+        ds: DawidSkeneResult | None = None
         if with_dawid_skene and scale.is_categorical:
-            ds: DawidSkeneResult = study_dawid_skene(study, dim, role=role, seed=seed)
+            try:
+                ds = study_dawid_skene(study, dim, role=role, seed=seed)
+            except ValueError as e:  # not identifiable / not diagonally dominant: say why
+                d["dawid_skene_skipped"] = str(e)
+        if ds is not None:
             d["dawid_skene"] = ds.summary(labels)
             maj = study.gold(dim, "majority").codes if role == "expert" else None
             if maj is not None:

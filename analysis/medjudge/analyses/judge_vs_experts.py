@@ -9,6 +9,7 @@ import pandas as pd
 
 from medjudge.stats.agreement import cohen_kappa, cohen_kappa_core, paired_difference
 from medjudge.stats.judge_vs_experts import (
+    ANNOTATOR_EPSILON,
     AltTestResult,
     InvalidPolicy,
     Scoring,
@@ -43,7 +44,7 @@ def study_alt_test(
     dimension: str,
     *,
     judges: list[str] | None = None,
-    epsilon: float = 0.1,
+    epsilon: float = ANNOTATOR_EPSILON["expert"],
     q: float = 0.05,
     invalid: InvalidPolicy = "exclude",
     min_items_per_annotator: int = 30,

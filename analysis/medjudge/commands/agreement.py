@@ -77,7 +77,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="all",
         help="all, or comma-separated: " + ", ".join(sorted(set(COEF_ALIASES))),
     )
-    p.add_argument("--ci", choices=["analytic", "bootstrap", "none"], default="analytic")
+    p.add_argument(
+        "--ci",
+        choices=["auto", "analytic", "bootstrap", "none"],
+        default="auto",
+        help="auto (default): BCa bootstrap below 100 items, analytic from 100 on "
+        "(docs/calibration.md)",
+    )
     p.add_argument(
         "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
     )
@@ -221,7 +227,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     ci = None if args.ci == "none" else args.ci
     plan = (
         ResamplePlan(n_items=X.shape[0], n_resamples=args.resamples, seed=args.seed)
-        if ci == "bootstrap"
+        if ci in ("bootstrap", "auto")
         else None
     )
     categories = np.arange(len(labels), dtype=float) if labels is not None else None
@@ -249,8 +255,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "missing_ratings": n_missing,
         "items_with_fewer_than_two_ratings": int(((~np.isnan(X)).sum(axis=1) < 2).sum()),
         "ci": args.ci,
-        "resamples": args.resamples if ci == "bootstrap" else None,
-        "seed": args.seed if ci == "bootstrap" else None,
+        "resamples": args.resamples if ci in ("bootstrap", "auto") else None,
+        "seed": args.seed if ci in ("bootstrap", "auto") else None,
         "coefficients": table.to_dict(orient="records"),
     }
 

@@ -32,9 +32,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
     p.add_argument(
         "--ci",
-        choices=["analytic", "bootstrap"],
-        default="analytic",
-        help="intervals of the reliability coefficients (default analytic)",
+        choices=["auto", "analytic", "bootstrap"],
+        default="auto",
+        help="intervals of the reliability coefficients (default auto: BCa bootstrap below "
+        "100 items, analytic from 100 on; docs/calibration.md)",
     )
     p.add_argument(
         "--resamples", type=opt.RESAMPLES, default=1000, help="bootstrap resamples (default 1000)"
@@ -44,8 +45,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--epsilon",
         type=opt.EPSILON,
-        default=0.1,
-        help="alt-test margin: 0.1 skilled annotators/experts (default), 0.2 crowd workers",
+        default=None,
+        help="alt-test margin (Calderon, Reichart & Dror 2025 recommend 0.2 for experts, 0.15 "
+        "for skilled annotators, 0.1 for crowd workers); default: the value for --annotators",
+    )
+    p.add_argument(
+        "--annotators",
+        choices=("expert", "skilled", "crowd"),
+        default="expert",
+        help="who the human annotators are; sets the alt-test margin when --epsilon is not "
+        "given (expert 0.2 [default], skilled 0.15, crowd 0.1)",
     )
     p.add_argument(
         "--policy",
@@ -95,7 +104,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         for dim in dims:
             if study.scales[dim].is_categorical:
                 alt[dim] = study_alt_test(
-                    study, dim, epsilon=args.epsilon, invalid=alt_invalid_rule(args.policy)
+                    study, dim, epsilon=_epsilon(args), invalid=alt_invalid_rule(args.policy)
                 )
         out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
         out["alt_test_table"] = (
@@ -156,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
             )
             print("-- pairwise Cohen's kappa")
             print(as_square(d["pairwise"]).to_string(float_format=lambda v: f"{v:.3f}"))
+        if "dawid_skene_skipped" in d:
+            print(f"-- Dawid-Skene not fitted: {d['dawid_skene_skipped']}")
         if "dawid_skene" in d:
             ds = d["dawid_skene"]
             print(
@@ -185,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
             print(_fmt(d["disputed"]))
     if "alt_test_table" in res:
         print(
-            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={args.epsilon}"
+            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={_epsilon(args)}"
         )
         print(_fmt(res["alt_test_table"]))
     if "judge_vs_experts" in res:
@@ -208,3 +219,14 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+def _epsilon(args: argparse.Namespace) -> float:
+    """``--epsilon`` if given, else the authors' recommendation for ``--annotators``."""
+    from ..stats.judge_vs_experts import epsilon_for
+
+    if args.epsilon is None:
+        return epsilon_for(args.annotators)
+    if not 0.0 <= args.epsilon < 1.0:
+        raise ValueError(f"--epsilon {args.epsilon} is not allowed; use a margin in [0, 1)")
+    return args.epsilon

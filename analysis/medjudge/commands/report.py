@@ -66,7 +66,7 @@ def render_reports(
     template: str | Path | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
-    epsilon: float = 0.1,
+    epsilon: float = 0.2,
     by: list[str] | None = None,
     names: dict[str, str] | None = None,
     title: str | None = None,
@@ -197,8 +197,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
     p.add_argument(
-        "--epsilon", type=opt.EPSILON, default=0.1,
-        help="alt-test margin: 0.1 experts (default), 0.2 crowd workers",
+        "--epsilon", type=opt.EPSILON, default=0.2,
+        help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
+        "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
     p.add_argument(
         "--by", help="item attributes for subgroup breakdowns, comma-separated "

@@ -254,14 +254,15 @@ def judge_accuracy(
         raise ValueError(f"{len(judges)} judge names for {j} outcome columns")
     a = accuracy_arrays(y, policy=policy, groups=groups, aggregation=aggregation, clusters=clusters)
     p, se, n = a["estimate"], a["se"], a["n"]
+    n_cl = a["n_clusters"] if clusters is not None else None
     if method in ("wilson", "clopper-pearson"):
-        ne = effective_n(p, se, n)
+        ne = effective_n(p, se, n, n_clusters=n_cl, level=level)
         fn = wilson_interval if method == "wilson" else clopper_pearson_interval
         lo, hi = fn(p * ne, ne, level)
         ci_method = (
             method
             if clusters is None and aggregation == "micro" and policy != "half"
-            else f"{method} (effective n)"
+            else f"{method} (effective n" + (", Korn-Graubard df)" if clusters is not None else ")")
         )
     elif method == "wald":
         z = z_value(level)
@@ -288,7 +289,22 @@ def judge_accuracy(
                 )
         lo, hi = bootstrap_interval(p, boot, level=level, method=kind, jack=jack)
         se = bootstrap_se(boot)
-        ci_method = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
+        label = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
+        # At an estimate of 0 or 1 every resample repeats it and the bootstrap interval
+        # collapses to a point (63.9% coverage at n = 20, p = 0.95; docs/calibration.md). There
+        # fall back to Clopper-Pearson at the effective n (G clusters when clustered: the design
+        # effect cannot be estimated from a constant outcome) and name the fallback per row.
+        edge = (p <= 0.0) | (p >= 1.0) | ~(hi > lo)
+        edge &= np.isfinite(p)
+        ci_method = np.full(j, label, dtype=object)
+        if edge.any():
+            ne = effective_n(p, np.zeros_like(p), n, n_clusters=n_cl, level=level)
+            cl_lo, cl_hi = clopper_pearson_interval(p * ne, ne, level)
+            lo = np.where(edge, cl_lo, lo)
+            hi = np.where(edge, cl_hi, hi)
+            ci_method[edge] = "clopper-pearson fallback (estimate at the boundary; " + (
+                "n = clusters)" if clusters is not None else "exact)"
+            )
     else:
         raise ValueError(f"unknown accuracy interval method {method!r}")
     return pd.DataFrame(

@@ -104,7 +104,7 @@ def pairwise_matrix(
     categories: Any = None,
     values: Any = None,
     weights: str | np.ndarray = "identity",
-    ci: str = "analytic",
+    ci: str = "auto",
     plan: ResamplePlan | None = None,
     confidence: float = 0.95,
 ) -> pd.DataFrame:

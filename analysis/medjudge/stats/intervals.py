@@ -231,18 +231,53 @@ def clustered_mean_se(
     return mean, se, tot, c
 
 
-def effective_n(p: np.ndarray, se: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Korn & Graubard (1998) effective sample size ``n_eff = p(1-p)/SE^2``.
+def effective_n(
+    p: np.ndarray,
+    se: np.ndarray,
+    n: np.ndarray,
+    *,
+    n_clusters: np.ndarray | float | None = None,
+    level: float = 0.95,
+    df_correction: bool = True,
+) -> np.ndarray:
+    """Korn & Graubard (1998) effective sample size, with their degrees-of-freedom correction.
 
-    Capped above by nothing (a design effect < 1 is allowed) and falls back to ``n`` where the
-    SE is zero (all items correct or all wrong), so Wilson/CP stay informative at the edges.
+    ``n* = min(n, p(1-p)/SE^2)`` (the design-effect-adjusted n, truncated at the nominal ``n``
+    as Korn & Graubard do), and with ``n_clusters = G`` given the df-adjusted::
+
+        n*_df = n* (t_{n-1, 1-a/2} / t_{G-1, 1-a/2})^2,          a = 1 - level
+
+    (Korn & Graubard 1998, Survey Methodology 24:193-201, eq. 2.4; Dean & Pagano 2015, J Surv
+    Stat Methodol 3:484-503, sec. 2.3). With ``G`` clusters the variance estimate has ``G - 1``
+    degrees of freedom; without the correction a Wilson interval at ``n*`` covered 90.7% with
+    10 clusters (docs/calibration.md). Where the SE is zero (all items correct or all wrong)
+    the design effect cannot be estimated: ``n*`` is then ``G`` when clusters are given (the
+    most conservative design effect, every cluster one observation) and ``n`` otherwise.
+
+    Examples
+    --------
+    >>> round(float(effective_n(0.8, 0.04, 100)), 6)  # binomial SE: n* = n
+    100.0
+    >>> round(float(effective_n(0.8, 0.08, 100, n_clusters=10)), 2)  # 25 * (1.984/2.262)^2
+    19.23
     """
     p = np.asarray(p, dtype=float)
     se = np.asarray(se, dtype=float)
     n = np.asarray(n, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        ne = p * (1 - p) / se**2
-    return np.where((se > 0) & np.isfinite(ne) & (ne > 0), ne, n)
+        ne = np.minimum(p * (1 - p) / se**2, n)
+    ok = (se > 0) & np.isfinite(ne) & (ne > 0)
+    if n_clusters is None:
+        return np.where(ok, ne, n)
+    g = np.asarray(n_clusters, dtype=float)
+    if df_correction:
+        a = (1.0 - level) / 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            factor = (
+                stats.t.ppf(1 - a, np.maximum(n - 1, 1)) / stats.t.ppf(1 - a, np.maximum(g - 1, 1))
+            ) ** 2
+        ne = ne * np.minimum(factor, 1.0)
+    return np.where(ok, ne, np.minimum(g, n))
 
 
 def mean_ci(
@@ -256,15 +291,16 @@ def mean_ci(
 
     ``method``:
     - ``"wilson-eff"`` (default for values in [0, 1]): Wilson interval at the effective sample
-      size ``n_eff = p(1-p)/SE^2`` (Korn & Graubard 1998) — reduces to the plain Wilson interval
-      without clusters and keeps limits inside [0, 1].
+      size ``n_eff = p(1-p)/SE^2`` with Korn & Graubard's (1998) ``G - 1`` degrees-of-freedom
+      correction (:func:`effective_n`) — reduces to the plain Wilson interval without clusters
+      and keeps limits inside [0, 1].
     - ``"t"``: ``mean -+ t_{C-1} SE`` (Miller 2024 recommends the CLT interval; the t quantile
       with ``C-1`` df is the usual small-cluster-count safeguard).
     - ``"z"``: ``mean -+ z SE``.
     """
     mean, se, n, c = clustered_mean_se(values, clusters, mask)
     if method == "wilson-eff":
-        ne = effective_n(mean, se, n)
+        ne = effective_n(mean, se, n, n_clusters=None if clusters is None else c, level=level)
         lo, hi = wilson_interval(mean * ne, ne, level)
     elif method in ("t", "z"):
         if method == "t":

@@ -30,9 +30,13 @@ Two views of the same question, on one dimension:
      passes (may replace the annotators) if ``omega >= 0.5``. The **average advantage
      probability** ``rho = mean_j rho^f_j`` compares judges independently of ``epsilon``.
 
-   ``epsilon`` is the cost–benefit margin: 0.2 when the annotators are crowd workers, 0.1 when
-   they are skilled annotators or experts (the paper's recommendation); the default is 0.1
-   because the annotators here are physicians. The paper asks for at least 3 annotators and
+   ``epsilon`` is the cost–benefit margin. The authors' rule of thumb (Calderon, Reichart &
+   Dror 2025, ACL, sec. "How to select epsilon" and the FAQ of their code repository
+   nitaytech/AltTest): **0.2 for experts** (reliable but expensive, sometimes inaccessible),
+   **0.15 for skilled annotators** (e.g. trained students or workers), **0.1 for crowd
+   workers** — a larger margin where the humans are costlier — and a smaller one when
+   inter-annotator agreement is low. :data:`ANNOTATOR_EPSILON` holds these values; the default
+   is the expert value 0.2 because medjudge's annotators are physicians. The paper asks for at least 3 annotators and
    50–100 items; annotators with fewer than ``min_items_per_annotator`` (30, as in the
    authors' code) usable items are skipped and listed.
 
@@ -152,13 +156,33 @@ def _alignment(x: np.ndarray, others: np.ndarray, scoring: Scoring) -> np.ndarra
     return np.where(np.isnan(x), -np.inf, s)  # a missing verdict aligns worst of all
 
 
+ANNOTATOR_EPSILON: dict[str, float] = {"expert": 0.2, "skilled": 0.15, "crowd": 0.1}
+"""Calderon, Reichart & Dror (2025): recommended ``epsilon`` by who the human annotators are."""
+
+
+def epsilon_for(annotators: str) -> float:
+    """The authors' recommended margin for ``"expert"``, ``"skilled"`` or ``"crowd"`` annotators.
+
+    Examples
+    --------
+    >>> epsilon_for("expert"), epsilon_for("skilled"), epsilon_for("crowd")
+    (0.2, 0.15, 0.1)
+    """
+    try:
+        return ANNOTATOR_EPSILON[annotators]
+    except KeyError:
+        raise ValueError(
+            f"annotators={annotators!r} is not one of {sorted(ANNOTATOR_EPSILON)}"
+        ) from None
+
+
 def alt_test(
     judge: Any,
     annotators: Any,
     *,
     annotator_names: list[str] | None = None,
     judge_name: str = "judge",
-    epsilon: float = 0.1,
+    epsilon: float = ANNOTATOR_EPSILON["expert"],
     q: float = 0.05,
     scoring: Scoring = "accuracy",
     invalid: InvalidPolicy = "exclude",
@@ -171,7 +195,8 @@ def alt_test(
     ----------
     judge : ``(n_items,)`` judge labels/scores (NaN = no usable verdict).
     annotators : ``(n_items, m)`` human labels/scores (NaN = not annotated).
-    epsilon : margin; 0.1 for skilled annotators/experts, 0.2 for crowd workers.
+    epsilon : margin; the authors recommend 0.2 for experts (default), 0.15 for skilled
+        annotators, 0.1 for crowd workers (:data:`ANNOTATOR_EPSILON`, :func:`epsilon_for`).
     q : FDR level of the Benjamini–Yekutieli procedure.
     scoring : ``"accuracy"`` (categorical) or ``"neg_rmse"`` (numeric scores).
     invalid : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.

@@ -29,12 +29,26 @@ BootMethod = Literal["percentile", "basic", "bca"]
 Statistic = Callable[[np.ndarray], np.ndarray]
 
 
+AUTO_BOOTSTRAP_BELOW = 100
+"""``ci="auto"`` uses the BCa bootstrap below this many rated items, the analytic interval
+from it on: at n = 50 with skewed prevalence the analytic intervals covered 90-92.5% and BCa
+91-96%; from n = 200 every candidate was in band (docs/calibration.md, "Agreement
+coefficients")."""
+
+
 def check_ci(ci: str | None) -> str:
-    """Normalise the ``ci=`` argument."""
+    """Normalise the ``ci=`` argument (``"auto"`` is resolved later by :func:`resolve_ci`)."""
     ci = "none" if ci is None else ci
-    if ci not in ("analytic", "bootstrap", "none"):
-        raise ValueError(f"ci must be 'analytic', 'bootstrap' or None, got {ci!r}")
+    if ci not in ("auto", "analytic", "bootstrap", "none"):
+        raise ValueError(f"ci must be 'auto', 'analytic', 'bootstrap' or None, got {ci!r}")
     return ci
+
+
+def resolve_ci(ci: str, n: int) -> str:
+    """``"auto"`` -> ``"bootstrap"`` (BCa) when ``n < AUTO_BOOTSTRAP_BELOW``, else ``"analytic"``."""
+    if ci != "auto":
+        return ci
+    return "bootstrap" if n < AUTO_BOOTSTRAP_BELOW else "analytic"
 
 
 def default_plan(n_items: int, plan: ResamplePlan | None) -> ResamplePlan:

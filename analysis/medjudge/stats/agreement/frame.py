@@ -137,7 +137,7 @@ def agreement_table(
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray | None = None,
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     plan: ResamplePlan | None = None,
     confidence: float = 0.95,
     method: BootMethod = "bca",

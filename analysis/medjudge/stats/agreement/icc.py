@@ -167,6 +167,7 @@ def icc(
     in ``extra``.
     """
     ci = check_ci(ci)
+    ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)
     X, ok = _complete(X)
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
     Xc = X[ok]

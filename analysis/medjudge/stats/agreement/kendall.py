@@ -24,7 +24,7 @@ from scipy import stats
 
 from ..resampling import ResamplePlan
 from ..results import Estimate
-from .bootstrap import BootMethod, bootstrap_estimate, check_ci
+from .bootstrap import BootMethod, bootstrap_estimate, check_ci, resolve_ci
 from .coding import as_ratings, finish, item_weights
 
 
@@ -75,6 +75,7 @@ def kendall_w(
         raise ValueError("Kendall's W needs at least two raters (columns)")
     ok = ~np.isnan(X).any(axis=1)
     n = int(ok.sum())
+    ci = resolve_ci(ci, n)
     m = X.shape[1]
     w_hat = float(_w_stat(X[ok], np.ones((1, n)))[0][0]) if n >= 2 else math.nan
     chi2 = m * (n - 1) * w_hat

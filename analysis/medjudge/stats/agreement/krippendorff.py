@@ -35,7 +35,7 @@ import numpy as np
 
 from ..resampling import ResamplePlan
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
+from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
 from .coding import (
     LEVELS,
     as_ratings,
@@ -45,6 +45,7 @@ from .coding import (
     resolve_categories,
     resolve_level,
 )
+from .conventions import agreement_input
 
 
 class _AlphaPrep:
@@ -197,13 +198,72 @@ def _linearized_se(p: _AlphaPrep) -> tuple[float, float]:
     return float(np.sqrt(((x - alpha1) ** 2).sum() / (n * (n - 1)))), float(pa)
 
 
+def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, layout: str) -> float:
+    """Alpha's SE as irrCAC's README (2019) prints it (see :mod:`.conventions`).
+
+    * ``layout="table"``: ``krippen2.table`` — Scott's two-rater table variance divided by
+      ``n^2`` (``R/agree.coeff2.r``);
+    * ``layout="counts"``: ``krippen.alpha.dist`` — per-item agreement
+      ``pa_i = (1-eps)(pa'_i - pa'_v (r_i - rbar)/rbar) + eps``, ``x_i = alpha_i - (1 - alpha)
+      (pe_i - pe)/(1 - pe)`` with ``pe_i = sum_k r_ik pibar_k / rbar - sum(pi)(r_i - rbar)/rbar``
+      (``R/agree.coeff3.dist.r``);
+    * ``layout="ratings"``: ``krippen.alpha.raw`` of the 2019 release — as the default but with
+      ``pa_i`` centred at ``pa = (1-eps) pa' + eps`` instead of ``pa'``.
+    """
+    from .kappa import fleiss_kappa
+
+    if layout == "table":
+        e = fleiss_kappa(X, categories=categories, values=values)
+        n = e.n
+        return float(e.se * math.sqrt((n - 1) / n)) if n >= 1 else math.nan
+    lvl, s_cats, s_vals = resolve_level(level)
+    p = _AlphaPrep(
+        X, lvl, s_cats if categories is None else categories, s_vals if values is None else values
+    )
+    if not hasattr(p, "cats"):
+        p = _AlphaPrep(p.X, p.level, np.unique(p.X[~np.isnan(p.X)]), None)
+    D = p.delta_matrix()
+    if D.max() <= 0:
+        return math.nan
+    Wm = 1.0 - D / D.max()
+    keep = p.pair
+    C, r = p.C[keep], p.m[keep]
+    n = int(keep.sum())
+    if n < 2:
+        return math.nan
+    rbar, eps = r.mean(), 1.0 / r.sum()
+    sumq = (C * (C @ Wm.T - 1.0)).sum(axis=1)
+    pa1 = (sumq / (rbar * (r - 1))).sum() / n
+    pa = (1 - eps) * pa1 + eps
+    pi = (C / rbar).mean(axis=0)
+    pe = float(pi @ Wm @ pi)
+    pi_w = (Wm @ pi + Wm.T @ pi) / 2
+    if layout == "counts":
+        alpha = (pa - pe) / (1 - pe)
+        pa_i = sumq / (rbar * (r - 1))
+        pa_i = (1 - eps) * (pa_i - pa_i.mean() * (r - rbar) / rbar) + eps
+        k_i = (pa_i - pe) / (1 - pe)
+        pe_i = (C @ pi_w) / rbar - pi.sum() * (r - rbar) / rbar
+        x = k_i - (1 - alpha) * (pe_i - pe) / (1 - pe)
+        centre = alpha
+    else:
+        alpha1 = (pa1 - pe) / (1 - pe)
+        pa_i = sumq / (rbar * (r - 1)) - pa * (r - rbar) / rbar
+        k_i = (pa_i - pe) / (1 - pe)
+        pe_i = (C @ pi_w) / rbar - pe * (r - rbar) / rbar
+        x = k_i - 2 * (1 - alpha1) * (pe_i - pe) / (1 - pe)
+        centre = alpha1
+    return float(np.sqrt(((x - centre) ** 2).sum() / (n * (n - 1))))
+
+
+@agreement_input("alpha")
 def krippendorff_alpha(
     X: Any,
     *,
     level: Any,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -216,7 +276,9 @@ def krippendorff_alpha(
     level : ``"nominal"``, ``"ordinal"``, ``"interval"``, ``"ratio"`` or a Scale object; no
         default -- the krippendorff package defaults to interval, wrong for categorical data.
     categories, values : codes and their numeric values (nominal/ordinal; optional otherwise).
-    ci : ``"analytic"`` (Gwet's linearisation, t with n-1 df), ``"bootstrap"`` or None.
+    ci : ``"auto"`` (default: BCa bootstrap below 100 rated units, analytic from 100 on; see
+        docs/calibration.md), ``"analytic"`` (Gwet's linearisation, t with n-1 df),
+        ``"bootstrap"`` or None.
     plan : resampling plan (units, clusters, strata) for ``ci="bootstrap"``.
     """
     ci = check_ci(ci)
@@ -228,6 +290,7 @@ def krippendorff_alpha(
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
     rated = int((p.m >= 1).sum())
+    ci = resolve_ci(ci, rated)
     extra: dict[str, Any] = {
         "level": lvl,
         "pairable_values": npair,

@@ -33,8 +33,9 @@ from scipy import stats
 
 from ..resampling import ResamplePlan
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci
+from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
 from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
+from .conventions import agreement_input
 from .kappa import brennan_prediger, fleiss_kappa
 from .weights import weight_matrix, weights_name
 
@@ -141,13 +142,14 @@ def _common(
     return X, complete, cats, ({"items_missing_a_rating": missing} if missing else {})
 
 
+@agreement_input("two")
 def cohen_kappa(
     X: Any,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -163,6 +165,7 @@ def cohen_kappa(
     X, complete, cats, excluded = _common(X, categories, values)
     Wm = weight_matrix(cats.values, weights)
     n = int(complete.sum())
+    ci = resolve_ci(ci, n)
     P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
     kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
     extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
@@ -203,13 +206,14 @@ def cohen_kappa(
     )
 
 
+@agreement_input("two")
 def scott_pi(
     X: Any,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
@@ -273,11 +277,12 @@ def prevalence_bias_indices(
     }
 
 
+@agreement_input("two")
 def pabak(
     X: Any,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
-    ci: str | None = "analytic",
+    ci: str | None = "auto",
     confidence: float = 0.95,
     plan: ResamplePlan | None = None,
     method: BootMethod = "bca",
