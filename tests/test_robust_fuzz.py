@@ -252,13 +252,9 @@ def test_row_order_does_not_change_estimates(tmp_path):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bootstrap weights are drawn by item position, not keyed by item/cluster id as "
-    "DESIGN.md asks (counter-based generator keyed by (seed, cluster id, replicate)): p_best "
-    "and bootstrap intervals change when the input rows are permuted (engine, not issue 14)",
-)
 def test_row_order_does_not_change_resampled_numbers(tmp_path):
+    """Items are put in one canonical (natural) order when a study is built, so resampling
+    weights drawn by item position see the same items whatever the input row order."""
     (c1, g1), (c2, g2) = _runs_on_permuted_rows(
         tmp_path, ["--resamples", "200"], ["--ci", "bootstrap", "--resamples", "200"]
     )

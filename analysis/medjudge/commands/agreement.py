@@ -204,6 +204,10 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         )
     if len(raters) < 2:
         raise InputError("agreement needs at least two rater columns", file=path)
+    if args.item:  # canonical item order: resampled numbers do not depend on the row order
+        from ..data.model import natural_order
+
+        df = df.iloc[natural_order(df[args.item])].reset_index(drop=True)
     items = list(df[args.item]) if args.item else [str(i + 1) for i in range(len(df))]
     level = args.level or "nominal"
     cats = [c.strip() for c in args.categories.split(",")] if args.categories else None

@@ -103,6 +103,17 @@ class JudgeOutcomes:
     scale: Scale
 
 
+def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
+    """Positions that sort item ids naturally (``q2`` before ``q10``; ties keep input order)."""
+    import re
+
+    keys = [
+        tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(x)))
+        for x in ids
+    ]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+
+
 def majority_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, dict[str, int]]:
     """Strict-majority label per row of an ``items × experts`` code matrix.
 
@@ -151,11 +162,16 @@ class Study:
         if self.items["item"].duplicated().any():
             dup = self.items.loc[self.items["item"].duplicated(), "item"].iloc[0]
             raise InputError(f"item {dup!r} is listed twice in the items table")
+        # one canonical item order (natural sort of the ids), so that everything indexed by item
+        # position — resampling weights above all — does not depend on the input's row order
+        self.items = self.items.iloc[natural_order(self.items["item"])].reset_index(drop=True)
         self._validate()
         self.answer_models = tuple(self.answer_models)
         if self.answer_models:
             if len(self.answer_models) != 2:
-                raise InputError(f"answer_models must name two item columns, got {self.answer_models}")
+                raise InputError(
+                    f"answer_models must name two item columns, got {self.answer_models}"
+                )
             absent = [c for c in self.answer_models if c not in self.items.columns]
             if absent:
                 raise InputError(f"answer-model column(s) {absent} are not item attributes")
