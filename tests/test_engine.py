@@ -275,3 +275,20 @@ def test_cli_compare_engine(table, capsys):
     assert {"ci_low", "ci_high", "level"} <= set(out["leaderboard"][0])
     assert main(["compare", str(path.with_suffix(".nope")), "--engine", "duckdb"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_smoke_one_million_verdicts(tmp_path):
+    """10^6 judge verdicts (100,000 items x 10 judges + 3 experts) from Parquet through the
+    DuckDB engine: every judge and all 45 pairs get finite estimates and intervals."""
+    from medjudge.data.synthetic import write_verdict_parquet
+
+    path = tmp_path / "v.parquet"
+    assert write_verdict_parquet(path, 1_000_000) == 100_000
+    res = evaluate_at_scale(path, cluster="image_id", n_resamples=100, seed=1)
+    assert len(res.leaderboard) == 10 and len(res.pairs) == 45
+    assert res.leaderboard["n_items"].eq(res.excluded["overall"]["items_with_gold"]).all()
+    assert np.isfinite(res.leaderboard[["accuracy", "ci_low", "ci_high"]].to_numpy()).all()
+    assert np.isfinite(res.pairs[["difference", "ci_low", "ci_high", "p_value"]].to_numpy()).all()
+    # judges were simulated with increasing skill: the ranking must come out in that order
+    acc = res.leaderboard.set_index("judge")["accuracy"]
+    assert acc.is_monotonic_increasing

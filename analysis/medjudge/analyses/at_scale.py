@@ -36,11 +36,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
 from ..engine.reduce import ENGINES, ReducedStudy, reduce_verdicts
-from ..stats.pattern_inference import (
-    POLICY_CHOICES,
-    accuracy_from_patterns,
-    pairs_from_patterns,
-)
+from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
 
 Family = Literal["table", "dimension"]
 FAMILIES: tuple[str, ...] = ("table", "dimension")
@@ -150,7 +146,7 @@ def evaluate_at_scale(
     pair_frames: list[pd.DataFrame] = []
     notes: dict[str, str] = {}
     for dim, pat in sorted(red.dimensions.items()):
-        acc = accuracy_from_patterns(
+        acc, pr = evaluate_patterns(
             pat.assigned, pat.valid, pat.correct, pat.multiplicity, items=pat.items,
             policy=policy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         )  # fmt: skip
@@ -171,10 +167,6 @@ def evaluate_at_scale(
             )
         if len(pat.judges) < 2:
             continue
-        pr = pairs_from_patterns(
-            pat.assigned, pat.valid, pat.correct, pat.multiplicity, items=pat.items,
-            policy=policy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-        )  # fmt: skip
         if pr is None:
             notes[dim] = (
                 "pairwise comparisons need single-item clusters or a complete design (every judge "

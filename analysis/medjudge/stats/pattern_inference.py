@@ -47,7 +47,7 @@ Policy = Literal["wrong", "exclude", "half"]
 POLICY_CHOICES: tuple[str, ...] = ("wrong", "exclude", "half")
 BLOCK = 256  # replicates per block of weights (memory: P x BLOCK doubles)
 
-__all__ = ["accuracy_from_patterns", "pairs_from_patterns", "policy_counts"]
+__all__ = ["accuracy_from_patterns", "evaluate_patterns", "pairs_from_patterns", "policy_counts"]
 
 
 def policy_counts(
@@ -91,7 +91,31 @@ def _percentile(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]
     return lo, hi
 
 
-def accuracy_from_patterns(
+def _accuracy_parts(num: np.ndarray, den: np.ndarray, k: np.ndarray):
+    tot_den = k @ den
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = (k @ num) / tot_den
+        g = (k[:, None] * (den > 0)).sum(0)
+        resid = num - p[None, :] * den
+        se = np.sqrt(g / np.maximum(g - 1, 1) * (k @ resid**2)) / tot_den
+    return p, se, g, tot_den
+
+
+def _pair_parts(a, v, num, den, k, items, policy):
+    """Per-pattern paired numerators ``d`` and common-item counts, or None if not derivable."""
+    n_j = a.shape[1]
+    ii, jj = np.triu_indices(n_j, 1)
+    if np.all(items <= 1):
+        given = v if policy == "exclude" else a
+        common = given[:, ii] * given[:, jj]
+        per = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+        return ii, jj, common * (per[:, ii] - per[:, jj]), common, True
+    if policy == "exclude" or not np.all(a == items[:, None]):
+        return None
+    return ii, jj, num[:, ii] - num[:, jj], a[:, ii], False
+
+
+def evaluate_patterns(
     assigned: np.ndarray,
     valid: np.ndarray,
     correct: np.ndarray,
@@ -102,40 +126,92 @@ def accuracy_from_patterns(
     confidence_level: float = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
-) -> dict[str, np.ndarray]:
-    """Accuracy of every judge with cluster-robust SE and Poisson cluster-bootstrap interval.
+    pairs: bool = True,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray] | None]:
+    """Accuracy of every judge and every pairwise comparison from one set of bootstrap weights.
 
-    Returns a dict of ``(J,)`` arrays: ``estimate, se, ci_low, ci_high, n_items, n_clusters``
-    and ``ci_method`` (strings).
+    The accuracies and the paired differences are evaluated on the same Poisson weights (drawn
+    once, in blocks), so the pairs are truly paired and the weights are generated only once.
+
+    Returns
+    -------
+    accuracy : dict of ``(J,)`` arrays
+        ``estimate, se, ci_low, ci_high, n_items, n_clusters, ci_method``.
+    pairs : dict of ``(n_pairs,)`` arrays, or None
+        ``i, j, difference, ci_low, ci_high, n_items, statistic, p_value, test``; None when the
+        items both judges were given cannot be derived from the patterns (clusters of several
+        items with an incomplete design, or ``policy="exclude"`` with several items per cluster).
     """
     _check(confidence_level, n_resamples)
     k = np.asarray(multiplicity, dtype=np.float64)
-    num, den = policy_counts(assigned, valid, correct, policy)
+    a = np.asarray(assigned, dtype=np.float64)
+    v = np.asarray(valid, dtype=np.float64)
     n = np.ones(len(k)) if items is None else np.asarray(items, dtype=np.float64)
+    num, den = policy_counts(assigned, valid, correct, policy)
     keys = pattern_keys(np.concatenate([n[:, None], assigned, valid, correct], axis=1))
-    tot_den = k @ den
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = (k @ num) / tot_den
-        g = (k[:, None] * (den > 0)).sum(0)
-        resid = num - p[None, :] * den
-        se = np.sqrt(g / np.maximum(g - 1, 1) * (k @ resid**2)) / tot_den
-    boot = _replicates(num, den, k, keys, n_resamples, seed)
+    p, se, g, tot_den = _accuracy_parts(num, den, k)
+    pp = _pair_parts(a, v, num, den, k, n, policy) if pairs and a.shape[1] > 1 else None
+    n_j = num.shape[1]
+    if pp is None:
+        boot = _replicates(num, den, k, keys, n_resamples, seed)
+    else:
+        boot = _replicates(
+            np.hstack([num, pp[2]]), np.hstack([den, pp[3]]), k, keys, n_resamples, seed
+        )
     lo, hi = _percentile(boot, confidence_level)
-    method = np.array(["percentile (Poisson cluster bootstrap)"] * p.size, dtype=object)
+    acc_lo, acc_hi = lo[:n_j].copy(), hi[:n_j].copy()
+    method = np.array(["percentile (Poisson cluster bootstrap)"] * n_j, dtype=object)
     edge = (p <= 0) | (p >= 1)
     if edge.any():
         wl, wh = wilson_interval(p[edge] * g[edge], g[edge], confidence_level)
-        lo[edge], hi[edge] = wl, wh
+        acc_lo[edge], acc_hi[edge] = wl, wh
         method[edge] = "Wilson on the number of clusters (estimate at 0 or 1)"
-    return {
+    accuracy = {
         "estimate": p,
         "se": se,
-        "ci_low": lo,
-        "ci_high": hi,
+        "ci_low": acc_lo,
+        "ci_high": acc_hi,
         "n_items": tot_den,
         "n_clusters": g,
         "ci_method": method,
     }
+    if pp is None:
+        return accuracy, None
+    ii, jj, d, common, single = pp
+    n_common = k @ common
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = (k @ d) / n_common
+    if single:
+        stat, pv = mcnemar_pvalue(k @ (d > 0), k @ (d < 0), "midp")
+        test = "McNemar mid-p"
+    else:
+        num2, den2 = (k @ d) ** 2, k @ d**2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            stat = np.where(den2 > 0, num2 / den2, 0.0)
+        pv = np.where(den2 > 0, stats.chi2.sf(stat, 1), 1.0)
+        test = "McNemar clustered (Durkalski 2003)"
+    return accuracy, {
+        "i": ii,
+        "j": jj,
+        "difference": diff,
+        "ci_low": lo[n_j:],
+        "ci_high": hi[n_j:],
+        "n_items": n_common,
+        "statistic": np.asarray(stat, dtype=float),
+        "p_value": np.asarray(pv, dtype=float),
+        "test": np.array([test] * ii.size, dtype=object),
+    }
+
+
+def accuracy_from_patterns(
+    assigned: np.ndarray,
+    valid: np.ndarray,
+    correct: np.ndarray,
+    multiplicity: np.ndarray,
+    **kwargs,
+) -> dict[str, np.ndarray]:
+    """Accuracy of every judge (see :func:`evaluate_patterns`; keyword arguments as there)."""
+    return evaluate_patterns(assigned, valid, correct, multiplicity, pairs=False, **kwargs)[0]
 
 
 def pairs_from_patterns(
@@ -143,66 +219,7 @@ def pairs_from_patterns(
     valid: np.ndarray,
     correct: np.ndarray,
     multiplicity: np.ndarray,
-    *,
-    items: np.ndarray,
-    policy: Policy = "wrong",
-    confidence_level: float = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    **kwargs,
 ) -> dict[str, np.ndarray] | None:
-    """Every pair ``i < j``: difference in accuracy on the items both were given, interval, test.
-
-    Returns ``None`` when the common items cannot be derived from the patterns (clusters of
-    several items and an incomplete design, or ``policy="exclude"`` with several items per
-    cluster). Otherwise a dict of ``(n_pairs,)`` arrays: ``i, j, difference, ci_low, ci_high,
-    n_items, statistic, p_value`` and ``test``.
-    """
-    _check(confidence_level, n_resamples)
-    a = np.asarray(assigned, dtype=np.float64)
-    v = np.asarray(valid, dtype=np.float64)
-    k = np.asarray(multiplicity, dtype=np.float64)
-    n_j = a.shape[1]
-    items = np.asarray(items, dtype=np.float64)
-    single_item_clusters = bool(np.all(items <= 1))
-    num, den = policy_counts(assigned, valid, correct, policy)
-    ii, jj = np.triu_indices(n_j, 1)
-    if single_item_clusters:
-        given = v if policy == "exclude" else a
-        common = given[:, ii] * given[:, jj]
-        per = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-        d = common * (per[:, ii] - per[:, jj])
-    else:
-        complete = bool(np.all(a == items[:, None]))
-        if not complete or policy == "exclude":
-            return None
-        common = a[:, ii]
-        d = num[:, ii] - num[:, jj]
-    keys = pattern_keys(np.concatenate([items[:, None], assigned, valid, correct], axis=1))
-    n_common = k @ common
-    with np.errstate(invalid="ignore", divide="ignore"):
-        diff = (k @ d) / n_common
-    boot = _replicates(d, common, k, keys, n_resamples, seed)
-    lo, hi = _percentile(boot, confidence_level)
-    if single_item_clusters:
-        b = k @ (d > 0)
-        c = k @ (d < 0)
-        stat, pv = mcnemar_pvalue(b, c, "midp")
-        test = "McNemar mid-p"
-    else:
-        num2 = (k @ d) ** 2
-        den2 = k @ d**2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            stat = np.where(den2 > 0, num2 / den2, 0.0)
-        pv = np.where(den2 > 0, stats.chi2.sf(stat, 1), 1.0)
-        test = "McNemar clustered (Durkalski 2003)"
-    return {
-        "i": ii,
-        "j": jj,
-        "difference": diff,
-        "ci_low": lo,
-        "ci_high": hi,
-        "n_items": n_common,
-        "statistic": np.asarray(stat, dtype=float),
-        "p_value": np.asarray(pv, dtype=float),
-        "test": np.array([test] * ii.size, dtype=object),
-    }
+    """Every pair ``i < j`` of judges (see :func:`evaluate_patterns`)."""
+    return evaluate_patterns(assigned, valid, correct, multiplicity, **kwargs)[1]
