@@ -14,10 +14,13 @@ Two parts:
    slightly conservative).
 
 Prints coverage (with its Monte Carlo SE), mean width and width ratio against the classical
-expert-only interval, and the mean effective number of expert labels.
+expert-only interval of the same rule, and the mean effective number of expert labels. Rows
+without a suffix use the default small-sample t intervals; rows ending in "normal" the
+asymptotic (ppi-python) ones.
 
-    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 1000 --seed 1
-    nice -n 10 python benchmarks/calibration/ppi.py --part pandalm --reps 1000 --seed 1
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 3
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 4
+    nice -n 10 python benchmarks/calibration/ppi.py --part pandalm --reps 300 --seed 3 --n 50,200,500
 """
 
 from __future__ import annotations
