@@ -292,3 +292,12 @@ def test_smoke_one_million_verdicts(tmp_path):
     # judges were simulated with increasing skill: the ranking must come out in that order
     acc = res.leaderboard.set_index("judge")["accuracy"]
     assert acc.is_monotonic_increasing
+
+
+def test_expanded_percentile_alpha():
+    """Hesterberg (2015): alpha' = 2 Phi(-sqrt(G/(G-1)) t_{G-1,0.975}); by hand for G = 15:
+    sqrt(15/14) = 1.035098, t_14 = 2.144787 -> 2.220063 -> alpha' = 0.026413."""
+    from medjudge.stats.pattern_inference import expanded_alpha
+
+    assert expanded_alpha(0.95, np.array([15]))[0] == pytest.approx(0.026413, abs=2e-6)
+    assert expanded_alpha(0.95, np.array([10**7]))[0] == pytest.approx(0.05, abs=1e-5)

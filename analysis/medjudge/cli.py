@@ -8,8 +8,11 @@ status 2 — never a traceback (``--debug`` shows one for bug reports).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
+import warnings
 
 from . import __version__
 from .data.errors import InputError
@@ -33,13 +36,29 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``medjudge CMD: error: argument --x: ... (see --help)``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        message = " ".join(str(message).split())
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an exception so that temporary outputs are cleaned up."""
+
+
+def _on_sigterm(signum, frame):  # pragma: no cover - exercised in subprocess tests
+    raise Terminated()
+
+
 def _command_module(name: str):
     return importlib.import_module(f"medjudge.commands.{name}")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; only ``command``'s module is imported (all of them if ``"*"``)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="medjudge",
         description=__doc__.splitlines()[0],
         epilog="Run 'medjudge COMMAND --help' for a command's options and an example.",
@@ -64,32 +83,131 @@ def _requested_command(argv: list[str]) -> str | None:
     return None
 
 
+def _os_error(e: OSError) -> str:
+    """One line for an operating-system error: the path and the problem."""
+    if e.errno is None and not e.filename:
+        return _message(e)
+    what = e.strerror or type(e).__name__
+    paths = [p for p in (e.filename, e.filename2) if p]
+    where = " -> ".join(str(p) for p in paths)
+    hint = {
+        28: " (the disk is full)",  # ENOSPC
+        27: " (a file-size limit was reached, e.g. ulimit -f)",  # EFBIG
+        13: " (check the permissions)",  # EACCES
+        30: " (read-only file system)",  # EROFS
+    }.get(e.errno or 0, "")
+    return f"{where}: {what}{hint}" if where else f"{what}{hint}"
+
+
+def _message(e: BaseException) -> str:
+    """One line for an error meant for the user (never a bare repr of a key)."""
+    if isinstance(e, KeyError) and len(e.args) == 1 and isinstance(e.args[0], str):
+        text = e.args[0]
+    else:
+        text = str(e)
+    return " ".join(text.split()) or type(e).__name__
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; the exit status is 0 (done), 1 (a report failed), 2 (bad input or
+    option, or an operating-system error such as a full disk), 3 (a bug), 130/143 (Ctrl-C or
+    SIGTERM; no outputs replaced)."""
+    previous = None
+    with contextlib.suppress(ValueError):  # not in the main thread: leave SIGTERM alone
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt as e:  # while importing or parsing: nothing to clean up
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"medjudge: {what}", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
+    args.argv = argv  # recorded in output manifests
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            code = int(args.func(args) or 0)
+        _warning_note(caught, args.debug)
+        return code
+    except KeyboardInterrupt as e:
+        if args.debug:
+            raise
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"medjudge: {what}; no outputs were replaced", file=sys.stderr)
+        return 143 if isinstance(e, Terminated) else 130
     except InputError as e:
         if args.debug:
             raise
-        print(f"medjudge: error: {e}", file=sys.stderr)
+        print(f"medjudge: error: {_message(e)}", file=sys.stderr)
         return 2
-    except (ValueError, KeyError, FileNotFoundError) as e:
+    except KeyError as e:
         if args.debug:
             raise
-        print(f"medjudge: error: {e}", file=sys.stderr)
+        # a KeyError with a sentence is a message; a bare key is a bug (say so, one line)
+        if len(e.args) == 1 and isinstance(e.args[0], str) and " " in e.args[0]:
+            print(f"medjudge: error: {_message(e)}", file=sys.stderr)
+            return 2
+        print(
+            f"medjudge: internal error: missing key {e.args[0]!r} (rerun with --debug and "
+            "report it)",
+            file=sys.stderr,
+        )
+        return 3
+    except ValueError as e:
+        if args.debug:
+            raise
+        print(f"medjudge: error: {_message(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        if args.debug:
+            raise
+        print(f"medjudge: error: {_os_error(e)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        if args.debug:
+            raise
+        print(
+            "medjudge: error: not enough memory for this job (try fewer --resamples)",
+            file=sys.stderr,
+        )
+        return 2
     except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
         if args.debug:
             raise
         print(
-            f"medjudge: internal error: {type(e).__name__}: {e} (rerun with --debug and report it)",
+            f"medjudge: internal error: {type(e).__name__}: {_message(e)} "
+            "(rerun with --debug and report it)",
             file=sys.stderr,
         )
         return 3
+
+
+def _warning_note(caught: list[warnings.WarningMessage], debug: bool) -> None:
+    """Numerical warnings from numpy/scipy/statsmodels: one counted note, never their paths."""
+    if not caught:
+        return
+    if debug:
+        for w in caught:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+        return
+    kinds = sorted(
+        {f"{w.category.__name__}: {' '.join(str(w.message).split())[:80]}" for w in caught}
+    )
+    print(
+        f"medjudge: note: {len(caught)} warning(s) from numpy/pandas/scipy/statsmodels suppressed "
+        f"(e.g. {kinds[0]}); --debug shows them",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

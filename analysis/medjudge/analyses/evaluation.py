@@ -113,7 +113,17 @@ def evaluate_judges(
     level: float = 0.95,
 ) -> JudgeEvaluation:
     """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study."""
-    dims = dimensions or study.dimensions
+    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED
+
+    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
+    seed = SEED.check("seed", seed)
+    level = CONFIDENCE_LEVEL.check("level", level)
+    dims = list(dimensions) if dimensions else study.dimensions
+    unknown = [d for d in dims if d not in study.dimensions]
+    if unknown:
+        raise ValueError(
+            f"dimensions: {unknown[0]!r} is not a dimension of the study; have {study.dimensions}"
+        )
     clusters, cluster_col = cluster_ids(study, cluster)
     judges = study.judges
     outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}

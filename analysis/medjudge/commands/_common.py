@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data.errors import InputError
 from ..data.model import Study
 from ..data.tables import TableMapping, load_any
 
@@ -43,8 +44,29 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+#: table options that describe columns; with --mapping the mapping file does that instead.
+TABLE_OPTIONS = (
+    "layout", "item", "rater", "value", "role", "raters", "dimension", "order", "gold", "invalid",
+)  # fmt: skip
+
+
+def refuse_with_mapping(args: argparse.Namespace, options: tuple[str, ...]) -> None:
+    """Options that a mapping file overrides are refused with ``--mapping``, never ignored."""
+    if not getattr(args, "mapping", None):
+        return
+    given = [o for o in options if getattr(args, o, None) not in (None, False)]
+    if given:
+        names = ", ".join("--" + o.replace("_", "-") for o in given)
+        raise InputError(
+            f"{names} cannot be combined with --mapping (the mapping file describes the table)",
+            file=args.mapping,
+            hint="put the setting into the mapping file, or drop --mapping",
+        )
+
+
 def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
     if args.mapping:
+        refuse_with_mapping(args, TABLE_OPTIONS)
         return args.mapping
     if not (args.item or args.layout):
         return None
@@ -56,8 +78,6 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
         d["role"] = args.role or "judge"
     else:
         if not args.raters:
-            from ..data.errors import InputError
-
             raise InputError("wide layout needs --raters name:role,name:role")
         d["raters"] = {}
         for spec in args.raters.split(","):
@@ -76,6 +96,33 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
 
 def load_input(args: argparse.Namespace) -> Study:
     return load_any(args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False))
+
+
+def check_dimensions(study: Study, names: list[str] | None, option: str) -> list[str]:
+    """``names`` (or all dimensions), each checked against the study's dimensions."""
+    if not names:
+        return list(study.dimensions)
+    unknown = [d for d in names if d not in study.dimensions]
+    if unknown:
+        raise InputError(
+            f"{option} {unknown[0]!r}: no such dimension; the data have "
+            + ", ".join(map(str, study.dimensions))
+        )
+    return list(dict.fromkeys(names))
+
+
+def check_order(study: Study, order: str | None, option: str) -> str | None:
+    """A presentation order that exists among the judges' verdicts (``None`` passes)."""
+    if order is None:
+        return None
+    r = study.ratings
+    present = sorted({str(o) for o in r.loc[r["role"] == "judge", "order"].dropna() if str(o)})
+    if order not in present:
+        have = ", ".join(present) if present else "none recorded"
+        raise InputError(
+            f"{option} {order!r}: no verdicts in that presentation order; orders present: {have}"
+        )
+    return order
 
 
 def _jsonable(o: Any) -> Any:

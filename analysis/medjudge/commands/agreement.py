@@ -21,7 +21,8 @@ from ..data.errors import InputError
 from ..data.io import read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import ResamplePlan
-from ._common import dump_json
+from . import _options as opt
+from ._common import dump_json, refuse_with_mapping
 
 # short names accepted by --coef -> agreement_table names
 COEF_ALIASES = {
@@ -80,9 +81,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
     )
-    p.add_argument("--resamples", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
+    p.add_argument("--seed", type=opt.SEED, default=0)
+    p.add_argument("--confidence", type=opt.CONFIDENCE_LEVEL, default=0.95)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)
 
@@ -146,10 +147,20 @@ def _encode(
     return X, labels
 
 
+def _all_numbers(labels: list[Any]) -> bool:
+    try:
+        [float(x) for x in labels]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[str], Any, Any]:
     """``(X, items, raters, level-or-scale, labels)`` from the command-line options."""
     path = Path(args.path)
+    numeric_level = args.level in ("interval", "ratio")
     if args.mapping:
+        refuse_with_mapping(args, ("item", "raters", "categories"))
         from ..data.tables import load_any
 
         study = load_any(path, args.mapping)
@@ -161,6 +172,13 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         scale = m.scale
         level: Any = args.level or scale
         labels = list(scale.categories) if scale.is_categorical else None
+        if numeric_level and labels is not None and not _all_numbers(labels):
+            raise InputError(
+                f"--level {args.level} needs numbers, but {dim!r} has the labels "
+                + ", ".join(map(str, labels[:6])),
+                file=args.mapping,
+                hint="use --level nominal, or ordinal for ordered labels",
+            )
         return m.values, m.items, m.raters, level, labels
     df, _ = read_table(path)
     df = df.drop(columns=[c for c in ("_line",) if c in df.columns])
@@ -183,6 +201,12 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     items = list(df[args.item]) if args.item else [str(i + 1) for i in range(len(df))]
     level = args.level or "nominal"
     cats = [c.strip() for c in args.categories.split(",")] if args.categories else None
+    if cats is not None and numeric_level and not _all_numbers(cats):
+        raise InputError(
+            f"--level {args.level} needs numbers, but --categories are labels "
+            + ", ".join(cats[:6]),
+            hint="use --level nominal, or ordinal for ordered labels",
+        )
     X, labels = _encode(df[raters], level, cats, path)
     return X, items, raters, level, labels
 

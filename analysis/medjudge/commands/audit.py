@@ -16,10 +16,12 @@ import pandas as pd
 
 from medjudge.analyses.audit import audit_study
 from medjudge.analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
-from ._common import add_input_args, dump_json, load_input
+from . import _options as opt
+from ._common import add_input_args, check_dimensions, dump_json, load_input
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,14 +36,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="analytic",
         help="intervals of the reliability coefficients (default analytic)",
     )
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--top", type=int, default=10, help="disputed items to list per dimension")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=1000, help="bootstrap resamples (default 1000)"
+    )
+    p.add_argument("--seed", type=opt.SEED, default=0)
+    p.add_argument("--top", type=opt.TOP, default=10, help="disputed items to list per dimension")
     p.add_argument(
         "--epsilon",
-        type=float,
+        type=opt.EPSILON,
         default=0.1,
         help="alt-test margin: 0.1 skilled annotators/experts (default), 0.2 crowd workers",
+    )
+    p.add_argument(
+        "--policy",
+        choices=["wrong", "exclude"],
+        default="wrong",
+        help="alt-test items without a usable judge verdict: count as losses (wrong, default, "
+        "as the audit report does) or exclude them (the alt-test authors' code)",
     )
     p.add_argument(
         "--judge-dimension",
@@ -62,10 +73,13 @@ def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
 
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     study = load_input(args)
-    dims = [d.strip() for d in args.dimensions.split(",")] if args.dimensions else study.dimensions
-    unknown = [d for d in dims if d not in study.dimensions]
-    if unknown:
-        raise ValueError(f"unknown dimension {unknown[0]!r}; have {study.dimensions}")
+    dims = check_dimensions(
+        study,
+        [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None,
+        "--dimensions",
+    )
+    if args.judge_dimension is not None:
+        check_dimensions(study, [args.judge_dimension], "--judge-dimension")
     rep = audit_study(
         study, dimensions=dims, ci=args.ci, n_resamples=args.resamples, seed=args.seed, top=args.top
     )
@@ -80,7 +94,9 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         alt = {}
         for dim in dims:
             if study.scales[dim].is_categorical:
-                alt[dim] = study_alt_test(study, dim, epsilon=args.epsilon)
+                alt[dim] = study_alt_test(
+                    study, dim, epsilon=args.epsilon, invalid=alt_invalid_rule(args.policy)
+                )
         out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
         out["alt_test_table"] = (
             pd.concat([alt_test_table(r, d) for d, r in alt.items()], ignore_index=True)

@@ -6,7 +6,8 @@ import argparse
 
 import pandas as pd
 
-from ._common import add_input_args, dump_json, load_input
+from . import _options as opt
+from ._common import add_input_args, check_dimensions, check_order, dump_json, load_input
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,8 +21,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="wrong",
         help="invalid verdicts: wrong (Med-RewardBench rule), exclude, or half credit",
     )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument("--seed", type=opt.SEED, default=0)
+    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
     p.add_argument(
         "--cluster",
         default="auto",
@@ -34,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
-    p.add_argument("--alpha", type=float, default=0.05)
+    p.add_argument("--alpha", type=opt.ALPHA, default=0.05)
     p.add_argument(
         "--engine",
         choices=["memory", "duckdb", "spark"],
@@ -78,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     from medjudge.analyses.evaluation import evaluate_judges
 
     study = load_input(args)
+    args.dimensions = check_dimensions(study, args.dimensions, "--only")
+    check_order(study, args.eval_order, "--eval-order")
     ev = evaluate_judges(
         study,
         policy=args.policy,

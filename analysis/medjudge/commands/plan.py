@@ -20,6 +20,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from . import _options as opt
 from ._common import dump_json
 
 
@@ -126,7 +127,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--q", type=PROB, default=0.05, help="FDR level (Benjamini-Yekutieli)")
     t.add_argument("--replications", type=_int(10), default=200)
     t.add_argument("--target-power", type=PROB, default=0.8)
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=opt.SEED, default=0)
     t.add_argument("--json", action="store_true", help="print JSON")
     t.set_defaults(func=run_alt_test)
 

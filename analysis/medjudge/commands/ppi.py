@@ -12,6 +12,7 @@ import argparse
 
 import pandas as pd
 
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input
 
 
@@ -68,7 +69,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=_int_at_least(2),
         help="keep gold on a random N items only (rehearse a label budget on labelled data)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed for --keep-labels and the folds")
+    p.add_argument("--seed", type=opt.SEED, default=0, help="seed for --keep-labels and the folds")
     p.add_argument("--confidence-level", type=_level, default=0.95, help="interval coverage")
     p.add_argument(
         "--interval",

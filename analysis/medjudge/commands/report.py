@@ -1,7 +1,8 @@
 """``medjudge report``: render the judge evaluation and/or annotation audit report (HTML, PDF).
 
 The templates ship inside the package (``medjudge/report/templates/{judges,audit}.qmd``;
-``reports/`` in the repository holds identical copies for Quarto users). Rendering uses the
+``reports/judges.qmd`` and ``reports/audit.qmd`` are symlinks to them). ``--template FILE.qmd``
+renders a user template instead, passing the parameters its parameters cell declares. Rendering uses the
 built-in pip-only path unless ``--engine quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
 finds Quarto on ``PATH``. Both reports are rendered concurrently (each in its own kernel); every
 output file is replaced atomically, so an interrupted run leaves earlier reports intact.
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from . import _options as opt
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -61,13 +63,21 @@ def render_reports(
     engine: str = "auto",
     command: str | None = None,
     parallel: bool = True,
+    template: str | Path | None = None,
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    epsilon: float = 0.1,
+    by: list[str] | None = None,
+    names: dict[str, str] | None = None,
+    title: str | None = None,
+    author: str | None = None,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
     """
-    from ..report.render import render_qmd
+    from ..report.render import allow_renders, cancel_renders, render_qmd
 
     data = Path(path)
     if not data.exists():
@@ -82,13 +92,45 @@ def render_reports(
         raise InputError("mapping file not found", file=Path(mapping))
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    if not 0 < confidence_level < 1:
+        raise ValueError(f"--confidence-level must be between 0 and 1, got {confidence_level}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"--alpha must be between 0 and 1, got {alpha}")
+    if not 0 <= epsilon < 1:
+        raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
+    if resamples < 1:
+        raise ValueError(f"--resamples must be >= 1, got {resamples}")
     params = {
         "data": str(data.resolve()),
         "mapping": str(Path(mapping).resolve()) if mapping is not None else None,
         "seed": int(seed),
         "resamples": int(resamples),
         "policy": policy,
+        "confidence_level": float(confidence_level),
+        "alpha": float(alpha),
+        "epsilon": float(epsilon),
+        "by": list(by) if by else None,
+        "names": dict(names) if names else None,
     }
+    metadata = {"title": title, "author": author}
+    if template is not None:
+        tpl = Path(template)
+        if not tpl.is_file():
+            raise InputError("template not found", file=tpl)
+        if tpl.suffix.lower() != ".qmd":
+            raise InputError("a template must be a .qmd file", file=tpl)
+        from ..report.qmd import QmdError, parameter_names, parse_qmd
+
+        try:
+            declared = parameter_names(parse_qmd(tpl.read_text(encoding="utf-8"), path=str(tpl)))
+        except QmdError as exc:
+            raise InputError(str(exc), file=tpl) from None
+        kept = {k: v for k, v in params.items() if k in declared}
+        files = render_qmd(
+            tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
+            command=command, metadata=metadata,
+        )  # fmt: skip
+        return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
 
     def one(kind: str) -> dict[str, Path]:
@@ -99,13 +141,21 @@ def render_reports(
             params=params,
             engine=engine,  # type: ignore[arg-type]
             command=command,
+            metadata=metadata,
         )
 
-    if parallel and len(kinds) > 1:
-        with ThreadPoolExecutor(max_workers=len(kinds)) as pool:
-            futures = {k: pool.submit(one, k) for k in kinds}
+    allow_renders()
+    # Renders run in worker threads even one at a time: the main thread only waits, so Ctrl-C
+    # and SIGTERM reach it as KeyboardInterrupt (inside nbclient's event loop they would be
+    # turned into other errors), and it then stops the kernels before the pool is left.
+    workers = len(kinds) if parallel else 1
+    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+        futures = {k: pool.submit(one, k) for k in kinds}
+        try:
             return {k: f.result() for k, f in futures.items()}
-    return {k: one(k) for k in kinds}
+        except BaseException:
+            cancel_renders()  # stop the other kernels before the pool waits for them
+            raise
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -117,10 +167,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="a Med-RewardBench bundle directory, or a table with --mapping")
     p.add_argument("--kind", choices=[*KINDS, "both"], default="both", help="default: both")
     p.add_argument("--to", default="html,pdf", help="html, pdf or html,pdf (default)")
-    p.add_argument("--out", default="out/reports", help="output directory (default: out/reports)")
+    p.add_argument(
+        "--out",
+        default="out/reports",
+        help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
+    )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (2000)")
+    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (2000)"
+    )
     p.add_argument(
         "--policy",
         choices=POLICIES,
@@ -132,6 +188,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=["auto", "builtin", "quarto"],
         default="auto",
         help="builtin (pip only), quarto (needs quarto on PATH) or auto (default)",
+    )
+    p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
+    p.add_argument("--title", help="report title (default: the template's)")
+    p.add_argument("--author", help="report author (default: the template's)")
+    p.add_argument(
+        "--confidence-level", type=opt.CONFIDENCE_LEVEL, default=0.95, help="interval coverage (default 0.95)"
+    )
+    p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
+    p.add_argument(
+        "--epsilon", type=opt.EPSILON, default=0.1,
+        help="alt-test margin: 0.1 experts (default), 0.2 crowd workers",
+    )  # fmt: skip
+    p.add_argument(
+        "--by", help="item attributes for subgroup breakdowns, comma-separated "
+        "(default: the first of organ_system, department, modality_type, subset)",
+    )  # fmt: skip
+    p.add_argument(
+        "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
     )
     p.set_defaults(func=run)
 
@@ -156,26 +230,63 @@ def run(args: argparse.Namespace) -> int:
             "resamples": args.resamples,
             "policy": args.policy,
             "engine": args.engine,
+            "template": args.template,
+            "title": args.title,
+            "author": args.author,
+            "confidence-level": args.confidence_level,
+            "alpha": args.alpha,
+            "epsilon": args.epsilon,
+            "by": args.by,
+            "names": args.names,
         },
     )
-    from ..report.render import RenderError
+    names = {}
+    for part in (args.names or "").split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep or key.strip() not in ("judge", "expert", "judges", "experts") or not value:
+            raise ValueError(
+                f"--names: expected role=word with role judge or expert, got {part.strip()!r}"
+            )
+        names[key.strip()] = value.strip()
+    from ..report.render import RenderError, _normalise_to
+    from ._output import output_folder
 
     try:
-        results = render_reports(
-            args.path,
-            kinds=kinds,
-            out=args.out,
-            to=args.to,
-            mapping=args.mapping,
-            seed=args.seed,
-            resamples=args.resamples,
-            policy=args.policy,
-            engine=args.engine,
-            command=command,
-        )
+        _normalise_to(args.to)
+    except ValueError as exc:
+        raise InputError(f"--to {args.to!r}: {exc}") from None
+    data = Path(args.path)
+    if not data.exists():
+        raise InputError("input not found", file=data)
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    try:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage:
+            results = render_reports(
+                args.path,
+                kinds=kinds,
+                out=stage,
+                to=args.to,
+                mapping=args.mapping,
+                seed=args.seed,
+                resamples=args.resamples,
+                policy=args.policy,
+                engine=args.engine,
+                command=command,
+                template=args.template,
+                confidence_level=args.confidence_level,
+                alpha=args.alpha,
+                epsilon=args.epsilon,
+                by=[b.strip() for b in args.by.split(",") if b.strip()] if args.by else None,
+                names=names or None,
+                title=args.title,
+                author=args.author,
+            )
     except RenderError as exc:
-        print(f"medjudge: report failed: {exc}", file=sys.stderr)
+        print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
     for kind, files in results.items():
-        print(f"{kind}: " + ", ".join(str(p) for p in files.values()))
+        print(f"{kind}: " + ", ".join(str(final / p.name) for p in files.values()))
     return 0

@@ -2,7 +2,7 @@
 
 Writes into ``--out``: ``validation.json`` (all counts), ``parse_status.csv`` (per rater ×
 status) and ``accuracy.csv`` (judge × dimension accuracy under every invalid-verdict policy,
-Wilson 95% intervals), and prints the headline table. When the report extra is installed and
+the report's clustered Wilson intervals), and prints the headline table. When the report extra is installed and
 ``--report`` is not ``none``, the judge and audit reports are rendered into ``OUT/reports``
 (HTML and PDF; invalid verdicts counted as wrong, the Med-RewardBench rule).
 """
@@ -13,20 +13,29 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
+from ..analyses.evaluation import cluster_ids
 from ..data.model import Study
+from ..report.escape import spreadsheet_frame as safe_csv
+from ..stats.accuracy import policy_sensitivity
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input
+from ._output import output_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="main job: validate, summary tables (and reports) for a bundle")
     add_input_args(p)
-    p.add_argument("--out", default="out", help="output directory (default: out)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--resamples", type=int, default=2000)
+    p.add_argument(
+        "--out",
+        default="out",
+        help="output folder (default: out); replaced as a whole when the run succeeds",
+    )
+    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
+    p.add_argument(
+        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (default 2000)"
+    )
     p.add_argument(
         "--report",
         choices=["both", "judges", "audit", "none"],
@@ -40,38 +49,40 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 POLICIES = ("wrong", "exclude", "half")
 
 
-def accuracy_table(study: Study) -> pd.DataFrame:
-    """Judge × dimension accuracy against gold under each invalid-verdict policy (Wilson CI).
+class _ReportFailed(Exception):
+    """A report did not render: the staged outputs are discarded."""
 
-    ``wrong`` (the Med-RewardBench rule: no usable verdict counts as wrong), ``exclude`` (only
-    usable verdicts), ``half`` (no usable verdict counts 0.5). Wilson (1927) score interval on
-    the items with gold; for ``half`` the interval uses the effective count ``sum(score)``.
+
+def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Judge × dimension accuracy against gold under each invalid-verdict policy.
+
+    The intervals are the report's: :func:`medjudge.stats.accuracy.policy_sensitivity`
+    (Wilson with the effective sample size of the cluster design, clusters as in
+    :func:`medjudge.analyses.evaluation.cluster_ids`), so ``accuracy.csv`` and the judge
+    report agree. ``wrong`` is the Med-RewardBench rule (no usable verdict counts as wrong),
+    ``exclude`` drops such items, ``half`` counts them 0.5.
     """
+    clusters, _ = cluster_ids(study)
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     rows = []
     for dim in study.dimensions:
         o = study.outcomes(dim)
-        for j, judge in enumerate(o.judges):
-            y = o.outcome[:, j]
-            usable = np.isfinite(y)
-            n_all, n_use = len(y), int(usable.sum())
+        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+        sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, level=confidence_level)
+        n_all = len(o.items)
+        for r in sens.itertuples(index=False):
             for pol in POLICIES:
-                if pol == "wrong":
-                    k, n = float(np.nansum(y)), n_all
-                elif pol == "exclude":
-                    k, n = float(np.nansum(y)), n_use
-                else:
-                    k, n = float(np.nansum(y) + 0.5 * (n_all - n_use)), n_all
-                lo, hi = proportion_confint(k, n, method="wilson") if n else (np.nan, np.nan)
                 rows.append(
                     {
-                        "judge": judge,
+                        "judge": r.judge,
                         "dimension": dim,
                         "policy": pol,
-                        "accuracy": k / n if n else np.nan,
-                        "ci_low": lo,
-                        "ci_high": hi,
-                        "n": n,
-                        "n_unusable": n_all - n_use,
+                        "accuracy": getattr(r, f"accuracy_{pol}"),
+                        "ci_low": getattr(r, f"ci_low_{pol}"),
+                        "ci_high": getattr(r, f"ci_high_{pol}"),
+                        "level": confidence_level,
+                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "n_unusable": int(r.n_invalid),
                         "gold": o.gold_method,
                         "order": o.order or "",
                     }
@@ -81,31 +92,40 @@ def accuracy_table(study: Study) -> pd.DataFrame:
 
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    summary = study.summary()
-    (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    study.rater_table().to_csv(out / "parse_status.csv", index=False)
-    acc = accuracy_table(study)
-    acc.to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    try:
+        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
+            summary = study.summary()
+            (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
+            safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
+            acc = accuracy_table(study)
+            safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+            print(
+                f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
+                f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+            )
+            head = acc[acc["policy"] == "wrong"].pivot(
+                index="judge", columns="dimension", values="accuracy"
+            )
+            head = head[study.dimensions]
+            head["mean"] = head.mean(axis=1)
+            print(
+                "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+            )
+            print(head.sort_values("mean", ascending=False).round(3).to_string())
+            rc = _reports(args, study, out, final)
+    except _ReportFailed as exc:
+        print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
+        return 1
     print(
-        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
-        f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+        f"\nwrote {final / 'validation.json'}, {final / 'parse_status.csv'}, {final / 'accuracy.csv'}"
+        f" and {final / 'MANIFEST.json'}"
     )
-    head = acc[acc["policy"] == "wrong"].pivot(
-        index="judge", columns="dimension", values="accuracy"
-    )
-    head = head[study.dimensions]
-    head["mean"] = head.mean(axis=1)
-    print(
-        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
-    )
-    print(head.sort_values("mean", ascending=False).round(3).to_string())
-    print(f"\nwrote {out / 'validation.json'}, {out / 'parse_status.csv'}, {out / 'accuracy.csv'}")
-    return _reports(args, study, out)
+    return rc
 
 
-def _reports(args: argparse.Namespace, study: Study, out: Path) -> int:
+def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> int:
     """Render the reports asked for with ``--report`` into ``OUT/reports`` (HTML and PDF)."""
     from . import report as report_cmd
 
@@ -150,8 +170,9 @@ def _reports(args: argparse.Namespace, study: Study, out: Path) -> int:
             command=command,
         )
     except RenderError as exc:
-        print(f"medjudge: report failed: {exc}", file=sys.stderr)
-        return 1
+        raise _ReportFailed(exc) from exc
     for kind, files in results.items():
-        print(f"{kind} report: " + ", ".join(str(p) for p in files.values()))
+        print(
+            f"{kind} report: " + ", ".join(str(final / "reports" / p.name) for p in files.values())
+        )
     return 0

@@ -22,6 +22,7 @@ from medjudge.analyses.subgroups import (
     subgroup_accuracy,
 )
 
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input
 
 
@@ -46,11 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
     )
     p.add_argument(
-        "--min-n", type=int, default=MIN_N, help=f"small-cell rule: n below this (default {MIN_N})"
+        "--min-n",
+        type=opt.MIN_N,
+        default=MIN_N,
+        help=f"small-cell rule: n below this (default {MIN_N})",
     )
     p.add_argument(
         "--max-half-width",
-        type=float,
+        type=opt.MAX_HALF_WIDTH,
         default=MAX_HALF_WIDTH,
         help=f"small-cell rule: interval half-width above this (default {MAX_HALF_WIDTH})",
     )

@@ -402,6 +402,15 @@ class Study:
         """``items × judges`` correctness against gold (items without gold removed and counted)."""
         gold = gold if gold is not None else self.gold(dimension)
         judges = judges if judges is not None else self.judges
+        if order is not None:
+            present = sorted(
+                {str(o) for o in self.ratings.loc[self.ratings["role"] == "judge", "order"]}
+            )
+            if order not in present:
+                raise ValueError(
+                    f"order={order!r}: no judge verdicts in that presentation order; "
+                    f"orders present: {', '.join(p for p in present if p) or 'none recorded'}"
+                )
         if order is None:
             orders = sorted(set(self.ratings.loc[self.ratings["role"] == "judge", "order"]))
             if len(orders) > 1:

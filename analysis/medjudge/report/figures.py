@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
+from .escape import literal_figure_args
 from .style import (
     DIVERGING_CMAP,
     OKABE_ITO,
@@ -98,6 +99,37 @@ def _matrix(
 
 
 # ---------------------------------------------------------------------------- forest plot
+def _forest_range(
+    results: pd.DataFrame,
+    dims: Sequence[Any],
+    baseline: float | Mapping[Any, float] | None,
+    ceiling: float | Mapping[Any, float] | None,
+    xlim: tuple[float, float] | None,
+) -> tuple[float, float]:
+    """One x range for all panels: intervals, estimates and reference lines, padded; kept
+    inside [0, 1] when everything is a proportion."""
+    if xlim is not None:
+        return float(xlim[0]), float(xlim[1])
+    vals = list(results[["ci_low", "ci_high", "estimate"]].to_numpy(dtype=float).ravel())
+    for col, ref in (("baseline", baseline), ("ceiling", ceiling)):
+        if col in results:
+            vals += list(pd.to_numeric(results[col], errors="coerce"))
+        for d in dims:
+            v = _per_group_value(ref, d)
+            if v is not None:
+                vals.append(float(v))
+    arr = np.asarray(vals, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if not arr.size:
+        return 0.0, 1.0
+    lo, hi = float(arr.min()), float(arr.max())
+    pad = max(0.02, 0.04 * (hi - lo))
+    if lo >= 0 and hi <= 1:
+        return max(0.0, lo - pad), min(1.0, hi + pad)
+    return lo - pad, hi + pad
+
+
+@literal_figure_args
 def forest_plot(
     results: pd.DataFrame,
     *,
@@ -107,8 +139,15 @@ def forest_plot(
     dimension_order: Sequence[Any] | None = None,
     xlabel: str = "accuracy",
     max_cols: int = 3,
+    baseline_label: str = "trivial baseline",
+    ceiling_label: str = "expert ceiling",
+    xlim: tuple[float, float] | None = None,
 ) -> Figure:
     """Forest plot: judge accuracy with confidence intervals, one panel per dimension.
+
+    Every panel shares one x range that covers all intervals *and* every reference line, so
+    none is cut off (values outside [0, 1], e.g. differences, are allowed); ``xlim`` fixes it.
+    ``baseline_label`` / ``ceiling_label`` name the reference lines in the legend.
 
     Parameters
     ----------
@@ -137,8 +176,7 @@ def forest_plot(
         w, h = figsize(len(judges) * nrows, extra=0.9 + 0.4 * (nrows - 1))
         fig, axes = plt.subplots(nrows, ncols, figsize=(w, h), sharey=True, squeeze=False)
         handles: dict[str, Any] = {}
-        lo_all = np.nanmin(results[["ci_low", "estimate"]].to_numpy(dtype=float))
-        hi_all = np.nanmax(results[["ci_high", "estimate"]].to_numpy(dtype=float))
+        lo_all, hi_all = _forest_range(results, dims, baseline, ceiling, xlim)
         for k, dim in enumerate(dims):
             ax = axes[k // ncols][k % ncols]
             sub = results[results["dimension"] == dim]
@@ -154,14 +192,14 @@ def forest_plot(
             base = sub["baseline"].iloc[0] if "baseline" in sub else _per_group_value(baseline, dim)
             ceil = sub["ceiling"].iloc[0] if "ceiling" in sub else _per_group_value(ceiling, dim)
             if base is not None and np.isfinite(base):
-                handles["trivial baseline"] = ax.axvline(base, **BASELINE_STYLE, label="baseline")
+                handles[baseline_label] = ax.axvline(base, **BASELINE_STYLE, label="baseline")
             if ceil is not None and np.isfinite(ceil):
-                handles["expert ceiling"] = ax.axvline(ceil, **CEILING_STYLE, label="ceiling")
+                handles[ceiling_label] = ax.axvline(ceil, **CEILING_STYLE, label="ceiling")
             ax.set_title(str(dim))
             ax.set_yticks(range(len(judges)), [str(j) for j in judges])
             ax.set_ylim(-0.7, len(judges) - 0.3)
             ax.grid(axis="x")
-            ax.set_xlim(max(0.0, lo_all - 0.05), min(1.0, hi_all + 0.05) if hi_all <= 1 else None)
+            ax.set_xlim(lo_all, hi_all)
             if k // ncols == nrows - 1 or k + ncols >= len(dims):
                 ax.set_xlabel(xlabel)
         for k in range(len(dims), nrows * ncols):
@@ -178,6 +216,7 @@ def forest_plot(
 
 
 # ---------------------------------------------------------------------------- heatmap
+@literal_figure_args
 def organ_heatmap(
     results: pd.DataFrame,
     *,
@@ -261,6 +300,7 @@ def organ_heatmap(
 
 
 # ---------------------------------------------------------------------------- matrices
+@literal_figure_args
 def pairwise_matrix(
     results: pd.DataFrame,
     *,
@@ -268,8 +308,13 @@ def pairwise_matrix(
     alpha: float = 0.05,
     order: Sequence[Any] | None = None,
     value_label: str = "difference (row − column)",
+    compact: bool | None = None,
+    p_label: str = "adjusted p",
 ) -> Figure:
     """Pairwise comparison matrix: adjusted p-values and the direction of the effect.
+
+    With more than 8 judges (or ``compact=True``) each cell shows only the difference; the
+    significance stays visible as bold (significant) against faded and hatched.
 
     Parameters
     ----------
@@ -286,6 +331,8 @@ def pairwise_matrix(
     )  # fmt: skip
     idx = {j: i for i, j in enumerate(names)}
     k = len(names)
+    compact = k > 8 if compact is None else compact
+    results = results[results["judge_a"].isin(idx) & results["judge_b"].isin(idx)]
     eff = np.full((k, k), np.nan)
     pv = np.full((k, k), np.nan)
     for a, b, e, pp in results[["judge_a", "judge_b", "estimate", p]].itertuples(index=False):
@@ -315,9 +362,10 @@ def pairwise_matrix(
                 sign = "+" if eff[i, j] > 0 and float(num) != 0 else ""
                 ptxt = fmt_p(pv[i, j])
                 ptxt = f"p {ptxt}" if ptxt.startswith("<") else f"p = {ptxt}"
+                label = f"{sign}{num}" if compact else f"{sign}{num}\n{ptxt}"
                 ax.text(
-                    j, i, f"{sign}{num}\n{ptxt}", ha="center", va="center",
-                    fontsize=6.2, fontweight="bold" if sig else "normal",
+                    j, i, label, ha="center", va="center",
+                    fontsize=6.0 if compact else 6.2, fontweight="bold" if sig else "normal",
                 )  # fmt: skip
         ax.set_xticks(range(k), [str(n) for n in names], rotation=35, ha="right")
         ax.set_yticks(range(k), [str(n) for n in names])
@@ -327,13 +375,14 @@ def pairwise_matrix(
         cbar.set_label(value_label)
         cbar.outline.set_visible(False)
         ax.set_title(
-            f"bold: adjusted p < {alpha:g}; hatched: not significant",
+            f"bold: {p_label} < {alpha:g}; hatched: not significant",
             fontsize=6.5, fontweight="normal", loc="left", color="0.3",
         )  # fmt: skip
         fig.tight_layout()
     return fig
 
 
+@literal_figure_args
 def agreement_matrix(
     results: pd.DataFrame,
     *,
@@ -385,6 +434,7 @@ def agreement_matrix(
 
 
 # ---------------------------------------------------------------------------- ranks, bias
+@literal_figure_args
 def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)") -> Figure:
     """Rank of each judge with its resampling interval.
 
@@ -411,6 +461,7 @@ def rank_interval_plot(results: pd.DataFrame, *, xlabel: str = "rank (1 = best)"
     return fig
 
 
+@literal_figure_args
 def position_bias_plot(
     results: pd.DataFrame,
     *,
@@ -461,6 +512,7 @@ def position_bias_plot(
 
 
 # ---------------------------------------------------------------------------- parse status
+@literal_figure_args
 def parse_status_bars(
     results: pd.DataFrame,
     *,
@@ -509,6 +561,7 @@ def parse_status_bars(
 
 
 # ---------------------------------------------------------------------------- calibration
+@literal_figure_args
 def reliability_diagram(
     results: pd.DataFrame,
     *,
@@ -551,6 +604,7 @@ def reliability_diagram(
 
 
 # ---------------------------------------------------------------------------- scores
+@literal_figure_args
 def bland_altman_plot(
     pairs: pd.DataFrame,
     limits: pd.DataFrame | None = None,
@@ -613,6 +667,7 @@ def bland_altman_plot(
     return fig
 
 
+@literal_figure_args
 def score_scatter(pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score") -> Figure:
     """Judge score against expert reference score, with the identity line, per judge.
 

@@ -16,17 +16,18 @@ Outputs are written to a temporary directory inside ``out_dir`` and moved into p
 :func:`os.replace`, so a failed or interrupted render never leaves a half-written report in
 place of a good one.
 
-See ``shared/research/report-rendering.md`` for the measurements behind these choices.
 """
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -34,15 +35,23 @@ from typing import Any, Literal
 
 import nbformat
 
+from .escape import markdown as _escape_markdown
+from .escape import neutralise_raw_markdown
 from .qmd import INLINE_MIME, QmdError, inject_parameters, parse_qmd
 
-__all__ = ["RenderError", "render_qmd", "execute_notebook", "notebook_to_markdown", "pandoc_path"]
+__all__ = [
+    "RenderError",
+    "cancel_renders",
+    "render_qmd",
+    "execute_notebook",
+    "notebook_to_markdown",
+    "pandoc_path",
+]
 
 Engine = Literal["auto", "builtin", "quarto"]
 
 _EXT = {"html": "html", "pdf": "pdf"}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
 _DROP_META = {
     "format", "execute", "jupyter", "engine", "knitr", "params", "fig-format", "fig-width",
     "fig-height", "fig-dpi", "embed-resources", "self-contained", "html-math-method",
@@ -58,6 +67,44 @@ class RenderError(RuntimeError):
     def __init__(self, message: str, *, traceback: str | None = None) -> None:
         super().__init__(message)
         self.traceback = traceback
+
+
+# ---------------------------------------------------------------------------- cancellation
+_ACTIVE: set[Any] = set()
+_ACTIVE_LOCK = threading.Lock()
+_CANCELLED = threading.Event()
+
+
+def cancel_renders() -> None:
+    """Stop every report kernel of this process now (Ctrl-C/SIGTERM while rendering).
+
+    Renders running in other threads then fail quickly with :class:`RenderError`, their
+    temporary folders are removed, and no new kernel starts until :func:`allow_renders`.
+    """
+    _CANCELLED.set()
+    with _ACTIVE_LOCK:
+        clients = list(_ACTIVE)
+    for client in clients:
+        km = getattr(client, "km", None)
+        proc = getattr(getattr(km, "provisioner", None), "process", None) or getattr(
+            km, "kernel", None
+        )
+        pid = getattr(proc, "pid", None)
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+def allow_renders() -> None:
+    """Undo :func:`cancel_renders` (called at the start of a new set of renders)."""
+    _CANCELLED.clear()
+
+
+def _check_cancelled(path: str) -> None:
+    if _CANCELLED.is_set():
+        raise RenderError(f"{path}: rendering was interrupted")
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -182,14 +229,29 @@ def execute_notebook(
         extra_arguments=["--IPKernelApp.log_level=ERROR"],  # silence the TCP warning
         resources={"metadata": {"path": str(cwd)}},
     )
+    _check_cancelled(path)
+    with _ACTIVE_LOCK:
+        _ACTIVE.add(client)
     try:
-        client.execute(env=kernel_env)
+        # the kernel process's own stderr (not the cells') would print tracebacks of its
+        # shutdown on Ctrl-C; the cells' output reaches the report through the notebook
+        client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
     except CellExecutionError as exc:
         raise _chunk_error(nb, path, exc) from None
     except CellTimeoutError as exc:
         raise RenderError(f"{path}: a chunk exceeded the {timeout}s timeout: {exc}") from None
     except DeadKernelError as exc:
+        _check_cancelled(path)
         raise RenderError(f"{path}: the Python kernel died during execution: {exc}") from None
+    finally:
+        with _ACTIVE_LOCK:
+            _ACTIVE.discard(client)
+        # nbclient registers a kernel clean-up at exit; after an interrupted run the kernel is
+        # gone and that clean-up would print a traceback when Python exits
+        cleanup = getattr(client, "_cleanup_kernel", None)
+        if cleanup is not None:
+            atexit.unregister(cleanup)
+    _check_cancelled(path)
     return nb
 
 
@@ -223,7 +285,7 @@ def _chunk_error(nb: nbformat.NotebookNode, path: str, exc: Exception) -> Render
 # ---------------------------------------------------------------------------- writer
 def _md_escape(text: str) -> str:
     """Escape a value for literal use in pandoc markdown (no raw HTML, no emphasis...)."""
-    return _MD_PUNCT.sub(r"\\\1", text).replace("\n", " ")
+    return _escape_markdown(text)
 
 
 def _fence(text: str, info: str = "") -> str:
@@ -235,6 +297,28 @@ def _source(data: Any) -> str:
     return "".join(data) if isinstance(data, list) else str(data)
 
 
+#: Text width of the page (A4 with the default margins), in inches; wider figures are scaled.
+TEXT_WIDTH_IN = 6.5
+
+
+def _width_attr(payload: Any, ext: str, dpi: float) -> str:
+    """``width=…in`` from the figure's own size (so ``fig-width`` is honoured), at most the
+    text width (``width=100%``)."""
+    width_in = None
+    try:
+        if ext == "svg":
+            m = re.search(r'<svg[^>]*\swidth="([\d.]+)pt"', _source(payload)[:2000])
+            width_in = float(m.group(1)) / 72.0 if m else None
+        else:
+            head = base64.b64decode(_source(payload)[:64])
+            width_in = int.from_bytes(head[16:20], "big") / float(dpi)
+    except (ValueError, IndexError):
+        width_in = None
+    if not width_in or width_in >= TEXT_WIDTH_IN:
+        return "width=100%"
+    return f"width={width_in:.2f}in"
+
+
 def _outputs_markdown(
     cell: nbformat.NotebookNode,
     opts: Mapping[str, Any],
@@ -242,6 +326,7 @@ def _outputs_markdown(
     files_dir: Path,
     rel_files: str,
     idx: int,
+    dpi: float = 150.0,
 ) -> list[str]:
     parts: list[str] = []
     label = str(opts.get("label") or "")
@@ -254,7 +339,7 @@ def _outputs_markdown(
         while streams:
             name, text = streams.pop(0)
             if asis and name == "stdout":
-                parts.append(text.rstrip("\n") + "\n")
+                parts.append(neutralise_raw_markdown(text.rstrip("\n")) + "\n")
             else:
                 parts.append(_fence(text, "{.text .cell-output}"))
 
@@ -291,7 +376,7 @@ def _outputs_markdown(
                 (files_dir / name).write_bytes(base64.b64decode(_source(payload)))
             else:
                 (files_dir / name).write_text(_source(payload), encoding="utf-8")
-            attrs = "width=100%"
+            attrs = _width_attr(payload, ext, dpi)
             if fig_count == 1 and label.startswith("fig-"):
                 attrs = f"#{label} {attrs}"
             cap = str(fig_cap) if fig_cap and fig_count == 1 else ""
@@ -299,7 +384,9 @@ def _outputs_markdown(
         elif "text/html" in data and "<table" in _source(data["text/html"]):
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/markdown" in data:
-            parts.append(_source(data["text/markdown"]).rstrip("\n") + "\n")
+            parts.append(
+                neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n")) + "\n"
+            )
         elif "text/html" in data:
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/latex" in data:
@@ -331,6 +418,7 @@ def notebook_to_markdown(
     meta = nb.metadata.get("qmd", {})
     defaults = _execute_defaults(meta)
     fig_format = _fig_format(meta, fmt)
+    dpi = float(_doc_option(meta, "fig-dpi", [fmt], 150))
     files_dir.mkdir(parents=True, exist_ok=True)
     chunks: list[str] = []
     inline_values: list[str] | None = None
@@ -358,7 +446,7 @@ def notebook_to_markdown(
             chunks.append(_fence(cell.source, "{.python .cell-code}"))
         if opts.get("output") is False:
             continue
-        chunks.extend(_outputs_markdown(cell, opts, fig_format, files_dir, rel_files, idx))
+        chunks.extend(_outputs_markdown(cell, opts, fig_format, files_dir, rel_files, idx, dpi=dpi))
     return "\n".join(chunks)
 
 
@@ -380,7 +468,56 @@ def _fill_inline(text: str, values: list[str] | None) -> str:
     return re.sub(r"\x00MJINLINE(\d+)\x00", sub, text)
 
 
-def _front_matter(meta: Mapping[str, Any], fmt: str, stem: str) -> tuple[str, list[str]]:
+def _resolve(name: str, src_dir: Path | None) -> str:
+    """A file named in the front matter, relative to the ``.qmd``'s directory."""
+    p = Path(name)
+    if not p.is_absolute() and src_dir is not None:
+        p = src_dir / p
+    if not p.is_file():
+        raise RenderError(f"file named in the front matter not found: {name} (looked at {p})")
+    return str(p.resolve())
+
+
+#: Quarto theme names with a dark background; everything else renders on the light style.
+_DARK_THEMES = {"darkly", "cyborg", "slate", "superhero", "solar", "vapor", "quartz"}
+
+
+def _theme_css(theme: Any, src_dir: Path | None) -> list[str]:
+    """Extra stylesheets for the ``theme`` option: a ``.css`` file is used as is; the dark
+    Bootswatch names get the built-in dark style; other names keep the default look."""
+    names = theme.get("light", theme.get("dark")) if isinstance(theme, Mapping) else theme
+    out: list[str] = []
+    for t in [names] if isinstance(names, str) else list(names or []):
+        if str(t).endswith(".css"):
+            out.append(_resolve(str(t), src_dir))
+        elif str(t).lower() in _DARK_THEMES:
+            out.append(str(_asset("theme-dark.css")))
+        elif str(t).lower() in (
+            "cosmo",
+            "flatly",
+            "litera",
+            "lumen",
+            "minty",
+            "sandstone",
+            "simplex",
+            "spacelab",
+            "united",
+            "yeti",
+            "zephyr",
+            "lux",
+            "pulse",
+            "sketchy",
+            "materia",
+            "journal",
+            "cerulean",
+        ):
+            out.append(str(_asset("theme-sans.css")))
+    return out
+
+
+def _front_matter(
+    meta: Mapping[str, Any], fmt: str, stem: str, src_dir: Path | None = None
+) -> tuple[str, list[str]]:
     """YAML block for pandoc plus extra command-line flags, for one format."""
     import yaml
 
@@ -388,6 +525,21 @@ def _front_matter(meta: Mapping[str, Any], fmt: str, stem: str) -> tuple[str, li
     merged = {k: v for k, v in meta.items() if k not in _DROP_META}
     merged.update({k: v for k, v in opts.items() if k not in _DROP_META})
     flags: list[str] = []
+    if merged.get("bibliography"):
+        bibs = merged["bibliography"]
+        bibs = [bibs] if isinstance(bibs, str) else list(bibs)
+        merged["bibliography"] = [_resolve(b, src_dir) for b in bibs]
+        if merged.get("csl"):
+            merged["csl"] = _resolve(str(merged["csl"]), src_dir)
+        merged.setdefault("link-citations", True)
+        flags.append("--citeproc")
+    if fmt == "html":
+        flags += [
+            f"--css={c}" for c in _theme_css(_doc_option(meta, "theme", [fmt], None), src_dir)
+        ]
+        css = merged.pop("css", None)
+        for c in [css] if isinstance(css, str) else list(css or []):
+            flags.append(f"--css={_resolve(c, src_dir)}")
     if _doc_option(meta, "toc", [fmt], False):
         flags.append("--toc")
         depth = _doc_option(meta, "toc-depth", [fmt], None)
@@ -416,7 +568,8 @@ def _run(cmd: list[str], cwd: Path, what: str) -> None:
 def _pandoc(md: Path, out: Path, fmt: str, flags: list[str], cwd: Path) -> None:
     cmd = [
         pandoc_path(), md.name, "--from", "markdown-raw_html", "--standalone",
-        "--lua-filter", str(_asset("qmd.lua")), "--resource-path", str(cwd), *flags,
+        "--lua-filter", str(_asset("qmd.lua")), "--lua-filter", str(_asset("safe-resources.lua")),
+        "--resource-path", str(cwd), *flags,
     ]  # fmt: skip
     if fmt == "html":
         cmd += [
@@ -458,6 +611,7 @@ def _render_builtin(
     params: Mapping[str, Any],
     env: Mapping[str, str],
     timeout: int,
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     text = src.read_text(encoding="utf-8")
     try:
@@ -466,6 +620,7 @@ def _render_builtin(
     except QmdError as exc:
         raise RenderError(str(exc)) from None
     meta = nb.metadata["qmd"]
+    meta.update({k: v for k, v in (metadata or {}).items() if v is not None})
     fig_formats = sorted({_fig_format(meta, f) for f in formats})
     width = float(_doc_option(meta, "fig-width", formats, 6.5))
     height = float(_doc_option(meta, "fig-height", formats, 4.0))
@@ -482,7 +637,7 @@ def _render_builtin(
     for fmt in formats:
         rel = f"{stem}_files"
         body = notebook_to_markdown(nb, fmt=fmt, files_dir=work / rel, rel_files=rel)
-        head, flags = _front_matter(meta, fmt, stem)
+        head, flags = _front_matter(meta, fmt, stem, src.parent)
         md = work / f"{stem}.{fmt}.md"
         md.write_text(head + body, encoding="utf-8")
         if fmt == "html":
@@ -502,7 +657,12 @@ def _render_builtin(
 
 
 def _render_quarto(
-    src: Path, formats: list[str], work: Path, params: Mapping[str, Any], env: Mapping[str, str]
+    src: Path,
+    formats: list[str],
+    work: Path,
+    params: Mapping[str, Any],
+    env: Mapping[str, str],
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:  # pragma: no cover - needs the quarto binary
     import yaml
 
@@ -514,6 +674,9 @@ def _render_quarto(
     for fmt in formats:
         cmd = [quarto, "render", str(src), "--to", "typst" if fmt == "pdf" else "html"]
         cmd += ["--output-dir", str(work)]
+        for key, value in (metadata or {}).items():
+            if value is not None:
+                cmd += ["-M", f"{key}:{value}"]
         if params:
             pfile = work / "params.yml"
             pfile.write_text(yaml.safe_dump(dict(params), sort_keys=True), encoding="utf-8")
@@ -538,8 +701,12 @@ def render_qmd(
     command: str | None = None,
     keep_intermediates: bool = False,
     timeout: int = 600,
+    metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Render a ``.qmd`` report; return ``{"html": Path, "pdf": Path}`` for the formats asked.
+
+    ``metadata`` overrides front-matter keys (``title``, ``subtitle``, ``author``, ``date``),
+    like ``quarto render -M key:value``.
 
     Parameters
     ----------
@@ -584,9 +751,11 @@ def render_qmd(
     work = Path(tempfile.mkdtemp(prefix=f".{src.stem}-render-", dir=dest))
     try:
         if engine == "quarto":
-            produced = _render_quarto(src, formats, work, params or {}, env)
+            produced = _render_quarto(src, formats, work, params or {}, env, metadata)
         else:
-            produced = _render_builtin(src, formats, work, params or {}, env, timeout)
+            produced = _render_builtin(
+                src, formats, work, params or {}, env, timeout, metadata=metadata
+            )
         final: dict[str, Path] = {}
         if keep_intermediates:
             for extra in sorted(work.glob(f"{src.stem}.*")):

@@ -28,6 +28,9 @@ __all__ = [
     "fmt_ci",
     "fmt_p",
     "fmt_estimate_ci",
+    "est_ci_column",
+    "fmt_level",
+    "family_size",
 ]
 
 MISSING = "–"  # en dash for missing values
@@ -168,3 +171,21 @@ class HtmlTable:
 def html_table(df: pd.DataFrame, **kwargs: Any) -> HtmlTable:
     """Displayable escaped table: ``display(html_table(df, digits=2))`` in a report chunk."""
     return HtmlTable(frame_to_html(df, **kwargs))
+
+
+def est_ci_column(df: pd.DataFrame, est: str, low: str, high: str, digits: int = 3) -> list[str]:
+    """``estimate [low, high]`` strings for three columns of ``df``."""
+    return [
+        fmt_estimate_ci(e, a, b, digits) for e, a, b in zip(df[est], df[low], df[high], strict=True)
+    ]
+
+
+def fmt_level(confidence_level: float) -> str:
+    """``0.95 → "95%"``; ``0.9 → "90%"``; ``0.975 → "97.5%"``."""
+    pct = 100.0 * float(confidence_level)
+    return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
+
+
+def family_size(df: pd.DataFrame, pvalue: str) -> int:
+    """Number of tests in a multiplicity family: finite raw p-values in ``df[pvalue]``."""
+    return int(pd.to_numeric(df[pvalue], errors="coerce").notna().sum()) if len(df) else 0

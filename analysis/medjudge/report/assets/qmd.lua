@@ -6,7 +6,10 @@ qmd.lua - the Quarto features medjudge's built-in renderer needs, for pandoc >= 
 * `::: {#tbl-x}` output divs -> the table gets the id and the caption (the `.qmd-caption` div);
 * numbered captions: "Figure n: " / "Table n: " prefixes for HTML (typst numbers itself;
   uncaptioned tables are not numbered);
+* `::: {#fig-x}` divs (image + caption as the last paragraph, as Quarto) -> numbered figures;
 * cross references `@fig-x` / `@tbl-x` -> "Figure n" links (HTML) or typst `#ref(<x>)`;
+  `@sec-x` -> a link with the section's title;
+* the `{{< pagebreak >}}` shortcode (typst `#pagebreak`, HTML page-break div);
 * callouts `::: {.callout-note}` (note, tip, warning, important, caution), optional title
   (attribute `title=` or a leading heading);
 * `.content-visible` / `.content-hidden` with `when-format=` / `unless-format=`.
@@ -105,12 +108,48 @@ local function caption_blocks(div)
   return cap, rest
 end
 
+-- Quarto crossref divs: the caption is the div's last paragraph (when there is no
+-- `.qmd-caption` div, which the built-in writer uses for labelled table chunks).
+local function last_para_caption(div, cap, rest)
+  if cap or #rest < 2 then
+    return cap, rest
+  end
+  local last = rest[#rest]
+  if last.t == "Para" or last.t == "Plain" then
+    local body = pandoc.List({ table.unpack(rest, 1, #rest - 1) })
+    return { pandoc.Plain(last.content) }, body
+  end
+  return cap, rest
+end
+
+local function FigureDiv(div)
+  local id = div.identifier
+  local cap, rest = last_para_caption(div, caption_blocks(div))
+  local img = nil
+  for _, b in ipairs(rest) do
+    if (b.t == "Para" or b.t == "Plain") and #b.content >= 1 and b.content[1].t == "Image" then
+      img = b.content[1]
+    elseif b.t == "Figure" then
+      return pandoc.Figure(b.content, pandoc.Caption(cap or {}), pandoc.Attr(id))
+    end
+  end
+  if not img then
+    warn("'" .. id .. "': the figure div holds no image; its label cannot be referenced")
+    return rest
+  end
+  img.caption = {}
+  return pandoc.Figure({ pandoc.Plain({ img }) }, pandoc.Caption(cap or {}), pandoc.Attr(id))
+end
+
 local function TableDiv(div)
   local id = div.identifier
+  if id:match("^fig%-") then
+    return FigureDiv(div)
+  end
   if not id:match("^tbl%-") then
     return nil
   end
-  local cap, rest = caption_blocks(div)
+  local cap, rest = last_para_caption(div, caption_blocks(div))
   for i, b in ipairs(rest) do
     if b.t == "Table" then
       b.identifier = id
@@ -131,6 +170,11 @@ local function collect(doc)
   local nfig, ntbl = 0, 0
   doc:walk({
     traverse = "topdown",
+    Header = function(h)
+      if h.identifier:match("^sec%-") then
+        numbers[h.identifier] = { kind = "Section", title = pandoc.utils.stringify(h.content) }
+      end
+    end,
     Figure = function(f)
       if f.identifier:match("^fig%-") then
         nfig = nfig + 1
@@ -172,7 +216,10 @@ end
 local function Table(t)
   if is_html and numbers[t.identifier] then
     t.caption = prefix_caption(t.caption, number_label(t.identifier))
-    return t
+  end
+  if is_html then
+    -- a wide table scrolls inside its own box instead of widening the page (phones)
+    return pandoc.Div({ t }, { class = "table-wrap" })
   end
 end
 
@@ -180,13 +227,23 @@ local function Cite(c)
   local out = pandoc.List()
   for i, cit in ipairs(c.citations) do
     local id = cit.id
-    if not (id:match("^fig%-") or id:match("^tbl%-")) then
+    if not (id:match("^fig%-") or id:match("^tbl%-") or id:match("^sec%-")) then
       return nil -- a real citation; leave it to citeproc
     end
     if i > 1 then
       out:insert(pandoc.Str(", "))
     end
-    if not numbers[id] then
+    if numbers[id] and numbers[id].kind == "Section" then
+      -- sections are not numbered: link with the section's title
+      local title = pandoc.Str("“" .. numbers[id].title .. "”")
+      if is_typst then
+        out:insert(pandoc.RawInline("typst", "#link(<" .. id .. ">)["))
+        out:insert(title)
+        out:insert(pandoc.RawInline("typst", "]"))
+      else
+        out:insert(pandoc.Link({ title }, "#" .. id))
+      end
+    elseif not numbers[id] then
       warn("unresolved cross-reference @" .. id)
       out:insert(pandoc.Strong({ pandoc.Str("?@" .. id) }))
     elseif is_typst then
@@ -265,8 +322,23 @@ local function Div(div)
   return pandoc.Div({ head, body }, { class = "callout callout-" .. kind })
 end
 
+-- ---------------------------------------------------------------- shortcodes
+-- `{{< pagebreak >}}` (Quarto's shortcode) on a line of its own.
+local function PagebreakPara(p)
+  local text = pandoc.utils.stringify(p)
+  if text:match("^%s*{{<%s*pagebreak%s*>}}%s*$") then
+    if is_typst then
+      return pandoc.RawBlock("typst", "#pagebreak(weak: true)")
+    elseif is_html then
+      return pandoc.RawBlock("html", '<div class="pagebreak" style="page-break-after: always;"></div>')
+    end
+    return {}
+  end
+end
+
 -- ---------------------------------------------------------------- driver
 function Pandoc(doc)
+  doc = doc:walk({ Para = PagebreakPara, Plain = PagebreakPara })
   doc = doc:walk({ RawBlock = RawBlockTables })
   doc = doc:walk({ Div = TableDiv })
   collect(doc)

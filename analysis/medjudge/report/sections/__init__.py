@@ -1,1 +1,170 @@
-"""Report sections: one small module each, returning tables, figures and text from results."""
+"""Report sections: one small module per section; a report is an ordered list of them.
+
+The interface (read this before adding a section)
+-------------------------------------------------
+A section is a module ``medjudge/report/sections/<name>.py`` with
+
+``KEY``
+    Unique short id (``"leaderboard"``); labels inside the section start with it
+    (``tbl-leaderboard``, ``fig-leaderboard-forest``) and ``@sec-<KEY>`` links to it.
+``TITLE``
+    The heading (plain text).
+``build(ctx: ReportContext) -> Section``
+    Calls the library (``medjudge.analyses.*``) and returns what to show. Results shared by
+    several sections are computed once through ``ctx.get(name, fn)`` (e.g.
+    ``ctx.get("evaluation", lambda: evaluate_judges(ctx.study, ...))``); settings come from
+    ``ctx`` (``ctx.confidence_level``, ``ctx.alpha``, ``ctx.seed``, ``ctx.n_resamples``,
+    ``ctx.policy``, ``ctx.epsilon``, ``ctx.by``; role names via ``ctx.name("judge")``).
+    ``build`` never computes a statistic itself, never hard-codes "95%" (use ``ctx.level``), and
+    never raises for a study it does not apply to: it returns
+    ``Section.not_applicable(KEY, TITLE, "one sentence saying why")`` instead.
+
+A :class:`Section` holds ordered *blocks* — :class:`Text` (pandoc markdown; every data string
+goes through :func:`md` first), :class:`Table` (``label``, ``caption``, display frame of
+already formatted strings) and :class:`Figure` (``label``, ``caption``, matplotlib figure) —
+plus what the report's front and back matter collect from every section:
+
+``findings``
+    :class:`Finding` sentences for the executive summary (each with its estimate, interval and
+    test, and a caveat where one applies), most important first.
+``methods``
+    Sentences for the Methods section describing what this section actually ran.
+``references``
+    Keys of :data:`medjudge.report.sections.references.REFERENCES` cited by the section.
+
+A report (``medjudge/report/judges.py``, ``audit.py``) is ``SECTIONS = [summary, data, ...]``;
+:func:`medjudge.report.document.build_report` builds them in order (sections whose module sets
+``COLLECTS = True`` — summary, methods, references — are built last, from the others' output,
+but shown where the list puts them). Adding an analysis to a report = one new section file and
+one entry in that list. Templates call ``report.show()`` (everything) or
+``report["leaderboard"].show()`` (one section) in an ``output: asis`` chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "md"]
+
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
+
+
+def md(value: Any) -> str:
+    """Escape a data string (judge name, dimension, file name…) for literal use in markdown.
+
+    >>> md("<b>gpt-4*</b>")
+    '\\\\<b\\\\>gpt\\\\-4\\\\*\\\\<\\\\/b\\\\>'
+    """
+    return _MD_PUNCT.sub(r"\\\1", str(value)).replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class Text:
+    """A paragraph (or several) of pandoc markdown; data strings escaped with :func:`md`."""
+
+    markdown: str
+
+
+@dataclass(frozen=True)
+class Table:
+    """A captioned, numbered table. ``frame`` holds display strings (already formatted)."""
+
+    label: str
+    caption: str
+    frame: pd.DataFrame
+    formatters: dict[str, Any] = field(default_factory=dict)
+    digits: int = 3
+
+    def __post_init__(self) -> None:
+        if not self.label.startswith("tbl-"):
+            raise ValueError(f"table label must start with 'tbl-', got {self.label!r}")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A captioned, numbered figure: a matplotlib ``Figure`` or a zero-argument function that
+    draws one (lazy: drawn when shown, so building a report opens no figures)."""
+
+    label: str
+    caption: str
+    figure: Any
+
+    def __post_init__(self) -> None:
+        if not self.label.startswith("fig-"):
+            raise ValueError(f"figure label must start with 'fig-', got {self.label!r}")
+
+    def draw(self) -> Any:
+        """The matplotlib figure (drawing it now if it was given as a function)."""
+        f = self.figure
+        return f() if callable(f) and not hasattr(f, "savefig") else f
+
+
+Block = Text | Table | Figure
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One key finding: a sentence with estimate, interval and test; optional caveat.
+
+    ``weight`` orders findings across sections (larger first); ties keep report order.
+    """
+
+    text: str
+    caveat: str | None = None
+    weight: float = 0.0
+
+
+@dataclass
+class Section:
+    """What one section shows, plus what it contributes to summary, methods and references."""
+
+    key: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    methods: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    applies: bool = True
+    reason: str | None = None
+    level: int = 1
+
+    @classmethod
+    def not_applicable(cls, key: str, title: str, reason: str, *, level: int = 1) -> Section:
+        """A section that does not apply to this study: shown as one sentence saying why."""
+        reason = reason.strip().rstrip(".")
+        return cls(
+            key, title, [Text(f"*Not shown:* {reason}.")], applies=False, reason=reason,
+            level=level,
+        )  # fmt: skip
+
+    def add(self, *blocks: Block) -> Section:
+        self.blocks.extend(blocks)
+        return self
+
+    def text(self, markdown: str) -> Section:
+        return self.add(Text(markdown))
+
+    def table(self, label: str, caption: str, frame: pd.DataFrame, **kw: Any) -> Section:
+        return self.add(Table(label, caption, frame, **kw))
+
+    def figure(self, label: str, caption: str, figure: Any) -> Section:
+        return self.add(Figure(label, caption, figure))
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {b.label: b.frame for b in self.blocks if isinstance(b, Table)}
+
+    @property
+    def figures(self) -> dict[str, Any]:
+        """``{label: Figure block}``; call ``.draw()`` on one to get the matplotlib figure."""
+        return {b.label: b for b in self.blocks if isinstance(b, Figure)}
+
+    def show(self) -> None:
+        """Print this section as pandoc markdown (in an ``output: asis`` chunk)."""
+        from ..document import show_section
+
+        show_section(self)

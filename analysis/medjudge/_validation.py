@@ -1,0 +1,166 @@
+"""One validator per kind of option or argument value (no dependencies: usable from any layer).
+
+Each validator is an ``argparse`` ``type=`` function: it turns the option's text into a value or
+raises :class:`argparse.ArgumentTypeError` with one line saying the value and what is allowed;
+argparse prefixes the option's name, so every bad option ends as::
+
+    medjudge compare: error: argument --alpha: 5 is not allowed (a probability strictly between 0 and 1)
+
+The same objects validate library arguments: ``ALPHA.check("alpha", 0.05)`` returns the value or
+raises :class:`ValueError` naming the argument. Reuse a validator by name (``ALPHA``,
+``CONFIDENCE_LEVEL``, ``RESAMPLES``, ``SEED`` ...) for every option of that kind, so that the
+allowed ranges are the same in every command.
+
+Examples
+--------
+>>> from medjudge._validation import ALPHA, RESAMPLES
+>>> RESAMPLES("2000")
+2000
+>>> ALPHA.check("alpha", 0.5)
+0.5
+>>> ALPHA.check("alpha", 5)
+Traceback (most recent call last):
+...
+ValueError: alpha: 5 is not allowed (a probability strictly between 0 and 1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "ALPHA",
+    "CONFIDENCE_LEVEL",
+    "EPSILON",
+    "ITEMS",
+    "MAX_HALF_WIDTH",
+    "MIN_N",
+    "RESAMPLES",
+    "SEED",
+    "TOP",
+    "RealRange",
+    "IntRange",
+]
+
+
+def _bad(text: Any, allowed: str) -> argparse.ArgumentTypeError:
+    shown = text if isinstance(text, str) else repr(text)
+    return argparse.ArgumentTypeError(f"{shown} is not allowed ({allowed})")
+
+
+@dataclass(frozen=True)
+class RealRange:
+    """A finite real number in an interval; ``open_low``/``open_high`` exclude the ends."""
+
+    low: float
+    high: float
+    open_low: bool = True
+    open_high: bool = True
+    what: str = "a number"
+
+    @property
+    def allowed(self) -> str:
+        if math.isinf(self.high):
+            rel = ">" if self.open_low else ">="
+            return f"{self.what}: a finite number {rel} {self.low:g}"
+        if self.open_low and self.open_high:
+            return f"{self.what} strictly between {self.low:g} and {self.high:g}"
+        lo = "(" if self.open_low else "["
+        hi = ")" if self.open_high else "]"
+        return f"{self.what} in {lo}{self.low:g}, {self.high:g}{hi}"
+
+    def __call__(self, text: Any) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise _bad(text, self.allowed) from None
+        if not math.isfinite(value):
+            raise _bad(text, self.allowed)
+        below = value <= self.low if self.open_low else value < self.low
+        above = value >= self.high if self.open_high else value > self.high
+        if below or above:
+            raise _bad(text, self.allowed)
+        return value
+
+    def check(self, name: str, value: Any) -> float:
+        """Library form: the value, or :class:`ValueError` ``"name: value is not allowed (...)"``."""
+        try:
+            return self(value)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+
+    @property
+    def __name__(self) -> str:  # argparse uses type.__name__ in some messages
+        return self.what
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """An integer (written without a fraction) from ``low`` to ``high`` inclusive."""
+
+    low: int
+    high: int
+    what: str = "an integer"
+
+    @property
+    def allowed(self) -> str:
+        high = "2**63 - 1" if self.high == 2**63 - 1 else str(self.high)
+        return f"{self.what}: an integer from {self.low} to {high}"
+
+    def __call__(self, text: Any) -> int:
+        if isinstance(text, bool):
+            raise _bad(text, self.allowed)
+        if isinstance(text, int):
+            value = text
+        else:
+            s = str(text).strip().replace("_", "")
+            try:
+                value = int(s)
+            except ValueError:
+                # accept 1e3 / 2000.0 when they are whole numbers
+                try:
+                    f = float(s)
+                except ValueError:
+                    raise _bad(text, self.allowed) from None
+                if not math.isfinite(f) or f != int(f):
+                    raise _bad(text, self.allowed) from None
+                value = int(f)
+        if not self.low <= value <= self.high:
+            raise _bad(text, self.allowed)
+        return value
+
+    def check(self, name: str, value: Any) -> int:
+        """Library form: the value, or :class:`ValueError` naming ``name``."""
+        try:
+            return self(value)
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+
+    @property
+    def __name__(self) -> str:
+        return self.what
+
+
+#: test size (``--alpha``): significance level of a test.
+ALPHA = RealRange(0.0, 1.0, what="a probability")
+#: interval coverage (``--confidence-level``).
+CONFIDENCE_LEVEL = RealRange(0.0, 1.0, what="a confidence level")
+#: alt-test margin (``--epsilon``), Calderon et al. (2025) use 0.1-0.2.
+EPSILON = RealRange(0.0, 1.0, what="a margin")
+#: small-cell rule: interval half-width of a proportion (at most 1).
+MAX_HALF_WIDTH = RealRange(0.0, 1.0, open_high=False, what="a half-width")
+#: bootstrap resamples; below 10 not even a rough interval exists (use 2,000 or more for
+#: reported intervals), above 100,000 memory and time grow without a visible gain in Monte
+#: Carlo precision.
+RESAMPLES = IntRange(10, 100_000, what="number of resamples")
+#: seed of numpy's generator (non-negative, below 2**63).
+SEED = IntRange(0, 2**63 - 1, what="seed")
+#: number of rows to list.
+TOP = IntRange(1, 1_000_000, what="count")
+#: small-cell rule: minimum cell size.
+MIN_N = IntRange(1, 1_000_000_000, what="count")
+#: simulated items (13 organ systems need one item each).
+ITEMS = IntRange(13, 200_000, what="number of items")

@@ -1,0 +1,171 @@
+"""The settings and shared results every report section reads (:class:`ReportContext`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..data.model import Study
+
+__all__ = [
+    "ReportContext",
+    "POLICY_LABELS",
+    "SUBGROUP_ATTRIBUTES",
+    "headline_dimension",
+    "alt_invalid_rule",
+]
+
+T = TypeVar("T")
+
+POLICY_LABELS = {
+    "wrong": "count as wrong (Med-RewardBench rule)",
+    "exclude": "exclude from the denominator",
+    "half": "count as half correct",
+}
+
+#: Item attributes tried for subgroup breakdowns when ``by`` is not given, in this order.
+SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
+
+#: Columns that identify clusters or answers, never subgroups.
+_NOT_SUBGROUPS = {"item", "image_id", "case_id", "patient_id", "cluster", "answer1_len",
+                  "answer2_len", "question", "prompt"}  # fmt: skip
+
+
+def headline_dimension(study: Study) -> str:
+    """The dimension shown in single-dimension tables: ``overall`` if present, else the first."""
+    return "overall" if "overall" in study.dimensions else study.dimensions[0]
+
+
+def alt_invalid_rule(policy: str) -> str:
+    """The alternative-annotator test's rule for items without a usable judge verdict.
+
+    One rule for the CLI (``medjudge audit``) and the report: under ``policy="wrong"`` (the
+    Med-RewardBench rule) such items count as losses for the judge; otherwise they are excluded
+    (the alt-test has no "half" rule).
+    """
+    return "wrong" if policy == "wrong" else "exclude"
+
+
+def _plural(word: str) -> str:
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+@dataclass
+class ReportContext:
+    """Everything a section needs: the study, the settings, and a cache of shared results.
+
+    Parameters
+    ----------
+    study
+        The loaded study.
+    confidence_level
+        Coverage of every interval in the report (default 0.95).
+    alpha
+        Size of every test (family-wise after the stated adjustment).
+    by
+        Item attributes for subgroup breakdowns; default: the first of
+        :data:`SUBGROUP_ATTRIBUTES` with at least two values.
+    names
+        The study's own words for the roles, e.g. ``{"judge": "evaluator", "expert":
+        "annotator"}`` (singular; plurals are formed by :meth:`names_of`).
+    epsilon
+        Margin of the alternative-annotator test (Calderon et al. 2025: 0.1 for experts).
+    """
+
+    study: Study
+    data: str | Path | None = None
+    mapping: str | Path | None = None
+    seed: int = 0
+    n_resamples: int = 2000
+    policy: str = "wrong"
+    confidence_level: float = 0.95
+    alpha: float = 0.05
+    epsilon: float = 0.1
+    by: Sequence[str] | None = None
+    names: Mapping[str, str] = field(default_factory=dict)
+    reliability_ci: str = "analytic"
+    command: str | None = None
+    simulated: bool | None = None
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.confidence_level < 1:
+            raise ValueError(
+                f"confidence_level must be between 0 and 1 (exclusive), got {self.confidence_level}"
+            )
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha must be between 0 and 1 (exclusive), got {self.alpha}")
+        if not 0 <= self.epsilon < 1:
+            raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
+        if self.n_resamples < 1:
+            raise ValueError(f"n_resamples must be >= 1, got {self.n_resamples}")
+        if self.policy not in POLICY_LABELS:
+            raise ValueError(
+                f"policy must be one of {', '.join(POLICY_LABELS)}, got {self.policy!r}"
+            )
+        if self.by is not None:
+            self.by = [b for b in self.by if b]
+            missing = [b for b in self.by if b not in self.study.items.columns]
+            if missing:
+                have = [c for c in self.study.items.columns if c != "item"]
+                raise ValueError(
+                    f"by: no item attribute {missing[0]!r}; the items have: "
+                    f"{', '.join(map(str, have)) or 'none'}"
+                )
+        if self.simulated is None:
+            self.simulated = (
+                self.data is not None and (Path(self.data) / "truth" / "params.json").is_file()
+            )
+
+    # ------------------------------------------------------------------ shared results
+    def get(self, name: str, compute: Callable[[], T]) -> T:
+        """The shared result ``name``, computed by ``compute()`` the first time it is asked."""
+        if name not in self._cache:
+            self._cache[name] = compute()
+        return self._cache[name]
+
+    # ------------------------------------------------------------------ words
+    @property
+    def level(self) -> str:
+        """The confidence level as text: ``"95%"`` (from :attr:`confidence_level`)."""
+        pct = 100 * self.confidence_level
+        return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
+
+    def name(self, role: str) -> str:
+        """The study's word for a role (``judge``, ``expert``), singular."""
+        return str(self.names.get(role, role))
+
+    def names_of(self, role: str, n: int | None = None) -> str:
+        """Plural (or singular when ``n == 1``) of the study's word for ``role``."""
+        word = self.name(role)
+        return word if n == 1 else str(self.names.get(f"{role}s", _plural(word)))
+
+    @property
+    def headline(self) -> str:
+        return headline_dimension(self.study)
+
+    @property
+    def subgroup_attributes(self) -> list[str]:
+        """Attributes to break down by (``by``, else the first usable default)."""
+        items = self.study.items
+        if self.by is not None:
+            return [b for b in self.by if items[b].nunique(dropna=True) > 1]
+        for col in SUBGROUP_ATTRIBUTES:
+            if col in items.columns and items[col].nunique(dropna=True) > 1:
+                return [col]
+        return []
+
+    @property
+    def subgroup_attribute(self) -> str | None:
+        attrs = self.subgroup_attributes
+        return attrs[0] if attrs else None
+
+    def label(self, attribute: str) -> str:
+        """Readable name of an item attribute (``organ_system`` → ``organ system``)."""
+        return str(attribute).replace("_", " ")

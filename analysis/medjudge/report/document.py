@@ -1,0 +1,119 @@
+"""A report = an ordered list of sections; building it and printing it as pandoc markdown.
+
+:func:`build_report` runs each section module's ``build(ctx)`` (modules with ``COLLECTS = True``
+— executive summary, methods, references — last, from the other sections' output) and returns a
+:class:`Report`. :meth:`Report.show` prints the whole document in a Quarto ``output: asis``
+chunk: headings ``## Title {#sec-key}``, text, tables as ``::: {#tbl-…}`` divs (the caption is
+the div's last paragraph, as Quarto expects) and figures as ``::: {#fig-…}`` divs around the
+displayed image. The built-in renderer (``qmd.lua``) and Quarto both number and link them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+
+from .context import ReportContext
+from .sections import Figure, Section, Table, Text
+from .tables import html_table
+
+__all__ = ["Report", "build_report", "show_section", "section_markdown"]
+
+
+@dataclass
+class Report:
+    """The built sections of one report, in order."""
+
+    kind: str
+    sections: list[Section]
+    context: ReportContext
+
+    def __getitem__(self, key: str) -> Section:
+        for s in self.sections:
+            if s.key == key:
+                return s
+        raise KeyError(f"no section {key!r}; sections: {', '.join(s.key for s in self.sections)}")
+
+    def __iter__(self) -> Iterator[Section]:
+        return iter(self.sections)
+
+    @property
+    def keys(self) -> list[str]:
+        return [s.key for s in self.sections]
+
+    def show(self, keys: Sequence[str] | None = None) -> None:
+        """Print every section (or those in ``keys``) as pandoc markdown."""
+        for s in self.sections:
+            if keys is None or s.key in keys:
+                show_section(s)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(s.key + ("" if s.applies else " (n/a)") for s in self.sections)
+        return f"Report({self.kind!r}: {shown})"
+
+
+def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -> Report:
+    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`."""
+    built: dict[str, Section] = {}
+    for mod in modules:
+        if not getattr(mod, "COLLECTS", False):
+            built[mod.KEY] = mod.build(ctx)
+    ordinary = [built[m.KEY] for m in modules if m.KEY in built]
+    for mod in modules:
+        if getattr(mod, "COLLECTS", False):
+            built[mod.KEY] = mod.build(ctx, ordinary)
+    return Report(kind, [built[m.KEY] for m in modules], ctx)
+
+
+# ---------------------------------------------------------------------------- markdown
+def _heading(section: Section) -> str:
+    hashes = "#" * (section.level + 1)
+    return f"{hashes} {section.title} {{#sec-{section.key}}}\n"
+
+
+def _table_html(block: Table) -> str:
+    return html_table(block.frame, formatters=block.formatters, digits=block.digits)._repr_html_()
+
+
+def _fence(text: str, info: str) -> str:
+    return f"```{info}\n{text.rstrip()}\n```\n"
+
+
+def section_markdown(section: Section) -> str:
+    """The section as markdown, figures as ``[figure: label]`` placeholders (for tests/notes)."""
+    out = [_heading(section)]
+    for b in section.blocks:
+        if isinstance(b, Text):
+            out.append(b.markdown.rstrip() + "\n")
+        elif isinstance(b, Table):
+            out.append(
+                f"::: {{#{b.label}}}\n{_fence(_table_html(b), '{=html}')}\n{b.caption}\n:::\n"
+            )
+        elif isinstance(b, Figure):
+            out.append(f"::: {{#{b.label}}}\n[figure: {b.label}]\n\n{b.caption}\n:::\n")
+    return "\n".join(out)
+
+
+def show_section(section: Section) -> None:
+    """Print ``section`` as pandoc markdown; figures are displayed (then closed) in place."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    def emit(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    emit(_heading(section))
+    for b in section.blocks:
+        if isinstance(b, Text):
+            emit(b.markdown.rstrip() + "\n")
+        elif isinstance(b, Table):
+            emit(f"::: {{#{b.label}}}\n\n{_fence(_table_html(b), '{=html}')}\n{b.caption}\n\n:::\n")
+        elif isinstance(b, Figure):
+            fig = b.draw()
+            emit(f"::: {{#{b.label}}}\n")
+            display(fig)
+            emit(f"\n{b.caption}\n\n:::\n")
+            plt.close(fig)

@@ -1,0 +1,189 @@
+"""One escaping function per output target, for every user string that reaches an output.
+
+User strings are judge, rater, dimension, category and subgroup names, file names, verdict text
+and anything else that came from the input data. Each target has its own rules:
+
+* :func:`markdown` — pandoc markdown: every punctuation character that could start markup
+  (emphasis, links, images ``![x](...)``, raw attributes ``{=html}``, math ``$...$``, HTML) is
+  backslash-escaped; newlines become spaces.
+* :func:`html` — HTML text and attribute values (:func:`html.escape` with quotes).
+* :func:`typst` — typst markup: ``\\ # $ * _ ` < > @ [ ] ~ / - = +`` and ``'`` ``"`` escaped.
+* :func:`mathtext` — matplotlib text: unescaped ``$`` would start mathtext (and abort the
+  figure when unbalanced); it becomes ``\\$``, which matplotlib draws as a dollar sign.
+  :func:`literal_figure_text` applies it to every text of a finished figure.
+* :func:`spreadsheet` — CSV/TSV cells: a text cell starting with ``=``, ``+``, ``-``, ``@``, tab
+  or carriage return is a live formula in spreadsheet programs (CSV injection, OWASP); it gets a
+  leading ``'``. :func:`spreadsheet_frame` does it for every text cell and column name of a
+  table. JSON and Parquet outputs stay exact.
+
+Examples
+--------
+>>> markdown("![x](/etc/passwd) `y`{=html}")
+'\\\\!\\\\[x\\\\]\\\\(\\\\/etc\\\\/passwd\\\\) \\\\`y\\\\`\\\\{\\\\=html\\\\}'
+>>> html('<b a="1">')
+'&lt;b a=&quot;1&quot;&gt;'
+>>> mathtext("judge $x$")
+'judge \\\\$x\\\\$'
+>>> spreadsheet("=HYPERLINK(1)"), spreadsheet("gpt-4o"), spreadsheet(-1.5)
+("'=HYPERLINK(1)", 'gpt-4o', -1.5)
+"""
+
+from __future__ import annotations
+
+import functools
+import html as _html
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "html",
+    "literal_figure_args",
+    "literal_figure_text",
+    "markdown",
+    "mathtext",
+    "neutralise_raw_markdown",
+    "spreadsheet",
+    "spreadsheet_frame",
+    "typst",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
+_TYPST = re.compile(r"([\\#$*_`<>@\[\]~/\-=+'\"])")
+_DOLLAR = re.compile(r"(?<!\\)\$")
+_RAW_ATTR = re.compile(r"\{=([^}\s]*)\}")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def markdown(text: Any) -> str:
+    """``text`` as literal pandoc-markdown text (no markup, raw blocks, images or math)."""
+    return _MD_PUNCT.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+def html(text: Any) -> str:
+    """``text`` as literal HTML text or attribute value."""
+    return _html.escape(str(text), quote=True)
+
+
+def typst(text: Any) -> str:
+    """``text`` as literal typst markup."""
+    return _TYPST.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+def mathtext(text: Any) -> str:
+    """``text`` for matplotlib: every ``$`` not already escaped becomes ``\\$`` (idempotent)."""
+    return _DOLLAR.sub(r"\\$", str(text))
+
+
+def neutralise_raw_markdown(text: str) -> str:
+    """Markdown from a chunk's output with raw-attribute blocks/inlines (``{=html}``) disarmed.
+
+    Chunk output printed with ``output: asis`` is markdown written by the template, but it may
+    embed user strings; a raw attribute would pass HTML/typst through verbatim, so it is shown
+    as text instead.
+    """
+    return _RAW_ATTR.sub(lambda m: "\\{\\=" + m.group(1) + "\\}", text)
+
+
+def spreadsheet(value: Any) -> Any:
+    """A CSV/TSV cell that no spreadsheet program evaluates as a formula (text cells only)."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def spreadsheet_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Copy of ``df`` with :func:`spreadsheet` applied to every text cell and column name."""
+    out = df.copy()
+    for col in out.columns:
+        s = out[col]
+        if s.dtype == object or str(s.dtype) in ("string", "str", "category"):
+            out[col] = s.astype(object).map(spreadsheet)
+    out.columns = [spreadsheet(c) for c in out.columns]
+    return out
+
+
+def literal_figure_text(fig: Figure) -> Figure:
+    """Apply :func:`mathtext` to every text of ``fig`` (titles, labels, legends, tick labels).
+
+    Tick labels are produced by the axis formatter at draw time, so fixed and categorical
+    formatters are wrapped as well. Returns ``fig``.
+    """
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    textual = (FixedFormatter, FuncFormatter)
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for get, put in (
+                (axis.get_major_formatter, axis.set_major_formatter),
+                (axis.get_minor_formatter, axis.set_minor_formatter),
+            ):
+                f = get()
+                if getattr(f, "_medjudge_literal", False):
+                    continue
+                if isinstance(f, textual) or type(f).__name__ == "StrCategoryFormatter":
+                    g = FuncFormatter(lambda x, pos=None, _f=f: mathtext(_f(x, pos)))
+                    g._medjudge_literal = True  # type: ignore[attr-defined]
+                    put(g)
+    for t in fig.findobj(Text):
+        s = t.get_text()
+        if "$" in s:
+            t.set_text(mathtext(s))
+    return fig
+
+
+def _literal(value: Any) -> Any:
+    import pandas as pd
+
+    if isinstance(value, str):
+        return mathtext(value) if "$" in value else value
+    if isinstance(value, pd.DataFrame):
+        out = value
+        texty = [
+            c
+            for c in value.columns
+            if value[c].dtype == object or str(value[c].dtype) in ("string", "str", "category")
+        ]
+        if any(value[c].astype(str).str.contains("$", regex=False).any() for c in texty):
+            out = value.copy()
+            for c in texty:
+                out[c] = value[c].astype(object).map(_literal)
+        if any("$" in str(c) for c in out.columns) or any("$" in str(i) for i in out.index):
+            out = out.copy() if out is value else out
+            out.columns = [_literal(c) for c in out.columns]
+            out.index = [_literal(i) for i in out.index]
+        return out
+    if isinstance(value, pd.Series):
+        if value.dtype == object and value.astype(str).str.contains("$", regex=False).any():
+            return value.map(_literal)
+        return value
+    if isinstance(value, Mapping):
+        return {_literal(k): _literal(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_literal(v) for v in value)
+    return value
+
+
+def literal_figure_args(func: F) -> F:
+    """Decorator for figure functions: every ``$`` in their text inputs is drawn literally.
+
+    Strings, text columns/index/columns of data frames, and keys/values of mappings and
+    sequences go through :func:`mathtext` before the figure is built (layout measures text
+    while building), and :func:`literal_figure_text` catches the rest afterwards.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(_literal(a) for a in args)
+        kwargs = {k: _literal(v) for k, v in kwargs.items()}
+        fig = func(*args, **kwargs)
+        return literal_figure_text(fig) if hasattr(fig, "axes") else fig
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,173 @@
+"""Shared results of the report sections, each computed once per report (``ctx.get``).
+
+Every function here calls one library analysis with the report's settings; sections read the
+result. ``why_no_*`` return one sentence saying why an analysis does not apply to a study
+(``None`` when it does), so that sections can say so instead of failing.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...analyses.audit import audit_study
+from ...analyses.bias import dimension_structure, length_bias
+from ...analyses.evaluation import evaluate_judges
+from ...analyses.heterogeneity import heterogeneity_table
+from ...analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from ...analyses.position import position_bias
+from ...analyses.subgroups import stack_outcomes, subgroup_accuracy
+from ..context import ReportContext, alt_invalid_rule
+
+
+def with_level(fn: Callable[..., Any], *args: Any, confidence_level: float, **kw: Any) -> Any:
+    """Call ``fn`` passing the confidence level under the name its signature uses."""
+    params = inspect.signature(fn).parameters
+    for name in ("confidence_level", "level", "confidence"):
+        if name in params:
+            kw[name] = confidence_level
+            break
+    return fn(*args, **kw)
+
+
+# ---------------------------------------------------------------------------- applicability
+def why_no_judge_evaluation(ctx: ReportContext) -> str | None:
+    """Why judge accuracy cannot be evaluated on this study (``None``: it can)."""
+    s = ctx.study
+    judge = ctx.names_of("judge")
+    if not s.judges:
+        return f"the study has no {judge}"
+    if len(s.items) < 2:
+        return f"the study has {len(s.items)} item; accuracy with an interval needs at least two"
+    head = ctx.headline
+    if not s.scales[head].is_categorical:
+        return (
+            f"the verdicts are on an {s.scales[head].level} scale; accuracy against a gold label "
+            "needs categorical verdicts (see the agreement analyses instead)"
+        )
+    try:
+        g = s.gold(head)
+    except ValueError as exc:
+        return f"no gold label can be derived ({exc})"
+    if g.n_with_gold < 2:
+        return f"only {g.n_with_gold} item(s) of {head!r} have a gold label"
+    return None
+
+
+def why_no_audit(ctx: ReportContext) -> str | None:
+    """Why the expert-reliability audit does not apply (``None``: it does)."""
+    n = len(ctx.study.experts)
+    if n < 2:
+        return (
+            f"the study has {n} {ctx.names_of('expert', n)}; agreement between "
+            f"{ctx.names_of('expert')} needs at least two"
+        )
+    if len(ctx.study.items) < 2:
+        return "the study has a single item; agreement needs at least two"
+    return None
+
+
+# ---------------------------------------------------------------------------- judges
+def evaluation(ctx: ReportContext) -> Any:
+    return ctx.get(
+        "evaluation",
+        lambda: with_level(
+            evaluate_judges, ctx.study, policy=ctx.policy, seed=ctx.seed,
+            n_resamples=ctx.n_resamples, confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def headline_board(ctx: ReportContext) -> pd.DataFrame:
+    """The headline dimension's leaderboard, best first: the one judge order of the report."""
+    lb = evaluation(ctx).leaderboard
+    return lb[lb["dimension"] == ctx.headline].sort_values(["rank", "judge"]).reset_index(drop=True)
+
+
+def judge_order(ctx: ReportContext) -> list[str]:
+    return [str(j) for j in headline_board(ctx)["judge"]]
+
+
+def stacked(ctx: ReportContext) -> Any:
+    return ctx.get("stacked", lambda: stack_outcomes(ctx.study))
+
+
+def subgroups(ctx: ReportContext, attribute: str) -> pd.DataFrame:
+    return ctx.get(
+        f"subgroups:{attribute}",
+        lambda: with_level(
+            subgroup_accuracy, ctx.study, (attribute,), policy=ctx.policy, stacked=stacked(ctx),
+            confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def heterogeneity(ctx: ReportContext, attribute: str) -> pd.DataFrame:
+    return ctx.get(
+        f"heterogeneity:{attribute}",
+        lambda: with_level(
+            heterogeneity_table, ctx.study, attribute, policy=ctx.policy, stacked=stacked(ctx),
+            confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def position(ctx: ReportContext) -> dict[str, pd.DataFrame]:
+    return ctx.get(
+        "position",
+        lambda: with_level(
+            position_bias, ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level
+        ),
+    )
+
+
+def length(ctx: ReportContext) -> pd.DataFrame:
+    return ctx.get(
+        "length", lambda: with_level(length_bias, ctx.study, confidence_level=ctx.confidence_level)
+    )
+
+
+def structure(ctx: ReportContext) -> pd.DataFrame:
+    return ctx.get("structure", lambda: dimension_structure(ctx.study)["summary"])
+
+
+# ---------------------------------------------------------------------------- audit
+def audit(ctx: ReportContext) -> Any:
+    attrs = tuple(ctx.subgroup_attributes) if ctx.by is not None else ("organ_system", "department")
+    return ctx.get(
+        "audit",
+        lambda: audit_study(
+            ctx.study, ci=ctx.reliability_ci, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            subgroups=attrs,
+        ),
+    )  # fmt: skip
+
+
+def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
+    return ctx.get(
+        "judge_agreement",
+        lambda: judge_expert_agreement(
+            ctx.study, ctx.headline, n_resamples=ctx.n_resamples, seed=ctx.seed
+        ),
+    )
+
+
+def alt_results(ctx: ReportContext) -> list[Any]:
+    return ctx.get(
+        "alt_test",
+        lambda: study_alt_test(
+            ctx.study, ctx.headline, epsilon=ctx.epsilon, q=ctx.alpha,
+            invalid=alt_invalid_rule(ctx.policy),  # type: ignore[arg-type]
+        ),
+    )  # fmt: skip
+
+
+def finite(x: Any) -> bool:
+    try:
+        return bool(np.isfinite(float(x)))
+    except (TypeError, ValueError):
+        return False

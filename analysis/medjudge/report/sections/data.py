@@ -1,0 +1,178 @@
+"""Data and parse accounting: what was read, parse status per rater, why rows were unusable,
+how gold was derived."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ...data.model import Study
+from ..context import POLICY_LABELS, ReportContext
+from ..figures import parse_status_bars
+from ..layout import at_page_width
+from ..tables import fmt_int, fmt_num
+from . import Finding, Section, md
+
+KEY = "data"
+TITLE = "Data and parse accounting"
+
+
+def summary_frame(summary: Mapping[str, Any], ctx: ReportContext | None = None) -> pd.DataFrame:
+    """``quantity, value`` rows of :meth:`Study.summary` for display."""
+    name = ctx.names_of if ctx is not None else (lambda r, n=None: r + "s")
+    roles = summary.get("roles", {})
+    per_role = summary.get("ratings_per_role", {})
+    status = summary.get("status", {})
+    rows = [
+        ("items", fmt_int(summary["n_items"])),
+        ("dimensions", ", ".join(map(str, summary["dimensions"]))),
+        (
+            name("expert"),
+            f"{roles.get('expert', 0)} ({fmt_int(per_role.get('expert', 0))} ratings)",
+        ),
+        (name("judge"), f"{roles.get('judge', 0)} ({fmt_int(per_role.get('judge', 0))} verdicts)"),
+        ("presentation orders", ", ".join(map(str, summary.get("orders", []))) or "–"),
+        ("rating rows", fmt_int(summary["n_ratings"])),
+        ("rows by parse status", ", ".join(f"{k} {fmt_int(v)}" for k, v in status.items())),
+        ("rows without a usable value", fmt_int(summary["verdicts_without_value"])),
+        ("duplicate rows", fmt_int(summary.get("duplicates", 0))),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "value"])
+
+
+def parse_status_frame(study: Study, role: str = "judge") -> pd.DataFrame:
+    """Long ``judge, status, count`` table (for :func:`~medjudge.report.figures.parse_status_bars`)."""
+    t = study.rater_table()
+    t = t[t["role"] == role]
+    statuses = [c for c in t.columns if c not in ("role", "rater", "total")]
+    long = t.melt(id_vars="rater", value_vars=statuses, var_name="status", value_name="count")
+    long = long[long["count"] > 0].rename(columns={"rater": "judge"})
+    return long.reset_index(drop=True)
+
+
+def parse_status_table(study: Study, order: list[str] | None = None) -> pd.DataFrame:
+    """Rows per rater and parse status, with the share of rows without a usable value.
+
+    A ``partial`` row may still carry a value (the dimensions that parsed), so the share is
+    computed from the rows *without a value*, as in :func:`unusable_reasons_frame`.
+    """
+    t = study.rater_table().copy()
+    no_value = study.ratings.groupby("rater")["value"].apply(lambda v: int(v.isna().sum()))
+    t["no usable value"] = t["rater"].map(no_value).fillna(0).astype(int)
+    t["share unusable"] = [
+        fmt_num(k / n, 3) if n else "–"
+        for k, n in zip(t["no usable value"], t["total"], strict=True)
+    ]
+    t = t.drop(columns=[c for c in ("broadcast", "missing") if c in t and not t[c].any()])
+    if order:
+        rank = {j: i for i, j in enumerate(order)}
+        t["_o"] = [
+            (0 if r == "expert" else 1, rank.get(n, len(rank)))
+            for r, n in zip(t["role"], t["rater"], strict=True)
+        ]
+        t = t.sort_values("_o", kind="stable").drop(columns="_o")
+    for c in t.columns:
+        if c not in ("role", "rater", "share unusable"):
+            t[c] = [fmt_int(v) for v in t[c]]
+    return t.reset_index(drop=True)
+
+
+def unusable_reasons_frame(study: Study) -> pd.DataFrame:
+    """Why rating rows have no usable value (reason, rows): one count per row, so the rows add
+    up to "rows without a usable value" of the summary table. ``partial`` rows that kept a
+    value are usable and not counted here."""
+    r = study.ratings
+    bad = r[r["value"].isna()]
+    if bad.empty:
+        return pd.DataFrame({"reason": ["(none: every row has a usable value)"], "rows": ["0"]})
+    notes = bad["note"] if "note" in bad.columns else pd.Series(index=bad.index, dtype=object)
+    notes = notes.fillna("").astype(str).replace("", "(no reason recorded)")
+    counts = notes.value_counts()
+    counts = counts.sort_values(ascending=False, kind="stable")
+    rows = [(k, fmt_int(v)) for k, v in counts.items()]
+    rows.append(("total", fmt_int(int(counts.sum()))))
+    return pd.DataFrame(rows, columns=["reason", "rows"])
+
+
+def gold_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
+    """Gold-label method and counts per dimension, from :meth:`Study.summary`."""
+    rows = []
+    mism = summary.get("supplied_vs_majority_mismatch", {})
+    for dim, g in summary.get("gold", {}).items():
+        row = {"dimension": dim, "method": g.get("method", "none")}
+        row["items with gold"] = fmt_int(g.get("with_gold", 0))
+        row["items without gold"] = fmt_int(g.get("no_gold", 0))
+        if mism:
+            row["supplied ≠ expert majority"] = fmt_int(mism.get(dim, 0))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def build(ctx: ReportContext) -> Section:
+    study = ctx.study
+    summary = study.summary()
+    sec = Section(KEY, TITLE)
+    n_bad = int(summary["verdicts_without_value"])
+    n_rows = int(summary["n_ratings"])
+    gold = gold_frame(summary)
+    gold_text = (
+        " @tbl-data-gold states how the gold label was derived in each dimension and how many "
+        "items have none."
+        if len(gold)
+        else " No gold label could be derived in any dimension."
+    )
+    sec.text(
+        "@tbl-data-summary counts what was read. Every output was parsed into a verdict or given "
+        "a status that says why it could not be (@tbl-data-status; the reasons in "
+        "@tbl-data-reasons); nothing was dropped. Rows without a usable value follow the "
+        f"invalid-verdict policy (*{md(POLICY_LABELS[ctx.policy])}*)." + gold_text
+    )
+    sec.table("tbl-data-summary", "What was read.", summary_frame(summary, ctx))
+    order = None
+    if study.judges:
+        from ._results import headline_board, why_no_judge_evaluation
+
+        if why_no_judge_evaluation(ctx) is None:
+            order = [str(j) for j in headline_board(ctx)["judge"]]
+    if study.judges and len(study.judges) <= 40:
+        sec.text("@fig-data-status shows the parse status of each judge's rows as shares.")
+        sec.figure(
+            "fig-data-status",
+            f"Parse status of the verdict rows (share of rows per {md(ctx.name('judge'))}).",
+            lambda: at_page_width(parse_status_bars(parse_status_frame(study))),
+        )
+    sec.table(
+        "tbl-data-status",
+        "Rating rows per rater and parse status; *no usable value* counts rows without a "
+        "verdict (a *partial* row keeps the dimensions that parsed).",
+        parse_status_table(study, order),
+    )
+    sec.table(
+        "tbl-data-reasons",
+        f"Why rows have no usable value (each row counted once; total {fmt_int(n_bad)}).",
+        unusable_reasons_frame(study),
+    )
+    if len(gold):
+        sec.table(
+            "tbl-data-gold",
+            "Gold label per dimension; items without gold are excluded from accuracy and counted.",
+            gold,
+        )
+    if n_bad:
+        share = n_bad / n_rows if n_rows else 0.0
+        sec.findings.append(
+            Finding(
+                f"{fmt_int(n_bad)} of {fmt_int(n_rows)} rating rows ({fmt_num(100 * share, 1)}%) "
+                "had no usable value; they were handled by the policy "
+                f"*{md(POLICY_LABELS[ctx.policy])}*.",
+                weight=0.5 + share,
+            )
+        )
+    sec.methods.append(
+        "Judge outputs were parsed into verdicts with a status per row (ok, partial, broadcast, "
+        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept and "
+        f"handled by the invalid-verdict policy *{md(POLICY_LABELS[ctx.policy])}*."
+    )
+    return sec

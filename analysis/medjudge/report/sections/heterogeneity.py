@@ -1,0 +1,85 @@
+"""Heterogeneity of each judge's accuracy across subgroups (χ² of homogeneity, I²)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..context import ReportContext
+from ..tables import fmt_estimate_ci, fmt_int, fmt_num, fmt_p
+from . import Finding, Section, md
+from ._results import heterogeneity, judge_order, why_no_judge_evaluation
+
+KEY = "heterogeneity"
+TITLE = "Heterogeneity across subgroups"
+
+
+def heterogeneity_display(table: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
+    """Display rows of :func:`medjudge.analyses.heterogeneity.heterogeneity_table` (one dimension,
+    judges in the report's order)."""
+    t = table[table["dimension"] == dimension].copy()
+    rank = {j: i for i, j in enumerate(order)}
+    t = t.assign(_o=t["judge"].map(rank)).sort_values(["_o", "judge"], kind="stable")
+    return pd.DataFrame(
+        {
+            "judge": t["judge"].to_numpy(),
+            "groups": [fmt_int(v) for v in t["groups"]],
+            "accuracy range": [
+                f"{fmt_num(a, 3)}–{fmt_num(b, 3)}"
+                for a, b in zip(t["min_accuracy"], t["max_accuracy"], strict=True)
+            ],
+            "χ²": [fmt_num(v, 1) for v in t["chi2"]],
+            "df": [fmt_int(v) for v in t["df"]],
+            "p": [fmt_p(v) for v in t["pvalue"]],
+            "p (Holm)": [fmt_p(v) for v in t["p_holm"]],
+            "I² [CI]": [
+                fmt_estimate_ci(e, a, b, 2)
+                for e, a, b in zip(t["I2"], t["I2_ci_low"], t["I2_ci_high"], strict=True)
+            ],
+        }
+    )
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_no_judge_evaluation(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    attr = ctx.subgroup_attribute
+    if attr is None:
+        return Section.not_applicable(
+            KEY, TITLE, "the items carry no subgroup attribute with two or more values"
+        )
+    head, lvl = ctx.headline, ctx.level
+    tab = heterogeneity(ctx, attr)
+    per_judge = tab.groupby("judge")["pvalue"].apply(lambda p: int(p.notna().sum()))
+    m = int(per_judge.max()) if len(per_judge) else 0
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"@tbl-heterogeneity tests, per judge, whether accuracy on *{md(head)}* differs between "
+        f"groups of *{md(ctx.label(attr))}*: Pearson's χ² test of homogeneity, Holm-adjusted "
+        f"within a judge over its {fmt_int(m)} tests (one per dimension), and I² with its {lvl} "
+        "interval (Higgins & Thompson 2002), the share of between-group variation beyond "
+        "sampling error."
+    )
+    sec.table(
+        "tbl-heterogeneity",
+        f"Heterogeneity of accuracy across {md(ctx.label(attr))} groups on *{md(head)}* "
+        f"(Holm within each judge over {fmt_int(m)} dimensions; I² with {lvl} interval).",
+        heterogeneity_display(tab, head, judge_order(ctx)),
+    )
+    h = tab[tab["dimension"] == head]
+    n_sig = int((h["p_holm"] < ctx.alpha).sum())
+    if len(h):
+        sec.findings.append(
+            Finding(
+                f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges' accuracy on *{md(head)}* varies "
+                f"significantly across {md(ctx.label(attr))} groups (χ² test of homogeneity, "
+                f"Holm within judge, α = {ctx.alpha:g}).",
+                weight=2,
+            )
+        )
+    sec.methods.append(
+        f"Heterogeneity across {md(ctx.label(attr))}: Pearson's χ² test of homogeneity and I² "
+        "(Higgins & Thompson 2002), Holm-adjusted within each judge."
+    )
+    sec.references += ["higgins2002", "holm1979"]
+    return sec

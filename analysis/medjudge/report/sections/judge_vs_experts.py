@@ -1,0 +1,143 @@
+"""Can a judge stand in for an expert? Leave-one-expert-out κ and the alternative annotator
+test (Calderon, Reichart & Dror 2025)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...stats.judge_vs_experts import alt_test_table
+from ..context import ReportContext
+from ..figures import forest_plot
+from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
+from . import Finding, Section, md
+from ._results import alt_invalid_rule, alt_results, judge_agreement, why_no_audit
+
+KEY = "judge-vs-experts"
+TITLE = "Can a judge stand in for an expert?"
+
+
+def judge_agreement_frame(table: pd.DataFrame) -> pd.DataFrame:
+    """Forest frame of the leave-one-expert-out κ difference (judge minus expert), one panel per
+    left-out expert."""
+    return pd.DataFrame(
+        {
+            "judge": table["judge"].to_numpy(),
+            "dimension": [f"left out: {e}" for e in table["expert"]],
+            "estimate": table["judge_minus_expert"].to_numpy(float),
+            "ci_low": table["diff_low"].to_numpy(float),
+            "ci_high": table["diff_high"].to_numpy(float),
+        }
+    )
+
+
+def judge_agreement_table(table: pd.DataFrame, level: str = "95%") -> pd.DataFrame:
+    """Display rows of :func:`medjudge.analyses.judge_vs_experts.judge_expert_agreement`."""
+    return pd.DataFrame(
+        {
+            "judge": table["judge"].to_numpy(),
+            "left-out expert": table["expert"].to_numpy(),
+            "κ judge–others": [fmt_num(v, 3) for v in table["kappa_judge_others"]],
+            "κ expert–others": [fmt_num(v, 3) for v in table["kappa_expert_others"]],
+            f"difference [{level} CI]": est_ci_column(
+                table, "judge_minus_expert", "diff_low", "diff_high"
+            ),
+        }
+    )
+
+
+def alt_test_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Display rows of :func:`medjudge.stats.judge_vs_experts.alt_test_table` (best ρ first)."""
+    table = table.sort_values(["advantage_probability", "judge"], ascending=[False, True])
+    out = pd.DataFrame(
+        {
+            "judge": table["judge"].to_numpy(),
+            "ω": [fmt_num(v, 3) for v in table["winning_rate"]],
+            "ρ": [fmt_num(v, 3) for v in table["advantage_probability"]],
+            "passes": np.where(table["passed"].astype(bool), "yes", "no"),
+            "items": [fmt_int(v) for v in table["n_items"]],
+        }
+    )
+    for col in table.columns:
+        if col.startswith("p_by["):
+            out[f"p vs {col[5:-1]}"] = [fmt_p(v) for v in table[col]]
+    return out
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_no_audit(ctx)
+    head, lvl = ctx.headline, ctx.level
+    if why is None and not ctx.study.judges:
+        why = f"the study has no {ctx.names_of('judge')}"
+    if why is None and not ctx.study.scales[head].is_categorical:
+        why = f"*{head}* is not categorical (κ needs categories)"
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    ja = judge_agreement(ctx)
+    res = alt_results(ctx)
+    alt = alt_test_table(res, head)
+    n_exp = len(ctx.study.experts)
+    rule = alt_invalid_rule(ctx.policy)
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"Two views on *{md(head)}*. First, leaving one expert out at a time, the judge's mean "
+        "Cohen's κ with the remaining experts is compared with the left-out expert's "
+        f"(@fig-judge-vs-experts, @tbl-judge-vs-experts; paired bootstrap {lvl} interval of the "
+        "difference): a negative difference whose interval excludes 0 means the judge agrees "
+        "with the experts less than an expert does. Second, the alternative annotator test "
+        f"(Calderon, Reichart & Dror 2025; margin ε = {ctx.epsilon:g}) asks whether the judge is "
+        "at least as good as each annotator at matching the others; a judge passes when it wins "
+        f"against at least half of the {n_exp} annotators after Benjamini–Yekutieli adjustment "
+        f"at q = {ctx.alpha:g} over those {n_exp} tests (@tbl-alt-test). Items without a usable "
+        + (
+            "verdict count as losses for the judge."
+            if rule == "wrong"
+            else "verdict are excluded (as in the authors' code)."
+        )
+    )
+    frame = judge_agreement_frame(ja)
+    sec.figure(
+        "fig-judge-vs-experts",
+        f"Judge minus expert: difference in mean Cohen's κ with the other experts, per "
+        f"left-out expert (*{md(head)}*), with {lvl} paired bootstrap intervals. Dashed: no "
+        "difference.",
+        lambda: forest_plot(frame, baseline=0.0, baseline_label="no difference",
+                            xlabel="κ judge − κ expert"),
+    )  # fmt: skip
+    sec.table(
+        "tbl-alt-test",
+        f"Alternative annotator test on *{md(head)}*: winning rate ω, average advantage "
+        f"probability ρ, pass (ω ≥ 0.5), and the Benjamini–Yekutieli adjusted p-value against "
+        f"each excluded annotator (ε = {ctx.epsilon:g}).",
+        alt_test_display(alt),
+    )
+    sec.table(
+        "tbl-judge-vs-experts",
+        f"Leave-one-expert-out κ of each judge and expert with the remaining experts "
+        f"(*{md(head)}*).",
+        judge_agreement_table(ja, lvl),
+    )
+    n_pass = int(alt["passed"].sum()) if len(alt) else 0
+    sec.findings.append(
+        Finding(
+            f"{fmt_int(n_pass)} of {fmt_int(len(alt))} judges pass the alternative annotator test "
+            f"on *{md(head)}* (ε = {ctx.epsilon:g}, Benjamini–Yekutieli at q = {ctx.alpha:g} "
+            f"over {n_exp} annotators), i.e. could stand in for an expert.",
+            caveat=(
+                f"the alt-test with {n_exp} annotators is weak (Calderon et al. recommend at "
+                "least three)"
+                if n_exp < 3
+                else None
+            ),
+            weight=7,
+        )
+    )
+    sec.methods.append(
+        "Judge versus experts: leave-one-expert-out Cohen's κ with a paired bootstrap interval "
+        f"({fmt_int(ctx.n_resamples)} resamples, seed {ctx.seed}); the alternative annotator test "
+        f"(Calderon et al. 2025) with ε = {ctx.epsilon:g}, one-sided paired t-tests and "
+        f"Benjamini–Yekutieli (2001) adjustment; items without a usable judge verdict "
+        + ("count as losses." if rule == "wrong" else "are excluded.")
+    )
+    sec.references += ["calderon2025", "benjamini2001", "cohen1960"]
+    return sec

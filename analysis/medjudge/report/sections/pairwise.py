@@ -1,0 +1,127 @@
+"""Pairwise comparisons of judges on the headline dimension (McNemar mid-p, Holm)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..context import ReportContext
+from ..figures import pairwise_matrix
+from ..layout import at_page_width
+from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
+from . import Finding, Section, md
+from ._results import evaluation, judge_order, why_no_judge_evaluation
+
+KEY = "pairwise"
+TITLE = "Pairwise comparisons"
+
+#: The matrix shows at most this many judges (the best by the headline metric).
+MAX_MATRIX = 15
+
+
+def pairs_frame(pairs: pd.DataFrame, dimension: str, p: str = "p_holm") -> pd.DataFrame:
+    """``judge_a, judge_b, estimate, p_adj`` of one dimension (for the pairwise matrix)."""
+    sub = pairs[pairs["dimension"] == dimension]
+    return pd.DataFrame(
+        {
+            "judge_a": sub["judge_a"].to_numpy(),
+            "judge_b": sub["judge_b"].to_numpy(),
+            "estimate": sub["difference"].to_numpy(float),
+            "p_adj": sub[p].to_numpy(float),
+        }
+    )
+
+
+def pairs_table(
+    pairs: pd.DataFrame,
+    dimension: str,
+    *,
+    alpha: float = 0.05,
+    p: str = "p_holm",
+    level: str = "95%",
+) -> pd.DataFrame:
+    """Significant pairs of one dimension (Holm-adjusted ``p < alpha``), largest difference first."""
+    sub = pairs[(pairs["dimension"] == dimension) & (pairs[p] < alpha)].copy()
+    sub = sub.reindex(sub["difference"].abs().sort_values(ascending=False, kind="stable").index)
+    better_a = sub["difference"] > 0
+    return pd.DataFrame(
+        {
+            "better": np.where(better_a, sub["judge_a"], sub["judge_b"]),
+            "worse": np.where(better_a, sub["judge_b"], sub["judge_a"]),
+            "difference": [fmt_num(abs(v), 3) for v in sub["difference"]],
+            f"{level} CI": [
+                fmt_ci(a, b, 3) if d > 0 else fmt_ci(-b, -a, 3)
+                for a, b, d in zip(sub["ci_low"], sub["ci_high"], sub["difference"], strict=True)
+            ],
+            "discordant": [fmt_int(v) for v in sub["discordant"]],
+            "p (Holm)": [fmt_p(v) for v in sub[p]],
+        }
+    )
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_no_judge_evaluation(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    if len(ctx.study.judges) < 2:
+        return Section.not_applicable(
+            KEY, TITLE, f"the study has a single {ctx.name('judge')}; there is no pair to compare"
+        )
+    ev = evaluation(ctx)
+    head, lvl, a = ctx.headline, ctx.level, ctx.alpha
+    pairs = ev.pairs[ev.pairs["dimension"] == head]
+    m = family_size(pairs, "pvalue")
+    order = judge_order(ctx)
+    shown = order[:MAX_MATRIX]
+    sig = pairs_table(ev.pairs, head, alpha=a, level=lvl)
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"Every pair of {md(ctx.names_of('judge'))} is compared on the same items (McNemar "
+        "mid-p, clustered when items share a cluster; paired bootstrap interval for the "
+        f"difference). The p-values are Holm-adjusted over the {fmt_int(m)} pairwise tests on "
+        f"*{md(head)}*. @fig-pairwise-matrix shows the adjusted p-values and the direction of "
+        "each difference"
+        + (
+            f" for the {len(shown)} most accurate of the {len(order)} judges"
+            if len(shown) < len(order)
+            else ""
+        )
+        + "; @tbl-pairwise lists the significant pairs, largest difference first."
+    )
+    frame = pairs_frame(ev.pairs, head)
+    sec.figure(
+        "fig-pairwise-matrix",
+        f"Pairwise accuracy differences (row minus column) on *{md(head)}*; faded and hatched: "
+        f"Holm-adjusted p ≥ {a:g} (Holm over the {fmt_int(m)} pairs).",
+        lambda: at_page_width(
+            pairwise_matrix(frame, order=shown, alpha=a, p_label="Holm-adjusted p")
+        ),
+    )
+    sec.table(
+        "tbl-pairwise",
+        f"Significantly different pairs on *{md(head)}* (Holm-adjusted p < {a:g} over "
+        f"{fmt_int(m)} tests); {lvl} paired bootstrap intervals.",
+        sig
+        if len(sig)
+        else pd.DataFrame({"result": [f"no pair differs at Holm-adjusted p < {a:g}"]}),
+    )
+    sec.text(
+        f"{fmt_int(len(sig))} of {fmt_int(m)} pairs differ significantly on *{md(head)}* after "
+        "Holm's adjustment."
+    )
+    sec.findings.append(
+        Finding(
+            f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
+            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* (McNemar mid-p, "
+            f"Holm over the {fmt_int(m)} pairs, α = {a:g}).",
+            weight=4,
+        )
+    )
+    sec.methods.append(
+        "Pairs of judges were compared with McNemar's mid-p test on the items both judged "
+        "(Fagerland et al. 2013), clustered when items share a cluster; the difference has a "
+        f"paired bootstrap {lvl} interval. Multiplicity: Holm (1979) within each dimension "
+        f"({fmt_int(m)} tests on *{md(head)}*)."
+    )
+    sec.references += ["fagerland2013", "holm1979"]
+    return sec

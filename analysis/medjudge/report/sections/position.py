@@ -1,0 +1,150 @@
+"""Position bias: swap consistency for judges seen in both orders; first-answer rate against
+the gold's for judges seen in one order."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..context import ReportContext
+from ..figures import position_bias_plot
+from ..layout import at_page_width, legend_above
+from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
+from . import Finding, Section, md
+from ._results import judge_order, position, why_no_judge_evaluation
+
+KEY = "position"
+TITLE = "Position bias"
+
+
+def _ordered(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
+    rank = {j: i for i, j in enumerate(order)}
+    return df.assign(_o=df["judge"].map(rank)).sort_values(["_o", "judge"], kind="stable")
+
+
+def position_frame(swap: pd.DataFrame, dimension: str) -> pd.DataFrame:
+    """Two position-bias measures per swap judge (both 0.5 without position bias)."""
+    s = swap[swap["dimension"] == dimension]
+    rows = []
+    for _, r in s.iterrows():
+        rows.append(
+            (r["judge"], "first-shown share, all verdicts", r["first_shown_rate"],
+             r["first_shown_ci_low"], r["first_shown_ci_high"])
+        )  # fmt: skip
+        rows.append(
+            (r["judge"], "first-first share, inconsistent pairs", r["p_first_inconsistent"],
+             r["p_first_ci_low"], r["p_first_ci_high"])
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=["judge", "order", "estimate", "ci_low", "ci_high"])
+
+
+def position_table(swap: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
+    """Swap consistency, first-shown preference and accuracy per order for one dimension."""
+    s = _ordered(swap[swap["dimension"] == dimension], order)
+    return pd.DataFrame(
+        {
+            "judge": s["judge"].to_numpy(),
+            "consistency": est_ci_column(
+                s, "consistency", "consistency_ci_low", "consistency_ci_high"
+            ),
+            "first-first / second-second": [
+                f"{fmt_int(a)} / {fmt_int(b)}"
+                for a, b in zip(s["first_first"], s["second_second"], strict=True)
+            ],
+            "p (binomial, Holm)": [fmt_p(v) for v in s["p_first_holm"]],
+            "accuracy AB": [fmt_num(v, 3) for v in s["accuracy_ab"]],
+            "accuracy BA": [fmt_num(v, 3) for v in s["accuracy_ba"]],
+            "tie-resolved": [fmt_num(v, 3) for v in s["accuracy_tie_resolved"]],
+        }
+    )
+
+
+def a_rate_table(single: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
+    """Judge's rate of answering "first" against the gold rate on the same items (one order)."""
+    s = _ordered(single[single["dimension"] == dimension], order)
+    return pd.DataFrame(
+        {
+            "judge": s["judge"].to_numpy(),
+            "judge A-rate": [fmt_num(v, 3) for v in s["judge_a_rate"]],
+            "gold A-rate": [fmt_num(v, 3) for v in s["gold_a_rate"]],
+            "difference [CI]": est_ci_column(s, "difference", "ci_low", "ci_high"),
+            "p (McNemar mid-p, Holm)": [fmt_p(v) for v in s["p_holm"]],
+            "n": [fmt_int(v) for v in s["n"]],
+        }
+    )
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_no_judge_evaluation(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    head, lvl = ctx.headline, ctx.level
+    if len(ctx.study.scales[head].categories) != 2:
+        return Section.not_applicable(
+            KEY, TITLE, "position bias needs pairwise (two-category) verdicts"
+        )
+    pos = position(ctx)
+    order = judge_order(ctx)
+    swap, single = pos["swap"], pos["single_order"]
+    has_swap = len(swap) > 0 and head in set(swap["dimension"])
+    sec = Section(KEY, TITLE)
+    if has_swap:
+        m = family_size(swap, "p_first_binom")
+        sec.text(
+            "Some judges saw every item in both presentation orders. @fig-position-swap shows "
+            "two measures that are 0.5 without position bias: the share of all verdicts that "
+            "chose the answer shown first, and, among items whose two verdicts disagree, the "
+            "share where the judge chose the first-shown answer both times; "
+            "@tbl-position-swap adds swap consistency and the accuracy in each order."
+        )
+        sec.figure(
+            "fig-position-swap",
+            f"Position bias of the judges seen in both orders on *{md(head)}*, with {lvl} "
+            "intervals; 0.5 = no bias.",
+            lambda: at_page_width(
+                legend_above(position_bias_plot(position_frame(swap, head), xlabel="share"))
+            ),
+        )
+        sec.table(
+            "tbl-position-swap",
+            "Swap consistency, first-position preference (exact binomial test of first-first "
+            f"against second-second, Holm over the {fmt_int(m)} judge × dimension tests) and "
+            "accuracy per order.",
+            position_table(swap, head, order),
+        )
+        h = swap[swap["dimension"] == head]
+        n_sig = int((h["p_first_holm"] < ctx.alpha).sum())
+        sec.findings.append(
+            Finding(
+                f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges seen in both orders prefer one "
+                f"position on *{md(head)}* (exact binomial test, Holm over {fmt_int(m)} tests, "
+                f"α = {ctx.alpha:g}).",
+                weight=3 if n_sig else 1,
+            )
+        )
+    else:
+        sec.text(
+            "No judge saw the items in both presentation orders, so position bias cannot be "
+            "separated from a preference for one answer."
+        )
+    if len(single) and head in set(single["dimension"]):
+        m = family_size(single, "p_mcnemar_midp")
+        sec.text(
+            "With one presentation order, what can be tested is whether a judge answers *A* "
+            "more often than the gold label does on the same items (@tbl-position-arate; McNemar "
+            f"mid-p with Tango's interval, Holm over the {fmt_int(m)} judge × dimension tests). "
+            "A difference may be position bias or a one-sided disagreement with the gold."
+        )
+        sec.table(
+            "tbl-position-arate",
+            f"Rate of choosing the first answer: judge against gold on *{md(head)}* ({lvl} "
+            f"intervals; Holm over {fmt_int(m)} tests).",
+            a_rate_table(single, head, order),
+        )
+    sec.methods.append(
+        "Position bias: swap consistency and an exact binomial test of first-first against "
+        "second-second verdicts for judges seen in both orders; for one order, McNemar's mid-p "
+        "test of the judge's against the gold's first-answer rate with Tango's (1998) interval; "
+        "Holm over every judge and dimension."
+    )
+    sec.references += ["tango1998", "holm1979"]
+    return sec

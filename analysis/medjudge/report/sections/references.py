@@ -1,0 +1,67 @@
+"""References: every method cited by the sections of this report, alphabetically."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..context import ReportContext
+from . import Section
+
+KEY = "references"
+TITLE = "References"
+COLLECTS = True
+
+#: Key → full reference (markdown). Sections cite keys in ``Section.references``.
+REFERENCES: dict[str, str] = {
+    "calderon2025": "Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator "
+    "test for LLM-as-a-judge: how to statistically justify replacing human annotators with "
+    "LLMs. *Proceedings of ACL 2025*. arXiv:2501.10970.",
+    "benjamini2001": "Benjamini, Y. & Yekutieli, D. (2001). The control of the false discovery "
+    "rate in multiple testing under dependency. *Annals of Statistics* 29(4), 1165–1188.",
+    "cohen1960": "Cohen, J. (1960). A coefficient of agreement for nominal scales. "
+    "*Educational and Psychological Measurement* 20(1), 37–46.",
+    "dawid1979": "Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer "
+    "error-rates using the EM algorithm. *Applied Statistics* 28(1), 20–28.",
+    "efron1987": "Efron, B. (1987). Better bootstrap confidence intervals. *Journal of the "
+    "American Statistical Association* 82(397), 171–185.",
+    "fagerland2013": "Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for "
+    "binary matched-pairs data: mid-p and asymptotic are better than exact conditional. *BMC "
+    "Medical Research Methodology* 13, 91.",
+    "fleiss1971": "Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. "
+    "*Psychological Bulletin* 76(5), 378–382.",
+    "gwet2008": "Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the "
+    "presence of high agreement. *British Journal of Mathematical and Statistical Psychology* "
+    "61(1), 29–48.",
+    "hall2009": "Hall, P. & Miller, H. (2009). Using the bootstrap to quantify the authority of "
+    "an empirical ranking. *Annals of Statistics* 37(6B), 3929–3959.",
+    "higgins2002": "Higgins, J. P. T. & Thompson, S. G. (2002). Quantifying heterogeneity in a "
+    "meta-analysis. *Statistics in Medicine* 21(11), 1539–1558.",
+    "holm1979": "Holm, S. (1979). A simple sequentially rejective multiple test procedure. "
+    "*Scandinavian Journal of Statistics* 6(2), 65–70.",
+    "kish1965": "Kish, L. (1965). *Survey Sampling*. New York: Wiley (design effect, §8.2).",
+    "krippendorff2011": "Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. "
+    "Annenberg School for Communication, University of Pennsylvania.",
+    "newcombe1998": "Newcombe, R. G. (1998). Interval estimation for the difference between "
+    "independent proportions: comparison of eleven methods. *Statistics in Medicine* 17(8), "
+    "873–890.",
+    "piepho2004": "Piepho, H.-P. (2004). An algorithm for a letter-based representation of "
+    "all-pairwise comparisons. *Journal of Computational and Graphical Statistics* 13(2), "
+    "456–466.",
+    "tango1998": "Tango, T. (1998). Equivalence test and confidence interval for the difference "
+    "in proportions for the paired-sample design. *Statistics in Medicine* 17(8), 891–908.",
+    "wilson1927": "Wilson, E. B. (1927). Probable inference, the law of succession, and "
+    "statistical inference. *Journal of the American Statistical Association* 22(158), "
+    "209–212.",
+}
+
+
+def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
+    keys = sorted({k for s in sections for k in s.references})
+    unknown = [k for k in keys if k not in REFERENCES]
+    if unknown:
+        raise KeyError(f"sections cite unknown references: {', '.join(unknown)}")
+    sec = Section(KEY, TITLE)
+    if not keys:
+        return Section.not_applicable(KEY, TITLE, "no method with a literature reference was run")
+    sec.text("\n".join(f"- {REFERENCES[k]}" for k in keys))
+    return sec

@@ -1,0 +1,60 @@
+"""Sensitivity of the headline accuracy to the invalid-verdict policy."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..context import ReportContext
+from ..tables import est_ci_column, fmt_int, fmt_num
+from . import Finding, Section, md
+from ._results import evaluation, judge_order, why_no_judge_evaluation
+
+KEY = "sensitivity"
+TITLE = "Sensitivity to the invalid-verdict policy"
+
+
+def sensitivity_table(sensitivity: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
+    """Accuracy under the three invalid-verdict policies for one dimension (report order)."""
+    s = sensitivity[sensitivity["dimension"] == dimension].copy()
+    rank = {j: i for i, j in enumerate(order)}
+    s = s.assign(_o=s["judge"].map(rank)).sort_values(["_o", "judge"], kind="stable")
+    out = {"judge": s["judge"].to_numpy(), "invalid": [fmt_int(v) for v in s["n_invalid"]]}
+    for pol in ("wrong", "exclude", "half"):
+        out[pol] = est_ci_column(s, f"accuracy_{pol}", f"ci_low_{pol}", f"ci_high_{pol}")
+    out["max shift"] = [fmt_num(v, 3) for v in s["max_shift"]]
+    return pd.DataFrame(out)
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_no_judge_evaluation(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    ev = evaluation(ctx)
+    head, lvl = ctx.headline, ctx.level
+    sec = Section(KEY, TITLE)
+    sec.text(
+        "An unusable verdict can count as wrong (the Med-RewardBench rule), be excluded, or "
+        "count as half correct. @tbl-sensitivity shows the headline accuracy under all three; "
+        "judges with many invalid verdicts move most, and a ranking that changes between "
+        "columns depends on the policy rather than on the judges' verdicts."
+    )
+    sec.table(
+        "tbl-sensitivity",
+        f"Accuracy [{lvl} CI] on *{md(head)}* under each invalid-verdict policy.",
+        sensitivity_table(ev.sensitivity, head, judge_order(ctx)),
+    )
+    s = ev.sensitivity[ev.sensitivity["dimension"] == head]
+    if len(s):
+        top = s.sort_values(["max_shift", "judge"], ascending=[False, True]).iloc[0]
+        if float(top["max_shift"]) >= 0.01:
+            sec.findings.append(
+                Finding(
+                    f"The invalid-verdict policy matters: **{md(top['judge'])}** "
+                    f"({fmt_int(top['n_invalid'])} unusable verdicts) moves by up to "
+                    f"{fmt_num(top['max_shift'], 3)} between counting them wrong, excluding "
+                    "them or counting them half.",
+                    caveat="rankings that change between policies depend on the policy",
+                    weight=2 + float(top["max_shift"]) * 10,
+                )
+            )
+    return sec

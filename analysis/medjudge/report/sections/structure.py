@@ -1,0 +1,56 @@
+"""Dimension structure: does a rater give the same verdict in every dimension?"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..context import ReportContext
+from ..tables import fmt_int, fmt_num
+from . import Section, md
+from ._results import structure
+
+KEY = "structure"
+TITLE = "Are the dimensions distinct verdicts?"
+
+
+def dimension_structure_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per rater: share of items with the same verdict in every dimension, mean and minimum
+    Cohen's κ between dimensions, broadcast rate."""
+    t = summary.sort_values(["role", "mean_kappa", "rater"], ascending=[True, False, True])
+    return pd.DataFrame(
+        {
+            "rater": t["rater"].to_numpy(),
+            "role": t["role"].to_numpy(),
+            "items": [fmt_int(v) for v in t["n_items"]],
+            "all dimensions identical": [fmt_num(v, 3) for v in t["all_identical"]],
+            "mean κ between dimensions": [fmt_num(v, 3) for v in t["mean_kappa"]],
+            "min κ": [fmt_num(v, 3) for v in t["min_kappa"]],
+            "broadcast": [fmt_num(v, 3) for v in t["broadcast_rate"]],
+        }
+    )
+
+
+def build(ctx: ReportContext) -> Section:
+    if len(ctx.study.dimensions) < 2:
+        return Section.not_applicable(KEY, TITLE, "the study has a single dimension")
+    if not all(ctx.study.scales[d].is_categorical for d in ctx.study.dimensions):
+        return Section.not_applicable(
+            KEY, TITLE, "Cohen's κ between dimensions needs categorical verdicts"
+        )
+    tab = structure(ctx)
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"A rater that gives the same verdict in every dimension answers one question "
+        f"{len(ctx.study.dimensions)} times. @tbl-structure compares the "
+        f"{md(ctx.names_of('judge'))}' agreement between their own dimensions with the "
+        f"{md(ctx.names_of('expert'))}'."
+    )
+    sec.table(
+        "tbl-structure",
+        "Dimension structure per rater: share of items with identical verdicts in all "
+        "dimensions, Cohen's κ between dimensions (mean, minimum) and broadcast rate.",
+        dimension_structure_table(tab),
+    )
+    sec.methods.append("Dimension structure: Cohen's (1960) κ between each rater's dimensions.")
+    sec.references.append("cohen1960")
+    return sec
