@@ -40,7 +40,7 @@ def _data(seed: int, n: int = 80, N: int = 400):
 @pytest.mark.parametrize("lam", [0.0, 0.4, 1.0, None])
 def test_equals_ppi_python(seed, lam):
     y, f, fu = _data(seed)
-    ours = ppi_mean(y, f, fu, lam=lam, confidence_level=0.9)
+    ours = ppi_mean(y, f, fu, lam=lam, confidence_level=0.9, interval="normal")
     lo, hi = ppi_py.ppi_mean_ci(y, f, fu, alpha=0.1, lam=lam)
     assert ours.ci_low == pytest.approx(float(lo[0]), abs=1e-12)
     assert ours.ci_high == pytest.approx(float(hi[0]), abs=1e-12)
@@ -52,7 +52,7 @@ def test_equals_ppi_python(seed, lam):
 def test_classical_equals_ppi_python():
     y, _, _ = _data(3)
     lo, hi = ppi_py.classical_mean_ci(y, alpha=0.05)
-    e = classical_mean(y)
+    e = classical_mean(y, interval="normal")
     assert (e.ci_low, e.ci_high) == pytest.approx(
         (float(np.ravel(lo)[0]), float(np.ravel(hi)[0])), abs=1e-12
     )
@@ -78,11 +78,77 @@ def test_by_hand_small_example():
     # Y = (1,0,1,1), f = (1,0,1,0), f_U = (1,1,0,0,1,0), lam = 1:
     # theta = mean(f_U) + mean(Y - f) = 0.5 + 0.25 = 0.75
     # Var = var0(Y - f)/4 + var0(f_U)/6 = 0.1875/4 + 0.25/6 = 0.088542 -> se 0.297560
-    e = ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 0, 1, 0], lam=1.0)
+    e = ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 0, 1, 0], lam=1.0, interval="normal")
     assert e.estimate == pytest.approx(0.75)
     assert e.se == pytest.approx(math.sqrt(0.1875 / 4 + 0.25 / 6))
     # effective n = n * var_classical / var = 4 * (0.1875/4) / 0.088542
     assert e.extra["effective_n"] == pytest.approx(0.1875 / 0.0885416667, rel=1e-6)
+
+
+# ------------------------------------------------------------------ small-sample t intervals
+def test_classical_t_equals_scipy_t_interval():
+    # independent implementation: scipy's one-sample t interval, mean -/+ t_{n-1} s/sqrt(n)
+    from scipy import stats
+
+    y, _, _ = _data(13, n=40)
+    e = classical_mean(y, confidence_level=0.9)
+    lo, hi = stats.t.interval(0.9, y.size - 1, loc=y.mean(), scale=stats.sem(y))
+    assert (e.ci_low, e.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    assert e.extra["df"] == pytest.approx(y.size - 1)
+
+
+def test_classical_clustered_t_equals_statsmodels_cluster_robust_ols():
+    # independent implementation: intercept-only OLS with CR1 cluster-robust covariance and
+    # t(G - 1) quantiles (statsmodels cov_type="cluster", use_t=True; Cameron & Miller 2015)
+    import statsmodels.api as sm
+
+    y, _, _ = _data(14, n=90)
+    cl = np.repeat(np.arange(30), 3)
+    e = classical_mean(y, clusters=cl)
+    fit = sm.OLS(y, np.ones((y.size, 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": cl}, use_t=True
+    )
+    lo, hi = fit.conf_int(0.05)[0]
+    assert (e.ci_low, e.ci_high) == pytest.approx((lo, hi), abs=1e-12)
+    assert e.se == pytest.approx(float(fit.bse[0]), abs=1e-14)
+
+
+def test_ppi_fixed_lambda_t_equals_scipy_welch():
+    # PPI (lam = 1) is mean_L(Y - f) + mean_U(f): a sum of two independent sample means, so its
+    # small-sample interval is Welch's: scipy's ttest_ind(Y - f, -f_U, equal_var=False)
+    from scipy import stats
+
+    y, f, fu = _data(15, n=60, N=150)
+    e = ppi_mean(y, f, fu, lam=1.0)
+    ci = stats.ttest_ind(y - f, -fu, equal_var=False).confidence_interval(0.95)
+    assert (e.ci_low, e.ci_high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
+def test_ppi_tuned_t_by_hand():
+    # tuned lam: labelled residuals get the regression-estimator divisor n - 2 (Cochran 1977,
+    # Sec. 7.3); unlabelled n - 1; Satterthwaite df from the two parts
+    from scipy import stats
+
+    y, f, fu = _data(16, n=50, N=300)
+    lam = tuned_lambda(y, f, fu)
+    e = ppi_mean(y, f, fu)
+    n, N = y.size, fu.size
+    r = y - lam * f
+    v_l = np.sum((r - r.mean()) ** 2) / (n - 2) / n
+    v_u = lam**2 * np.var(fu, ddof=1) / N
+    df = (v_l + v_u) ** 2 / (v_l**2 / (n - 2) + v_u**2 / (N - 1))
+    q = stats.t.ppf(0.975, df)
+    assert e.se == pytest.approx(math.sqrt(v_l + v_u), rel=1e-12)
+    assert e.extra["df"] == pytest.approx(df, rel=1e-12)
+    assert e.ci_high - e.estimate == pytest.approx(q * math.sqrt(v_l + v_u), rel=1e-12)
+    assert "small-sample t" in e.ci_method and e.extra["interval"] == "t"
+
+
+def test_t_interval_approaches_normal_for_large_n():
+    y, f, fu = _data(17, n=4000, N=8000)
+    a, b = ppi_mean(y, f, fu), ppi_mean(y, f, fu, interval="normal")
+    assert a.ci_high - a.ci_low == pytest.approx(b.ci_high - b.ci_low, rel=2e-3)
+    assert a.ci_high - a.ci_low > b.ci_high - b.ci_low
 
 
 def test_clustered_variance_by_hand():
@@ -98,7 +164,7 @@ def test_clustered_variance_by_hand():
     sb = pl[2] + pu[1] + pu[2]
     sc = pl[3] + pu[3]
     var = 3 / 2 * (sa**2 + sb**2 + sc**2)
-    e = ppi_mean(y, f, fu, lam=1.0, clusters=cl, clusters_unlabeled=clu)
+    e = ppi_mean(y, f, fu, lam=1.0, clusters=cl, clusters_unlabeled=clu, interval="normal")
     assert e.se == pytest.approx(math.sqrt(var))
     assert e.extra["n_clusters"] == 3
 
@@ -106,9 +172,22 @@ def test_clustered_variance_by_hand():
 def test_singleton_clusters_match_unclustered_up_to_small_sample_factor():
     y, f, fu = _data(5)
     n, N = y.size, fu.size
-    a = ppi_mean(y, f, fu, lam=1.0)
-    b = ppi_mean(y, f, fu, lam=1.0, clusters=np.arange(n), clusters_unlabeled=np.arange(n, n + N))
+    a = ppi_mean(y, f, fu, lam=1.0, interval="normal")
+    b = ppi_mean(
+        y,
+        f,
+        fu,
+        lam=1.0,
+        clusters=np.arange(n),
+        clusters_unlabeled=np.arange(n, n + N),
+        interval="normal",
+    )
     assert b.se**2 == pytest.approx(a.se**2 * (n + N) / (n + N - 1))
+    # the small-sample t interval treats singleton clusters exactly like independent items
+    a_t = ppi_mean(y, f, fu, lam=1.0)
+    b_t = ppi_mean(y, f, fu, lam=1.0, clusters=np.arange(n), clusters_unlabeled=np.arange(n, N + n))
+    assert (b_t.ci_low, b_t.ci_high) == pytest.approx((a_t.ci_low, a_t.ci_high), abs=1e-12)
+    assert b_t.extra["df"] == pytest.approx(a_t.extra["df"])
     # the clustered tuned lambda is the same plug-in optimum with separate variances
     lam_c = tuned_lambda(y, f, fu, clusters=np.arange(n), clusters_unlabeled=np.arange(n, n + N))
     assert lam_c == pytest.approx(tuned_lambda(y, f, fu), abs=0.05)
@@ -129,7 +208,7 @@ def test_invariant_to_row_order():
 def test_paired_difference_is_ppi_of_differences():
     y, f, fu = _data(7)
     y2, f2, fu2 = _data(8)
-    d = ppi_paired_difference(y, y2, f, f2, fu, fu2, lam=None)
+    d = ppi_paired_difference(y, y2, f, f2, fu, fu2, lam=None, interval="normal")
     lo, hi = ppi_py.ppi_mean_ci(y - y2, f - f2, fu - fu2, alpha=0.05)
     assert (d.ci_low, d.ci_high) == pytest.approx((float(lo[0]), float(hi[0])), abs=1e-12)
 
@@ -146,7 +225,7 @@ def test_stratified_by_hand_two_strata():
     y, f, fu = _data(10)
     s = np.where(np.arange(y.size) % 3 == 0, "a", "b")
     su = np.where(np.arange(fu.size) % 4 == 0, "a", "b")
-    overall, per = ppi_mean_stratified(y, f, fu, s, su, lam=1.0)
+    overall, per = ppi_mean_stratified(y, f, fu, s, su, lam=1.0, interval="normal")
     w = {h: ((s == h).sum() + (su == h).sum()) / (y.size + fu.size) for h in "ab"}
     # independent strata: Var = sum w_h^2 Var_h with each Var_h from ppi-python's interval
     est = sum(
@@ -167,7 +246,7 @@ def test_crossfit_variance_equals_ppi_python_crossppi():
     f2 = rng.integers(0, 2, y.size).astype(float)
     fu2 = rng.integers(0, 2, fu1.size).astype(float)
     F, Fu = np.column_stack([f1, f2]), np.column_stack([fu1, fu2])
-    e = ppi_mean_crossfit(y, F, Fu, combine="combine", n_folds=5, seed=3)
+    e = ppi_mean_crossfit(y, F, Fu, combine="combine", n_folds=5, seed=3, interval="normal")
     W = np.asarray(e.extra["weights"])
     from medjudge.stats.ppi import _fold_ids
 
@@ -217,6 +296,14 @@ def test_argument_checks():
         ppi_mean_crossfit([1, 0, 1], [[1], [0], [1]], [[1]], n_folds=1)
     with pytest.raises(ValueError, match="both"):
         ppi_mean([1, 0], [1, 0], [1], clusters=[1, 2])
+    for fn in (
+        lambda: ppi_mean([1, 0], [1, 0], [1], interval="wald"),
+        lambda: classical_mean([1, 0], interval="z"),
+        lambda: ppi_mean_stratified([1, 0], [1, 0], [1], ["a", "a"], ["a"], interval="x"),
+        lambda: ppi_mean_crossfit([1, 0, 1], [[1], [0], [1]], [[1]], n_folds=2, interval="x"),
+    ):
+        with pytest.raises(ValueError, match="interval must be 't'"):
+            fn()
 
 
 # ------------------------------------------------------------------ quick calibration
@@ -227,24 +314,33 @@ def _clustered_world(rng, n_clusters: int, m: int = 4):
     y = (rng.random(u.size) < 1 / (1 + np.exp(-(-0.8 + 0.8 * d)))).astype(float)
     p_err = 1 / (1 + np.exp(-(-2.0 + 0.9 * np.abs(d)))) * np.where(y == 1, 1.3, 0.8)
     f = np.where(rng.random(u.size) < p_err, 1 - y, y)
-    return y, f, np.arange(n_clusters).repeat(m)
+    return y, f, np.arange(n_clusters).repeat(m), np.where(u > 0, "hard", "easy")
 
 
 def test_quick_calibration_clustered():
-    # 300 replications: coverage SE = sqrt(.95*.05/300) = 0.0126; fail below 0.95 - 3 SE = 0.912
+    # The default (small-sample t) intervals at the smallest size the brief asks for, n = 50
+    # labelled items out of 1,000 in clusters of 4. 300 replications: if the true coverage is
+    # the nominal 0.95, the observed one has MC SE sqrt(.95 * .05 / 300) = 0.0126; fail below
+    # 0.95 - 3 SE = 0.912 (a false alarm in ~1 of 700 runs per method). The full calibration,
+    # with ~1,400 replications per cell, is benchmarks/calibration/ppi.py.
     rng = np.random.default_rng(20260611)
-    big, _, _ = _clustered_world(np.random.default_rng(1), 250_000)
-    truth = big.mean()  # MC error of the truth ~ 0.0005, negligible against se ~ 0.05
-    cover = {"ppi": 0, "ppi++": 0}
-    R, n = 300, 100
+    big = _clustered_world(np.random.default_rng(1), 250_000)[0]
+    truth = big.mean()  # MC error of the truth ~ 0.0005, negligible against se ~ 0.07
+    cover = {"classical": 0, "ppi": 0, "ppi++": 0, "ppi++ stratified": 0}
+    R, n = 300, 50
     for _ in range(R):
-        y, f, c = _clustered_world(rng, 250)
-        lab = np.zeros(y.size, bool)
-        lab[rng.choice(y.size, n, replace=False)] = True
-        for name, lam in (("ppi", 1.0), ("ppi++", None)):
-            e = ppi_mean(
-                y[lab], f[lab], f[~lab], lam=lam, clusters=c[lab], clusters_unlabeled=c[~lab]
-            )
+        y, f, c, s = _clustered_world(rng, 250)
+        L = np.zeros(y.size, bool)
+        L[rng.choice(y.size, n, replace=False)] = True
+        kw = {"clusters": c[L], "clusters_unlabeled": c[~L]}
+        res = {
+            "classical": classical_mean(y[L], clusters=c[L]),
+            "ppi": ppi_mean(y[L], f[L], f[~L], lam=1.0, **kw),
+            "ppi++": ppi_mean(y[L], f[L], f[~L], **kw),
+            "ppi++ stratified": ppi_mean_stratified(y[L], f[L], f[~L], s[L], s[~L], **kw)[0],
+        }
+        for name, e in res.items():
+            assert "small-sample t" in e.ci_method
             cover[name] += e.ci_low <= truth <= e.ci_high
     for name, k in cover.items():
         assert k / R >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / R), (name, k / R)
@@ -265,7 +361,12 @@ def test_study_level_matches_kernel(pandalm):
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
 
     res = judge_assisted_estimate(
-        pandalm, judges=["pandalm-7b"], categories=["tie"], keep_labels=120, seed=2
+        pandalm,
+        judges=["pandalm-7b"],
+        categories=["tie"],
+        keep_labels=120,
+        seed=2,
+        interval="normal",
     )
     row = res.table("ppi++").iloc[0]
     # rebuild the arrays independently from the raw wide file

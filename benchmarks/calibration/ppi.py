@@ -14,10 +14,13 @@ Two parts:
    slightly conservative).
 
 Prints coverage (with its Monte Carlo SE), mean width and width ratio against the classical
-expert-only interval, and the mean effective number of expert labels.
+expert-only interval of the same rule, and the mean effective number of expert labels. Rows
+without a suffix use the default small-sample t intervals; rows ending in "normal" the
+asymptotic (ppi-python) ones.
 
-    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 1000 --seed 1
-    nice -n 10 python benchmarks/calibration/ppi.py --part pandalm --reps 1000 --seed 1
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 3
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 4
+    nice -n 10 python benchmarks/calibration/ppi.py --part pandalm --reps 300 --seed 3 --n 50,200,500
 """
 
 from __future__ import annotations
@@ -80,17 +83,14 @@ def run_sim(reps: int, seed: int, ns: list[int]) -> pd.DataFrame:
             lab = np.zeros(y.size, bool)
             lab[rng.choice(y.size, n, replace=False)] = True
             L, U = lab, ~lab
+            kw = {"clusters": c[L], "clusters_unlabeled": c[U]}
             res = {
                 "classical (cluster)": classical_mean(y[L], clusters=c[L]),
-                "PPI (cluster)": ppi_mean(
-                    y[L], f1[L], f1[U], lam=1.0, clusters=c[L], clusters_unlabeled=c[U]
-                ),
-                "PPI++ (cluster)": ppi_mean(
-                    y[L], f1[L], f1[U], clusters=c[L], clusters_unlabeled=c[U]
-                ),
+                "PPI (cluster)": ppi_mean(y[L], f1[L], f1[U], lam=1.0, **kw),
+                "PPI++ (cluster)": ppi_mean(y[L], f1[L], f1[U], **kw),
                 "PPI++ (ignoring clusters)": ppi_mean(y[L], f1[L], f1[U]),
                 "PPI++ stratified (cluster)": ppi_mean_stratified(
-                    y[L], f1[L], f1[U], s[L], s[U], clusters=c[L], clusters_unlabeled=c[U]
+                    y[L], f1[L], f1[U], s[L], s[U], **kw
                 )[0],
                 "cross-fit select, 2 judges": ppi_mean_crossfit(
                     y[L],
@@ -111,15 +111,25 @@ def run_sim(reps: int, seed: int, ns: list[int]) -> pd.DataFrame:
                     clusters_unlabeled=c[U],
                 ),
                 "Rogan-Gladen (delta)": _rg(y[L], f1[L], f1[U]),
+                # the asymptotic intervals (ppi-python's) for comparison
+                "classical (cluster), normal": classical_mean(
+                    y[L], clusters=c[L], interval="normal"
+                ),
+                "PPI++ (cluster), normal": ppi_mean(y[L], f1[L], f1[U], interval="normal", **kw),
+                "PPI++ stratified (cluster), normal": ppi_mean_stratified(
+                    y[L], f1[L], f1[U], s[L], s[U], interval="normal", **kw
+                )[0],
             }
             w0 = res["classical (cluster)"].ci_high - res["classical (cluster)"].ci_low
+            w0n = res["classical (cluster), normal"]
+            w0n = w0n.ci_high - w0n.ci_low
             for k, e in res.items():
                 a = acc.setdefault(k, [])
                 a.append(
                     (
                         e.ci_low <= truth <= e.ci_high,
                         (e.ci_high - e.ci_low),
-                        (e.ci_high - e.ci_low) / w0,
+                        (e.ci_high - e.ci_low) / (w0n if k.endswith("normal") else w0),
                         e.extra.get("effective_n", np.nan),
                     )
                 )

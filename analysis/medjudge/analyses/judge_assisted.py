@@ -171,11 +171,12 @@ def _naive(
     cl: np.ndarray | None,
     clu: np.ndarray | None,
     level: float,
+    interval: str,
 ) -> dict:
     f_all = np.concatenate([f_l, f_u])
     c_all = None if cl is None else np.concatenate([cl, clu])
-    e = classical_mean(f_all, clusters=c_all, confidence_level=level)
-    b = classical_mean(f_l - y, clusters=cl, confidence_level=level)
+    e = classical_mean(f_all, clusters=c_all, confidence_level=level, interval=interval)
+    b = classical_mean(f_l - y, clusters=cl, confidence_level=level, interval=interval)
     return _row(
         dim,
         judge,
@@ -247,6 +248,7 @@ def judge_assisted_estimate(
     keep_labels: int | None = None,
     seed: int = 0,
     confidence_level: float = 0.95,
+    interval: Literal["t", "normal"] = "t",
 ) -> PPIResult:
     """Judge-assisted (prediction-powered) estimates of gold-label rates, per judge.
 
@@ -268,6 +270,10 @@ def judge_assisted_estimate(
         not kept together) — to rehearse a label budget on fully labelled data.
     seed : seeds ``keep_labels`` and the cross-fitting folds.
     confidence_level : interval coverage.
+    interval : ``"t"`` (default): small-sample intervals (unbiased divisors, ``n - 2`` when
+        ``lam`` is tuned, CR1 per sample for clusters, Student t with Satterthwaite degrees of
+        freedom) for every row, the expert-only one included; ``"normal"``: the asymptotic
+        intervals of ppi-python (see :func:`medjudge.stats.ppi.ppi_mean`).
 
     Returns
     -------
@@ -290,6 +296,8 @@ def judge_assisted_estimate(
     level = float(confidence_level)
     if not 0 < level < 1:
         raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    if interval not in ("t", "normal"):
+        raise ValueError(f"interval must be 't' or 'normal', got {interval!r}")
     if combine not in (None, "select", "combine"):
         raise ValueError(f"combine must be 'select', 'combine' or None, got {combine!r}")
     if keep_labels is not None and (
@@ -371,7 +379,7 @@ def judge_assisted_estimate(
         cl, clu = (None, None) if cl_all is None else (cl_all[lab], cl_all[~lab])
         for tname, coder, kcode in _targets(scale, categories, contrast):
             y = coder(gcodes[lab])
-            ce = classical_mean(y, clusters=cl, confidence_level=level)
+            ce = classical_mean(y, clusters=cl, confidence_level=level, interval=interval)
             rows.append(
                 _row(
                     dim,
@@ -395,7 +403,7 @@ def judge_assisted_estimate(
                 f_l, f_u = fv[lab], fv[~lab]
                 F_l.append(f_l)
                 F_u.append(f_u)
-                rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, cl, clu, level))
+                rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, cl, clu, level, interval))
                 for meth, lam in (("ppi", 1.0), ("ppi++", None)):
                     e = ppi_mean(
                         y,
@@ -405,10 +413,9 @@ def judge_assisted_estimate(
                         clusters=cl,
                         clusters_unlabeled=clu,
                         confidence_level=level,
+                        interval=interval,
                     )
-                    rows.append(
-                        _row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e.se, ce.se))
-                    )
+                    rows.append(_row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e, ce)))
                 if kcode is not None:
                     rows.extend(
                         _rogan_gladen_row(
@@ -420,7 +427,7 @@ def judge_assisted_estimate(
                             pred[~lab, k],
                             kcode,
                             level,
-                            ce.se,
+                            ce,
                             notes,
                         )
                     )
@@ -440,6 +447,7 @@ def judge_assisted_estimate(
                             level,
                             notes,
                             with_classical=k == 0,
+                            interval=interval,
                         )
                     )
             if combine is not None and len(judges) > 1:
@@ -454,6 +462,7 @@ def judge_assisted_estimate(
                         clusters_unlabeled=clu,
                         seed=seed,
                         confidence_level=level,
+                        interval=interval,
                     )
                 except ValueError as err:
                     notes.append(f"{dim}/{tname}: cross-fitting skipped ({err}).")
@@ -466,7 +475,7 @@ def judge_assisted_estimate(
                         "all",
                         f"cross-fit {combine}",
                         e,
-                        width_ratio=_ratio(e.se, ce.se),
+                        width_ratio=_ratio(e, ce),
                     )
                     rows.append(r)
     df = pd.DataFrame(rows, columns=COLUMNS)
@@ -483,13 +492,18 @@ def judge_assisted_estimate(
         "keep_labels": keep_labels,
         "seed": seed,
         "missing_verdict_rule": "coded as the judge's mean over its usable verdicts",
-        "interval": "normal; cluster-robust when cluster is given",
+        "interval": (
+            "small-sample t (Satterthwaite df)" if interval == "t" else "normal (ppi-python)"
+        )
+        + "; cluster-robust when cluster is given",
     }
     return PPIResult(df, counts, settings, notes)
 
 
-def _ratio(se: float, se0: float) -> float:
-    return se / se0 if se0 > 0 and np.isfinite(se) else math.nan
+def _ratio(e: Any, e0: Any) -> float:
+    """Interval width of ``e`` over that of the expert-only ``e0`` (same interval rules)."""
+    w, w0 = e.ci_high - e.ci_low, e0.ci_high - e0.ci_low
+    return w / w0 if w0 > 0 and np.isfinite(w) else math.nan
 
 
 def _rogan_gladen_row(
@@ -501,7 +515,7 @@ def _rogan_gladen_row(
     pred_u: np.ndarray,
     k: int,
     level: float,
-    se0: float,
+    ce: Any,
     notes: list[str],
 ) -> list[dict]:
     ok_l, ok_u = np.isfinite(pred_l), np.isfinite(pred_u)
@@ -534,7 +548,7 @@ def _rogan_gladen_row(
             n_labelled=int(ok_l.sum()),
             n_unlabelled=int(ok_u.sum()),
             effective_n=math.nan,
-            width_ratio=_ratio(e.se, se0),
+            width_ratio=_ratio(e, ce),
         )
     ]
 
@@ -553,16 +567,25 @@ def _by_rows(
     level: float,
     notes: list[str],
     with_classical: bool,
+    interval: str = "t",
 ) -> list[dict]:
     out: list[dict] = []
     try:
         overall, per = ppi_mean_stratified(
-            y, f_l, f_u, s_l, s_u, clusters=cl, clusters_unlabeled=clu, confidence_level=level
+            y,
+            f_l,
+            f_u,
+            s_l,
+            s_u,
+            clusters=cl,
+            clusters_unlabeled=clu,
+            confidence_level=level,
+            interval=interval,
         )
     except ValueError as err:
         notes.append(f"{dim}/{tname}/{judge}: stratified PPI skipped ({err}).")
         return out
-    ce = classical_mean(y, clusters=cl, confidence_level=level)
+    ce = classical_mean(y, clusters=cl, confidence_level=level, interval=interval)
     out.append(
         _row(
             dim,
@@ -571,13 +594,16 @@ def _by_rows(
             "all",
             "ppi++ stratified",
             overall,
-            width_ratio=_ratio(overall.se, ce.se),
+            width_ratio=_ratio(overall, ce),
         )
     )
     for h, e in per.items():
         yh = y[s_l == h]
         c0 = classical_mean(
-            yh, clusters=None if cl is None else cl[s_l == h], confidence_level=level
+            yh,
+            clusters=None if cl is None else cl[s_l == h],
+            confidence_level=level,
+            interval=interval,
         )
         if with_classical:
             out.append(
@@ -593,5 +619,5 @@ def _by_rows(
                     width_ratio=1.0,
                 )
             )
-        out.append(_row(dim, judge, tname, h, "ppi++", e, width_ratio=_ratio(e.se, c0.se)))
+        out.append(_row(dim, judge, tname, h, "ppi++", e, width_ratio=_ratio(e, c0)))
     return out

@@ -71,6 +71,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="seed for --keep-labels and the folds")
     p.add_argument("--confidence-level", type=_level, default=0.95, help="interval coverage")
+    p.add_argument(
+        "--interval",
+        choices=["t", "normal"],
+        default="t",
+        help="t: small-sample intervals (default, calibrated at n >= 50); "
+        "normal: the asymptotic intervals of ppi-python",
+    )
     p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.set_defaults(func=run)
 
@@ -109,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         keep_labels=args.keep_labels,
         seed=args.seed,
         confidence_level=args.confidence_level,
+        interval=args.interval,
     )
     if args.json:
         print(dump_json(res.to_dict()))

@@ -51,7 +51,7 @@ import math
 from typing import Any, Literal
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtri, stdtrit
 
 from medjudge.stats.results import Estimate
 
@@ -67,6 +67,7 @@ __all__ = [
 ]
 
 Combine = Literal["select", "combine"]
+Interval = Literal["t", "normal"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -137,6 +138,80 @@ def _variance(psi: np.ndarray, cl: np.ndarray | None, clu: np.ndarray | None) ->
             return math.nan, G
         v *= G / (G - 1)
     return v, G
+
+
+def _check_interval(interval: str) -> None:
+    if interval not in ("t", "normal"):
+        raise ValueError(
+            f"interval must be 't' (small-sample, default) or 'normal' (ppi-python's), "
+            f"got {interval!r}"
+        )
+
+
+def _quantile(confidence_level: float, df: float) -> float:
+    """Two-sided quantile: normal when ``df`` is infinite, else Student t with ``df``."""
+    p = 0.5 + _level(confidence_level) / 2
+    return float(ndtri(p)) if not math.isfinite(df) else float(stdtrit(df, p))
+
+
+def _spread(
+    psi: np.ndarray,
+    parts: np.ndarray,
+    losses: dict[int, int],
+    cl: np.ndarray | None,
+    clu: np.ndarray | None,
+    interval: str,
+) -> tuple[float, float, int]:
+    """Variance, degrees of freedom and number of clusters of a sum of item contributions.
+
+    ``interval="normal"``: the plain (cluster-)summed variance of :func:`_variance` (ppi-python's
+    convention, ddof 0) with infinite degrees of freedom.
+
+    ``interval="t"``: the contributions fall into independent *samples* ``k`` (labelled,
+    unlabelled; per stratum for stratified PPI), sample ``k`` with ``G_k`` clusters (items when
+    unclustered) and ``d_k`` estimated parameters (1 for a mean; 2 when ``lam`` is tuned on the
+    same labels, as for a regression estimator — Cochran 1977, Sec. 7.3). Each sample's
+    contributions are scaled by ``sqrt(G_k/(G_k - d_k))`` (the unbiased ``n - 1`` divisor for a
+    mean; CR1 for clusters, Cameron & Miller 2015, Sec. VI) before cluster-summing, and the
+    degrees of freedom are Satterthwaite's (1946)::
+
+        df = (sum_k V_k)^2 / sum_k V_k^2 / (G_k - d_k)
+
+    with ``V_k`` sample ``k``'s corrected variance. For the classical mean this is the textbook
+    ``t_{n-1}`` interval with ``s^2/n``.
+    """
+    if interval == "normal":
+        var, G = _variance(psi, cl, clu)
+        return var, math.inf, G
+    if cl is None:
+        inv = np.arange(psi.size)
+    else:
+        _, inv = np.unique(np.concatenate([cl, clu]), return_inverse=True)
+    G = int(inv.max()) + 1 if inv.size else 0
+    scaled = psi.astype(float).copy()
+    comps: list[tuple[float, int]] = []
+    for k, loss in losses.items():
+        m = parts == k
+        if not m.any():
+            continue
+        Gk = int(np.count_nonzero(np.bincount(inv[m])))
+        d = min(loss, Gk - 1)
+        if d > 0:
+            scaled[m] *= math.sqrt(Gk / (Gk - d))
+        vk = float(np.sum(np.bincount(inv[m], weights=scaled[m]) ** 2))
+        comps.append((vk, max(Gk - d, 1)))
+    var = float(np.sum(np.bincount(inv, weights=scaled, minlength=G) ** 2))
+    if cl is not None and G < 2:
+        return math.nan, math.nan, G
+    den = sum(v * v / dfk for v, dfk in comps if v > 0)
+    df = sum(v for v, _ in comps) ** 2 / den if den > 0 else math.inf
+    return var, df, G
+
+
+def _method_suffix(interval: str, df: float) -> str:
+    if interval == "normal":
+        return ", normal"
+    return ", small-sample t" + (f" (df {df:.1f})" if math.isfinite(df) else " (df inf)")
 
 
 def _contributions(
@@ -213,12 +288,19 @@ def ppi_mean(
     clusters: Any = None,
     clusters_unlabeled: Any = None,
     confidence_level: float = 0.95,
+    interval: Interval = "t",
 ) -> Estimate:
-    """Prediction-powered estimate and normal interval for the mean of the gold label.
+    """Prediction-powered estimate and interval for the mean of the gold label.
 
     ``theta_hat = lam mean_U(f) + mean_L(Y - lam f)``; ``lam=None`` tunes ``lam`` (PPI++,
     :func:`tuned_lambda`), ``lam=1`` is PPI, ``lam=0`` the classical mean. The interval is
-    ``theta_hat -/+ z sqrt(Var)`` with the (cluster-)summed contributions of the module docstring.
+    ``theta_hat -/+ q sqrt(Var)`` with the (cluster-)summed contributions of the module docstring.
+
+    ``interval="t"`` (default) is the small-sample interval: each sample's (labelled,
+    unlabelled) contributions carry the unbiased divisor (``n - 1``; ``n - 2`` when ``lam`` is
+    tuned on the same labels, as for a regression estimator; per cluster when clustered) and
+    ``q`` is a Student t quantile with Satterthwaite degrees of freedom (see :func:`_spread`).
+    ``interval="normal"`` is the asymptotic interval, identical to ppi-python's ``ppi_mean_ci``.
 
     Parameters
     ----------
@@ -228,28 +310,35 @@ def ppi_mean(
     lam : power-tuning parameter; None = tuned (PPI++).
     clusters, clusters_unlabeled : cluster id per labelled / unlabelled item (optional).
     confidence_level : coverage of the interval.
+    interval : ``"t"`` (small-sample, default) or ``"normal"`` (ppi-python's).
 
     Returns
     -------
     Estimate
-        ``extra`` holds ``lam``, ``n_labelled``, ``n_unlabelled``, ``n_clusters``, the classical
+        ``extra`` holds ``lam``, ``df``, ``n_labelled``, ``n_unlabelled``, ``n_clusters``, the classical
         (``lam = 0``) variance ``var_classical`` and ``effective_n`` = ``n Var_classical /
         Var`` (the number of expert labels the classical mean would need for the same variance).
 
     References
     ----------
     Angelopoulos et al. (2023), Science 382:669, eq. 2; Angelopoulos, Duchi & Zrnic (2023),
-    arXiv:2311.01453, eq. 4 and Example 6.1.
+    arXiv:2311.01453, eq. 4 and Example 6.1; Cochran (1977), Sampling Techniques, 3rd ed.,
+    Sec. 7.3 (regression estimator, ``n - 2``); Satterthwaite (1946), Biometrics Bulletin
+    2:110-114; Cameron & Miller (2015), J Hum Resour 50:317-372, Sec. VI (CR1, t with G - 1).
 
     Examples
     --------
-    >>> est = ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 0, 1, 0], lam=1.0)
+    >>> est = ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 0, 1, 0], lam=1.0, interval="normal")
     >>> round(est.estimate, 4), round(est.se, 4)
     (0.75, 0.2976)
+    >>> est = ppi_mean([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 0, 1, 0], lam=1.0)
+    >>> round(est.se, 4), round(est.extra["df"], 2)
+    (0.3354, 7.02)
     """
     y, f, fu = _check_sets(y, yhat, yhat_unlabeled)
     _check_lam(lam)
-    z = _z(confidence_level)
+    _check_interval(interval)
+    _level(confidence_level)
     n, N = y.size, fu.size
     cl = _clusters(clusters, n, "clusters")
     clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
@@ -258,9 +347,12 @@ def ppi_mean(
     tuned = lam is None
     lam_v = tuned_lambda(y, f, fu, clusters=cl, clusters_unlabeled=clu) if tuned else float(lam)
     est = lam_v * float(fu.mean()) + float(np.mean(y - lam_v * f))
-    var, G = _variance(_contributions(y, f, fu, lam_v), cl, clu)
-    var0, _ = _variance(_contributions(y, f, fu, 0.0), cl, clu)
+    parts = np.r_[np.zeros(n, int), np.ones(N, int)]
+    losses = {0: 2 if tuned else 1, 1: 1}
+    var, df, G = _spread(_contributions(y, f, fu, lam_v), parts, losses, cl, clu, interval)
+    var0, _, _ = _spread(_contributions(y, f, fu, 0.0), parts, {0: 1, 1: 1}, cl, clu, interval)
     se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
     method = (
         "PPI++ (power-tuned)" if tuned else ("classical" if lam_v == 0 else f"PPI (lam={lam_v:g})")
     )
@@ -270,11 +362,15 @@ def ppi_mean(
         se=se,
         ci_low=est - z * se,
         ci_high=est + z * se,
-        ci_method=method + (", cluster-robust" if cl is not None else "") + ", normal",
+        ci_method=method
+        + (", cluster-robust" if cl is not None else "")
+        + _method_suffix(interval, df),
         level=_level(confidence_level),
         n=n,
         extra={
             "lam": lam_v,
+            "df": df,
+            "interval": interval,
             "n_labelled": n,
             "n_unlabelled": N,
             "n_clusters": G if cl is not None else None,
@@ -293,6 +389,7 @@ def ppi_proportion(
     clusters: Any = None,
     clusters_unlabeled: Any = None,
     confidence_level: float = 0.95,
+    interval: Interval = "t",
 ) -> Estimate:
     """:func:`ppi_mean` for a proportion: ``y`` must be 0/1; ``yhat`` may be 0/1 or a probability.
 
@@ -316,6 +413,7 @@ def ppi_proportion(
         clusters=clusters,
         clusters_unlabeled=clusters_unlabeled,
         confidence_level=confidence_level,
+        interval=interval,
     )
     return _renamed(out, "ppi_proportion")
 
@@ -335,25 +433,43 @@ def _renamed(e: Estimate, name: str, **extra: Any) -> Estimate:
     )
 
 
-def classical_mean(y: Any, *, clusters: Any = None, confidence_level: float = 0.95) -> Estimate:
-    """Expert-only mean with the normal interval (the ``lam = 0`` member of the PPI family).
+def classical_mean(
+    y: Any, *, clusters: Any = None, confidence_level: float = 0.95, interval: Interval = "t"
+) -> Estimate:
+    """Expert-only mean with its interval (the ``lam = 0`` member of the PPI family).
 
-    ``Var = sum_i ((y_i - ybar)/n)^2`` (ddof 0, as ppi-python's ``classical_mean_ci``), or its
-    clustered version ``G/(G-1) sum_c (sum_{i in c} (y_i - ybar)/n)^2``.
+    ``interval="t"`` (default): ``ybar -/+ t_{n-1} s/sqrt(n)`` with ``s^2`` the unbiased sample
+    variance, or with clusters ``Var = G/(G-1) sum_c (sum_{i in c} (y_i - ybar)/n)^2`` (CR1) and
+    ``t_{G-1}`` (Cameron & Miller 2015, Sec. VI) — the same small-sample rules as
+    :func:`ppi_mean`, so PPI-versus-experts width ratios compare like with like.
+    ``interval="normal"``: ``Var = sum_i ((y_i - ybar)/n)^2`` (ddof 0) and the normal quantile,
+    as ppi-python's ``classical_mean_ci``.
 
     Examples
     --------
-    >>> est = classical_mean([1, 0, 1, 1])
+    >>> est = classical_mean([1, 0, 1, 1], interval="normal")
     >>> round(est.estimate, 2), round(est.se, 4)
     (0.75, 0.2165)
+    >>> est = classical_mean([1, 0, 1, 1])   # s/sqrt(n) = 0.5/2, t_3 = 3.182
+    >>> round(est.se, 4), round(est.ci_high - est.estimate, 4)
+    (0.25, 0.7956)
     """
     y = _vec(y, "y")
     if y.size < 2:
         raise ValueError(f"need at least 2 labelled items, got {y.size}")
-    z = _z(confidence_level)
+    _check_interval(interval)
+    _level(confidence_level)
     cl = _clusters(clusters, y.size, "clusters")
-    var, G = _variance((y - y.mean()) / y.size, cl, None if cl is None else np.array([], str))
+    var, df, G = _spread(
+        (y - y.mean()) / y.size,
+        np.zeros(y.size, int),
+        {0: 1},
+        cl,
+        None if cl is None else np.array([], str),
+        interval,
+    )
     se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
     m = float(y.mean())
     return Estimate(
         name="classical_mean",
@@ -361,10 +477,12 @@ def classical_mean(y: Any, *, clusters: Any = None, confidence_level: float = 0.
         se=se,
         ci_low=m - z * se,
         ci_high=m + z * se,
-        ci_method="classical" + (", cluster-robust" if cl is not None else "") + ", normal",
+        ci_method="classical"
+        + (", cluster-robust" if cl is not None else "")
+        + _method_suffix(interval, df),
         level=_level(confidence_level),
         n=y.size,
-        extra={"n_clusters": G if cl is not None else None},
+        extra={"n_clusters": G if cl is not None else None, "df": df, "interval": interval},
     )
 
 
@@ -380,6 +498,7 @@ def ppi_paired_difference(
     clusters: Any = None,
     clusters_unlabeled: Any = None,
     confidence_level: float = 0.95,
+    interval: Interval = "t",
 ) -> Estimate:
     """PPI for ``E[Y_a] - E[Y_b]`` measured on the same items (paired).
 
@@ -418,6 +537,7 @@ def ppi_paired_difference(
         clusters=clusters,
         clusters_unlabeled=clusters_unlabeled,
         confidence_level=confidence_level,
+        interval=interval,
     )
     return _renamed(out, "ppi_paired_difference")
 
@@ -433,6 +553,7 @@ def ppi_mean_stratified(
     clusters: Any = None,
     clusters_unlabeled: Any = None,
     confidence_level: float = 0.95,
+    interval: Interval = "t",
 ) -> tuple[Estimate, dict[str, Estimate]]:
     """Stratified PPI: per-stratum PPI(++) estimates combined with the strata's shares of items.
 
@@ -440,7 +561,10 @@ def ppi_mean_stratified(
     of all items, labelled or not) and ``theta_hat_h`` the PPI estimate in stratum ``h`` with its
     own ``lam_h`` (tuned per stratum when ``lam=None``; Fisch et al. 2024, eq. 8). Its variance
     is that of the weighted contributions, summed within clusters when clusters cross strata.
-    Every stratum needs at least 2 labelled and 1 unlabelled item.
+    Every stratum needs at least 2 labelled and 1 unlabelled item. With ``interval="t"`` each
+    stratum's labelled and unlabelled items are separate samples of :func:`_spread` (own
+    small-sample divisor; ``n_h - 2`` when ``lam_h`` is tuned) and the degrees of freedom are
+    Satterthwaite's over all ``2H`` samples (Cochran 1977, Sec. 5.4).
 
     Returns
     -------
@@ -458,7 +582,8 @@ def ppi_mean_stratified(
     """
     y, f, fu = _check_sets(y, yhat, yhat_unlabeled)
     _check_lam(lam)
-    z = _z(confidence_level)
+    _check_interval(interval)
+    _level(confidence_level)
     n, N = y.size, fu.size
     s = np.asarray([str(v) for v in np.asarray(strata).ravel()], dtype=object)
     su = np.asarray([str(v) for v in np.asarray(strata_unlabeled).ravel()], dtype=object)
@@ -490,6 +615,7 @@ def ppi_mean_stratified(
             clusters=None if cl is None else cl[il],
             clusters_unlabeled=None if clu is None else clu[iu],
             confidence_level=confidence_level,
+            interval=interval,
         )
         per[h] = e
         w = (il.sum() + iu.sum()) / (n + N)
@@ -499,14 +625,21 @@ def ppi_mean_stratified(
         c = _contributions(y[il], f[il], fu[iu], e.extra["lam"])
         psi_l[il] = w * c[: il.sum()]
         psi_u[iu] = w * c[il.sum() :]
-    var, G = _variance(np.concatenate([psi_l, psi_u]), cl, clu)
+    code = {h: i for i, h in enumerate(levels)}
+    parts = np.r_[[2 * code[h] for h in s], [2 * code[h] + 1 for h in su]].astype(int)
+    losses = {
+        2 * i + j: (2 if lam is None and j == 0 else 1) for i in code.values() for j in (0, 1)
+    }
+    var, df, G = _spread(np.concatenate([psi_l, psi_u]), parts, losses, cl, clu, interval)
     psi0 = np.zeros(n)
     for h in levels:
         il = s == h
         w = weights[h]
         psi0[il] = w * (y[il] - y[il].mean()) / il.sum()
-    var0, _ = _variance(np.concatenate([psi0, np.zeros(N)]), cl, clu)
+    losses0 = {k: 1 for k in losses}
+    var0, _, _ = _spread(np.concatenate([psi0, np.zeros(N)]), parts, losses0, cl, clu, interval)
     se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
     overall = Estimate(
         name="ppi_mean_stratified",
         estimate=float(est),
@@ -516,10 +649,12 @@ def ppi_mean_stratified(
         ci_method=("PPI++ (power-tuned per stratum)" if lam is None else f"PPI (lam={lam:g})")
         + ", stratified"
         + (", cluster-robust" if cl is not None else "")
-        + ", normal",
+        + _method_suffix(interval, df),
         level=_level(confidence_level),
         n=n,
         extra={
+            "df": df,
+            "interval": interval,
             "weights": weights,
             "lam": lams,
             "n_labelled": n,
@@ -588,6 +723,7 @@ def ppi_mean_crossfit(
     clusters_unlabeled: Any = None,
     seed: int = 0,
     confidence_level: float = 0.95,
+    interval: Interval = "t",
 ) -> Estimate:
     """Cross-fitted PPI with several judges: pick or combine them without double-dipping.
 
@@ -601,7 +737,9 @@ def ppi_mean_crossfit(
     Every labelled item is thus corrected by a rule that never saw it, so the selection is
     accounted for. Variance: contributions of ``Y - F w_{j(i)}`` (labelled) and of the averaged
     prediction (unlabelled), cluster-summed as in :func:`ppi_mean` — ppi-python's
-    ``crossppi_mean_ci`` without clusters.
+    ``crossppi_mean_ci`` without clusters when ``interval="normal"``; the default ``"t"`` applies
+    the small-sample rules of :func:`ppi_mean` (the weights are learnt out of fold, so each
+    sample loses one degree of freedom for its mean only).
 
     Parameters
     ----------
@@ -649,7 +787,8 @@ def ppi_mean_crossfit(
         raise ValueError("yhat/yhat_unlabeled have missing values; code invalid verdicts first")
     if Fu.shape[0] < 1:
         raise ValueError("need at least 1 unlabelled item")
-    z = _z(confidence_level)
+    _check_interval(interval)
+    _level(confidence_level)
     n, N = y.size, Fu.shape[0]
     cl = _clusters(clusters, n, "clusters")
     clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
@@ -666,9 +805,12 @@ def ppi_mean_crossfit(
     r = y - g_oof
     est = float(g_u.mean() + r.mean())
     psi = np.concatenate([(r - r.mean()) / n, (g_u - g_u.mean()) / N])
-    var, G = _variance(psi, cl, clu)
-    var0, _ = _variance(np.concatenate([(y - y.mean()) / n, np.zeros(N)]), cl, clu)
+    parts = np.r_[np.zeros(n, int), np.ones(N, int)]
+    var, df, G = _spread(psi, parts, {0: 1, 1: 1}, cl, clu, interval)
+    psi0 = np.concatenate([(y - y.mean()) / n, np.zeros(N)])
+    var0, _, _ = _spread(psi0, parts, {0: 1, 1: 1}, cl, clu, interval)
     se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
     return Estimate(
         name="ppi_mean_crossfit",
         estimate=est,
@@ -677,10 +819,12 @@ def ppi_mean_crossfit(
         ci_high=est + z * se,
         ci_method=f"cross-fitted PPI ({combine}, {n_folds} folds)"
         + (", cluster-robust" if cl is not None else "")
-        + ", normal",
+        + _method_suffix(interval, df),
         level=_level(confidence_level),
         n=n,
         extra={
+            "df": df,
+            "interval": interval,
             "weights": W.tolist(),
             "selected": [int(v) for v in (W != 0).sum(axis=0)] if combine == "select" else None,
             "n_labelled": n,
