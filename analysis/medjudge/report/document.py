@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from .context import ReportContext
+from .escape import trusted_raw
 from .sections import Figure, Section, Table, Text
 from .tables import html_table
 
@@ -89,7 +90,7 @@ def section_markdown(section: Section) -> str:
             out.append(b.markdown.rstrip() + "\n")
         elif isinstance(b, Table):
             out.append(
-                f"::: {{#{b.label}}}\n{_fence(_table_html(b), '{=html}')}\n{b.caption}\n:::\n"
+                f"::: {{#{b.label}}}\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n:::\n"
             )
         elif isinstance(b, Figure):
             out.append(f"::: {{#{b.label}}}\n[figure: {b.label}]\n\n{b.caption}\n:::\n")
@@ -110,7 +111,9 @@ def show_section(section: Section) -> None:
         if isinstance(b, Text):
             emit(b.markdown.rstrip() + "\n")
         elif isinstance(b, Table):
-            emit(f"::: {{#{b.label}}}\n\n{_fence(_table_html(b), '{=html}')}\n{b.caption}\n\n:::\n")
+            emit(
+                f"::: {{#{b.label}}}\n\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n\n:::\n"
+            )
         elif isinstance(b, Figure):
             fig = b.draw()
             emit(f"::: {{#{b.label}}}\n")

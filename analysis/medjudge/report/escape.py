@@ -80,14 +80,40 @@ def mathtext(text: Any) -> str:
     return _DOLLAR.sub(r"\\$", str(text))
 
 
+#: environment variable through which the renderer hands its report kernels a secret token;
+#: medjudge's own raw blocks (the HTML of its tables) carry it, user text cannot guess it
+RAW_TOKEN_ENV = "MEDJUDGE_RAW_TOKEN"
+
+
+def trusted_raw(fmt: str = "html") -> str:
+    """Raw-attribute fence info for medjudge's own generated markup (``{=html}`` outside the
+    built-in renderer; a token-marked variant inside it that survives
+    :func:`neutralise_raw_markdown`)."""
+    import os
+
+    token = os.environ.get(RAW_TOKEN_ENV)
+    return f"{{={fmt}-medjudge-{token}}}" if token else f"{{={fmt}}}"
+
+
 def neutralise_raw_markdown(text: str) -> str:
     """Markdown from a chunk's output with raw-attribute blocks/inlines (``{=html}``) disarmed.
 
     Chunk output printed with ``output: asis`` is markdown written by the template, but it may
     embed user strings; a raw attribute would pass HTML/typst through verbatim, so it is shown
-    as text instead.
+    as text instead — except medjudge's own raw blocks, marked with the renderer's secret token
+    (:func:`trusted_raw`), which are restored to plain raw attributes.
     """
-    return _RAW_ATTR.sub(lambda m: "\\{\\=" + m.group(1) + "\\}", text)
+    import os
+
+    token = os.environ.get(RAW_TOKEN_ENV)
+
+    def sub(m: re.Match) -> str:
+        fmt, _, mark = m.group(1).partition("-medjudge-")
+        if token and mark == token:
+            return "{=" + fmt + "}"
+        return "\\{\\=" + m.group(1) + "\\}"
+
+    return _RAW_ATTR.sub(sub, text)
 
 
 def spreadsheet(value: Any) -> Any:

@@ -24,6 +24,7 @@ import atexit
 import base64
 import os
 import re
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -35,8 +36,8 @@ from typing import Any, Literal
 
 import nbformat
 
+from .escape import RAW_TOKEN_ENV, neutralise_raw_markdown
 from .escape import markdown as _escape_markdown
-from .escape import neutralise_raw_markdown
 from .qmd import INLINE_MIME, QmdError, inject_parameters, parse_qmd
 
 __all__ = [
@@ -210,6 +211,9 @@ def execute_notebook(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
+    # a secret per renderer process: the kernels mark medjudge's own raw HTML with it, so that
+    # user text printed by a chunk cannot smuggle raw blocks past neutralise_raw_markdown
+    os.environ.setdefault(RAW_TOKEN_ENV, secrets.token_hex(16))
     kernel_env = dict(os.environ)
     kernel_env.update(
         {
