@@ -176,6 +176,28 @@ class Study:
             if absent:
                 raise InputError(f"answer-model column(s) {absent} are not item attributes")
         self._codes: dict[str, np.ndarray] = {}
+        self._views: dict[object, object] = {}
+        self._views_of: pd.DataFrame | None = None
+
+    def _cached(self, key: object, compute):  # noqa: ANN001, ANN202
+        """Memoise a derived view of ``ratings`` (categorical codes, rater lists, row masks).
+
+        The cache is keyed by the identity of the ratings frame: assigning a new frame to
+        ``study.ratings`` starts a fresh cache (the frame itself is treated as immutable).
+        """
+        if self._views_of is not self.ratings:
+            self._views = {}
+            self._codes = {}
+            self._views_of = self.ratings
+        if key not in self._views:
+            self._views[key] = compute()
+        return self._views[key]
+
+    def _rows(self, dimension: str) -> np.ndarray:
+        """Boolean mask of the ratings rows of one dimension (cached)."""
+        return self._cached(
+            ("rows", dimension), lambda: (self.ratings["dimension"] == dimension).to_numpy()
+        )
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -267,12 +289,20 @@ class Study:
     # ------------------------------------------------------------------ views
     @property
     def dimensions(self) -> list[str]:
-        present = set(self.ratings["dimension"])
+        present = self._cached(
+            "dimensions", lambda: {str(d) for d in self.ratings["dimension"].unique()}
+        )
         return [d for d in self.scales if d in present]
 
     def raters(self, role: str | None = None) -> list[str]:
-        r = self.ratings if role is None else self.ratings[self.ratings["role"] == role]
-        return list(dict.fromkeys(r["rater"]))
+        """Rater names in order of first appearance (of one role, or all); cached."""
+
+        def compute() -> list[str]:
+            r = self.ratings
+            col = r["rater"] if role is None else r.loc[(r["role"] == role).to_numpy(), "rater"]
+            return [str(x) for x in pd.unique(col)]
+
+        return list(self._cached(("raters", role), compute))
 
     @property
     def judges(self) -> list[str]:
@@ -288,12 +318,27 @@ class Study:
 
     @property
     def orders(self) -> list[str]:
-        return sorted(set(self.ratings["order"]))
+        return list(
+            self._cached("orders", lambda: sorted(str(o) for o in self.ratings["order"].unique()))
+        )
+
+    def judge_orders(self) -> list[str]:
+        """Presentation orders present among the judges' verdicts, sorted (cached)."""
+        r = self.ratings
+        return list(
+            self._cached(
+                "judge_orders",
+                lambda: sorted(
+                    str(o) for o in r.loc[(r["role"] == "judge").to_numpy(), "order"].unique()
+                ),
+            )
+        )
 
     def codes(self, dimension: str) -> np.ndarray:
         """Float codes of ``ratings.value`` for the rows of one dimension (cached)."""
+        self._cached(None, lambda: None)  # resets the caches if ratings were replaced
         if dimension not in self._codes:
-            sub = self.ratings[self.ratings["dimension"] == dimension]
+            sub = self.ratings[self._rows(dimension)]
             self._codes[dimension] = self.scales[dimension].encode(sub["value"])
         return self._codes[dimension]
 
@@ -316,7 +361,7 @@ class Study:
         if dimension not in self.scales:
             raise KeyError(f"unknown dimension {dimension!r}; have {list(self.scales)}")
         r = self.ratings
-        mask = (r["dimension"] == dimension).to_numpy()
+        mask = self._rows(dimension)
         sub = r[mask].assign(_code=self.codes(dimension))
         if role is not None:
             sub = sub[sub["role"] == role]
@@ -419,16 +464,14 @@ class Study:
         gold = gold if gold is not None else self.gold(dimension)
         judges = judges if judges is not None else self.judges
         if order is not None:
-            present = sorted(
-                {str(o) for o in self.ratings.loc[self.ratings["role"] == "judge", "order"]}
-            )
+            present = self.judge_orders()
             if order not in present:
                 raise ValueError(
                     f"order={order!r}: no judge verdicts in that presentation order; "
                     f"orders present: {', '.join(p for p in present if p) or 'none recorded'}"
                 )
         if order is None:
-            orders = sorted(set(self.ratings.loc[self.ratings["role"] == "judge", "order"]))
+            orders = self.judge_orders()
             if len(orders) > 1:
                 order = "AB" if "AB" in orders else orders[0]
         m = self.matrix(dimension, raters=judges, order=order)

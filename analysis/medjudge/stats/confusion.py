@@ -42,7 +42,8 @@ from typing import Literal
 
 import numpy as np
 
-from .agreement.two_raters import cohen_kappa_core
+from .agreement.coding import finish, item_weights, resolve_categories
+from .agreement.two_raters import _cells, _kappa_from_tables
 from .agreement.weights import weight_matrix
 from .intervals import mean_ci, wilson_interval
 
@@ -189,11 +190,26 @@ def gold_kappa_core(
     # cohen_kappa_core sorts categories by value; give the weight matrix in that order
     order = np.argsort(cvals, kind="stable")
     Wm = Wm[np.ix_(order, order)]
-    w = None if weights is None else np.asarray(weights, dtype=float)
-    out = [
-        cohen_kappa_core(np.c_[g, p[:, j]], w, categories=cats, values=cvals, weights=Wm)
-        for j in range(p.shape[1])
-    ]
+    # Every judge's (q x q) table comes out of ONE product of the item weights with the judges'
+    # stacked one-hot cells (cohen_kappa_core's tables, batched over judges: with count weights
+    # the sums are exact integers, so the tables and kappas are bit-identical to a per-judge loop).
+    W, batched = item_weights(weights, g.size)
+    resolved = resolve_categories(np.column_stack([g, p]), cats, cvals)
+    Wk = weight_matrix(resolved.values, Wm)
+    nj, qq = p.shape[1], resolved.q
+    cells = np.hstack(
+        [
+            _cells(x, ~np.isnan(x).any(axis=1), resolved)
+            for x in (np.c_[g, p[:, j]] for j in range(nj))
+        ]
+    )
+    T = (W @ cells).reshape(W.shape[0], nj, qq, qq)
+    out = []
+    for j in range(nj):
+        Tj = T[:, j]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            P = Tj / Tj.sum(axis=(1, 2))[:, None, None]
+        out.append(finish(_kappa_from_tables(P, Wk, "cohen")[0], batched))
     return np.stack([np.asarray(o, dtype=float) for o in out], axis=-1)
 
 
