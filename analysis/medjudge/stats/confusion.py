@@ -42,8 +42,7 @@ from typing import Literal
 
 import numpy as np
 
-from .agreement.coding import finish, item_weights, resolve_categories
-from .agreement.two_raters import _cells, _kappa_from_tables
+from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .intervals import mean_ci, wilson_interval
 
@@ -190,27 +189,9 @@ def gold_kappa_core(
     # cohen_kappa_core sorts categories by value; give the weight matrix in that order
     order = np.argsort(cvals, kind="stable")
     Wm = Wm[np.ix_(order, order)]
-    # Every judge's (q x q) table comes out of ONE product of the item weights with the judges'
-    # stacked one-hot cells (cohen_kappa_core's tables, batched over judges: with count weights
-    # the sums are exact integers, so the tables and kappas are bit-identical to a per-judge loop).
-    W, batched = item_weights(weights, g.size)
-    resolved = resolve_categories(np.column_stack([g, p]), cats, cvals)
-    Wk = weight_matrix(resolved.values, Wm)
-    nj, qq = p.shape[1], resolved.q
-    cells = np.hstack(
-        [
-            _cells(x, ~np.isnan(x).any(axis=1), resolved)
-            for x in (np.c_[g, p[:, j]] for j in range(nj))
-        ]
-    )
-    T = (W @ cells).reshape(W.shape[0], nj, qq, qq)
-    out = []
-    for j in range(nj):
-        Tj = T[:, j]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            P = Tj / Tj.sum(axis=(1, 2))[:, None, None]
-        out.append(finish(_kappa_from_tables(P, Wk, "cohen")[0], batched))
-    return np.stack([np.asarray(o, dtype=float) for o in out], axis=-1)
+    # every judge's table from one product of the weights with the stacked one-hot cells
+    out = cohen_kappa_columns(g, p, weights, categories=cats, values=cvals, weights=Wm)
+    return np.moveaxis(out, 0, -1)
 
 
 def rate_intervals(
