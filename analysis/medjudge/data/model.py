@@ -18,7 +18,6 @@ in the returned :class:`Gold`.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -211,7 +210,7 @@ class Study:
                 line=_line(row),
                 column="role",
             )
-        unknown_dim = sorted(set(r["dimension"]) - set(self.scales))
+        unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(self.scales))
         if unknown_dim:
             row = r[r["dimension"] == unknown_dim[0]].iloc[0]
             raise InputError(
@@ -231,10 +230,13 @@ class Study:
                 column="status",
             )
         for dim, scale in self.scales.items():
-            sub = r[(r["dimension"] == dim) & r["value"].notna()]
-            ok = sub["value"].map(scale.contains)
-            if not ok.all():
-                row = sub[~ok].iloc[0]
+            sub = r.loc[(r["dimension"] == dim).to_numpy() & r["value"].notna().to_numpy(), "value"]
+            # each distinct label checked once (the first row holding a bad one is named);
+            # categories compare as text, as Scale.contains does (1 and 1.0 are different)
+            keys = sub.astype(str) if scale.is_categorical else sub
+            bad = [v for v in pd.unique(keys) if not scale.contains(v)]
+            if bad:
+                row = r.loc[sub.index[keys.isin(bad).to_numpy()][0]]
                 allowed = (
                     list(scale.categories)
                     if scale.is_categorical
@@ -264,7 +266,9 @@ class Study:
         if (role_per_rater > 1).any():
             rater = role_per_rater[role_per_rater > 1].index[0]
             raise InputError(f"rater {rater!r} appears both as expert and as judge")
-        missing_items = sorted(set(r["item"]) - set(self.items["item"]))
+        missing_items = sorted(
+            {str(i) for i in r["item"].unique()} - {str(i) for i in self.items["item"].unique()}
+        )
         if missing_items:
             row = r[r["item"] == missing_items[0]].iloc[0]
             raise InputError(
@@ -314,7 +318,11 @@ class Study:
 
     @property
     def item_ids(self) -> list[str]:
-        return list(self.items["item"])
+        """Item ids in the study's canonical (natural) order (cached)."""
+        if getattr(self, "_item_ids_of", None) is not self.items:
+            self._item_ids = [str(i) for i in self.items["item"].to_numpy(dtype=object)]
+            self._item_ids_of = self.items
+        return list(self._item_ids)
 
     @property
     def orders(self) -> list[str]:
@@ -537,7 +545,7 @@ class Study:
             "experts": self.experts,
             "judges": self.judges,
             "orders": self.orders,
-            "status": {k: int(v) for k, v in Counter(r["status"]).most_common()},
+            "status": _most_common(r["status"]),
             "status_per_judge": {
                 rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
                 for rater, g in r[r["role"] == "judge"].groupby("rater", sort=False)
@@ -584,6 +592,14 @@ class Study:
         t = t[list(STATUSES)]
         t["total"] = t.sum(axis=1)
         return t.reset_index()
+
+
+def _most_common(col: pd.Series) -> dict[str, int]:
+    """``{value: count}`` by decreasing count, ties in order of first appearance
+    (``collections.Counter(col).most_common()``, without iterating the column in Python)."""
+    counts = col.value_counts(dropna=False)
+    first = pd.unique(col)
+    return {str(k): int(counts[k]) for k in sorted(first, key=lambda k: -int(counts[k]))}
 
 
 def _line(row: pd.Series) -> int | None:
