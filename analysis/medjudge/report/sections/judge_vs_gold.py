@@ -12,6 +12,7 @@ import pandas as pd
 
 from ...analyses.judge_vs_gold import judge_vs_gold
 from . import Finding, Section, md
+from ._results import judge_order
 
 KEY = "judge-vs-gold"
 TITLE = "Judges against gold"
@@ -50,9 +51,28 @@ def why_not(ctx: Any) -> str | None:
     return None
 
 
-def metrics_table(res: Any, dimension: str) -> pd.DataFrame:
+def _ordered(t: pd.DataFrame, order: list[str] | None) -> pd.DataFrame:
+    """Rows of judges in ``order`` (the report's one judge ordering), baselines after them."""
+    if not order:
+        return t
+    rank = {j: i for i, j in enumerate(order)}
+    key = t["judge"].map(lambda j: rank.get(j, len(rank)))
+    return t.assign(_o=key).sort_values("_o", kind="stable").drop(columns="_o")
+
+
+def judge_order_of(ctx: Any, res: Any) -> list[str]:
+    """The report's judge order (leaderboard on the headline dimension), else the result's."""
+    try:
+        order = judge_order(ctx)
+    except (AttributeError, KeyError, ValueError):
+        order = []
+    have = list(res.settings["judges"])
+    return [j for j in order if j in have] + [j for j in have if j not in order]
+
+
+def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> pd.DataFrame:
     """Judge (and baseline) × metric display table of one dimension: estimate (interval)."""
-    m = res.table("metrics", dimension)
+    m = _ordered(res.table("metrics", dimension), order)
     m = m.assign(
         cell=[
             f"{_num(e)} ({_ci(a, b)})"
@@ -74,6 +94,10 @@ def build(ctx: Any) -> Section:
     except ValueError as exc:
         return Section.not_applicable(KEY, TITLE, f"no judge can be compared with gold ({exc})")
     lvl = ctx.level
+    order = judge_order_of(ctx, res)
+    dims = res.settings["dimensions"]
+    head = getattr(ctx, "headline", None)
+    head_dim = head if head in dims else dims[0]
     sec = Section(KEY, TITLE)
     w = res.settings["kappa_weights"]
     sec.text(
@@ -89,13 +113,10 @@ def build(ctx: Any) -> Section:
         sec.table(
             f"tbl-{KEY}-{len(sec.blocks)}",
             f"*{md(d)}*: judges and baselines against gold ({lvl} intervals).",
-            metrics_table(res, d),
+            metrics_table(res, d, order),
         )
-        head = getattr(ctx, "headline", None)
-        if d == head or (
-            head not in res.settings["dimensions"] and d == res.settings["dimensions"][0]
-        ):
-            cls = res.table("classes", d).query("role == 'judge'")
+        if d == head_dim:
+            cls = _ordered(res.table("classes", d).query("role == 'judge'"), order)
             if len(cls):
                 cls = cls.assign(
                     cell=[
@@ -117,7 +138,7 @@ def build(ctx: Any) -> Section:
                     f"*{md(d)}*: per-class recall and precision ({lvl} intervals).",
                     t,
                 )
-            shown = res.settings["judges"][:MAX_CONFUSION]
+            shown = order[:MAX_CONFUSION]
             for judge in shown:
                 cm = res.confusion_matrix(d, judge).reset_index()
                 sec.table(
@@ -130,15 +151,16 @@ def build(ctx: Any) -> Section:
                     f"Confusion matrices of the other {len(res.settings['judges']) - MAX_CONFUSION} "
                     "judges and of the other dimensions: `compare --json` and `run` (confusion.csv)."
                 )
-        tests = res.table("baseline_tests", d)
-        none = not tests["beats_baseline"].any()
-        sec.findings.append(
-            Finding(
-                md(res.headline[d]),
-                caveat="no judge beats a constant answer" if none else None,
-                weight=9 if none else 4,
+        if d == head_dim:
+            tests = res.table("baseline_tests", d)
+            none = not tests["beats_baseline"].any()
+            sec.findings.append(
+                Finding(
+                    md(res.headline[d]),
+                    caveat="no judge beats a constant answer" if none else None,
+                    weight=9 if none else 4,
+                )
             )
-        )
     s = res.settings
     sec.methods.append(
         "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
@@ -148,4 +170,6 @@ def build(ctx: Any) -> Section:
         "Each judge against the best baseline: McNemar mid-p (clustered: Durkalski et al. 2003), "
         f"Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
+    sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
+                       "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip
     return sec
