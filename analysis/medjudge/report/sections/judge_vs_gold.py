@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ...analyses.judge_vs_gold import judge_vs_gold
+from ..tables import fmt_ci
 from . import Finding, Section, md
 from ._results import judge_order
 
@@ -22,7 +23,7 @@ MAX_CONFUSION = 6
 
 
 def _ci(low: float, high: float) -> str:
-    return "–" if pd.isna(low) or pd.isna(high) else f"{low:.3f} to {high:.3f}"
+    return fmt_ci(low, high, 3)
 
 
 def _num(x: float) -> str:
@@ -75,7 +76,7 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
     m = _ordered(res.table("metrics", dimension), order)
     m = m.assign(
         cell=[
-            f"{_num(e)} ({_ci(a, b)})"
+            f"{_num(e)} {_ci(a, b)}"
             for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
         ]
     )
@@ -120,7 +121,7 @@ def build(ctx: Any) -> Section:
             if len(cls):
                 cls = cls.assign(
                     cell=[
-                        f"{_num(e)} ({_ci(a, b)})"
+                        f"{_num(e)} {_ci(a, b)}"
                         for e, a, b in zip(
                             cls["estimate"], cls["ci_low"], cls["ci_high"], strict=True
                         )

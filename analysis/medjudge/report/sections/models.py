@@ -102,7 +102,7 @@ def correlation_table(res: Any, judges: list[str]) -> pd.DataFrame:
             "judge": c.index.astype(str),
             "Kendall τ": [fmt_num(v, 2) for v in c["kendall_tau"]],
             "interval": [fmt_ci(a, b, 2) for a, b in zip(c["ci_low"], c["ci_high"], strict=True)],
-            "simultaneous interval": [
+            "joint interval": [
                 fmt_ci(a, b, 2)
                 for a, b in zip(c["simultaneous_ci_low"], c["simultaneous_ci_high"], strict=True)
             ],
@@ -186,8 +186,9 @@ def build(ctx: ReportContext) -> Section:
     else:
         sec.text(
             f"@tbl-models-tau compares each {md(ctx.name('judge'))}'s ranking of the models with "
-            f"the experts': Kendall's τ with its {lvl} interval (and the interval simultaneous "
-            f"over the {len(c)} {md(ctx.names_of('judge', len(c)))}, for picking the closest), "
+            f"the experts': Kendall's τ with its {lvl} interval (and the joint interval, "
+            f"simultaneous over the {len(c)} {md(ctx.names_of('judge', len(c)))}, for picking the "
+            "closest), "
             "the pairs of models the two rankings order differently (and how many of these are "
             "significant in both rankings), and the share of resamples in which the judge is "
             "the closest to the experts."
@@ -237,8 +238,7 @@ def build(ctx: ReportContext) -> Section:
     sec.methods.append(
         f"Answer-model rankings: Bradley–Terry (1952) strengths ({md(st['tie_rule'])}) for the "
         f"experts' gold and each judge, {md(st['interval'])} ({fmt_int(st['n_resamples'])} "
-        f"resamples, seed {st['seed']}); rank confidence sets {md(st['rank_sets'])} (Mogstad et al. "
-        "2024); judge against expert ranking: Kendall's τ-b with percentile intervals, "
+        f"resamples, seed {st['seed']}); rank confidence sets: {md(st['rank_sets'])}; judge against expert ranking: Kendall's τ-b with percentile intervals, "
         "Bonferroni-simultaneous over judges."
     )
     sec.references += ["bradley1952", "mogstad2024", "kendall1938"]
