@@ -47,6 +47,8 @@ def why_not(ctx: Any) -> str | None:
     s = ctx.study
     if not s.judges:
         return f"the study has no {ctx.names_of('judge')}"
+    if len(s.items) < 2:
+        return f"the study has {len(s.items)} item; agreement with gold needs at least two"
     if not any(s.scales[d].is_categorical for d in s.dimensions):
         return "no dimension has categorical labels (score dimensions are in the score section)"
     return None
@@ -86,6 +88,29 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
     return wide.reset_index()
 
 
+def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
+    """How many judges beat the best trivial baseline (Holm-adjusted McNemar), and by how much."""
+    tests = res.table("baseline_tests", dimension)
+    if tests.empty:
+        return []
+    judges = ctx.names_of("judge")
+    n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
+    base = tests.iloc[0]
+    lead = (
+        f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
+        f"({md(base['baseline'])}, right on {_num(base['baseline_accuracy'])} of the items; "
+        f"Holm-adjusted McNemar tests, α = {ctx.alpha:g})"
+    )
+    if n_beat == 0:
+        return [Finding(lead + ".", caveat="no judge beats a constant answer", weight=9)]
+    top = tests.loc[tests["difference"].idxmax()]
+    text = (
+        f"{lead}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
+        f"({ctx.level} CI {_ci(top['ci_low'], top['ci_high'])})."
+    )
+    return [Finding(text, weight=4)]
+
+
 def build(ctx: Any) -> Section:
     why = why_not(ctx)
     if why:
@@ -111,6 +136,8 @@ def build(ctx: Any) -> Section:
     )
     for d in res.settings["dimensions"]:
         sec.text(md(res.headline[d]))
+        if res.settings["n_items_with_gold"].get(d, 0) < 2:
+            continue
         sec.table(
             f"tbl-{KEY}-{len(sec.blocks)}",
             f"*{md(d)}*: judges and baselines against gold ({lvl} intervals).",
@@ -153,15 +180,7 @@ def build(ctx: Any) -> Section:
                     "judges and of the other dimensions: `compare --json` and `run` (confusion.csv)."
                 )
         if d == head_dim:
-            tests = res.table("baseline_tests", d)
-            none = not tests["beats_baseline"].any()
-            sec.findings.append(
-                Finding(
-                    md(res.headline[d]),
-                    caveat="no judge beats a constant answer" if none else None,
-                    weight=9 if none else 4,
-                )
-            )
+            sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
     sec.methods.append(
         "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
