@@ -25,6 +25,31 @@ os.environ["PYTHONPATH"] = os.pathsep.join(
 DEMO = ROOT / "data" / "demo"
 EXTERNAL = ROOT / "data" / "external"
 MAPPINGS = ROOT / "data" / "mappings"
+#: bootstrap resamples of the rendered demo reports (modest, to keep the renders fast)
+DEMO_RESAMPLES = 300
+
+
+@pytest.fixture(scope="session")
+def demo_reports(tmp_path_factory):
+    """Both demo reports rendered twice into the same directory (first copies kept aside):
+    ``(files, first)`` with ``files = {kind: {"html": Path, "pdf": Path}}``. Rendered once per
+    test session and shared by every test that reads the rendered demo reports."""
+    import shutil
+
+    pytest.importorskip("nbclient")
+    pytest.importorskip("typst")
+    from medjudge.commands.report import command_line, render_reports
+
+    out = tmp_path_factory.mktemp("reports")
+    first = tmp_path_factory.mktemp("first")
+    cmd = command_line(["report"], "data/demo", {"resamples": DEMO_RESAMPLES})
+    files = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    for fmts in files.values():
+        for p in fmts.values():
+            shutil.copy2(p, first / p.name)
+    again = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    assert again == files
+    return files, first
 
 
 @pytest.fixture(scope="session")

@@ -159,13 +159,24 @@ def test_cli_bias_suite_json():
 
 
 def test_report_sections(pandalm_study, demo_study):
+    from medjudge.report.context import ReportContext
     from medjudge.report.sections import bias_suite as bias_section
     from medjudge.report.sections import models as models_section
 
-    out = models_section.section(pandalm_study, n_resamples=100)
-    assert {"strengths", "judge_vs_experts", "counts"} <= set(out["tables"])
-    assert "(tied)" in out["text"][1]  # both judges have tau 0.8 on PandaLM
-    not_applicable = models_section.section(demo_study)
-    assert not_applicable["tables"] == {} and "not shown" in not_applicable["text"][0]
-    b = bias_section.section(demo_study)
-    assert "effects" in b["tables"] and any("not tested" in t for t in b["text"])
+    ctx = ReportContext(pandalm_study, n_resamples=100)
+    sec = models_section.build(ctx)
+    assert sec.applies and {"tbl-models", "tbl-models-tau"} <= set(sec.tables)
+    res = models_section.result(ctx)
+    # the section shows the library's numbers: both judges have tau 0.8 on PandaLM (tied)
+    assert (res.correlations["kendall_tau"].round(6) == 0.8).all()
+    assert "(tied)" in sec.findings[0].text
+    tau = sec.tables["tbl-models-tau"]
+    assert list(tau["Kendall τ"]) == ["0.80", "0.80"]
+    not_applicable = models_section.build(ReportContext(demo_study, n_resamples=100))
+    assert not not_applicable.applies and "answer models" in not_applicable.reason
+    b = bias_section.build(ReportContext(demo_study, n_resamples=100))
+    assert b.applies and "tbl-bias-suite" in b.tables
+    assert any("Not tested" in blk.markdown for blk in b.blocks if hasattr(blk, "markdown"))
+    # Holm over the whole suite: the caption names the family size the analysis used
+    fam = bias_section.result(ReportContext(demo_study, n_resamples=100)).settings["family_size"]
+    assert len(b.tables["tbl-bias-suite"]) == fam

@@ -449,19 +449,45 @@ def test_cli_ppi_and_errors(tmp_path):
         assert opt in r.stderr and "Traceback" not in r.stderr
 
 
+def _without_expert_labels(study, n, seed=0):
+    """The study with every expert rating removed on ``n`` random items (unlabelled by design)."""
+    import dataclasses
+
+    rng = np.random.default_rng(seed)
+    drop = set(rng.choice(study.item_ids, size=n, replace=False))
+    r = study.ratings
+    keep = ~((r["role"] == "expert") & r["item"].isin(drop))
+    return dataclasses.replace(study, ratings=r[keep].reset_index(drop=True))
+
+
 def test_report_section(pandalm):
     import matplotlib
 
     matplotlib.use("Agg")
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
+    from medjudge.report.context import ReportContext
     from medjudge.report.sections import ppi as sec_ppi
 
-    res = judge_assisted_estimate(pandalm, keep_labels=150, seed=0)
-    s = sec_ppi.section(res)
-    assert s["applies"] and s["figure"] is not None
-    est = s["tables"]["estimates"]
-    pp = res.table("ppi++")
-    # the section presents the library's numbers unchanged
-    assert sorted(est.loc[est["method"] == "PPI++", "estimate"]) == sorted(pp["estimate"])
-    none = sec_ppi.section(judge_assisted_estimate(pandalm))
-    assert not none["applies"] and "every item has a gold label" in none["text"][0].lower()
+    study = _without_expert_labels(pandalm, 700)
+    ctx = ReportContext(study, n_resamples=100)
+    s = sec_ppi.build(ctx)
+    assert s.applies and "fig-ppi" in s.figures and s.findings
+    est = s.tables["tbl-ppi"]
+    pp = judge_assisted_estimate(study, "preference").table("ppi++")
+    # the section presents the library's numbers unchanged (rounded for display)
+    shown = est.loc[est["method"].str.startswith("PPI++"), "estimate"].astype(float)
+    assert sorted(shown) == sorted(round(v, 3) for v in pp["estimate"])
+    # fully labelled: one sentence why
+    none = sec_ppi.build(ReportContext(pandalm, n_resamples=100))
+    assert not none.applies and "every item" in none.reason
+    # items without gold because the experts split are a selected set: no PPI
+    r = pandalm.ratings.copy()
+    split = pandalm.item_ids[:40]
+    for ann, v in (("annotator1", "1"), ("annotator2", "2"), ("annotator3", "tie")):
+        r.loc[r["item"].isin(split) & (r["rater"] == ann), "value"] = v
+    import dataclasses
+
+    disputed = dataclasses.replace(pandalm, ratings=r)
+    assert disputed.gold("preference").counts["no_majority"] == 40
+    sel = sec_ppi.build(ReportContext(disputed, n_resamples=100))
+    assert not sel.applies and "not a random sample" in sel.reason

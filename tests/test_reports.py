@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import DEMO, ROOT
+from conftest import DEMO, DEMO_RESAMPLES, ROOT
 from medjudge.cli import main
-from medjudge.commands.report import command_line, render_reports, template_path
+from medjudge.commands.report import render_reports, template_path
 from medjudge.report.context import headline_dimension
 from medjudge.report.provenance import sha256_file
 from medjudge.report.sections import leaderboard as L
@@ -28,7 +28,7 @@ pypdf = pytest.importorskip("pypdf")
 pytest.importorskip("nbclient")
 pytest.importorskip("typst")
 
-RESAMPLES = 300  # modest, to keep the renders fast; the default is 2000
+RESAMPLES = DEMO_RESAMPLES  # modest, to keep the renders fast; the default is 2000
 SCRIPT = "<script>alert(1)</script>"
 BOLD_ITEM = "<b>bold-item</b>"
 NETWORK = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
@@ -47,19 +47,8 @@ def pdf_text(path: Path) -> str:
 
 
 # ---------------------------------------------------------------------------- demo renders
-@pytest.fixture(scope="module")
-def demo_reports(tmp_path_factory):
-    """Both reports rendered twice into the same directory (first copies kept aside)."""
-    out = tmp_path_factory.mktemp("reports")
-    first = tmp_path_factory.mktemp("first")
-    cmd = command_line(["report"], "data/demo", {"resamples": RESAMPLES})
-    files = render_reports(DEMO, out=out, resamples=RESAMPLES, command=cmd)
-    for fmts in files.values():
-        for p in fmts.values():
-            shutil.copy2(p, first / p.name)
-    again = render_reports(DEMO, out=out, resamples=RESAMPLES, command=cmd)
-    assert again == files
-    return files, first
+# ``demo_reports`` (conftest.py, session-scoped): both reports rendered twice, shared by every
+# test file that looks at the rendered demo reports.
 
 
 def test_html_is_self_contained(demo_reports):

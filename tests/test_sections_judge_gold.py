@@ -3,8 +3,6 @@ interface of medjudge.report.sections)."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
 
 sections = pytest.importorskip("medjudge.report.sections")
@@ -17,12 +15,9 @@ from test_judge_vs_gold import crowd_study  # noqa: E402
 
 
 def _ctx(study):
-    cache = {}
-    return SimpleNamespace(
-        study=study, policy="wrong", n_resamples=100, seed=0, confidence_level=0.95, alpha=0.05,
-        level="95%", name=lambda r: r, names_of=lambda r, n=None: r + "s",
-        get=lambda k, f: cache[k] if k in cache else cache.setdefault(k, f()),
-    )  # fmt: skip
+    from medjudge.report.context import ReportContext
+
+    return ReportContext(study, n_resamples=100)
 
 
 def test_sections_build_and_say_why_not():
@@ -31,3 +26,14 @@ def test_sections_build_and_say_why_not():
     assert sec.applies and sec.tables and sec.findings
     other = score_section.build(_ctx(st))
     assert not other.applies and "interval or ratio" in other.reason
+
+
+def test_judges_follow_the_report_order():
+    from medjudge.report.sections._results import judge_order
+
+    st = crowd_study(n_items=24)
+    ctx = _ctx(st)
+    sec = jg_section.build(ctx)
+    first = next(iter(sec.tables.values()))
+    judges = [j for j in first["judge"] if j in st.judges]
+    assert judges == judge_order(ctx)

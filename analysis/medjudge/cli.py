@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "subgroups": "accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
     "bias": "judge bias diagnostics: position, length, label balance, dimensions, runs; bias suite",
     "models": "rank the answer models (Bradley-Terry) by the experts and by each judge",
+    "stability": "variance components and verdict flips across prompt variants and runs",
     "report": "render the judge evaluation and/or annotation audit report (HTML, PDF)",
     "ppi": "judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
     "plan": "expert labels needed (accuracy, kappa, paired judges, alt-test, PPI)",

@@ -235,6 +235,23 @@ def _render_all(kinds: list[str], one: Any, parallel: bool) -> dict[str, dict[st
             raise
 
 
+def check_by(data: Path, mapping: str | None, by: Sequence[str]) -> None:
+    """``--by`` names item attributes of the study: checked before anything is rendered."""
+    from ..data.tables import load_any
+
+    if data.is_file() and mapping is None:
+        return  # render_reports says that a table needs a mapping
+    if mapping is not None and not Path(mapping).is_file():
+        return  # render_reports names the missing mapping file
+    items = load_any(data, mapping).items
+    have = [str(c) for c in items.columns if c != "item"]
+    for b in by:
+        if b not in items.columns:
+            raise InputError(
+                f"--by {b!r}: no such item attribute; the items have: {', '.join(have) or 'none'}"
+            )
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -341,6 +358,9 @@ def run(args: argparse.Namespace) -> int:
     data = Path(args.path)
     if not data.exists():
         raise InputError("input not found", file=data)
+    by = [b.strip() for b in args.by.split(",") if b.strip()] if args.by else None
+    if by:
+        check_by(data, args.mapping, by)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
@@ -360,7 +380,7 @@ def run(args: argparse.Namespace) -> int:
                 confidence_level=args.confidence_level,
                 alpha=args.alpha,
                 epsilon=args.epsilon,
-                by=[b.strip() for b in args.by.split(",") if b.strip()] if args.by else None,
+                by=by,
                 names=names or None,
                 title=args.title,
                 author=args.author,

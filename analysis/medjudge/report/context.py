@@ -172,3 +172,8 @@ class ReportContext:
     def label(self, attribute: str) -> str:
         """Readable name of an item attribute (``organ_system`` → ``organ system``)."""
         return str(attribute).replace("_", " ")
+
+    def value_label(self, value: object) -> str:
+        """Readable attribute value for sentences (``upper_limb`` → ``upper limb``); tables keep
+        the data's own spelling so that values can be looked up."""
+        return " ".join(str(value).replace("_", " ").split())

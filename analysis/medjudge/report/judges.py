@@ -8,16 +8,22 @@ from ..data.model import Study
 from .context import ReportContext
 from .document import Report, build_report
 from .sections import (
+    bias_suite,
     data,
     heterogeneity,
+    judge_vs_gold,
     leaderboard,
     length,
     methods,
+    models,
     pairwise,
     position,
+    ppi,
     provenance,
     references,
+    scores,
     sensitivity,
+    stability,
     structure,
     subgroups,
     summary,
@@ -25,8 +31,9 @@ from .sections import (
 
 TITLE = "Judge evaluation report"
 SECTIONS = [
-    summary, data, leaderboard, pairwise, subgroups, heterogeneity, position, length,
-    structure, sensitivity, methods, references, provenance,
+    summary, data, leaderboard, judge_vs_gold, scores, pairwise, subgroups, heterogeneity,
+    position, length, bias_suite, stability, models, ppi, structure, sensitivity, methods,
+    references, provenance,
 ]  # fmt: skip
 
 

@@ -1,36 +1,141 @@
-"""Report section: the judge bias suite (self-preference, length, style, position) with Holm
-over the suite; each effect that does not apply is named with its reason.
+"""Bias suite: self-preference, length, style and position effects of each judge, each an
+estimate with an interval and a test, Holm-adjusted over the whole suite; effects the study
+cannot support are named with the reason (:func:`medjudge.analyses.bias_suite.bias_suite`).
 
-``section(study, ...) -> dict`` with ``title``, ``text``, ``tables``, ``figures``;
-presentation only (numbers from :func:`medjudge.analyses.bias_suite.bias_suite`).
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from medjudge.analyses.bias_suite import bias_suite
-from medjudge.data.model import Study
+import pandas as pd
 
+from ...analyses.bias_suite import bias_suite
+from ...analyses.evaluation import cluster_ids
+from ..context import ReportContext
+from ..tables import fmt_ci, fmt_int, fmt_num, fmt_p
+from . import Finding, Section, md
+from ._results import judge_order
+
+KEY = "bias-suite"
 TITLE = "Bias suite"
 
+EFFECTS = {
+    "self_preference": ("self-preference", "accuracy when the gold answer is the judge's own "
+                        "model family's minus when it is the other model's"),
+    "length": ("length", "log-odds of a correct verdict per unit of the (tanh-scaled) length "
+               "advantage of the gold-preferred answer"),
+    "style": ("style", "the same model with the named style attribute instead of length"),
+    "position": ("position", "rate of choosing the first-shown answer minus the gold's rate"),
+}  # fmt: skip
 
-def section(study: Study, **kwargs: Any) -> dict:
-    res = bias_suite(study, **kwargs)
-    st = res.settings
-    text = [
-        f"{st['family_size']} tests on '{st['dimension']}', {st['multiplicity']}; intervals at "
-        f"level {st['confidence_level']}."
-    ]
-    text += [f"{k.replace('_', ' ')}: not tested — {v}." for k, v in res.notes.items()]
+
+def why_not(ctx: ReportContext) -> str | None:
+    s, head = ctx.study, ctx.headline
+    if not s.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    if not s.scales[head].is_categorical:
+        return f"*{md(head)}* is not a choice between answers; the suite needs pairwise verdicts"
+    try:
+        if s.gold(head).n_with_gold < 2:
+            return f"fewer than two items of *{md(head)}* have gold"
+    except ValueError as exc:
+        return f"no gold label can be derived ({md(exc)})"
+    return None
+
+
+def result(ctx: ReportContext) -> Any:
+    return ctx.get(
+        "bias_suite",
+        lambda: bias_suite(
+            ctx.study, dimension=ctx.headline, cluster=cluster_ids(ctx.study)[1],
+            confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
+    t = res.effects
+    rank = {j: i for i, j in enumerate(order)}
+    eff = list(EFFECTS)
+    t = t.assign(
+        _e=t["effect"].map(lambda e: eff.index(e) if e in eff else len(eff)),
+        _j=t["judge"].map(lambda j: rank.get(j, len(rank))),
+    ).sort_values(["_e", "_j", "judge"], kind="stable")
+    return pd.DataFrame(
+        {
+            "effect": [EFFECTS.get(e, (str(e).replace("_", " "),))[0] for e in t["effect"]],
+            "judge": t["judge"].astype(str).to_numpy(),
+            "estimate": [fmt_num(v, 3) for v in t["estimate"]],
+            "interval": [fmt_ci(a, b, 3) for a, b in zip(t["ci_low"], t["ci_high"], strict=True)],
+            "p": [fmt_p(v) for v in t["pvalue"]],
+            "p (Holm)": [fmt_p(v) for v in t["p_holm"]],
+            "n": [fmt_int(v) for v in t["n"]],
+        }
+    )
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_not(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    try:
+        res = result(ctx)
+    except ValueError as exc:
+        return Section.not_applicable(KEY, TITLE, f"the bias suite cannot run ({md(exc)})")
+    st, lvl, head = res.settings, ctx.level, ctx.headline
+    sec = Section(KEY, TITLE)
     if res.effects.empty:
-        return {"title": TITLE, "text": text, "tables": {}, "figures": {}}
-    cols = ["judge", "effect", "estimate", "ci_low", "ci_high", "level", "pvalue", "p_holm", "n"]
-    tables = {"effects": res.effects[cols]}
-    if "lc_accuracy" in res.effects.columns:
-        lc = res.effects[res.effects["effect"] == "length"]
-        if len(lc):
-            tables["length_controlled_accuracy"] = lc[
-                ["judge", "accuracy", "lc_accuracy", "lc_ci_low", "lc_ci_high", "n"]
-            ]
-    return {"title": TITLE, "text": text, "tables": tables, "figures": {}}
+        reasons = "; ".join(f"{EFFECTS.get(k, (k,))[0]}: {md(v)}" for k, v in res.notes.items())
+        return Section.not_applicable(KEY, TITLE, f"no bias effect can be estimated ({reasons})")
+    present = [e for e in EFFECTS if e in set(res.effects["effect"])]
+    sec.text(
+        f"Each {md(ctx.name('judge'))}'s biases on *{md(head)}* tested together: "
+        + "; ".join(f"*{EFFECTS[e][0]}* — {EFFECTS[e][1]}" for e in present)
+        + f". {lvl} intervals; the p-values are Holm-adjusted over all "
+        f"{st['family_size']} tests of the suite (@tbl-bias-suite)."
+    )
+    if res.notes:
+        sec.text(
+            "Not tested: "
+            + "; ".join(f"{EFFECTS.get(k, (k,))[0]} — {md(v)}" for k, v in res.notes.items())
+            + "."
+        )
+    sec.table(
+        "tbl-bias-suite",
+        f"Bias effects on *{md(head)}* ({lvl} intervals; Holm over the {st['family_size']} tests).",
+        effects_table(res, judge_order(ctx)),
+    )
+    t = res.effects
+    sig = t[t["p_holm"] < ctx.alpha]
+    if len(sig):
+        by_effect = sig.groupby("effect", sort=False).size()
+        top = sig.loc[sig["estimate"].abs().idxmax()]
+        sec.findings.append(
+            Finding(
+                f"Bias suite: {fmt_int(len(sig))} of {st['family_size']} bias tests are significant "
+                f"after Holm adjustment (α = {ctx.alpha:g}; "
+                + ", ".join(f"{EFFECTS.get(e, (e,))[0]} {n}" for e, n in by_effect.items())
+                + f"); the largest is {md(top['judge'])}'s {EFFECTS.get(top['effect'], (top['effect'],))[0]} "
+                f"effect {fmt_num(top['estimate'], 3)} ({lvl} CI "
+                f"{fmt_ci(top['ci_low'], top['ci_high'], 3)}).",
+                weight=3,
+            )
+        )
+    else:
+        sec.findings.append(
+            Finding(
+                f"Bias suite: none of the {st['family_size']} bias tests is significant after Holm "
+                f"adjustment (α = {ctx.alpha:g}).",
+                weight=1,
+            )
+        )
+    sec.methods.append(
+        "Bias suite: self-preference as an accuracy gap (cluster-robust linear probability "
+        "model; Panickssery et al. 2024), length and style by a length-controlled logistic model "
+        "(Dubois et al. 2024), position as first-shown rate minus the gold's (Tango interval, "
+        f"McNemar mid-p); Holm (1979) over the {st['family_size']} tests of the suite."
+    )
+    sec.references += ["holm1979", "dubois2024", "panickssery2024", "tango1998"]
+    return sec

@@ -52,6 +52,15 @@ def parse_status_frame(study: Study, role: str = "judge") -> pd.DataFrame:
     return long.reset_index(drop=True)
 
 
+def _in_order(frame: pd.DataFrame, order: list[str] | None) -> pd.DataFrame:
+    """Rows of ``frame`` with judges in the report's one order (the leaderboard's)."""
+    if not order:
+        return frame
+    rank = {j: i for i, j in enumerate(order)}
+    key = frame["judge"].astype(str).map(lambda j: rank.get(j, len(rank)))
+    return frame.assign(_o=key).sort_values("_o", kind="stable").drop(columns="_o")
+
+
 def parse_status_table(study: Study, order: list[str] | None = None) -> pd.DataFrame:
     """Rows per rater and parse status, with the share of rows without a usable value.
 
@@ -141,7 +150,7 @@ def build(ctx: ReportContext) -> Section:
         sec.figure(
             "fig-data-status",
             f"Parse status of the verdict rows (share of rows per {md(ctx.name('judge'))}).",
-            lambda: at_page_width(parse_status_bars(parse_status_frame(study))),
+            lambda: at_page_width(parse_status_bars(_in_order(parse_status_frame(study), order))),
         )
     sec.table(
         "tbl-data-status",

@@ -11,7 +11,9 @@ from typing import Any
 import pandas as pd
 
 from ...analyses.judge_vs_gold import judge_vs_gold
+from ..tables import fmt_ci
 from . import Finding, Section, md
+from ._results import judge_order
 
 KEY = "judge-vs-gold"
 TITLE = "Judges against gold"
@@ -21,7 +23,7 @@ MAX_CONFUSION = 6
 
 
 def _ci(low: float, high: float) -> str:
-    return "–" if pd.isna(low) or pd.isna(high) else f"{low:.3f} to {high:.3f}"
+    return fmt_ci(low, high, 3)
 
 
 def _num(x: float) -> str:
@@ -45,17 +47,38 @@ def why_not(ctx: Any) -> str | None:
     s = ctx.study
     if not s.judges:
         return f"the study has no {ctx.names_of('judge')}"
+    if len(s.items) < 2:
+        return f"the study has {len(s.items)} item; agreement with gold needs at least two"
     if not any(s.scales[d].is_categorical for d in s.dimensions):
         return "no dimension has categorical labels (score dimensions are in the score section)"
     return None
 
 
-def metrics_table(res: Any, dimension: str) -> pd.DataFrame:
+def _ordered(t: pd.DataFrame, order: list[str] | None) -> pd.DataFrame:
+    """Rows of judges in ``order`` (the report's one judge ordering), baselines after them."""
+    if not order:
+        return t
+    rank = {j: i for i, j in enumerate(order)}
+    key = t["judge"].map(lambda j: rank.get(j, len(rank)))
+    return t.assign(_o=key).sort_values("_o", kind="stable").drop(columns="_o")
+
+
+def judge_order_of(ctx: Any, res: Any) -> list[str]:
+    """The report's judge order (leaderboard on the headline dimension), else the result's."""
+    try:
+        order = judge_order(ctx)
+    except (AttributeError, KeyError, ValueError):
+        order = []
+    have = list(res.settings["judges"])
+    return [j for j in order if j in have] + [j for j in have if j not in order]
+
+
+def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> pd.DataFrame:
     """Judge (and baseline) × metric display table of one dimension: estimate (interval)."""
-    m = res.table("metrics", dimension)
+    m = _ordered(res.table("metrics", dimension), order)
     m = m.assign(
         cell=[
-            f"{_num(e)} ({_ci(a, b)})"
+            f"{_num(e)} {_ci(a, b)}"
             for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
         ]
     )
@@ -63,6 +86,29 @@ def metrics_table(res: Any, dimension: str) -> pd.DataFrame:
         index=["judge", "role"], columns="metric", values="cell", aggfunc="first", sort=False
     )
     return wide.reset_index()
+
+
+def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
+    """How many judges beat the best trivial baseline (Holm-adjusted McNemar), and by how much."""
+    tests = res.table("baseline_tests", dimension)
+    if tests.empty:
+        return []
+    judges = ctx.names_of("judge")
+    n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
+    base = tests.iloc[0]
+    lead = (
+        f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
+        f"({md(base['baseline'])}, right on {_num(base['baseline_accuracy'])} of the items; "
+        f"Holm-adjusted McNemar tests, α = {ctx.alpha:g})"
+    )
+    if n_beat == 0:
+        return [Finding(lead + ".", caveat="no judge beats a constant answer", weight=9)]
+    top = tests.loc[tests["difference"].idxmax()]
+    text = (
+        f"{lead}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
+        f"({ctx.level} CI {_ci(top['ci_low'], top['ci_high'])})."
+    )
+    return [Finding(text, weight=4)]
 
 
 def build(ctx: Any) -> Section:
@@ -74,6 +120,10 @@ def build(ctx: Any) -> Section:
     except ValueError as exc:
         return Section.not_applicable(KEY, TITLE, f"no judge can be compared with gold ({exc})")
     lvl = ctx.level
+    order = judge_order_of(ctx, res)
+    dims = res.settings["dimensions"]
+    head = getattr(ctx, "headline", None)
+    head_dim = head if head in dims else dims[0]
     sec = Section(KEY, TITLE)
     w = res.settings["kappa_weights"]
     sec.text(
@@ -86,20 +136,19 @@ def build(ctx: Any) -> Section:
     )
     for d in res.settings["dimensions"]:
         sec.text(md(res.headline[d]))
+        if res.settings["n_items_with_gold"].get(d, 0) < 2:
+            continue
         sec.table(
             f"tbl-{KEY}-{len(sec.blocks)}",
             f"*{md(d)}*: judges and baselines against gold ({lvl} intervals).",
-            metrics_table(res, d),
+            metrics_table(res, d, order),
         )
-        head = getattr(ctx, "headline", None)
-        if d == head or (
-            head not in res.settings["dimensions"] and d == res.settings["dimensions"][0]
-        ):
-            cls = res.table("classes", d).query("role == 'judge'")
+        if d == head_dim:
+            cls = _ordered(res.table("classes", d).query("role == 'judge'"), order)
             if len(cls):
                 cls = cls.assign(
                     cell=[
-                        f"{_num(e)} ({_ci(a, b)})"
+                        f"{_num(e)} {_ci(a, b)}"
                         for e, a, b in zip(
                             cls["estimate"], cls["ci_low"], cls["ci_high"], strict=True
                         )
@@ -117,7 +166,7 @@ def build(ctx: Any) -> Section:
                     f"*{md(d)}*: per-class recall and precision ({lvl} intervals).",
                     t,
                 )
-            shown = res.settings["judges"][:MAX_CONFUSION]
+            shown = order[:MAX_CONFUSION]
             for judge in shown:
                 cm = res.confusion_matrix(d, judge).reset_index()
                 sec.table(
@@ -130,15 +179,8 @@ def build(ctx: Any) -> Section:
                     f"Confusion matrices of the other {len(res.settings['judges']) - MAX_CONFUSION} "
                     "judges and of the other dimensions: `compare --json` and `run` (confusion.csv)."
                 )
-        tests = res.table("baseline_tests", d)
-        none = not tests["beats_baseline"].any()
-        sec.findings.append(
-            Finding(
-                md(res.headline[d]),
-                caveat="no judge beats a constant answer" if none else None,
-                weight=9 if none else 4,
-            )
-        )
+        if d == head_dim:
+            sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
     sec.methods.append(
         "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
@@ -148,4 +190,6 @@ def build(ctx: Any) -> Section:
         "Each judge against the best baseline: McNemar mid-p (clustered: Durkalski et al. 2003), "
         f"Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
+    sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
+                       "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip
     return sec

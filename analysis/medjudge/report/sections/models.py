@@ -1,103 +1,245 @@
-"""Report section: answer-model rankings (experts' gold and each judge), present only when the
-study names the answer models of each item.
+"""Answer-model rankings: Bradley–Terry strengths of the answer models by the experts' gold and
+by each judge, with cluster-bootstrap intervals and rank sets, and how closely each judge's
+ranking reproduces the experts' (Kendall's tau with its interval; swapped pairs) — present only
+when the study names the answer models of each item (mapping key ``models``).
 
-``section(study, ...) -> dict`` with ``title``, ``text`` (list of sentences), ``tables``
-(name -> DataFrame) and ``figures`` (name -> matplotlib Figure); presentation only — every
-number comes from :func:`medjudge.analyses.models.answer_model_ranking`.
+Every number comes from :func:`medjudge.analyses.models.answer_model_ranking`.
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from medjudge.analyses.models import EXPERTS, ModelRankingResult, answer_model_ranking
-from medjudge.data.model import Study
+from ...analyses.models import EXPERTS, answer_model_ranking
+from ..context import ReportContext
+from ..layout import at_page_width
+from ..tables import fmt_ci, fmt_int, fmt_num
+from . import Finding, Section, md
+from ._results import judge_order
 
+KEY = "models"
 TITLE = "Answer-model rankings"
 
+#: Bootstrap resamples of the ranking (the report's ``n_resamples``, but at least this many,
+#: as the analysis requires).
+MIN_RESAMPLES = 50
 
-def applies(study: Study) -> str | None:
-    """None when the section applies, else the one sentence saying why not."""
-    if len(study.answer_models) != 2:
+
+def why_not(ctx: ReportContext) -> str | None:
+    """One sentence why the section does not apply (``None``: it does)."""
+    s = ctx.study
+    if len(s.answer_models) != 2:
         return (
-            "This section is not shown: the study does not name the answer models of each item "
-            "(mapping key models, or --models)."
+            "the study does not name the two answer models of each item (mapping key `models`, "
+            'e.g. `models = ["model_1", "model_2"]`)'
         )
+    if not s.scales[ctx.headline].is_categorical:
+        return f"*{md(ctx.headline)}* is not a preference between two answers"
     return None
 
 
-def figure(result: ModelRankingResult, ax=None):
-    """Forest plot of strengths with intervals, one marker per source."""
+def result(ctx: ReportContext) -> Any:
+    return ctx.get(
+        "models",
+        lambda: answer_model_ranking(
+            ctx.study, dimension=ctx.headline, n_resamples=max(ctx.n_resamples, MIN_RESAMPLES),
+            seed=ctx.seed, confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def source_order(ctx: ReportContext, res: Any) -> list[str]:
+    """Experts first, then the judges in the report's one order."""
+    have = list(dict.fromkeys(res.strengths["source"]))
+    judges = [j for j in judge_order(ctx) if j in have]
+    return (
+        ([EXPERTS] if EXPERTS in have else [])
+        + judges
+        + [s for s in have if s != EXPERTS and s not in judges]
+    )
+
+
+def model_order(res: Any) -> list[str]:
+    """Models by the experts' strength (else the first source's), strongest first."""
+    t = res.strengths
+    ref = t[t["source"] == EXPERTS] if (t["source"] == EXPERTS).any() else t
+    return ref.groupby("model")["strength"].mean().sort_values(ascending=False).index.tolist()
+
+
+def strengths_table(res: Any, sources: list[str], models: list[str]) -> pd.DataFrame:
+    """Model × source: strength with interval and rank set (one column per source)."""
+    t = res.strengths.set_index(["source", "model"])
+    out: dict[str, list[str]] = {"model": list(models)}
+    for src in sources:
+        cells = []
+        for m in models:
+            if (src, m) not in t.index:
+                cells.append("–")
+                continue
+            r = t.loc[(src, m)]
+            ranks = (
+                f"{int(r['rank_low'])}–{int(r['rank_high'])}"
+                if r["rank_low"] != r["rank_high"]
+                else f"{int(r['rank_low'])}"
+            )
+            cells.append(
+                f"{fmt_num(r['strength'], 2)} {fmt_ci(r['ci_low'], r['ci_high'], 2)}; rank {ranks}"
+            )
+        out[src] = cells
+    return pd.DataFrame(out)
+
+
+def correlation_table(res: Any, judges: list[str]) -> pd.DataFrame:
+    c = res.correlations.set_index("judge").reindex(
+        [j for j in judges if j in set(res.correlations["judge"])]
+    )
+    return pd.DataFrame(
+        {
+            "judge": c.index.astype(str),
+            "Kendall τ": [fmt_num(v, 2) for v in c["kendall_tau"]],
+            "interval": [fmt_ci(a, b, 2) for a, b in zip(c["ci_low"], c["ci_high"], strict=True)],
+            "joint interval": [
+                fmt_ci(a, b, 2)
+                for a, b in zip(c["simultaneous_ci_low"], c["simultaneous_ci_high"], strict=True)
+            ],
+            "Spearman ρ": [fmt_num(v, 2) for v in c["spearman_rho"]],
+            "swapped pairs": [
+                f"{int(s)} of {int(p)}" for s, p in zip(c["swapped_pairs"], c["pairs"], strict=True)
+            ],
+            "significantly swapped": [fmt_int(v) for v in c["swapped_significant"]],
+            "P(closest)": [fmt_num(v, 2) for v in c["p_best"]],
+        }
+    )
+
+
+def figure(res: Any, sources: list[str], models: list[str]):
+    """Strengths with intervals, one marker per source, models strongest at the top."""
     import matplotlib.pyplot as plt
 
-    t = result.strengths
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 0.45 * t["model"].nunique() + 1.2))
-    ref = t[t["source"] == EXPERTS] if (t["source"] == EXPERTS).any() else t
-    order = ref.groupby("model")["strength"].mean().sort_values().index.tolist()
-    sources = list(dict.fromkeys(t["source"]))
+    t = res.strengths
+    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(models) + 1.4))
     step = 0.8 / max(len(sources), 1)
+    ypos = np.arange(len(models))[::-1]
     for k, src in enumerate(sources):
-        s = t[t["source"] == src].set_index("model").reindex(order)
-        y = [i - 0.4 + step * (k + 0.5) for i in range(len(order))]
+        s = t[t["source"] == src].set_index("model").reindex(models)
+        y = ypos + 0.4 - step * (k + 0.5)
         ax.errorbar(
-            s["strength"],
-            y,
+            s["strength"], y,
             xerr=[s["strength"] - s["ci_low"], s["ci_high"] - s["strength"]],
-            fmt="o",
-            ms=4,
-            capsize=2,
-            label=src,
-        )
+            fmt="o", ms=4, capsize=2, label=src,
+        )  # fmt: skip
     ax.axvline(0.0, color="0.6", lw=0.8)
-    ax.set_yticks(range(len(order)), order)
+    ax.set_yticks(ypos, models)
     ax.set_xlabel("Bradley–Terry strength (log scale, mean 0)")
-    ax.legend(fontsize=8, frameon=False)
-    return ax.figure
+    ax.legend(fontsize=8, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0),
+              ncol=min(len(sources), 4))  # fmt: skip
+    fig.tight_layout()
+    return at_page_width(fig)
 
 
-def section(study: Study, *, n_resamples: int = 2000, seed: int = 0, **kwargs: Any) -> dict:
-    reason = applies(study)
-    if reason is not None:
-        return {"title": TITLE, "text": [reason], "tables": {}, "figures": {}}
-    res = answer_model_ranking(study, n_resamples=n_resamples, seed=seed, **kwargs)
-    st = res.settings
-    text = [
-        f"Bradley–Terry strengths of {len(st['models'])} answer models from the verdicts on "
-        f"'{st['dimension']}' ({st['tie_rule']}); intervals: {st['interval']} "
-        f"({st['n_resamples']} resamples, seed {st['seed']}, level {st['confidence_level']}); "
-        f"rank sets: {st['rank_sets']}."
-    ]
+def build(ctx: ReportContext) -> Section:
+    why = why_not(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    try:
+        res = result(ctx)
+    except ValueError as exc:
+        return Section.not_applicable(KEY, TITLE, f"the answer models cannot be ranked ({md(exc)})")
+    st, lvl = res.settings, ctx.level
+    sources = source_order(ctx, res)
+    models = model_order(res)
+    judges = [s for s in sources if s != EXPERTS]
+    sec = Section(KEY, TITLE)
+    tie = (
+        "a tie counts as half a win for each model"
+        if st["ties"] == "half"
+        else "Davidson's tie model"
+    )
+    sec.text(
+        f"Each item compares the answers of two of {len(models)} models. @tbl-models gives the "
+        f"Bradley–Terry strength of each model (log scale, centred to mean 0; {tie}) as induced "
+        f"by the {md(ctx.names_of('expert'))}' gold and by each {md(ctx.name('judge'))}'s "
+        f"verdicts, with {lvl} bootstrap intervals and rank confidence sets; "
+        "@fig-models-strengths plots them."
+    )
+    sec.table(
+        "tbl-models",
+        f"Answer-model strengths on *{md(ctx.headline)}* ({lvl} intervals; rank: "
+        f"{md(st['rank_sets'])} rank confidence set).",
+        strengths_table(res, sources, models),
+    )
+    sec.figure(
+        "fig-models-strengths",
+        f"Bradley–Terry strengths with {lvl} intervals, models by the experts' strength.",
+        lambda: figure(res, sources, models),
+    )
     c = res.correlations
-    if not c.empty:
-        best = c.sort_values("kendall_tau", ascending=False).iloc[0]
-        tied = list(c.loc[c["kendall_tau"] == best["kendall_tau"], "judge"])
-        who = best["judge"] if len(tied) == 1 else " and ".join(tied) + " (tied)"
-        text.append(
-            f"Closest to the expert ranking: {who} (Kendall tau {best['kendall_tau']:.2f}, "
-            f"{st['confidence_level']:.0%} CI {best['ci_low']:.2f} to {best['ci_high']:.2f}; "
-            f"best in {best['p_best']:.0%} of resamples)."
+    if c.empty:
+        sec.text(
+            f"*Not shown:* the rank correlation with the {md(ctx.names_of('expert'))}' ranking "
+            "needs both the experts' gold and at least one judge."
         )
-    strengths = res.strengths[
-        [
-            "source",
-            "model",
-            "strength",
-            "ci_low",
-            "ci_high",
-            "level",
-            "elo",
-            "rank",
-            "rank_low",
-            "rank_high",
-        ]
-    ].sort_values(["source", "rank"])
-    tables: dict[str, pd.DataFrame] = {"strengths": strengths, "counts": res.counts}
-    if not c.empty:
-        tables["judge_vs_experts"] = c[
-            ["judge", "kendall_tau", "ci_low", "ci_high", "spearman_rho", "swapped_pairs",
-             "swapped_significant", "p_best"]
-        ]  # fmt: skip
-    return {"title": TITLE, "text": text, "tables": tables, "figures": {"strengths": figure(res)}}
+    else:
+        sec.text(
+            f"@tbl-models-tau compares each {md(ctx.name('judge'))}'s ranking of the models with "
+            f"the experts': Kendall's τ with its {lvl} interval (and the joint interval, "
+            f"simultaneous over the {len(c)} {md(ctx.names_of('judge', len(c)))}, for picking the "
+            "closest), "
+            "the pairs of models the two rankings order differently (and how many of these are "
+            "significant in both rankings), and the share of resamples in which the judge is "
+            "the closest to the experts."
+        )
+        sec.table(
+            "tbl-models-tau",
+            f"Judge ranking against the experts' ranking ({lvl} intervals).",
+            correlation_table(res, judges),
+        )
+        best = c.sort_values(["kendall_tau", "p_best"], ascending=False).iloc[0]
+        tied = c[c["kendall_tau"] == best["kendall_tau"]]["judge"].tolist()
+        who = (
+            f"**{md(best['judge'])}**"
+            if len(tied) == 1
+            else " and ".join(f"**{md(j)}**" for j in tied) + " (tied)"
+        )
+        sec.findings.append(
+            Finding(
+                f"Closest to the experts' ranking of the {len(models)} answer models: {who}, "
+                f"Kendall τ {fmt_num(best['kendall_tau'], 2)} ({lvl} CI "
+                f"{fmt_ci(best['ci_low'], best['ci_high'], 2)}; simultaneous over "
+                f"{len(c)} {md(ctx.names_of('judge', len(c)))}: "
+                f"{fmt_ci(best['simultaneous_ci_low'], best['simultaneous_ci_high'], 2)}); "
+                f"{int(best['swapped_pairs'])} of {int(best['pairs'])} pairs of models swapped.",
+                caveat=(
+                    f"with {len(models)} models τ takes few values; the interval is wide"
+                    if len(models) < 8
+                    else None
+                ),
+                weight=5,
+            )
+        )
+    n = res.counts
+    excl = [
+        c for c in ("excluded_model_pair", "excluded_no_gold", "excluded_no_usable_verdict")
+        if c in n.columns
+    ]  # fmt: skip
+    lost = n[excl].fillna(0).sum(axis=1) if excl else pd.Series(0, index=n.index)
+    if int(lost.sum()):
+        sec.text(
+            "Comparisons left out and counted (no gold, no usable verdict or no model pair): "
+            + ", ".join(
+                f"{md(src)} {fmt_int(k)}" for src, k in zip(n["source"], lost, strict=True) if k
+            )
+            + "."
+        )
+    sec.methods.append(
+        f"Answer-model rankings: Bradley–Terry (1952) strengths ({md(st['tie_rule'])}) for the "
+        f"experts' gold and each judge, {md(st['interval'])} ({fmt_int(st['n_resamples'])} "
+        f"resamples, seed {st['seed']}); rank confidence sets: {md(st['rank_sets'])}; judge against expert ranking: Kendall's τ-b with percentile intervals, "
+        "Bonferroni-simultaneous over judges."
+    )
+    sec.references += ["bradley1952", "mogstad2024", "kendall1938"]
+    return sec

@@ -1,138 +1,214 @@
-"""Report section "Judge-assisted estimate": presents a :class:`~medjudge.analyses.
-judge_assisted.PPIResult` (tables, one figure, a few sentences). Computes nothing new.
+"""Judge-assisted estimate: the rate of each gold category on the headline dimension from the
+expert-labelled items plus every judge's verdicts on the unlabelled ones (prediction-powered
+inference, :func:`medjudge.analyses.judge_assisted.judge_assisted_estimate`), beside the
+expert-only and the (biased) judge-only estimates.
 
-    from medjudge.analyses.judge_assisted import judge_assisted_estimate
-    from medjudge.report.sections import ppi
-    sec = ppi.section(judge_assisted_estimate(study))
-    sec["applies"], sec["text"], sec["tables"]["estimates"], sec["figure"]
+When it runs
+------------
+PPI is valid only when the labelled items are a random sample of all items. The section
+therefore runs only when the items without gold are *unlabelled* — no expert rated them (and
+no gold was supplied for them). Items that experts rated but that have no gold (a split vote,
+no strict majority) are a selected set: the hard, ambiguous cases. Treating them as the
+unlabelled part would estimate the gold rate over items where gold does not exist, with a
+labelled part that is not representative, so the section then says so in one sentence instead
+of showing numbers (the CLI ``medjudge ppi`` still computes them, with the assumption printed).
+
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ...analyses.evaluation import cluster_ids
+from ...analyses.judge_assisted import judge_assisted_estimate
+from ..context import ReportContext
+from ..layout import at_page_width
+from ..tables import fmt_ci, fmt_int, fmt_num
+from . import Finding, Section, md
+from ._results import judge_order
+
+KEY = "ppi"
 TITLE = "Judge-assisted estimate"
-METHODS = ["classical", "naive", "ppi", "ppi++", "rogan-gladen", "ppi++ stratified"]
+
+METHODS = ["classical", "naive", "ppi", "ppi++"]
 LABELS = {
     "classical": "experts only",
     "naive": "judge only (biased)",
     "ppi": "PPI (λ = 1)",
-    "ppi++": "PPI++",
+    "ppi++": "PPI++ (power-tuned)",
     "rogan-gladen": "Rogan–Gladen",
     "ppi++ stratified": "PPI++ stratified",
 }
 
 
-def applies(result: Any) -> tuple[bool, str]:
-    """Whether the section has something to show, and if not, the one sentence saying why."""
-    rows = result.rows
-    if rows.empty:
-        return False, "No dimension had at least two items with gold, so nothing was estimated."
-    if not (rows["method"] != "classical").any():
-        return False, (
-            "Every item has a gold label, so a judge cannot add information to the expert-only "
-            "estimate; this section applies when some items are unlabelled."
+def missing_gold(ctx: ReportContext, dimension: str) -> dict[str, int]:
+    """Items of ``dimension`` without gold, split into *unlabelled* (no expert rating and no
+    supplied gold) and *disputed* (rated by experts, yet without gold: no strict majority)."""
+    s = ctx.study
+    g = s.gold(dimension)
+    no_gold = ~np.isfinite(g.codes)
+    if s.experts:
+        m = s.matrix(dimension, role="expert").values
+        rated = np.isfinite(m).any(axis=1)
+    else:
+        rated = np.zeros(len(no_gold), dtype=bool)
+    return {
+        "items": len(no_gold),
+        "labelled": int((~no_gold).sum()),
+        "unlabelled": int((no_gold & ~rated).sum()),
+        "disputed": int((no_gold & rated).sum()),
+    }
+
+
+def why_not(ctx: ReportContext) -> str | None:
+    """One sentence why a judge-assisted estimate is not shown (``None``: it is)."""
+    s, head = ctx.study, ctx.headline
+    if not s.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    if not s.scales[head].is_categorical:
+        return f"*{md(head)}* is on an {s.scales[head].level} scale; this section estimates rates of gold categories"
+    try:
+        c = missing_gold(ctx, head)
+    except ValueError as exc:
+        return f"no gold label can be derived ({md(exc)})"
+    if c["labelled"] < 2:
+        return f"only {c['labelled']} item(s) of *{md(head)}* have gold; an estimate needs at least two"
+    if c["disputed"]:
+        return (
+            f"the {fmt_int(c['disputed'])} items of *{md(head)}* without gold were rated by "
+            f"{md(ctx.names_of('expert'))} who did not agree (no strict majority): they are the "
+            "ambiguous cases, not a random sample of unlabelled items, so prediction-powered "
+            "inference (which assumes the labelled items are a random sample) would not be valid"
         )
-    return True, ""
-
-
-def tables(result: Any) -> dict[str, pd.DataFrame]:
-    """``estimates`` (overall rows) and, when present, ``subgroups``; readable column names."""
-    t = result.table(subgroup="all")
-    t = t[t["method"].isin(METHODS) | t["method"].str.startswith("cross-fit")]
-    cols = [
-        "dimension",
-        "target",
-        "judge",
-        "method",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "level",
-        "effective_n",
-        "width_ratio",
-        "bias",
-    ]
-    est = t[cols].assign(method=t["method"].map(lambda m: LABELS.get(m, m)))
-    out = {"estimates": est.reset_index(drop=True)}
-    sub = result.rows[result.rows["subgroup"] != "all"]
-    if len(sub):
-        out["subgroups"] = sub[
-            [
-                "dimension",
-                "target",
-                "subgroup",
-                "judge",
-                "method",
-                "estimate",
-                "ci_low",
-                "ci_high",
-                "level",
-                "n_labelled",
-            ]
-        ].reset_index(drop=True)
-    return out
-
-
-def text(result: Any) -> list[str]:
-    """Sentences: what was labelled, the assumption, and the headline gain per judge."""
-    ok, why = applies(result)
-    if not ok:
-        return [why]
-    out = []
-    for dim, c in result.counts.items():
-        out.append(
-            f"{dim}: {c['labelled']} of {c['items']} items have gold ({c['gold_method']}); the "
-            f"judges' verdicts on the other {c['unlabelled']} are used through prediction-powered "
-            "inference, which removes the judge's bias measured on the labelled items."
+    if c["unlabelled"] == 0:
+        return (
+            f"every item of *{md(head)}* has gold, so a {md(ctx.name('judge'))} adds no "
+            "information to the expert-only estimate; the section applies when some items have no "
+            "gold label because no one labelled them"
         )
-    pp = result.table("ppi++")
-    if len(pp):
-        best = pp.loc[pp["effective_n"].idxmax()]
-        out.append(
-            f"The largest gain is {best['judge']} on {best['dimension']}/{best['target']}: its "
-            f"{int(best['n_labelled'])} expert labels are worth {best['effective_n']:.0f} "
-            f"(interval {1 / best['width_ratio']:.2f}× narrower than experts only)."
-        )
-    out.extend(result.notes)
-    return out
+    return None
 
 
-def figure(result: Any, *, dimension: str | None = None, target: str | None = None, ax=None):
-    """Intervals of experts-only, PPI, PPI++ (and judge-only) per judge for one target."""
+def result(ctx: ReportContext) -> Any:
+    """The analysis on the headline dimension, computed once per report."""
+    return ctx.get(
+        "ppi",
+        lambda: judge_assisted_estimate(
+            ctx.study, ctx.headline, cluster=cluster_ids(ctx.study)[1], seed=ctx.seed,
+            confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def estimates_table(res: Any, order: list[str]) -> pd.DataFrame:
+    """Target × judge × method display table (judges in the report's order)."""
+    t = res.table(METHODS)
+    rank = {j: i for i, j in enumerate(order)}
+    t = t.assign(
+        _j=t["judge"].map(lambda j: rank.get(j, -1)),
+        _m=t["method"].map(METHODS.index),
+    ).sort_values(["target", "_j", "_m"], kind="stable")
+    return pd.DataFrame(
+        {
+            "category": t["target"].astype(str).to_numpy(),
+            "judge": [
+                "–" if m == "classical" else str(j)
+                for j, m in zip(t["judge"], t["method"], strict=True)
+            ],
+            "method": [LABELS[m] for m in t["method"]],
+            "estimate": [fmt_num(v, 3) for v in t["estimate"]],
+            "interval": [fmt_ci(a, b, 3) for a, b in zip(t["ci_low"], t["ci_high"], strict=True)],
+            "effective labels": [fmt_num(v, 0) for v in t["effective_n"]],
+        }
+    ).drop_duplicates(["category", "judge", "method"])
+
+
+def figure(res: Any, order: list[str], level: str):
+    """Intervals of experts-only, judge-only, PPI and PPI++ per judge for the first category."""
     import matplotlib.pyplot as plt
 
-    t = result.table(["classical", "naive", "ppi", "ppi++"])
-    if t.empty:
-        raise ValueError("nothing to plot: the result has no estimates")
-    dimension = dimension or t["dimension"].iloc[0]
-    t = t[t["dimension"] == dimension]
-    target = target or t["target"].iloc[0]
-    t = t[t["target"] == target].reset_index(drop=True)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 0.45 * len(t) + 1.2))
-    labels = [f"{r.judge} — {LABELS.get(r.method, r.method)}" for r in t.itertuples()]
-    ypos = list(range(len(t)))[::-1]
+    t = res.table(METHODS)
+    target = t["target"].iloc[0]
+    t = t[t["target"] == target]
+    cls = t[t["method"] == "classical"].head(1)
+    rows = [cls] + [t[(t["judge"] == j) & (t["method"] != "classical")] for j in order]
+    t = pd.concat(rows).reset_index(drop=True)
+    fig, ax = plt.subplots(figsize=(6.5, 0.32 * len(t) + 1.0))
     colors = {"classical": "0.2", "naive": "tab:red", "ppi": "tab:blue", "ppi++": "tab:green"}
+    ypos = np.arange(len(t))[::-1]
     for yv, r in zip(ypos, t.itertuples(), strict=True):
         ax.plot([r.ci_low, r.ci_high], [yv, yv], color=colors[r.method], lw=2)
-        ax.plot([r.estimate], [yv], "o", color=colors[r.method])
+        ax.plot([r.estimate], [yv], "o", color=colors[r.method], ms=4)
+    labels = [
+        LABELS[r.method] if r.method == "classical" else f"{r.judge}: {LABELS[r.method]}"
+        for r in t.itertuples()
+    ]
     ax.set_yticks(ypos, labels)
-    ax.set_xlabel(f"{dimension}: rate of {target} ({t['level'].iloc[0]:.0%} interval)")
+    ax.set_xlabel(f"rate of gold = {target} ({level} interval)")
     ax.grid(axis="x", alpha=0.3)
-    return ax.figure
+    fig.tight_layout()
+    return at_page_width(fig)
 
 
-def section(result: Any) -> dict[str, Any]:
-    """Everything the report shows for this section: ``title``, ``applies``, ``text``,
-    ``tables`` and ``figure`` (None when the section does not apply)."""
-    ok, _ = applies(result)
-    return {
-        "title": TITLE,
-        "applies": ok,
-        "text": text(result),
-        "tables": tables(result) if ok else {},
-        "figure": figure(result) if ok else None,
-    }
+def build(ctx: ReportContext) -> Section:
+    why = why_not(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    res = result(ctx)
+    head, lvl = ctx.headline, ctx.level
+    order = [j for j in judge_order(ctx) if j in set(res.rows["judge"])] or sorted(
+        set(res.rows["judge"]) - {"(experts only)"}
+    )
+    c = missing_gold(ctx, head)
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"{fmt_int(c['labelled'])} of {fmt_int(c['items'])} items of *{md(head)}* have gold; no "
+        f"{md(ctx.name('expert'))} rated the other {fmt_int(c['unlabelled'])}. Prediction-powered "
+        "inference (PPI; Angelopoulos et al. 2023) uses every "
+        f"{md(ctx.name('judge'))}'s verdicts on all items and corrects their bias with the "
+        "labelled items; PPI++ tunes how much the judge is trusted (Angelopoulos, Duchi & Zrnic "
+        f"2023). @tbl-ppi gives the rate of each gold category with {lvl} intervals beside the "
+        "experts-only estimate and the judge-only one (biased: its interval ignores the bias); "
+        "*effective labels* is the number of expert labels the experts-only interval would "
+        "need to be as narrow. **Assumption:** the labelled items are a random sample of all "
+        "items; the data do not record how they were chosen, and if they were not chosen at "
+        "random every estimate here — the experts-only one included — may be biased."
+    )
+    sec.table(
+        "tbl-ppi",
+        f"*{md(head)}*: rate of each gold category, experts only and judge-assisted "
+        f"({lvl} intervals).",
+        estimates_table(res, order),
+    )
+    sec.figure(
+        "fig-ppi",
+        f"*{md(head)}*: experts-only, judge-only and judge-assisted intervals ({lvl}).",
+        lambda: figure(res, order, lvl),
+    )
+    pp = res.table("ppi++")
+    if len(pp):
+        best = pp.loc[pp["effective_n"].idxmax()]
+        sec.findings.append(
+            Finding(
+                f"With {md(best['judge'])}'s verdicts on the {fmt_int(c['unlabelled'])} "
+                f"unlabelled items, the {fmt_int(best['n_labelled'])} expert labels of "
+                f"*{md(head)}* are worth {fmt_num(best['effective_n'], 0)} (PPI++ rate of "
+                f"{md(best['target'])}: {fmt_num(best['estimate'], 3)}, {lvl} CI "
+                f"{fmt_ci(best['ci_low'], best['ci_high'], 3)}).",
+                caveat="valid only if the labelled items are a random sample of all items",
+                weight=5,
+            )
+        )
+    st = res.settings
+    sec.methods.append(
+        "Judge-assisted estimates: PPI and power-tuned PPI++ for a mean (Angelopoulos et al. "
+        "2023; Angelopoulos, Duchi & Zrnic 2023), Student-t intervals with Satterthwaite degrees "
+        f"of freedom{', cluster-robust by ' + md(st['cluster']) if st.get('cluster') else ''}; "
+        "effective labels = labelled n × (experts-only width / PPI++ width)²."
+    )
+    sec.references += ["angelopoulos2023", "angelopoulos2023ppipp"]
+    return sec

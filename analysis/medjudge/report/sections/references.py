@@ -13,6 +13,34 @@ COLLECTS = True
 
 #: Key → full reference (markdown). Sections cite keys in ``Section.references``.
 REFERENCES: dict[str, str] = {
+    "angelopoulos2023": "Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, "
+    "T. (2023). Prediction-powered inference. *Science* 382(6671), 669–674.",
+    "angelopoulos2023ppipp": "Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: "
+    "efficient prediction-powered inference. arXiv:2311.01453.",
+    "bland1986": "Bland, J. M. & Altman, D. G. (1986). Statistical methods for assessing "
+    "agreement between two methods of clinical measurement. *Lancet* 327(8476), 307–310.",
+    "bradley1952": "Bradley, R. A. & Terry, M. E. (1952). Rank analysis of incomplete block "
+    "designs: I. The method of paired comparisons. *Biometrika* 39(3/4), 324–345.",
+    "cohen1968": "Cohen, J. (1968). Weighted kappa: nominal scale agreement with provision for "
+    "scaled disagreement or partial credit. *Psychological Bulletin* 70(4), 213–220.",
+    "dubois2024": "Dubois, Y., Galambosi, B., Liang, P. & Hashimoto, T. B. (2024). "
+    "Length-controlled AlpacaEval: a simple way to debias automatic evaluators. arXiv:2404.04475.",
+    "durkalski2003": "Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. & Rust, P. F. (2003). "
+    "Analysis of clustered matched-pair data. *Statistics in Medicine* 22(15), 2417–2428.",
+    "kendall1938": "Kendall, M. G. (1938). A new measure of rank correlation. *Biometrika* "
+    "30(1/2), 81–93.",
+    "lin1989": "Lin, L. I.-K. (1989). A concordance correlation coefficient to evaluate "
+    "reproducibility. *Biometrics* 45(1), 255–268.",
+    "mcgraw1996": "McGraw, K. O. & Wong, S. P. (1996). Forming inferences about some intraclass "
+    "correlation coefficients. *Psychological Methods* 1(1), 30–46.",
+    "mogstad2024": "Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference "
+    "for ranks with applications to mobility across neighbourhoods and academic achievement "
+    "across countries. *Review of Economic Studies* 91(1), 476–518.",
+    "panickssery2024": "Panickssery, A., Bowman, S. R. & Feng, S. (2024). LLM evaluators "
+    "recognize and favor their own generations. *Advances in Neural Information Processing "
+    "Systems* 37.",
+    "searle1992": "Searle, S. R., Casella, G. & McCulloch, C. E. (1992). *Variance Components*. "
+    "New York: Wiley.",
     "calderon2025": "Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator "
     "test for LLM-as-a-judge: how to statistically justify replacing human annotators with "
     "LLMs. *Proceedings of ACL 2025*. arXiv:2501.10970.",

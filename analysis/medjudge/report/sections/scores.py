@@ -81,4 +81,5 @@ def build(ctx: Any) -> Section:
         f"Score intervals: {md(st['interval'])} ({st['n_resamples']} resamples, seed {st['seed']}, "
         f"clusters: {md(st['cluster'])}); Bland & Altman (1986, 1999), Lin (1989), McGraw & Wong (1996)."
     )
+    sec.references += ["bland1986", "lin1989", "mcgraw1996"]
     return sec

@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..context import ReportContext
 from ..figures import organ_heatmap
-from ..tables import fmt_int, fmt_num
+from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._results import judge_order, subgroups, why_no_judge_evaluation
 
@@ -88,8 +88,8 @@ def build(ctx: ReportContext) -> Section:
             sec.findings.append(
                 Finding(
                     f"The best judge, **{md(order[0])}**, is least accurate on *{md(name)}* = "
-                    f"{md(weak[attr])}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
-                    f"{fmt_num(weak['ci_low'], 3)}–{fmt_num(weak['ci_high'], 3)}, "
+                    f"{md(ctx.value_label(weak[attr]))}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
+                    f"{fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, "
                     f"n = {fmt_int(weak['n'])}, all dimensions pooled).",
                     caveat="subgroup cells are small; read the interval, not the point",
                     weight=3,

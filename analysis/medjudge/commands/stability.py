@@ -1,0 +1,84 @@
+"""``medjudge stability``: how much a judge's verdicts depend on the prompt variant and the run.
+
+Judges named ``evaluator/variant`` (LLMBar: 15 prompting strategies per evaluator) and/or with
+several runs: per evaluator, the ANOVA variance components of its correctness against gold
+(item, prompt, item x prompt, run) as shares of the total, and the share of items whose verdict
+flips across prompts (and of cells that flip across runs), with item-bootstrap intervals.
+Items lacking a verdict under some prompt x run cell are excluded and counted. The dimension
+analysed is ``overall`` when the study has it, else the first (as in the reports).
+
+``--json`` prints ``{"settings", "components": [rows], "flips": [rows], "notes"}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pandas as pd
+
+from . import _options as opt
+from ._common import add_input_args, dump_json, load_input
+
+EXAMPLE = """example:
+  medjudge stability data/external/llmbar/verdicts_long.csv \\
+      --mapping data/mappings/llmbar_long.toml --resamples 500 --json
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stability",
+        help="variance components and verdict flips across prompt variants and runs",
+        description=__doc__.splitlines()[0],
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_input_args(p)
+    p.add_argument(
+        "--separator",
+        default="/",
+        help="splits a judge name into evaluator and prompt variant (default: '/')",
+    )
+    p.add_argument(
+        "--resamples", type=opt.IntRange(50, 100_000, what="number of resamples"), default=1000,
+        help="item-bootstrap resamples (default: 1000)",
+    )  # fmt: skip
+    p.add_argument("--seed", type=opt.SEED, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument(
+        "--confidence-level", type=opt.RealRange(0.5, 1.0, open_low=False, what="a confidence level"),
+        default=0.95, help="interval coverage (default: 0.95)",
+    )  # fmt: skip
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analyses.stability import stability
+    from ..report.context import headline_dimension
+
+    study = load_input(args)
+    dimension = headline_dimension(study)
+    if not args.separator:
+        raise ValueError("--separator must be a non-empty string")
+    res = stability(
+        study, dimension=dimension, prompt_separator=args.separator, n_resamples=args.resamples,
+        seed=args.seed, confidence_level=args.confidence_level,
+    )  # fmt: skip
+    if args.json:
+        print(dump_json(res.to_dict()))
+        return 0
+    st = res.settings
+    print(
+        f"# stability of {st['outcome']} on {st['dimension']} ({st['interval']}, "
+        f"B={st['n_resamples']}, seed={st['seed']}, level={st['confidence_level']:g})"
+    )
+    with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
+        if not res.components.empty:
+            cols = ["evaluator", "component", "share", "share_ci_low", "share_ci_high",
+                    "n_items", "n_prompts", "n_runs", "excluded_incomplete_items"]  # fmt: skip
+            print(res.components[cols].to_string(index=False))
+            print("\n# share of items whose verdict flips")
+            print(res.flips.to_string(index=False))
+    for ev, why in res.notes.items():
+        print(f"note: {ev}: {why}")
+    return 0

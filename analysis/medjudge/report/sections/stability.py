@@ -1,0 +1,149 @@
+"""Stability across prompts and runs: for each evaluator judged under several prompt variants
+(judges named ``evaluator/variant``, e.g. LLMBar's 15 prompting strategies) and/or repeated runs,
+the variance components of its correctness (item, prompt, item × prompt, run) as shares of the
+total and the share of items whose verdict flips across prompts, with bootstrap intervals
+(:func:`medjudge.analyses.stability.stability`).
+
+Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...analyses.stability import stability
+from ..context import ReportContext
+from ..tables import fmt_ci, fmt_int, fmt_num
+from . import Finding, Section, md
+
+KEY = "stability"
+TITLE = "Stability across prompts and runs"
+
+#: The analysis needs at least this many bootstrap resamples.
+MIN_RESAMPLES = 50
+
+COMPONENT_LABELS = {
+    "item": "item",
+    "prompt": "prompt",
+    "item_x_prompt": "item × prompt",
+    "run": "run",
+    "residual": "item × prompt (residual)",
+}
+FLIP_LABELS = {"across_prompts": "flip across prompts", "across_runs": "flip across runs"}
+
+
+def why_not(ctx: ReportContext) -> str | None:
+    s = ctx.study
+    if not s.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    sep = "/"
+    if not any(sep in j for j in s.judges):
+        return (
+            f"no {md(ctx.name('judge'))} was run under several prompt variants (the study would "
+            f"name them `evaluator/variant`)"
+        )
+    return None
+
+
+def result(ctx: ReportContext) -> Any:
+    return ctx.get(
+        "stability",
+        lambda: stability(
+            ctx.study, dimension=ctx.headline, n_resamples=max(ctx.n_resamples, MIN_RESAMPLES),
+            seed=ctx.seed, confidence_level=ctx.confidence_level,
+        ),
+    )  # fmt: skip
+
+
+def stability_table(res: Any) -> pd.DataFrame:
+    """One row per evaluator: design, component shares and flip shares with intervals."""
+    comp, flips = res.components, res.flips
+    rows = []
+    for ev, g in comp.groupby("evaluator", sort=True):
+        first = g.iloc[0]
+        row: dict[str, str] = {
+            "evaluator": str(ev),
+            "prompts": fmt_int(first["n_prompts"]),
+            "runs": fmt_int(first["n_runs"]),
+            "items": fmt_int(first["n_items"]),
+        }
+        for r in g.itertuples():
+            row[f"share: {COMPONENT_LABELS.get(r.component, r.component)}"] = (
+                f"{fmt_num(r.share, 3)} {fmt_ci(r.share_ci_low, r.share_ci_high, 3)}"
+            )
+        for r in flips[flips["evaluator"] == ev].itertuples():
+            row[FLIP_LABELS.get(r.kind, r.kind)] = (
+                f"{fmt_num(r.share, 3)} {fmt_ci(r.ci_low, r.ci_high, 3)}"
+            )
+        rows.append(row)
+    return pd.DataFrame(rows).fillna("–")
+
+
+def build(ctx: ReportContext) -> Section:
+    why = why_not(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
+    try:
+        res = result(ctx)
+    except ValueError as exc:
+        return Section.not_applicable(KEY, TITLE, f"stability cannot be estimated ({md(exc)})")
+    if res.components.empty:
+        reasons = sorted(set(res.notes.values()))
+        return Section.not_applicable(
+            KEY, TITLE,
+            f"no evaluator has verdicts under two or more prompt variants on the same items "
+            f"({md('; '.join(reasons))})",
+        )  # fmt: skip
+    st, lvl, head = res.settings, ctx.level, ctx.headline
+    comp = res.components
+    excluded = comp.groupby("evaluator")["excluded_incomplete_items"].first()
+    outcome = "correctness against gold" if st["outcome"] == "correct" else "verdict code"
+    sec = Section(KEY, TITLE)
+    sec.text(
+        f"How much of the variation in each evaluator's {outcome} on *{md(head)}* is due to the "
+        "prompt variant rather than the item: ANOVA variance components as shares of the total, "
+        "and the share of items whose verdict differs between at least two prompt variants, "
+        f"with {lvl} item-bootstrap intervals (prompts and runs held fixed). A judge whose "
+        "verdict flips with the prompt on many items gives a leaderboard position that depends "
+        "on the prompt as much as on the judge."
+        + (
+            " Only items with a verdict under every prompt variant enter: "
+            + ", ".join(f"{md(e)} {fmt_int(n)}" for e, n in excluded.items() if n)
+            + " items left out and counted."
+            if int(excluded.sum())
+            else ""
+        )
+    )
+    sec.table(
+        "tbl-stability",
+        f"Variance shares and flip rates per evaluator on *{md(head)}* ({lvl} intervals).",
+        stability_table(res),
+    )
+    for ev, why_ev in res.notes.items():
+        sec.text(f"*{md(ev)}*: {md(why_ev)}.")
+    fl = res.flips[res.flips["kind"] == "across_prompts"]
+    if len(fl):
+        hi, lo = fl.loc[fl["share"].idxmax()], fl.loc[fl["share"].idxmin()]
+        sec.findings.append(
+            Finding(
+                f"Prompt sensitivity: {md(hi['evaluator'])}'s verdict flips between prompt "
+                f"variants on {fmt_num(hi['share'], 3)} of the items ({lvl} CI "
+                f"{fmt_ci(hi['ci_low'], hi['ci_high'], 3)})"
+                + (
+                    f", {md(lo['evaluator'])}'s on {fmt_num(lo['share'], 3)} "
+                    f"({fmt_ci(lo['ci_low'], lo['ci_high'], 3)})."
+                    if lo["evaluator"] != hi["evaluator"]
+                    else "."
+                ),
+                caveat="only items judged under every prompt variant are counted",
+                weight=4,
+            )
+        )
+    sec.methods.append(
+        f"Stability: {md(st['estimator'])}; flip shares; {md(st['interval'])} "
+        f"({fmt_int(st['n_resamples'])} resamples, seed {st['seed']})."
+    )
+    sec.references += ["searle1992"]
+    return sec
