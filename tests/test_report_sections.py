@@ -214,3 +214,23 @@ def test_demo_is_labelled_simulated(demo_study):
     rep = judges_report(demo_study, data=DEMO, n_resamples=B)
     assert "Simulated data" in section_markdown(rep["summary"])
     assert re.search(r"simulated", section_markdown(rep["summary"]))
+
+
+def test_judges_not_run_on_every_item_are_a_top_caveat(llmbar_study):
+    """LLMBar (data/external/llmbar/SOURCE.md): the 3 Processed subsets were judged only by
+    {ChatGPT, GPT-4, LLaMA2, PaLM2} x {Vanilla_NoRules, Metrics_Reference} = 8 of the 65
+    evaluator/strategy judges, so 57 judges have no verdict on those items."""
+    from medjudge.report.context import ReportContext
+    from medjudge.report.sections import data as D
+    from medjudge.report.sections.summary import select
+
+    ctx = ReportContext(llmbar_study, n_resamples=50)
+    lacking = D.not_run(llmbar_study, "preference")
+    assert len(lacking) == 57
+    assert not any(
+        j.endswith(("/Vanilla_NoRules", "/Metrics_Reference"))
+        and j.split("/")[0] in {"ChatGPT", "GPT-4", "LLaMA2", "PaLM2"}
+        for j in lacking
+    )
+    sec = D.build(ctx)
+    assert select([sec], 1)[0].text.startswith("**57 of 65 judges were not run on every item**")

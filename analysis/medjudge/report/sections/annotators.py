@@ -9,7 +9,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..figures import agreement_matrix
 from ..layout import at_page_width
-from ..tables import est_ci_column, fmt_int, fmt_num
+from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._results import audit, why_no_audit
 
@@ -132,8 +132,8 @@ def build(ctx: ReportContext) -> Section:
             Finding(
                 f"The {md(expert)} least in line with the others on *{md(head)}* is "
                 f"**{md(low['rater'])}**: Cohen's κ with the others' majority "
-                f"{fmt_num(low['kappa'], 3)} ({lvl} CI {fmt_num(low['kappa_low'], 3)}–"
-                f"{fmt_num(low['kappa_high'], 3)}).",
+                f"{fmt_num(low['kappa'], 3)} ({lvl} CI "
+                f"{fmt_ci(low['kappa_low'], low['kappa_high'], 3)}).",
                 weight=4,
             )
         )

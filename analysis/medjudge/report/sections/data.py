@@ -119,6 +119,41 @@ def gold_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def not_run(study: Study, dimension: str) -> dict[str, int]:
+    """Items on which a judge has no verdict row at all on ``dimension`` (it was not run on
+    them), per judge with at least one such item."""
+    r = study.ratings
+    sub = r[(r["role"] == "judge") & (r["dimension"] == dimension)]
+    have = sub.groupby("rater")["item"].nunique()
+    n = len(study.items)
+    return {j: n - int(have.get(j, 0)) for j in study.judges if n - int(have.get(j, 0)) > 0}
+
+
+def coverage_findings(ctx: ReportContext) -> list[Finding]:
+    """A caveat when judges were not run on every item: under the policy "count as wrong"
+    those items count against them, so accuracy then mixes quality with coverage."""
+    study, head = ctx.study, ctx.headline
+    lacking = not_run(study, head)
+    if not lacking or len(study.judges) < 2:
+        return []
+    worst = max(lacking, key=lambda j: (lacking[j], j))
+    judges = ctx.names_of("judge")
+    text = (
+        f"**{fmt_int(len(lacking))} of {fmt_int(len(study.judges))} {md(judges)} were not run on "
+        f"every item**: they have no verdict at all on up to {fmt_int(lacking[worst])} of the "
+        f"{fmt_int(len(study.items))} items of *{md(head)}* (e.g. {md(worst)}). These items are "
+        "counted with the invalid verdicts"
+        + (
+            " and, under the policy *count as wrong*, as errors — so accuracies, ranks and "
+            "baseline comparisons mix how good a judge is with how many items it was given; "
+            "compare judges on the items they all saw (or with `--policy exclude`)."
+            if ctx.policy == "wrong"
+            else f" (policy *{md(POLICY_LABELS[ctx.policy])}*)."
+        )
+    )
+    return [Finding(text, caveat="judges differ in the items they were run on", weight=12)]
+
+
 def build(ctx: ReportContext) -> Section:
     study = ctx.study
     summary = study.summary()
@@ -179,6 +214,7 @@ def build(ctx: ReportContext) -> Section:
                 weight=0.5 + share,
             )
         )
+    sec.findings.extend(coverage_findings(ctx))
     sec.methods.append(
         "Judge outputs were parsed into verdicts with a status per row (ok, partial, broadcast, "
         f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept and "
