@@ -1,16 +1,19 @@
-"""Compute once, render twice: the loaded study and the reports' shared results, handed to
-the report kernels instead of being recomputed in each.
+"""Load once, compute next to the kernels: the study and one report's results, handed to the
+report kernels instead of being loaded and computed again in each.
 
-``medjudge run`` and ``medjudge report`` build both reports' sections once in the calling
-process (:func:`precompute`: one study, one cache of shared results — the leaderboard, the
-audit, judge–expert agreement … — used by the judge report *and* the audit), pickle the study
-and the cache to a temporary file (:func:`write_shared`), and name it to the kernels in the
-environment variable :data:`SHARED_ENV`. The templates load their study with
-:func:`load_study`, which returns the pickled study when the file matches the data and mapping
-asked for, and :class:`~medjudge.report.context.ReportContext` then adopts the pickled results
-when its settings match (:func:`adopt`). Nothing changes in what is computed — the same
-functions with the same settings and seeds; the kernels only skip the repeats. Without the
-variable (a notebook, a user's template, ``quarto render``) everything is computed as before.
+With :func:`medjudge.commands.report.render_reports` ``(share=True)`` (off by default: on the
+2-core machine it measured no faster, see ``benchmarks/bench_paper_scale.py``) the renderer
+starts the report kernels and, while they start and import, pickles the study it loaded
+(:data:`SHARED_ENV`, every kernel), then builds the judge report's sections once
+(:func:`precompute`; no figures are drawn) and pickles the cache of shared results
+(:data:`RESULTS_ENV`, the judge report's kernel only); the audit kernel computes its own,
+smaller, results on the other core. The templates load their study with :func:`load_study`,
+which waits for the study file and returns the pickled study when it matches the data and
+mapping asked for; :class:`~medjudge.report.context.ReportContext` then adopts the pickled
+results when they were made for that study and the same settings (:func:`adopt`). Nothing
+changes in what is computed — the same functions, settings and seeds (the reports are
+byte-identical; ``tests/test_report_shared.py``). Without the variables (a notebook, a user's
+template, ``quarto render``) everything is computed as before.
 """
 
 from __future__ import annotations
