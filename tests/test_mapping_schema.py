@@ -11,10 +11,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import DEMO
-from robust_support import assert_one_line_error, cli
-
 from medjudge.data.errors import InputError
 from medjudge.data.tables import TableMapping, load_any
+from robust_support import assert_one_line_error, cli
 
 
 def _long_table(

@@ -167,6 +167,8 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         hint = _EXAMPLES.get(leaf) or _EXAMPLES.get(key.split(".")[0])
         if err["type"] == "extra_forbidden":
             hint = f"known keys: {sorted(MappingSpec.model_fields)}" if "." not in key else hint
+        if err["type"] == "extra_forbidden":
+            raise InputError(f"unknown mapping key {key!r}", file=source, hint=hint) from None
         if source == "command line":  # the same schema checks the table options
             raise InputError(f"option --{key.replace('_', '-')} {msg}", hint=hint) from None
         raise InputError(f"mapping key {key!r} {msg}", file=source, hint=hint) from None
