@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from medjudge.data.tables import load_any
 from medjudge.report import shared
 from medjudge.report.context import ReportContext
