@@ -255,7 +255,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         np.where(is_empty, np.where(mapping.layout == "wide", "missing", "invalid"), "ok"),
     )
     out["status"] = status
-    out["value"] = recoded.where(~(is_invalid | is_empty), None)
+    out["value"] = recoded.astype(object).where(~(is_invalid | is_empty), None)
     ok_rows = out["value"].notna().to_numpy()
     dim_of = out["dimension"].astype(str).to_numpy()
     for dim, scale in dims_scale.items():
