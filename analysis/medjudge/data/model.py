@@ -666,11 +666,24 @@ class Study:
         out["gold"] = gold_rows
         if self.gold_table is not None and self.experts:
             mism = {}
-            for dim in self.dimensions:
+            for dim in [d for d in self.dimensions if self.scales[d].is_categorical]:
                 sup, maj = self.gold(dim, "supplied").codes, self.gold(dim, "majority").codes
                 both = np.isfinite(sup) & np.isfinite(maj)
                 mism[dim] = int((sup[both] != maj[both]).sum())
             out["supplied_vs_majority_mismatch"] = mism
+        # study-model facts beyond the defaults are listed (absent keys: the defaults)
+        levels = {d: self.scales[d].level for d in self.dimensions}
+        if len({(s.level, s.categories) for s in self.scales.values()}) > 1:
+            out["scales"] = {
+                d: {"level": levels[d], "categories": list(self.scales[d].categories)}
+                for d in self.dimensions
+            }
+        if self.cluster:
+            out["cluster"] = self.cluster
+        if self.exchangeable:
+            out["exchangeable"] = list(self.exchangeable)
+        if self.role_names:
+            out["role_names"] = dict(self.role_names)
         return out
 
     def rater_table(self) -> pd.DataFrame:
