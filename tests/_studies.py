@@ -40,7 +40,7 @@ crowd = "expert"
 model = "judge"
 
 [role_names]
-expert = "crowd workers"
+expert = "crowd worker"
 
 [scale]
 level = "nominal"

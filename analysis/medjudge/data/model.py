@@ -331,8 +331,10 @@ class Study:
 
     # ------------------------------------------------------------------ roles
     def role_label(self, role: str) -> str:
-        """How the study calls a role in text (``role_names`` in the mapping; default plural)."""
-        return self.role_names.get(role, {"expert": "experts", "judge": "judges"}.get(role, role))
+        """How the study calls a role's raters in text, plural (``[role_names]`` in the mapping
+        holds the singular, e.g. ``expert = "crowd worker"``; default ``experts``/``judges``)."""
+        word = self.role_names.get(role, role)
+        return word if word.endswith("s") else word + "s"
 
     def require_persons(self, role: str, analysis: str) -> None:
         """Refuse a per-rater analysis when the role's rater ids are exchangeable slots.
