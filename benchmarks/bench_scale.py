@@ -11,8 +11,10 @@ clusters of 3 "images", 3% invalid judge verdicts) as Parquet, then times in a f
   blocks) and the same ratios — the machine's floor for this computation;
 * ``memory``   — the in-memory path (``load`` + ``evaluate_judges``) where it fits (≤ 10^5).
 
-It prints seconds, peak RSS, the ratio engine/minimal and the growth exponent of the engine
-time in n (slope of log time on log n between the smallest and the largest size).
+It prints a markdown table — seconds, peak RSS, the 1-minute load average before and after each
+run (the machine may be shared: read the times with it), the ratio engine/minimal — the growth
+exponent of the engine time in n (slope of log time on log n between the smallest and the
+largest size) and whether issue 18's targets are met (10^6 <= 10 s; 10^7 <= 60 s, <= 4 GB).
 
     python benchmarks/bench_scale.py                     # 1e4 1e5 1e6 1e7, B = 1000
     python benchmarks/bench_scale.py --sizes 1e4,1e5 --resamples 200
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -90,13 +93,31 @@ print(json.dumps(out))
 """
 
 
-def run(code: str, path: Path, resamples: int) -> dict | None:
+def run(code: str, path: Path, resamples: int) -> dict:
+    """Run one measurement in a fresh process; add the load average before and after."""
+    before = os.getloadavg()[0]
     p = subprocess.run(
         [sys.executable, "-c", code, str(path), str(resamples)], capture_output=True, text=True
     )
+    after = os.getloadavg()[0]
     if p.returncode != 0:
-        return {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:120]}
-    return json.loads(p.stdout.strip().splitlines()[-1])
+        out = {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:120]}
+    else:
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+    out["load"] = (before, after)
+    return out
+
+
+def _fmt(r: dict | None) -> str:
+    if not r:
+        return "—"
+    if "seconds" not in r:
+        return f"error: {r.get('error', '?')}"
+    return f"{r['seconds']:.2f} s, {r['rss_gb']:.2f} GB"
+
+
+#: issue 18's targets: judge verdicts -> (seconds, GB peak RSS) on the 2-core machine
+TARGETS = {10**6: (10.0, None), 10**7: (60.0, 4.0)}
 
 
 def main() -> None:
@@ -104,45 +125,57 @@ def main() -> None:
     ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7", help="judge verdicts, comma-separated")
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--memory-up-to", type=float, default=1e5)
+    ap.add_argument("--no-minimal", action="store_true", help="skip the minimal script")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, B = {args.resamples}; "
+        "load = 1-minute load average before -> after each run (the machine may be shared)",
+        flush=True,
+    )
+    header = (
+        "| judge verdicts | items | engine (evaluate_at_scale) | load | minimal DuckDB+numpy "
+        "| load | engine / minimal | in-memory path |"
+    )
+    print(header)
+    print("|" + "---|" * 8, flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"v{n}.parquet"
             items = write_table(path, n)
             eng = run(ENGINE, path, args.resamples)
-            mini = run(MINIMAL, path, args.resamples)
+            mini = None if args.no_minimal else run(MINIMAL, path, args.resamples)
             mem = run(MEMORY, path, args.resamples) if n <= args.memory_up_to else None
+            path.unlink()
             rows.append((n, items, eng, mini, mem))
             ratio = (
                 eng["seconds"] / mini["seconds"]
-                if "seconds" in (eng or {}) and "seconds" in (mini or {})
+                if "seconds" in eng and mini and "seconds" in mini
                 else math.nan
             )
+            load = lambda r: "—" if not r else f"{r['load'][0]:.1f} -> {r['load'][1]:.1f}"  # noqa: E731
             print(
-                f"{n:>10,d} verdicts ({items:,d} items): engine {eng.get('seconds', float('nan')):7.2f} s "
-                f"{eng.get('rss_gb', float('nan')):5.2f} GB | minimal {mini.get('seconds', float('nan')):7.2f} s "
-                f"{mini.get('rss_gb', float('nan')):5.2f} GB | engine/minimal {ratio:5.2f}"
-                + (
-                    f" | memory path {mem['seconds']:7.2f} s {mem['rss_gb']:5.2f} GB"
-                    if mem and "seconds" in mem
-                    else ""
-                )
-                + (
-                    f" | errors: {eng.get('error') or ''} {mini.get('error') or ''}"
-                    if "error" in eng or "error" in mini
-                    else ""
-                ),
+                f"| {n:,d} | {items:,d} | {_fmt(eng)} | {load(eng)} | {_fmt(mini)} | {load(mini)} "
+                f"| {ratio:.2f} | {_fmt(mem)} |",
                 flush=True,
             )
     ok = [(n, e["seconds"]) for n, _, e, _, _ in rows if "seconds" in e]
     if len(ok) >= 2:
         (n0, t0), (n1, t1) = ok[0], ok[-1]
         print(
-            f"growth exponent of the engine time in n ({n0:,d} -> {n1:,d}): "
-            f"{math.log(t1 / t0) / math.log(n1 / n0):.2f}"
+            f"\ngrowth exponent of the engine time in n ({n0:,d} -> {n1:,d}): "
+            f"{math.log(t1 / t0) / math.log(n1 / n0):.2f} (target <= 1.1)"
         )
+    for n, _, e, _, _ in rows:
+        if n in TARGETS and "seconds" in e:
+            secs, gb = TARGETS[n]
+            ok_t = e["seconds"] <= secs and (gb is None or e["rss_gb"] <= gb)
+            print(
+                f"target {n:,d} verdicts: <= {secs:g} s"
+                + (f", <= {gb:g} GB" if gb else "")
+                + f" -> {e['seconds']:.1f} s, {e['rss_gb']:.2f} GB: {'met' if ok_t else 'NOT met'}"
+            )
 
 
 if __name__ == "__main__":

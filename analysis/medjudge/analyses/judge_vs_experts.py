@@ -7,7 +7,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.agreement import cohen_kappa, cohen_kappa_core, paired_difference
+from medjudge.stats.agreement import cohen_kappa, paired_difference
+from medjudge.stats.agreement.two_raters import cohen_kappa_columns
 from medjudge.stats.judge_vs_experts import (
     ANNOTATOR_EPSILON,
     AltTestResult,
@@ -109,13 +110,26 @@ def judge_expert_agreement(
 
     def mean_kappa(col: np.ndarray, others: np.ndarray):
         def stat(W: np.ndarray) -> np.ndarray:
-            ks = [
-                cohen_kappa_core(np.c_[col, others[:, k]], W, categories=cats)
-                for k in range(others.shape[1])
-            ]
-            return np.mean(np.stack(ks, axis=0), axis=0)
+            return np.mean(cohen_kappa_columns(col, others, W, categories=cats), axis=0)
 
         return stat
+
+    def remembered(stat):  # noqa: ANN001, ANN202
+        # an expert's replicates do not depend on the judge: computed once per weight matrix
+        # (the plan's cached weights and jackknife are the same objects for every judge)
+        seen: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+        def f(W: np.ndarray) -> np.ndarray:
+            hit = seen.get(id(W))
+            if hit is None or hit[0] is not W:
+                hit = seen[id(W)] = (W, stat(W))
+            return hit[1]
+
+        return f
+
+    expert_stat = {
+        e: remembered(mean_kappa(E[:, e], np.delete(E, e, axis=1))) for e in range(E.shape[1])
+    }
 
     rows = []
     for jj, judge in enumerate(jm.raters):
@@ -133,7 +147,7 @@ def judge_expert_agreement(
             if others.shape[1]:
                 d = paired_difference(
                     mean_kappa(J[:, jj], others),
-                    mean_kappa(E[:, e], others),
+                    expert_stat[e],
                     n,
                     plan=plan,
                     confidence=confidence,

@@ -71,13 +71,20 @@ def render_reports(
     names: dict[str, str] | None = None,
     title: str | None = None,
     author: str | None = None,
+    study: Any = None,
+    share: bool = True,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
+
+    With ``share`` (the default) the built-in reports are computed once here — ``study`` if
+    given (it must be what ``load_any(path, mapping)`` returns), else loaded once — and the
+    kernels receive the study and the shared results (:mod:`medjudge.report.shared`) instead
+    of loading and computing them again; the numbers are the same either way.
     """
-    from ..report.render import allow_renders, cancel_renders, render_qmd
+    from ..report.render import render_qmd
 
     data = Path(path)
     if not data.exists():
@@ -132,6 +139,10 @@ def render_reports(
         )  # fmt: skip
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
+    shared_dir, thread = None, None
+    kernel_env: dict[str, str] = {}
+    if share:
+        shared_dir, kernel_env, thread = _share(study, params, kinds)
 
     def one(kind: str) -> dict[str, Path]:
         return render_qmd(
@@ -142,7 +153,73 @@ def render_reports(
             engine=engine,  # type: ignore[arg-type]
             command=command,
             metadata=metadata,
+            env=kernel_env,
         )
+
+    try:
+        result = _render_all(kinds, one, parallel)
+        if thread is not None:
+            thread.join()
+        return result
+    finally:
+        if shared_dir is not None:
+            import shutil
+
+            shutil.rmtree(shared_dir, ignore_errors=True)
+
+
+def _share(study: Any, params: dict[str, Any], kinds: list[str]) -> tuple[str, dict[str, str], Any]:
+    """Start computing the reports' shared results once, for the kernels.
+
+    The computation runs in a background thread while the kernels start and import; they wait
+    for its pickle (:mod:`medjudge.report.shared`). Returns the private temporary folder
+    (removed after rendering), the kernel environment naming the pickle, and the thread. If
+    anything fails the kernels are told so and compute everything themselves (reporting any
+    error with its chunk and line).
+    """
+    import tempfile
+    import threading
+
+    from ..report.shared import SHARED_ENV, mark_failed, precompute, write_shared
+
+    tmp = tempfile.mkdtemp(prefix="medjudge-shared-")
+    path = Path(tmp) / "shared.pickle"
+
+    def work() -> None:
+        try:
+            st = study
+            if st is None:
+                from ..data.tables import load_any
+
+                st = load_any(params["data"], params["mapping"])
+            bundle = precompute(
+                st,
+                kinds,
+                data=params["data"],
+                mapping=params["mapping"],
+                seed=params["seed"],
+                n_resamples=params["resamples"],
+                policy=params["policy"],
+                confidence_level=params["confidence_level"],
+                alpha=params["alpha"],
+                epsilon=params["epsilon"],
+                by=params["by"],
+                names=params["names"] or {},
+            )
+            write_shared(bundle, path)
+        except Exception:  # noqa: BLE001 - the kernels recompute and report errors properly
+            try:
+                mark_failed(path)
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=work, name="medjudge-shared", daemon=True)
+    thread.start()
+    return tmp, {SHARED_ENV: str(path)}, thread
+
+
+def _render_all(kinds: list[str], one: Any, parallel: bool) -> dict[str, dict[str, Path]]:
+    from ..report.render import allow_renders, cancel_renders
 
     allow_renders()
     # Renders run in worker threads even one at a time: the main thread only waits, so Ctrl-C
@@ -210,7 +287,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
     p.add_argument(
-        "--confidence-level", type=opt.CONFIDENCE_LEVEL, default=0.95, help="interval coverage (default 0.95)"
+        "--confidence-level",
+        type=opt.CONFIDENCE_LEVEL,
+        default=0.95,
+        help="interval coverage (default 0.95)",
     )
     p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
     p.add_argument(

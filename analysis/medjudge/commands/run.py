@@ -172,6 +172,9 @@ def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> 
             resamples=args.resamples,
             policy="wrong",
             command=command,
+            # the study this run loaded is the reports' study unless command-line mapping
+            # options or --broadcast changed how it was read
+            study=study if _loaded_as_reports_load(args) else None,
         )
     except RenderError as exc:
         raise _ReportFailed(exc) from exc
@@ -180,3 +183,10 @@ def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> 
             f"{kind} report: " + ", ".join(str(final / "reports" / p.name) for p in files.values())
         )
     return 0
+
+
+def _loaded_as_reports_load(args: argparse.Namespace) -> bool:
+    """Whether ``load_input(args)`` read the data as the reports do: ``load_any(path, mapping)``."""
+    from ._common import mapping_from_args
+
+    return not getattr(args, "broadcast", False) and mapping_from_args(args) in (None, args.mapping)

@@ -28,7 +28,7 @@ import pandas as pd
 from .errors import InputError
 from .io import read_jsonl
 from .model import Study
-from .parse import parse_verdict
+from .parse import ParsedVerdict, parse_verdict
 from .scale import MEDREWARDBENCH_DIMENSIONS, PAIRWISE_AB
 
 GT_DIR = "pair_gt_all"
@@ -60,6 +60,10 @@ def _gt_records(root: Path) -> list[tuple[Path, int, dict]]:
                 raise InputError("file has no rows", file=f)
             out.extend((f, i + 1, rec) for i, rec in enumerate(raw.to_dict("records")))
     return out
+
+
+_COLUMNS = ("item", "rater", "role", "dimension", "value", "order", "raw", "status", "run",
+            "source", "line", "note")  # fmt: skip
 
 
 def load_medrewardbench(
@@ -140,7 +144,7 @@ def load_medrewardbench(
     gold = pd.DataFrame(gold_rows)
     item_set = set(items["item"])
 
-    ratings: list[dict] = []
+    ratings: list[tuple] = []  # rows in the order of _COLUMNS (NaN: not given)
     counts: dict[str, int] = {}
 
     # ---- per-annotator expert labels (optional companion file)
@@ -165,22 +169,15 @@ def load_medrewardbench(
                         column=f"labels.{d}",
                     )
                 ratings.append(
-                    {
-                        "item": qid,
-                        "rater": str(rec["annotator"]),
-                        "role": "expert",
-                        "dimension": d,
-                        "value": str(v).strip().upper(),
-                        "order": "AB",
-                        "status": "ok",
-                        "source": str(ef),
-                        "line": ln,
-                    }
-                )
+                    (qid, str(rec["annotator"]), "expert", d, str(v).strip().upper(), "AB",
+                     np.nan, "ok", np.nan, str(ef), ln, np.nan)
+                )  # fmt: skip
 
     # ---- predictions
     pred_dir = root / PRED_DIR
     pred_files = sorted(pred_dir.rglob("*.jsonl")) if pred_dir.is_dir() else []
+    parsed_text: dict[str, ParsedVerdict] = {}
+    judged_any = False
     for pf in pred_files:
         sources.append(pf)
         recs = read_jsonl(pf)
@@ -195,29 +192,23 @@ def load_medrewardbench(
                 )
             run = str(rec.get("run", "1"))
             raw = rec["chosen_answer"]
-            parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
+            if isinstance(raw, str):  # judges repeat themselves: parse each distinct text once
+                parsed = parsed_text.get(raw)
+                if parsed is None:
+                    parsed = parsed_text[raw] = parse_verdict(raw, dimensions, broadcast=broadcast)
+            else:
+                parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
             raw_text = raw if isinstance(raw, str) else _dump(raw)
             for d in dimensions:
                 v = parsed.choices[d]
                 if v is not None and order == "BA":
                     v = _FLIP[v]
                 ratings.append(
-                    {
-                        "item": qid,
-                        "rater": judge,
-                        "role": "judge",
-                        "dimension": d,
-                        "value": v,
-                        "order": order,
-                        "raw": raw_text,
-                        "status": parsed.status,
-                        "run": run,
-                        "source": str(pf),
-                        "line": ln,
-                        "note": parsed.reason,
-                    }
-                )
+                    (qid, judge, "judge", d, v, order, raw_text, parsed.status, run, str(pf), ln,
+                     parsed.reason)
+                )  # fmt: skip
             judged.setdefault((judge, order, run), set()).add(qid)
+            judged_any = True
             counts[f"parse_{parsed.status}"] = counts.get(f"parse_{parsed.status}", 0) + 1
         # a judge that skipped items: the reference rule scores them wrong; keep them, flagged
         for (judge, order, run), done in judged.items():
@@ -225,29 +216,20 @@ def load_medrewardbench(
                 counts["missing_predictions"] = counts.get("missing_predictions", 0) + 1
                 for d in dimensions:
                     ratings.append(
-                        {
-                            "item": qid,
-                            "rater": judge,
-                            "role": "judge",
-                            "dimension": d,
-                            "value": None,
-                            "order": order,
-                            "raw": None,
-                            "status": "missing",
-                            "run": run,
-                            "source": str(pf),
-                            "line": np.nan,
-                            "note": "no prediction line for this item",
-                        }
-                    )
+                        (qid, judge, "judge", d, None, order, None, "missing", run, str(pf),
+                         np.nan, "no prediction line for this item")
+                    )  # fmt: skip
     if not ratings:
         raise InputError(
             "bundle has neither expert labels nor predictions",
             file=root,
             hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl",
         )
+    frame = pd.DataFrame.from_records(ratings, columns=list(_COLUMNS))
+    if not judged_any:  # expert labels only: no judge columns (the model fills its defaults)
+        frame = frame.drop(columns=["raw", "run", "note"])
     study = Study(
-        pd.DataFrame(ratings),
+        frame,
         items,
         scales,
         gold_table=gold,

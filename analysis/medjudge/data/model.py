@@ -18,7 +18,6 @@ in the returned :class:`Gold`.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -176,6 +175,28 @@ class Study:
             if absent:
                 raise InputError(f"answer-model column(s) {absent} are not item attributes")
         self._codes: dict[str, np.ndarray] = {}
+        self._views: dict[object, object] = {}
+        self._views_of: pd.DataFrame | None = None
+
+    def _cached(self, key: object, compute):  # noqa: ANN001, ANN202
+        """Memoise a derived view of ``ratings`` (categorical codes, rater lists, row masks).
+
+        The cache is keyed by the identity of the ratings frame: assigning a new frame to
+        ``study.ratings`` starts a fresh cache (the frame itself is treated as immutable).
+        """
+        if self._views_of is not self.ratings:
+            self._views = {}
+            self._codes = {}
+            self._views_of = self.ratings
+        if key not in self._views:
+            self._views[key] = compute()
+        return self._views[key]
+
+    def _rows(self, dimension: str) -> np.ndarray:
+        """Boolean mask of the ratings rows of one dimension (cached)."""
+        return self._cached(
+            ("rows", dimension), lambda: (self.ratings["dimension"] == dimension).to_numpy()
+        )
 
     # ------------------------------------------------------------------ validation
     def _validate(self) -> None:
@@ -189,7 +210,7 @@ class Study:
                 line=_line(row),
                 column="role",
             )
-        unknown_dim = sorted(set(r["dimension"]) - set(self.scales))
+        unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(self.scales))
         if unknown_dim:
             row = r[r["dimension"] == unknown_dim[0]].iloc[0]
             raise InputError(
@@ -209,10 +230,13 @@ class Study:
                 column="status",
             )
         for dim, scale in self.scales.items():
-            sub = r[(r["dimension"] == dim) & r["value"].notna()]
-            ok = sub["value"].map(scale.contains)
-            if not ok.all():
-                row = sub[~ok].iloc[0]
+            sub = r.loc[(r["dimension"] == dim).to_numpy() & r["value"].notna().to_numpy(), "value"]
+            # each distinct label checked once (the first row holding a bad one is named);
+            # categories compare as text, as Scale.contains does (1 and 1.0 are different)
+            keys = sub.astype(str) if scale.is_categorical else sub
+            bad = [v for v in pd.unique(keys) if not scale.contains(v)]
+            if bad:
+                row = r.loc[sub.index[keys.isin(bad).to_numpy()][0]]
                 allowed = (
                     list(scale.categories)
                     if scale.is_categorical
@@ -242,7 +266,9 @@ class Study:
         if (role_per_rater > 1).any():
             rater = role_per_rater[role_per_rater > 1].index[0]
             raise InputError(f"rater {rater!r} appears both as expert and as judge")
-        missing_items = sorted(set(r["item"]) - set(self.items["item"]))
+        missing_items = sorted(
+            {str(i) for i in r["item"].unique()} - {str(i) for i in self.items["item"].unique()}
+        )
         if missing_items:
             row = r[r["item"] == missing_items[0]].iloc[0]
             raise InputError(
@@ -267,12 +293,20 @@ class Study:
     # ------------------------------------------------------------------ views
     @property
     def dimensions(self) -> list[str]:
-        present = set(self.ratings["dimension"])
+        present = self._cached(
+            "dimensions", lambda: {str(d) for d in self.ratings["dimension"].unique()}
+        )
         return [d for d in self.scales if d in present]
 
     def raters(self, role: str | None = None) -> list[str]:
-        r = self.ratings if role is None else self.ratings[self.ratings["role"] == role]
-        return list(dict.fromkeys(r["rater"]))
+        """Rater names in order of first appearance (of one role, or all); cached."""
+
+        def compute() -> list[str]:
+            r = self.ratings
+            col = r["rater"] if role is None else r.loc[(r["role"] == role).to_numpy(), "rater"]
+            return [str(x) for x in pd.unique(col)]
+
+        return list(self._cached(("raters", role), compute))
 
     @property
     def judges(self) -> list[str]:
@@ -284,16 +318,35 @@ class Study:
 
     @property
     def item_ids(self) -> list[str]:
-        return list(self.items["item"])
+        """Item ids in the study's canonical (natural) order (cached)."""
+        if getattr(self, "_item_ids_of", None) is not self.items:
+            self._item_ids = [str(i) for i in self.items["item"].to_numpy(dtype=object)]
+            self._item_ids_of = self.items
+        return list(self._item_ids)
 
     @property
     def orders(self) -> list[str]:
-        return sorted(set(self.ratings["order"]))
+        return list(
+            self._cached("orders", lambda: sorted(str(o) for o in self.ratings["order"].unique()))
+        )
+
+    def judge_orders(self) -> list[str]:
+        """Presentation orders present among the judges' verdicts, sorted (cached)."""
+        r = self.ratings
+        return list(
+            self._cached(
+                "judge_orders",
+                lambda: sorted(
+                    str(o) for o in r.loc[(r["role"] == "judge").to_numpy(), "order"].unique()
+                ),
+            )
+        )
 
     def codes(self, dimension: str) -> np.ndarray:
         """Float codes of ``ratings.value`` for the rows of one dimension (cached)."""
+        self._cached(None, lambda: None)  # resets the caches if ratings were replaced
         if dimension not in self._codes:
-            sub = self.ratings[self.ratings["dimension"] == dimension]
+            sub = self.ratings[self._rows(dimension)]
             self._codes[dimension] = self.scales[dimension].encode(sub["value"])
         return self._codes[dimension]
 
@@ -315,30 +368,45 @@ class Study:
         """
         if dimension not in self.scales:
             raise KeyError(f"unknown dimension {dimension!r}; have {list(self.scales)}")
-        r = self.ratings
-        mask = (r["dimension"] == dimension).to_numpy()
-        sub = r[mask].assign(_code=self.codes(dimension))
-        if role is not None:
-            sub = sub[sub["role"] == role]
-        if raters is not None:
-            sub = sub[sub["rater"].isin(raters)]
-        if order is not None:
-            sub = sub[sub["order"] == order]
-        if run is not None:
-            sub = sub[sub["run"] == run]
-        if sub.duplicated(["item", "rater"]).any():
+        v = self._dimension_view(dimension)
+        keep = v.select(role=role, raters=raters, order=order, run=run)
+        item, rater = v.item[keep], v.rater[keep]
+        pair = item.astype(np.int64) * max(len(v.rater_names), 1) + rater
+        if np.unique(pair).size != pair.size:
             raise ValueError(
-                f"several verdicts per item and rater on {dimension!r} (orders {sorted(set(sub['order']))}, "
-                f"runs {sorted(set(sub['run']))}): pass order= or run="
+                f"several verdicts per item and rater on {dimension!r} (orders "
+                f"{sorted({v.orders[k] for k in np.unique(v.order[keep])})}, runs "
+                f"{sorted({v.runs[k] for k in np.unique(v.run[keep])})}): pass order= or run="
             )
-        cols = raters if raters is not None else list(dict.fromkeys(sub["rater"]))
+        cols = raters if raters is not None else [v.rater_names[k] for k in pd.unique(rater)]
         rows = items if items is not None else self.item_ids
-        wide = sub.pivot(index="item", columns="rater", values="_code").reindex(
-            index=rows, columns=cols
-        )
-        return RatingMatrix(
-            wide.to_numpy(dtype=float), list(rows), list(cols), dimension, self.scales[dimension]
-        )
+        values = _dense(v, keep, v.code, rows, cols, self.item_ids, np.nan)
+        return RatingMatrix(values, list(rows), list(cols), dimension, self.scales[dimension])
+
+    def _dimension_view(self, dimension: str) -> _DimensionView:
+        """Integer codes of the rows of one dimension (item, rater, role, order, run), cached."""
+
+        def compute() -> _DimensionView:
+            sub = self.ratings.loc[self._rows(dimension)]
+            item_pos = pd.Index(self.item_ids).get_indexer(sub["item"])
+            rater_codes, rater_names = pd.factorize(sub["rater"])
+            order_codes, orders = pd.factorize(sub["order"])
+            run_codes, runs = pd.factorize(sub["run"])
+            return _DimensionView(
+                item=item_pos.astype(np.int64),
+                rater=rater_codes.astype(np.int64),
+                rater_names=[str(x) for x in rater_names],
+                is_judge=(sub["role"] == "judge").to_numpy(dtype=bool),
+                is_expert=(sub["role"] == "expert").to_numpy(dtype=bool),
+                order=order_codes.astype(np.int64),
+                orders=[str(x) for x in orders],
+                run=run_codes.astype(np.int64),
+                runs=[str(x) for x in runs],
+                code=self.codes(dimension),
+                status=sub["status"].to_numpy(dtype=object),
+            )
+
+        return self._cached(("view", dimension), compute)
 
     def gold(
         self, dimension: str, method: GoldMethod = "auto", *, reference: str | None = None
@@ -419,16 +487,14 @@ class Study:
         gold = gold if gold is not None else self.gold(dimension)
         judges = judges if judges is not None else self.judges
         if order is not None:
-            present = sorted(
-                {str(o) for o in self.ratings.loc[self.ratings["role"] == "judge", "order"]}
-            )
+            present = self.judge_orders()
             if order not in present:
                 raise ValueError(
                     f"order={order!r}: no judge verdicts in that presentation order; "
                     f"orders present: {', '.join(p for p in present if p) or 'none recorded'}"
                 )
         if order is None:
-            orders = sorted(set(self.ratings.loc[self.ratings["role"] == "judge", "order"]))
+            orders = self.judge_orders()
             if len(orders) > 1:
                 order = "AB" if "AB" in orders else orders[0]
         m = self.matrix(dimension, raters=judges, order=order)
@@ -456,13 +522,12 @@ class Study:
         )
 
     def _status_matrix(self, dimension: str, judges: list[str], order: str | None) -> np.ndarray:
-        r = self.ratings
-        sub = r[(r["dimension"] == dimension) & r["rater"].isin(judges)]
-        if order is not None:
-            sub = sub[sub["order"] == order]
-        wide = sub.pivot_table(index="item", columns="rater", values="status", aggfunc="first")
-        wide = wide.reindex(index=self.item_ids, columns=judges)
-        return wide.fillna("missing").to_numpy(dtype=object)
+        v = self._dimension_view(dimension)
+        keep = v.select(raters=judges, order=order)
+        # the first row of each item x judge (runs are not told apart here)
+        return _dense(
+            v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True
+        )
 
     # ------------------------------------------------------------------ accounting
     def summary(self) -> dict[str, object]:
@@ -480,7 +545,7 @@ class Study:
             "experts": self.experts,
             "judges": self.judges,
             "orders": self.orders,
-            "status": {k: int(v) for k, v in Counter(r["status"]).most_common()},
+            "status": _most_common(r["status"]),
             "status_per_judge": {
                 rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
                 for rater, g in r[r["role"] == "judge"].groupby("rater", sort=False)
@@ -529,6 +594,14 @@ class Study:
         return t.reset_index()
 
 
+def _most_common(col: pd.Series) -> dict[str, int]:
+    """``{value: count}`` by decreasing count, ties in order of first appearance
+    (``collections.Counter(col).most_common()``, without iterating the column in Python)."""
+    counts = col.value_counts(dropna=False)
+    first = pd.unique(col)
+    return {str(k): int(counts[k]) for k in sorted(first, key=lambda k: -int(counts[k]))}
+
+
 def _line(row: pd.Series) -> int | None:
     v = row.get("line")
     return None if v is None or pd.isna(v) else int(v)
@@ -553,3 +626,81 @@ def _normalise_ratings(df: pd.DataFrame) -> pd.DataFrame:
     out["status"] = out["status"].astype(str)
     extra = [c for c in out.columns if c not in RATING_COLUMNS]
     return out[list(RATING_COLUMNS) + extra].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class _DimensionView:
+    """The ratings rows of one dimension as integer codes (see :meth:`Study._dimension_view`)."""
+
+    item: np.ndarray  # position in Study.item_ids
+    rater: np.ndarray  # code into rater_names
+    rater_names: list[str]
+    is_judge: np.ndarray
+    is_expert: np.ndarray
+    order: np.ndarray
+    orders: list[str]
+    run: np.ndarray
+    runs: list[str]
+    code: np.ndarray  # category code (float, NaN = no value)
+    status: np.ndarray  # object array of status strings
+
+    def select(
+        self,
+        *,
+        role: str | None = None,
+        raters: list[str] | None = None,
+        order: str | None = None,
+        run: str | None = None,
+    ) -> np.ndarray:
+        """Boolean mask of the rows matching every filter given."""
+        keep = np.ones(self.item.size, dtype=bool)
+        if role is not None:
+            keep &= (
+                self.is_judge
+                if role == "judge"
+                else self.is_expert
+                if role == "expert"
+                else np.zeros_like(keep)
+            )
+        if raters is not None:
+            wanted = set(raters)
+            keep &= np.isin(
+                self.rater, [k for k, name in enumerate(self.rater_names) if name in wanted]
+            )
+        if order is not None:
+            keep &= self.order == (self.orders.index(order) if order in self.orders else -1)
+        if run is not None:
+            keep &= self.run == (self.runs.index(run) if run in self.runs else -1)
+        return keep
+
+
+def _dense(
+    v: _DimensionView,
+    keep: np.ndarray,
+    values: np.ndarray,
+    rows: list[str],
+    cols: list[str],
+    item_ids: list[str],
+    fill: object,
+    *,
+    first: bool = False,
+) -> np.ndarray:
+    """``rows x cols`` matrix of ``values[keep]`` placed by item and rater (``fill`` elsewhere).
+
+    Rows/columns not present stay ``fill``; with ``first`` the first of repeated item x rater
+    rows wins, otherwise the rows must be unique (checked by the caller).
+    """
+    idx = np.flatnonzero(keep)
+    if first and idx.size:
+        pair = v.item[idx] * max(len(v.rater_names), 1) + v.rater[idx]
+        _, firsts = np.unique(pair, return_index=True)
+        idx = idx[np.sort(firsts)]
+    dtype = float if isinstance(fill, float) else object
+    # every item x every rater of the dimension, then the rows and columns asked for
+    full = np.full((len(item_ids) + 1, len(v.rater_names) + 1), fill, dtype=dtype)
+    full[v.item[idx], v.rater[idx]] = values[idx]
+    row_pos = pd.Index(item_ids).get_indexer(pd.Index(rows, dtype=object))
+    code_of = {name: k for k, name in enumerate(v.rater_names)}
+    col_pos = np.array([code_of.get(name, -1) for name in cols], dtype=np.int64)
+    # -1 (unknown item or rater) picks the last row/column, which is all ``fill``
+    return full[np.ix_(row_pos, col_pos)]

@@ -122,6 +122,9 @@ class ReportContext:
             self.simulated = (
                 self.data is not None and (Path(self.data) / "truth" / "params.json").is_file()
             )
+        from .shared import adopt
+
+        adopt(self)  # the renderer's precomputed results, when they were made for this study
 
     # ------------------------------------------------------------------ shared results
     def get(self, name: str, compute: Callable[[], T]) -> T:

@@ -706,6 +706,7 @@ def render_qmd(
     keep_intermediates: bool = False,
     timeout: int = 600,
     metadata: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Render a ``.qmd`` report; return ``{"html": Path, "pdf": Path}`` for the formats asked.
 
@@ -732,6 +733,9 @@ def render_qmd(
         Also move the executed ``.ipynb``, the markdown and the ``.typ`` into ``out_dir``.
     timeout
         Per-chunk execution timeout in seconds.
+    env
+        Extra environment variables for the kernel (e.g.
+        :data:`medjudge.report.shared.SHARED_ENV`, the precomputed study and results).
 
     Raises
     ------
@@ -750,7 +754,7 @@ def render_qmd(
         engine = "quarto" if wants and shutil.which("quarto") else "builtin"
     if engine not in ("builtin", "quarto"):
         raise ValueError(f"engine must be 'auto', 'builtin' or 'quarto', not {engine!r}")
-    env = {"MEDJUDGE_COMMAND": command or ""}
+    env = {**(env or {}), "MEDJUDGE_COMMAND": command or ""}
 
     work = Path(tempfile.mkdtemp(prefix=f".{src.stem}-render-", dir=dest))
     try:

@@ -42,7 +42,7 @@ from typing import Literal
 
 import numpy as np
 
-from .agreement.two_raters import cohen_kappa_core
+from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .intervals import mean_ci, wilson_interval
 
@@ -189,12 +189,9 @@ def gold_kappa_core(
     # cohen_kappa_core sorts categories by value; give the weight matrix in that order
     order = np.argsort(cvals, kind="stable")
     Wm = Wm[np.ix_(order, order)]
-    w = None if weights is None else np.asarray(weights, dtype=float)
-    out = [
-        cohen_kappa_core(np.c_[g, p[:, j]], w, categories=cats, values=cvals, weights=Wm)
-        for j in range(p.shape[1])
-    ]
-    return np.stack([np.asarray(o, dtype=float) for o in out], axis=-1)
+    # every judge's table from one product of the weights with the stacked one-hot cells
+    out = cohen_kappa_columns(g, p, weights, categories=cats, values=cvals, weights=Wm)
+    return np.moveaxis(out, 0, -1)
 
 
 def rate_intervals(

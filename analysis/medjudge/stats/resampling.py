@@ -16,6 +16,8 @@ confidence intervals", JASA 82:171-185) with the acceleration from the jackknife
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -38,17 +40,75 @@ class ResamplePlan:
     method: Method = "multinomial"
 
     def weights(self) -> np.ndarray:
-        return resample_weights(
-            self.n_items,
-            self.n_resamples,
-            seed=self.seed,
-            clusters=self.clusters,
-            strata=self.strata,
-            method=self.method,
+        """The ``(n_resamples, n_items)`` weight matrix (read-only; cached per plan).
+
+        Plans with the same items, cluster/stratum partition, ``n_resamples``, integer
+        ``seed`` and method share one matrix: the analyses of a report or a ``run`` draw it
+        once instead of once per call (:data:`WEIGHTS_CACHE_BYTES` bounds the memory held).
+        """
+        key = self._key("weights")
+        if key is None:
+            return resample_weights(
+                self.n_items,
+                self.n_resamples,
+                seed=self.seed,
+                clusters=self.clusters,
+                strata=self.strata,
+                method=self.method,
+            )
+        return _cached(
+            key,
+            lambda: resample_weights(
+                self.n_items,
+                self.n_resamples,
+                seed=self.seed,
+                clusters=self.clusters,
+                strata=self.strata,
+                method=self.method,
+            ),
         )
 
     def jackknife(self) -> np.ndarray:
-        return jackknife_weights(self.n_items, clusters=self.clusters)
+        """Leave-one-cluster-out weights (read-only; cached like :meth:`weights`)."""
+        key = self._key("jackknife")
+        if key is None:
+            return jackknife_weights(self.n_items, clusters=self.clusters)
+        return _cached(key, lambda: jackknife_weights(self.n_items, clusters=self.clusters))
+
+    def _key(self, what: str) -> tuple | None:
+        """Cache key: everything the weights depend on (the partition, not the label names)."""
+        if not isinstance(self.seed, (int, np.integer)) or isinstance(self.seed, bool):
+            return None
+        ccode, _ = _codes(self.clusters, self.n_items)
+        parts: list[object] = [what, int(self.n_items), int(self.n_resamples), int(self.seed)]
+        parts += [self.method, _digest(ccode)]
+        if self.strata is not None:
+            parts.append(_digest(_codes(self.strata, self.n_items)[0]))
+        return tuple(parts)
+
+
+#: Upper bound on the memory held by cached weight matrices (bytes); larger matrices are
+#: recomputed on every call instead of cached.
+WEIGHTS_CACHE_BYTES = 256 * 2**20
+_WEIGHTS: OrderedDict[tuple, np.ndarray] = OrderedDict()
+
+
+def _digest(codes: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(codes, dtype=np.int64).tobytes()).hexdigest()
+
+
+def _cached(key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    hit = _WEIGHTS.get(key)
+    if hit is not None:
+        _WEIGHTS.move_to_end(key)
+        return hit
+    w = compute()
+    w.flags.writeable = False  # shared between callers: nobody may change it in place
+    if w.nbytes <= WEIGHTS_CACHE_BYTES:
+        _WEIGHTS[key] = w
+        while sum(v.nbytes for v in _WEIGHTS.values()) > WEIGHTS_CACHE_BYTES:
+            _WEIGHTS.popitem(last=False)
+    return w
 
 
 def _codes(labels: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:

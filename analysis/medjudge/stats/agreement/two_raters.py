@@ -102,6 +102,53 @@ def cohen_kappa_core(
     return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "cohen")[0], batched)
 
 
+def cohen_kappa_columns(
+    first: np.ndarray,
+    others: np.ndarray,
+    w: np.ndarray | None = None,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+) -> np.ndarray:
+    """Cohen's kappa of ``first`` with each column of ``others``, all under item weights ``w``.
+
+    Equal to ``[cohen_kappa_core(np.c_[first, others[:, k]], w, ...) for k in ...]`` stacked on
+    the first axis — shape ``(K,)`` for ``w=None`` or 1-D weights, ``(K, k)`` for 2-D weights —
+    but every table comes out of one product of the weights with the stacked one-hot cells
+    (bit-identical for count weights: the table sums are exact integers).
+
+    Examples
+    --------
+    >>> x = np.array([0, 1, 1, 0, 1.0])
+    >>> cohen_kappa_columns(x, np.c_[x, 1 - x], categories=[0, 1]).tolist()
+    [1.0, -1.0]
+    """
+    first = np.asarray(first, dtype=float)
+    others = np.asarray(others, dtype=float)
+    if others.ndim == 1:
+        others = others[:, None]
+    X = np.column_stack([first, others])
+    cats = resolve_categories(X, categories, values)
+    W, batched = item_weights(w, X.shape[0])
+    Wm = weight_matrix(cats.values, weights)
+    q, K = cats.q, others.shape[1]
+    cells = np.hstack(
+        [
+            _cells(x, ~np.isnan(x).any(axis=1), cats)
+            for x in (np.c_[first, others[:, k]] for k in range(K))
+        ]
+    )
+    T = (W @ cells).reshape(W.shape[0], K, q, q)
+    out = []
+    for k in range(K):
+        Tk = T[:, k]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            P = Tk / Tk.sum(axis=(1, 2))[:, None, None]
+        out.append(np.asarray(finish(_kappa_from_tables(P, Wm, "cohen")[0], batched), dtype=float))
+    return np.stack(out, axis=0)
+
+
 def scott_pi_core(
     X: Any,
     w: np.ndarray | None = None,

@@ -1,0 +1,164 @@
+"""Compute once, render twice: the loaded study and the reports' shared results, handed to
+the report kernels instead of being recomputed in each.
+
+``medjudge run`` and ``medjudge report`` build both reports' sections once in the calling
+process (:func:`precompute`: one study, one cache of shared results — the leaderboard, the
+audit, judge–expert agreement … — used by the judge report *and* the audit), pickle the study
+and the cache to a temporary file (:func:`write_shared`), and name it to the kernels in the
+environment variable :data:`SHARED_ENV`. The templates load their study with
+:func:`load_study`, which returns the pickled study when the file matches the data and mapping
+asked for, and :class:`~medjudge.report.context.ReportContext` then adopts the pickled results
+when its settings match (:func:`adopt`). Nothing changes in what is computed — the same
+functions with the same settings and seeds; the kernels only skip the repeats. Without the
+variable (a notebook, a user's template, ``quarto render``) everything is computed as before.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..data.model import Study
+    from .context import ReportContext
+
+__all__ = [
+    "SHARED_ENV", "WAIT_ENV", "adopt", "load_study", "mark_failed", "precompute", "settings_key",
+    "write_shared",
+]  # fmt: skip
+
+#: Environment variable naming the pickled study and results for the report kernels.
+SHARED_ENV = "MEDJUDGE_REPORT_SHARED"
+#: Seconds a kernel waits for the renderer's results before computing its own (default 600).
+WAIT_ENV = "MEDJUDGE_REPORT_SHARED_WAIT"
+
+#: Cache entries that depend on the process that computes them (the provenance record reads
+#: the command line and software versions): never shared, always made in the kernel.
+PROCESS_LOCAL = ("provenance",)
+
+#: ReportContext fields that do not change any computed result (wording and provenance only
+#: are compared too, so that a mismatch is always recomputed).
+_NOT_SETTINGS = {"study", "_cache", "command", "simulated"}
+
+_LOADED: dict[str, Any] | None = None
+
+
+def _source_key(data: str | Path | None, mapping: str | Path | None) -> tuple[str, str]:
+    def norm(p: str | Path | None) -> str:
+        return "" if p is None else str(Path(p).resolve())
+
+    return norm(data), norm(mapping)
+
+
+def settings_key(ctx: ReportContext) -> tuple:
+    """Everything a report context's results depend on besides the study (comparable)."""
+    out = []
+    for f in fields(ctx):
+        if f.name in _NOT_SETTINGS:
+            continue
+        v = getattr(ctx, f.name)
+        if f.name in ("data", "mapping"):
+            v = _source_key(v, None)[0]
+        elif f.name == "by":
+            v = None if v is None else tuple(v)
+        elif f.name == "names":
+            v = tuple(sorted(dict(v).items()))
+        out.append((f.name, v))
+    return tuple(out)
+
+
+def precompute(
+    study: Study,
+    kinds: list[str],
+    *,
+    data: str | Path | None,
+    mapping: str | Path | None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """Build the reports ``kinds`` (``judges``, ``audit``) once, sharing one results cache.
+
+    Returns the bundle for :func:`write_shared`: the study, the data/mapping it was loaded
+    from, the context settings and the filled cache. The sections built here are discarded
+    (building them again from the cache in the kernel is cheap); figures are not drawn.
+    """
+    from . import audit, judges
+    from .context import ReportContext
+    from .document import build_report
+
+    sections = {"judges": judges.SECTIONS, "audit": audit.SECTIONS}
+    cache: dict[str, Any] = {}
+    key = None
+    for kind in kinds:
+        ctx = ReportContext(study, data=data, mapping=mapping, **settings)
+        ctx._cache = cache  # the second report reuses what the first computed
+        build_report(kind, sections[kind], ctx)
+        key = settings_key(ctx)
+    return {
+        "source": _source_key(data, mapping),
+        "settings": key,
+        "study": study,
+        "cache": {k: v for k, v in cache.items() if k not in PROCESS_LOCAL},
+    }
+
+
+def write_shared(bundle: dict[str, Any], path: str | Path) -> Path:
+    """Pickle ``bundle`` to ``path`` (a private temporary file of the renderer), atomically:
+    a kernel waiting in :func:`load_study` sees either no file or the whole file."""
+    path = Path(path)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as fh:
+        pickle.dump(bundle, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(part, path)
+    return path
+
+
+def mark_failed(path: str | Path) -> None:
+    """Tell waiting kernels that no precomputed results will come (they compute their own)."""
+    Path(str(path) + ".failed").touch()
+
+
+def _bundle() -> dict[str, Any] | None:
+    global _LOADED
+    name = os.environ.get(SHARED_ENV)
+    if not name:
+        return None
+    if _LOADED is None or _LOADED.get("_path") != name:
+        # the renderer computes while the kernels start and import: wait for its file
+        deadline = time.monotonic() + float(os.environ.get(WAIT_ENV, "600"))
+        while not os.path.exists(name):
+            if os.path.exists(name + ".failed") or time.monotonic() > deadline:
+                return None
+            time.sleep(0.02)
+        try:
+            with open(name, "rb") as fh:
+                bundle = pickle.load(fh)  # written by this renderer for its own kernels
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None
+        bundle["_path"] = name
+        _LOADED = bundle
+    return _LOADED
+
+
+def load_study(data: str | Path, mapping: str | Path | None = None) -> Study:
+    """The study of ``data`` (and ``mapping``): the renderer's pickled copy when it has one
+    for exactly these inputs (:data:`SHARED_ENV`), else :func:`medjudge.data.tables.load_any`."""
+    bundle = _bundle()
+    if bundle is not None and bundle["source"] == _source_key(data, mapping):
+        return bundle["study"]
+    from ..data.tables import load_any
+
+    return load_any(data, mapping)
+
+
+def adopt(ctx: ReportContext) -> None:
+    """Give ``ctx`` the renderer's precomputed results if they were computed for its study
+    and settings (called by :class:`ReportContext` on construction)."""
+    bundle = _LOADED if os.environ.get(SHARED_ENV) else None
+    if bundle is None or bundle["study"] is not ctx.study:
+        return
+    if bundle["settings"] == settings_key(ctx) and not ctx._cache:
+        ctx._cache = bundle["cache"]

@@ -1,0 +1,80 @@
+"""Reports computed once and handed to the kernels (medjudge.report.shared).
+
+The check is against the independent path: the same report rendered with every result
+computed inside the kernel (``share=False``) must be byte-identical.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from medjudge.data.tables import load_any
+from medjudge.report import shared
+from medjudge.report.context import ReportContext
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+SETTINGS = dict(seed=0, n_resamples=50, policy="wrong", confidence_level=0.95, alpha=0.05,
+                epsilon=0.2, by=None, names={})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def bundle_file(tmp_path_factory):
+    study = load_any(DEMO)
+    bundle = shared.precompute(study, ["audit"], data=str(DEMO), mapping=None, **SETTINGS)
+    path = tmp_path_factory.mktemp("shared") / "shared.pickle"
+    shared.write_shared(bundle, path)
+    return path, bundle
+
+
+def test_precomputed_results_exclude_process_local_ones(bundle_file):
+    _, bundle = bundle_file
+    assert bundle["cache"], "the audit computes shared results"
+    assert not set(shared.PROCESS_LOCAL) & set(bundle["cache"])
+    assert not list(bundle_file[0].parent.glob("*.part"))
+
+
+def test_kernel_side_adopts_only_matching_study_and_settings(bundle_file, monkeypatch):
+    path, _ = bundle_file
+    monkeypatch.setattr(shared, "_LOADED", None)
+    monkeypatch.setenv(shared.SHARED_ENV, str(path))
+    study = shared.load_study(str(DEMO), None)
+    assert study is shared.load_study(DEMO, None)  # the pickled one, loaded once
+    ctx = ReportContext(study, data=str(DEMO), mapping=None, **SETTINGS)
+    assert ctx._cache and set(ctx._cache) == set(shared._LOADED["cache"])
+    other = ReportContext(study, data=str(DEMO), mapping=None, **{**SETTINGS, "seed": 1})
+    assert other._cache == {}  # another seed: computed afresh
+    fresh = load_any(DEMO)
+    assert ReportContext(fresh, data=str(DEMO), **SETTINGS)._cache == {}  # another study
+    # other inputs than the bundle's: loaded from disk, not the pickled study
+    assert shared.load_study(ROOT / "data" / "demo" / ".", None) is study
+    monkeypatch.delenv(shared.SHARED_ENV)
+    assert shared.load_study(DEMO, None) is not study
+
+
+def test_kernel_does_not_wait_when_the_renderer_failed(tmp_path, monkeypatch):
+    path = tmp_path / "shared.pickle"
+    shared.mark_failed(path)
+    monkeypatch.setattr(shared, "_LOADED", None)
+    monkeypatch.setenv(shared.SHARED_ENV, str(path))
+    monkeypatch.setenv(shared.WAIT_ENV, "30")
+    assert shared._bundle() is None  # returns at once: no precomputed results
+
+
+def test_shared_and_unshared_reports_are_byte_identical(tmp_path):
+    pytest.importorskip("nbclient")
+    from medjudge.commands.report import render_reports
+
+    out = {}
+    for share in (True, False):
+        dest = tmp_path / f"share{int(share)}"
+        res = render_reports(
+            DEMO, kinds=["audit"], out=dest, to="html", resamples=50, share=share,
+            command="medjudge report data/demo",
+        )  # fmt: skip
+        out[share] = res["audit"]["html"].read_bytes()
+        assert not [p for p in os.listdir(dest) if p.startswith(".")]
+    assert out[True] == out[False]
