@@ -121,6 +121,7 @@ def _connect(engine: str, source: Any, *, partitions: int | None = None):
             )
     if engine == "duckdb":
         con = ibis.duckdb.connect()
+        con.con.execute("SET enable_progress_bar = false")  # no bars on the user's stderr
         if not is_path:
             return con, ibis.memtable(source)
         if suffix == ".parquet":

@@ -46,7 +46,8 @@ from .poisson_bootstrap import pattern_keys, poisson_weights
 
 Policy = Literal["wrong", "exclude", "half"]
 POLICY_CHOICES: tuple[str, ...] = ("wrong", "exclude", "half")
-BLOCK = 256  # replicates per block of weights (memory: P x BLOCK doubles)
+BLOCK = 256  # replicates per block of weights (memory: P x BLOCK doubles) ...
+BLOCK_ELEMENTS = 1 << 23  # ... but at most ~8 M weights (64 MB) per block when P is large
 
 __all__ = [
     "accuracy_from_patterns",
@@ -81,10 +82,13 @@ def _check(confidence_level: float, n_resamples: int) -> None:
 def _replicates(
     num: np.ndarray, den: np.ndarray, k: np.ndarray, keys: np.ndarray, n_resamples: int, seed: int
 ) -> np.ndarray:
-    """``(B, m)`` bootstrap ratios ``(W num) / (W den)`` in blocks of :data:`BLOCK` replicates."""
+    """``(B, m)`` bootstrap ratios ``(W num) / (W den)`` in blocks of :data:`BLOCK` replicates
+    (fewer when there are many patterns: memory stays bounded; the sums are exact integers,
+    so the block size never changes a number)."""
     out = np.empty((n_resamples, num.shape[1]))
-    for b0 in range(0, n_resamples, BLOCK):
-        nb = min(BLOCK, n_resamples - b0)
+    block = max(8, min(BLOCK, BLOCK_ELEMENTS // max(len(keys), 1)))
+    for b0 in range(0, n_resamples, block):
+        nb = min(block, n_resamples - b0)
         w = poisson_weights(keys, k, nb, seed=seed, first_replicate=b0)
         with np.errstate(invalid="ignore", divide="ignore"):
             out[b0 : b0 + nb] = (w @ num) / (w @ den)

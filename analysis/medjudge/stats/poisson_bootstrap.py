@@ -50,6 +50,13 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64 finaliser of ``x + golden`` (vectorised, wrapping uint64 arithmetic)."""
     with np.errstate(over="ignore"):
         z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+        if isinstance(z, np.ndarray):  # in place: one array, not six temporaries
+            z ^= z >> np.uint64(30)
+            z *= _M1
+            z ^= z >> np.uint64(27)
+            z *= _M2
+            z ^= z >> np.uint64(31)
+            return z
         z = (z ^ (z >> np.uint64(30))) * _M1
         z = (z ^ (z >> np.uint64(27))) * _M2
         return z ^ (z >> np.uint64(31))
@@ -61,7 +68,12 @@ def uniforms(keys: np.ndarray, replicates: np.ndarray, seed: int) -> np.ndarray:
     base = splitmix64(keys ^ splitmix64(np.uint64(seed & 0xFFFFFFFFFFFFFFFF)))
     reps = splitmix64(np.asarray(replicates, dtype=np.uint64) * _GOLDEN)
     z = splitmix64(base[None, :] ^ reps[:, None])
-    return ((z >> np.uint64(11)).astype(np.float64) + 0.5) * 2.0**-53
+    z >>= np.uint64(11)
+    u = z.astype(np.float64)
+    del z
+    u += 0.5
+    u *= 2.0**-53
+    return u
 
 
 def _poisson_cdf_table(k: float) -> np.ndarray:
@@ -123,11 +135,40 @@ def poisson_weights(
     reps = np.arange(first_replicate, first_replicate + int(n_resamples), dtype=np.uint64)
     u = uniforms(keys, reps, seed)
     out = np.zeros(u.shape, dtype=np.float64)
-    for k in np.unique(mult):
+    ks = np.unique(mult)
+    if ks.size == 1 and ks[0] != 0:
+        return _inverse_cdf(_poisson_cdf_table(float(ks[0])), u)
+    for k in ks:
         if k == 0:
             continue
         cols = np.flatnonzero(mult == k)
-        out[:, cols] = np.searchsorted(_poisson_cdf_table(float(k)), u[:, cols], side="right")
+        out[:, cols] = _inverse_cdf(_poisson_cdf_table(float(k)), u[:, cols])
+    return out
+
+
+_BUCKETS = 1 << 12
+
+
+def _inverse_cdf(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``searchsorted(cdf, u, side="right")`` as float64, through a bucket table.
+
+    ``u`` in [b/N, (b+1)/N) (``N`` a power of two, so ``floor(u N)`` is exact) has its count
+    between those of the bucket's ends; where the two agree (all but the few buckets holding a
+    CDF value) that is the answer, elsewhere the exact search decides. Identical to the search
+    everywhere, several times faster.
+    """
+    u = np.ascontiguousarray(u)  # the flat views below must be views, not copies
+    edges = np.arange(_BUCKETS + 1, dtype=np.float64) / _BUCKETS
+    at = np.searchsorted(cdf, edges, side="right")
+    lo = at[:-1].astype(np.float64)
+    split = np.flatnonzero(at[:-1] != at[1:])
+    b = (u * _BUCKETS).astype(np.intp)
+    np.minimum(b, _BUCKETS - 1, out=b)
+    out = lo[b]
+    if split.size:
+        mixed = np.flatnonzero(np.isin(b, split))
+        flat = out.reshape(-1)
+        flat[mixed] = np.searchsorted(cdf, u.reshape(-1)[mixed], side="right")
     return out
 
 

@@ -1,0 +1,99 @@
+"""Paper scale (issue 18): the demo study — 1,026 items x 12 judges x 6 dimensions + 3 experts.
+
+Times, as fresh processes (wall clock, median of ``--runs``, with the 1-minute load average
+before each run — the machine may be shared), the commands a user types:
+
+1. ``medjudge --help`` (target <= 0.3 s) against ``python -c pass``;
+2. ``medjudge run data/demo --report none`` (target <= 1.5 s, start-up included);
+3. ``medjudge run data/demo`` — the tables and both reports, HTML and PDF (target <= 10 s);
+4. ``medjudge report data/demo`` — both reports (target <= 10 s);
+5. the same two reports with every result computed inside each report's kernel
+   (``render_reports(share=False)``, the way reports were rendered before the shared context):
+   the obvious alternative, printed as a ratio.
+
+    python benchmarks/bench_paper_scale.py [--runs 3] [--skip-reports]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "data" / "demo"
+
+UNSHARED = """
+import sys
+from medjudge.commands.report import render_reports
+render_reports(sys.argv[1], out=sys.argv[2], share=sys.argv[3] == "1")
+"""
+
+
+def _time(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    load = os.getloadavg()[0]
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, *args], env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0, load
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3, help="runs per case (median; default 3)")
+    ap.add_argument("--skip-reports", action="store_true", help="only --help and --report none")
+    ns = ap.parse_args(argv)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(ROOT / "analysis"), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    )
+    cli = ["-m", "medjudge.cli"]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "out")
+        cases = {
+            "python -c pass": (["-c", "pass"], None),
+            "medjudge --help": ([*cli, "--help"], 0.3),
+            "medjudge run data/demo --report none": (
+                [*cli, "run", str(DEMO), "--out", out, "--report", "none"], 1.5),
+        }  # fmt: skip
+        if not ns.skip_reports:
+            cases.update({
+                "medjudge run data/demo (tables + both reports)": (
+                    [*cli, "run", str(DEMO), "--out", out], 10.0),
+                "medjudge report data/demo (both reports)": (
+                    [*cli, "report", str(DEMO), "--out", out], 10.0),
+                "both reports, shared context (render_reports)": (
+                    ["-c", UNSHARED, str(DEMO), out, "1"], None),
+                "both reports, each kernel computes (share=False)": (
+                    ["-c", UNSHARED, str(DEMO), out, "0"], None),
+            })  # fmt: skip
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, median of {ns.runs} runs")
+        print("| case | median wall (s) | load average at start | target |")
+        print("|---|---|---|---|")
+        medians = {}
+        for name, (args, target) in cases.items():
+            _time(args, env)  # warm the file cache and bytecode
+            runs = [_time(args, env) for _ in range(ns.runs)]
+            med = statistics.median(t for t, _ in runs)
+            medians[name] = med
+            loads = ", ".join(f"{load:.1f}" for _, load in runs)
+            verdict = (
+                ""
+                if target is None
+                else f"<= {target:g} s: {'met' if med <= target else 'NOT met'}"
+            )
+            print(f"| {name} | {med:.2f} | {loads} | {verdict} |", flush=True)
+    if not ns.skip_reports:
+        a = medians["both reports, each kernel computes (share=False)"]
+        b = medians["both reports, shared context (render_reports)"]
+        print(f"\nreports: each kernel computing / shared context = {a / b:.2f}")
+    print(f"--help / python -c pass = {medians['medjudge --help'] / medians['python -c pass']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
