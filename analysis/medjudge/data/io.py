@@ -9,6 +9,25 @@ import pandas as pd
 
 from .errors import InputError
 
+#: name of the internal line-number column; the NUL byte means no user column can be called this
+LINE = "\x00line"
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError("file not found", file=path)
+    if path.is_dir():
+        raise InputError("is a directory, expected a file", file=path)
+
+
+def _decode_error(path: Path, e: UnicodeDecodeError, line: int | None = None) -> InputError:
+    return InputError(
+        f"not UTF-8 text (byte {e.object[e.start]:#04x} at byte offset {e.start})",
+        file=path,
+        line=line,
+        hint="save the file as UTF-8",
+    )
+
 
 def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     """Read a JSON-lines file as ``(line_number, object)`` pairs (blank lines skipped).
@@ -17,31 +36,34 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     are not objects, and for a file without any record.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
+    _check_file(path)
     out: list[tuple[int, dict]] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(
-                    f"malformed JSON ({e.msg})",
-                    file=path,
-                    line=lineno,
-                    column=e.colno,
-                    hint="each line must be one JSON object",
-                ) from None
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"expected a JSON object, got {type(obj).__name__}",
-                    file=path,
-                    line=lineno,
-                    column=1,
-                )
-            out.append((lineno, obj))
+    data = path.read_bytes()
+    for lineno, bline in enumerate(data.splitlines(), start=1):
+        try:  # a UTF-8 byte-order mark on the first line is accepted, as for CSV
+            line = bline.decode("utf-8-sig" if lineno == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            raise _decode_error(path, e, lineno) from None
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(
+                f"malformed JSON ({e.msg})",
+                file=path,
+                line=lineno,
+                column=e.colno,
+                hint="each line must be one JSON object",
+            ) from None
+        if not isinstance(obj, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(obj).__name__}",
+                file=path,
+                line=lineno,
+                column=1,
+            )
+        out.append((lineno, obj))
     if not out:
         raise InputError("file is empty (no records)", file=path)
     return out
@@ -52,27 +74,28 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
 
     Every cell is read as text (``dtype=str``, empty cells as ``""``) so labels such as ``"1"``
     keep their spelling. The second value tells how to turn a 0-based row index into a line:
-    ``"csv"`` (line = row + 2, after the header), ``"jsonl"`` (a ``_line`` column is present),
+    ``"csv"`` (line = row + 2, after the header), ``"jsonl"`` (an internal line column, :data:`LINE`, is present),
     ``"row"`` (1-based row number, for Parquet and JSON arrays).
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
+    _check_file(path)
     if path.stat().st_size == 0:
         raise InputError("file is empty", file=path)
     suffix = "".join(path.suffixes[-2:]).lower() if path.suffix == ".gz" else path.suffix.lower()
     try:
         if suffix in (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz"):
             sep = "\t" if ".tsv" in suffix else ","
-            df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, na_values=[])
+            df = pd.read_csv(
+                path, sep=sep, dtype=str, keep_default_na=False, na_values=[], encoding="utf-8-sig"
+            )
             kind = "csv"
         elif suffix == ".jsonl":
             recs = read_jsonl(path)
             df = pd.DataFrame([r for _, r in recs]).astype(object)
-            df["_line"] = [ln for ln, _ in recs]
+            df[LINE] = [ln for ln, _ in recs]
             kind = "jsonl"
         elif suffix == ".json":
-            with path.open(encoding="utf-8") as fh:
+            with path.open(encoding="utf-8-sig") as fh:
                 try:
                     data = json.load(fh)
                 except json.JSONDecodeError as e:
@@ -92,6 +115,8 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
                 file=path,
                 hint="use .csv, .tsv, .jsonl, .json or .parquet",
             )
+    except UnicodeDecodeError as e:
+        raise _decode_error(path, e) from None
     except pd.errors.EmptyDataError:
         raise InputError("file is empty", file=path) from None
     except pd.errors.ParserError as e:
@@ -100,7 +125,7 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
         raise InputError("file has a header but no rows", file=path)
     # uniform text cells; keep None for missing
     for c in df.columns:
-        if c == "_line":
+        if c == LINE:
             continue
         df[c] = df[c].map(
             lambda v: (
@@ -118,8 +143,8 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
 
 def line_numbers(df: pd.DataFrame, kind: str) -> pd.Series:
     """Line (or 1-based row) number of every row, for error messages."""
-    if kind == "jsonl" and "_line" in df.columns:
-        return df["_line"].astype(int)
+    if kind == "jsonl" and LINE in df.columns:
+        return df[LINE].astype(int)
     if kind == "csv":
         return pd.Series(df.index.to_numpy() + 2, index=df.index)
     return pd.Series(df.index.to_numpy() + 1, index=df.index)

@@ -139,7 +139,12 @@ def load_medrewardbench(
             and (v is None or isinstance(v, (str, int, float, bool)))
         }
         organ = rec.get("modality_type", f.stem)
-        items_rows.append({"item": qid, "organ_system": organ, **attrs})
+        # the item id is question_id; a ground-truth field that happens to be called "item"
+        # (or "organ_system") is kept under a suffixed name instead of replacing it
+        for reserved in ("item", "organ_system"):
+            if reserved in attrs:
+                attrs[f"{reserved} (field)"] = attrs.pop(reserved)
+        items_rows.append({**attrs, "item": qid, "organ_system": organ})
     items = pd.DataFrame(items_rows)
     gold = pd.DataFrame(gold_rows)
     item_set = set(items["item"])
@@ -176,12 +181,22 @@ def load_medrewardbench(
     # ---- predictions
     pred_dir = root / PRED_DIR
     pred_files = sorted(pred_dir.rglob("*.jsonl")) if pred_dir.is_dir() else []
+    for pf in pred_files:
+        if not pf.is_file():
+            raise InputError(
+                "is a directory, expected a JSONL file of predictions",
+                file=pf,
+                hint=f"rename it or move it out of {PRED_DIR}/",
+            )
     parsed_text: dict[str, ParsedVerdict] = {}
     judged_any = False
+    # (judge, order, run) -> items with a prediction line, and the last file that had any:
+    # a judge's predictions may be split over several files (the documented glob allows it)
+    judged: dict[tuple[str, str, str], set[str]] = {}
+    judged_file: dict[tuple[str, str, str], Path] = {}
     for pf in pred_files:
         sources.append(pf)
         recs = read_jsonl(pf)
-        judged: dict[tuple[str, str, str], set[str]] = {}
         for ln, rec in recs:
             qid = _known_item(rec, ("question_id", "chosen_answer"), item_set, pf, ln)
             judge = str(rec.get("judge") or rec.get("answer_model") or _judge_from_stem(pf.stem))
@@ -208,17 +223,19 @@ def load_medrewardbench(
                      parsed.reason)
                 )  # fmt: skip
             judged.setdefault((judge, order, run), set()).add(qid)
+            judged_file[(judge, order, run)] = pf
             judged_any = True
             counts[f"parse_{parsed.status}"] = counts.get(f"parse_{parsed.status}", 0) + 1
-        # a judge that skipped items: the reference rule scores them wrong; keep them, flagged
-        for (judge, order, run), done in judged.items():
-            for qid in sorted(item_set - done):
-                counts["missing_predictions"] = counts.get("missing_predictions", 0) + 1
-                for d in dimensions:
-                    ratings.append(
-                        (qid, judge, "judge", d, None, order, None, "missing", run, str(pf),
-                         np.nan, "no prediction line for this item")
-                    )  # fmt: skip
+    # a judge that skipped items: the reference rule scores them wrong; keep them, flagged
+    for key, done in judged.items():
+        judge, order, run = key
+        for qid in sorted(item_set - done):
+            counts["missing_predictions"] = counts.get("missing_predictions", 0) + 1
+            for d in dimensions:
+                ratings.append(
+                    (qid, judge, "judge", d, None, order, None, "missing", run,
+                     str(judged_file[key]), np.nan, "no prediction line for this item")
+                )  # fmt: skip
     if not ratings:
         raise InputError(
             "bundle has neither expert labels nor predictions",

@@ -49,7 +49,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .io import line_numbers, read_table
+from .io import LINE, line_numbers, read_table
+from .mapping import validate_mapping
 from .model import Study
 from .scale import Scale
 
@@ -82,45 +83,16 @@ class TableMapping:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "mapping") -> TableMapping:
-        d = dict(d)
-        known = set(cls.__dataclass_fields__) - {"source"}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise InputError(
-                f"unknown mapping key(s) {unknown}",
-                file=source,
-                hint=f"known keys: {sorted(known)}",
-            )
-        for k in ("item", "rater"):
-            if k in d and isinstance(d[k], str):
-                d[k] = [d[k]]
-        if "scale" in d:
+        """Build a mapping from a parsed TOML table (checked by :mod:`medjudge.data.mapping`)."""
+        d = validate_mapping(d, source)
+        if d["scale"] is not None:
             s = d["scale"]
             try:
                 d["scale"] = Scale(
-                    s.get("level", "nominal"),
-                    tuple(str(c) for c in s.get("categories", ())),
-                    s.get("low"),
-                    s.get("high"),
-                    s.get("tie"),
+                    s["level"], tuple(s["categories"]), s["low"], s["high"], s["tie"]
                 )
             except ValueError as e:
                 raise InputError(f"bad [scale]: {e}", file=source) from None
-        d["recode"] = {str(k): str(v) for k, v in d.get("recode", {}).items()}
-        d["invalid"] = [str(v) for v in d.get("invalid", [])]
-        if "models" in d:
-            if isinstance(d["models"], str) or len(d["models"]) != 2:
-                raise InputError(
-                    f"models must list the two columns naming the answer models, got {d['models']!r}",
-                    file=source,
-                    hint='e.g. models = ["model_1", "model_2"]',
-                )
-            d["models"] = [str(c) for c in d["models"]]
-        for key in ("judge_families", "model_families"):
-            if key in d:
-                if not isinstance(d[key], dict):
-                    raise InputError(f"[{key}] must be a table of name = family", file=source)
-                d[key] = {str(k): str(v) for k, v in d[key].items()}
         m = cls(**d, source=source)
         if m.layout not in ("long", "wide"):
             raise InputError(f"layout must be 'long' or 'wide', not {m.layout!r}", file=source)
@@ -139,10 +111,16 @@ class TableMapping:
         path = Path(path)
         if not path.exists():
             raise InputError("mapping file not found", file=path)
+        if path.is_dir():
+            raise InputError("is a directory; --mapping needs a TOML file", file=path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"malformed TOML ({e})", file=path) from None
+        except UnicodeDecodeError as e:
+            raise InputError(
+                f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})", file=path
+            ) from None
         return cls.from_dict(data, source=str(path))
 
 
@@ -154,7 +132,7 @@ def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMappin
                 file=path,
                 line=1,
                 column=c,
-                hint=f"columns present: {[c for c in df.columns if not c.startswith('_')][:12]}; mapping: {mapping.source}",
+                hint=f"columns present: {[c for c in df.columns if c != LINE][:12]}; mapping: {mapping.source}",
             )
 
 
@@ -170,7 +148,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     path = Path(path)
     df, kind = read_table(path)
     lines = line_numbers(df, kind)
-    df = df.assign(_srcline=lines.to_numpy())
+    df[LINE] = lines.to_numpy()
     sources = [path]
     if mapping.join:
         _require(df, mapping.item[:1], path, mapping)
@@ -225,14 +203,17 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 "run": df[mapping.run] if mapping.run else "1",
                 "raw": df[mapping.raw] if mapping.raw else df[mapping.value],
                 "source": str(path),
-                "line": df["_srcline"],
+                "line": df[LINE],
                 "_cell": df[mapping.value],
                 "_column": mapping.value,
             }
         )
     else:
         _require(
-            df, mapping.item + list(mapping.raters) + mapping.attributes + mapping.models, path, mapping
+            df,
+            mapping.item + list(mapping.raters) + mapping.attributes + mapping.models,
+            path,
+            mapping,
         )
         parts = []
         for col, spec in mapping.raters.items():
@@ -252,7 +233,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                         "run": "1",
                         "raw": df[spec["raw"]] if "raw" in spec else df[col],
                         "source": str(path),
-                        "line": df["_srcline"],
+                        "line": df[LINE],
                         "_cell": df[col],
                         "_column": col,
                     }
@@ -312,7 +293,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             {
                 "item": item_col,
                 "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)),
-                "line": df["_srcline"],
+                "line": df[LINE],
             }
         )
         conflict = g.groupby("item")["value"].nunique() > 1

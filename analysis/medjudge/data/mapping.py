@@ -1,0 +1,195 @@
+"""The one schema of a table mapping (TOML file or command-line options), checked by pydantic.
+
+A mapping says which columns of a table hold the item, the rater, the verdict and so on (see
+``data/FORMAT.md`` and :mod:`medjudge.data.tables`). Every mapping, from a file or from CLI
+options, passes through :func:`validate_mapping` once, so a mistyped value is refused with one
+line naming the file and the key and showing the expected form — never silently reinterpreted.
+The classic trap this closes: TOML ``invalid = "NA"`` is a *string*; iterating it gives the
+characters ``N`` and ``A``, which silently made every ``A`` verdict invalid. Lists of values
+(``invalid``, ``[scale] categories``) must be TOML arrays; fields naming columns (``item``,
+``rater``, ``attributes``, ``join``) accept one name as a string, since ``"grp"`` can only mean
+the column ``grp``.
+
+Examples
+--------
+>>> from medjudge.data.mapping import validate_mapping
+>>> validate_mapping({"role": "judge", "invalid": ["NA"]}, "m.toml")["invalid"]
+['NA']
+>>> try:
+...     validate_mapping({"role": "judge", "invalid": "NA"}, "m.toml")
+... except ValueError as e:
+...     print(e)
+m.toml: mapping key 'invalid' must be a list of strings, got 'NA' (write invalid = ["NA"])
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from .errors import InputError
+
+Label = StrictStr | StrictInt | StrictFloat
+Columns = StrictStr | list[StrictStr]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class ScaleSpec(_Strict):
+    """``[scale]``: measurement level, categories in order, bounds and the tie category."""
+
+    level: Literal["nominal", "ordinal", "interval", "ratio"] = "nominal"
+    categories: list[Label] = Field(default_factory=list)
+    low: StrictInt | StrictFloat | None = None
+    high: StrictInt | StrictFloat | None = None
+    tie: Label | None = None
+
+
+class RaterSpec(_Strict):
+    """``[raters.COLUMN]`` in a wide layout."""
+
+    role: Literal["expert", "judge"] = "expert"
+    name: StrictStr | None = None
+    raw: StrictStr | None = None
+
+
+class MappingSpec(_Strict):
+    """Every key a mapping may have (see the module docstring of :mod:`medjudge.data.tables`)."""
+
+    layout: Literal["long", "wide"] = "long"
+    item: Columns = "item"
+    rater: Columns = "rater"
+    role: Literal["expert", "judge"] | None = None
+    role_column: StrictStr | None = None
+    value: StrictStr = "value"
+    dimension: StrictStr = "overall"
+    dimension_column: StrictStr | None = None
+    order: StrictStr | None = None
+    order_map: dict[str, StrictStr] = Field(default_factory=dict)
+    run: StrictStr | None = None
+    raw: StrictStr | None = None
+    gold: StrictStr | None = None
+    attributes: Columns = Field(default_factory=list)
+    raters: dict[str, RaterSpec] = Field(default_factory=dict)
+    recode: dict[str, Label] = Field(default_factory=dict)
+    invalid: list[Label] = Field(default_factory=list)
+    scale: ScaleSpec | None = None
+    join: Columns = Field(default_factory=list)
+    models: list[StrictStr] = Field(default_factory=list)
+    judge_families: dict[str, StrictStr] = Field(default_factory=dict)
+    model_families: dict[str, StrictStr] = Field(default_factory=dict)
+
+    @field_validator("models")
+    @classmethod
+    def _two_models(cls, v: list[str]) -> list[str]:
+        if v and len(v) != 2:
+            raise ValueError("must list the two columns naming the answer models")
+        return v
+
+
+#: the expected form of each key, shown when a value has the wrong type
+_EXAMPLES: dict[str, str] = {
+    "invalid": 'write invalid = ["NA"]',
+    "categories": 'write categories = ["A", "B", "tie"]',
+    "scale": 'write [scale] then level = "nominal" and categories = [...] on their own lines',
+    "item": 'write item = "id" or item = ["subset", "id"]',
+    "rater": 'write rater = "annotator" or rater = ["evaluator", "strategy"]',
+    "attributes": 'write attributes = ["organ", "department"]',
+    "join": 'write join = ["judges.json"]',
+    "models": 'write models = ["model_1", "model_2"]',
+    "raters": 'write [raters.COLUMN] then role = "expert" or "judge"',
+    "recode": 'write [recode] then "0" = "tie"',
+    "layout": 'write layout = "long" or "wide"',
+    "role": 'write role = "judge" or "expert"',
+    "level": 'write level = "nominal", "ordinal", "interval" or "ratio"',
+}
+
+
+def _describe(err: dict[str, Any]) -> tuple[str, str]:
+    """(key path, message) for the first pydantic error, in the words of a mapping file."""
+    loc = [str(p) for p in err["loc"] if not str(p).startswith(("function-", "str", "int"))]
+    # union branches add their type name to the location; keep the user's keys only
+    loc = [p for p in loc if p not in ("list[str]", "float", "list[union[str,int,float]]")]
+    key = ".".join(loc) or "mapping"
+    kind = err["type"]
+    got = err.get("input")
+    if kind == "extra_forbidden":
+        return key, "is not a known mapping key"
+    if kind == "literal_error":
+        return key, f"must be {err['ctx']['expected']}, got {got!r}"
+    if kind in ("list_type",):
+        return key, f"must be a list of strings, got {got!r}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return key, f"must be a table, got {got!r}"
+    if kind.startswith(("string_", "int_", "float_")):
+        return key, f"must be text, got {got!r}"
+    return key, f"{err['msg'].removeprefix('Value error, ')}, got {got!r}"
+
+
+def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str, Any]:
+    """Check a mapping against :class:`MappingSpec`; return it with lists normalised.
+
+    Parameters
+    ----------
+    data : the parsed TOML (or the dictionary built from CLI options).
+    source : where it came from (a file path or ``"command line"``), named in errors.
+
+    Returns
+    -------
+    dict with every key present; ``item``, ``rater``, ``attributes`` and ``join`` as lists;
+    labels (``invalid``, ``recode`` values, ``[scale]`` categories and tie) as text.
+
+    Raises
+    ------
+    InputError
+        One line: the source, the key, what it must be and what was given.
+    """
+    if not isinstance(data, dict):
+        raise InputError("a mapping must be a TOML table of keys", file=source)
+    try:
+        spec = MappingSpec.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key, msg = _describe(err)
+        leaf = key.split(".")[-1] if key else key
+        hint = _EXAMPLES.get(leaf) or _EXAMPLES.get(key.split(".")[0])
+        if err["type"] == "extra_forbidden":
+            hint = f"known keys: {sorted(MappingSpec.model_fields)}" if "." not in key else hint
+        if err["type"] == "extra_forbidden":
+            raise InputError(f"unknown mapping key {key!r}", file=source, hint=hint) from None
+        if source == "command line":  # the same schema checks the table options
+            raise InputError(f"option --{key.replace('_', '-')} {msg}", hint=hint) from None
+        raise InputError(f"mapping key {key!r} {msg}", file=source, hint=hint) from None
+    out = spec.model_dump()
+    for k in ("item", "rater", "attributes", "join"):
+        if isinstance(out[k], str):
+            out[k] = [out[k]]
+    out["invalid"] = [_text(v) for v in out["invalid"]]
+    out["recode"] = {str(k): _text(v) for k, v in out["recode"].items()}
+    if out["scale"] is not None:
+        s = out["scale"]
+        s["categories"] = [_text(c) for c in s["categories"]]
+        s["tie"] = None if s["tie"] is None else _text(s["tie"])
+    out["raters"] = {
+        k: {a: b for a, b in v.items() if b is not None} for k, v in out["raters"].items()
+    }
+    return out
+
+
+def _text(v: object) -> str:
+    """A label as the table reader sees it (``1.0`` → ``"1"``, as cells are read as text)."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
