@@ -147,12 +147,13 @@ def audit_study(
     dims = dimensions or study.dimensions
     settings = {
         "role": role,
-        "exchangeable": role in getattr(study, "exchangeable", ()),
         "ci": ci,
         "n_resamples": n_resamples,
         "seed": seed,
         "subgroups": list(subgroups),
     }
+    if role in getattr(study, "exchangeable", ()):
+        settings["exchangeable"] = True
     rel = dimension_reliability(study, role=role, ci=ci, n_resamples=n_resamples, seed=seed)
     rel = rel[rel["dimension"].isin(dims)].reset_index(drop=True) if len(rel) else rel
     out: dict[str, dict[str, Any]] = {}

@@ -134,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     rep = res["audit"]
     if args.json:
         doc = dict(res)
+        doc.pop("expert_label")  # text output only
         doc["audit"] = rep.to_dict()
         for k in ("alt_test_table", "judge_vs_experts"):
             if k in doc:
