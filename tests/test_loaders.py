@@ -399,3 +399,19 @@ def test_wide_table_majority_rule(tmp_path_factory, cells):
         if not [v for v in r if v]
         or 2 * max([v for v in r if v].count(x) for x in set(r) if x) <= len([v for v in r if v])
     )
+
+
+def test_hanna_long_table_loads_with_its_mapping(tmp_path):
+    """HANNA in one long table (data/mappings/hanna_long.toml): 1,056 stories x 6 criteria,
+    3 human slots and 5 LLM judges x 4 prompt variants; the 1,051 LLM values below the 1-5
+    scale (data/external/hanna/SOURCE.md, Caveats) are kept as invalid verdicts."""
+    from medjudge.data.hanna import hanna_long_table
+    from medjudge.data.tables import load_any
+
+    path = tmp_path / "hanna_long.csv"
+    hanna_long_table(EXTERNAL / "hanna").to_csv(path, index=False)
+    s = load_any(path, MAPPINGS / "hanna_long.toml")
+    assert len(s.items) == 1056 and len(s.dimensions) == 6
+    assert len(s.experts) == 3 and len(s.judges) == 20
+    assert s.load_counts["verdicts_invalid"] == 1051
+    assert len(s.ratings) == 19_008 + 126_720

@@ -233,9 +233,14 @@ def test_stratified_by_hand_two_strata():
         for h in "ab"
     )
     var = 0.0
+    theta = {}
     for h in "ab":
         lo, hi = ppi_py.ppi_mean_ci(y[s == h], f[s == h], fu[su == h], alpha=0.05, lam=1)
         var += w[h] ** 2 * ((hi[0] - lo[0]) / (2 * 1.959963984540054)) ** 2
+        theta[h] = ppi_py.ppi_mean_pointestimate(y[s == h], f[s == h], fu[su == h], lam=1)[0]
+    # plus the sampling variance of the strata's shares (multinomial over the n + N items):
+    # Var(sum_h theta_h w_h) = sum_h w_h (theta_h - theta)^2 / (n + N)
+    var += sum(w[h] * (theta[h] - est) ** 2 for h in "ab") / (y.size + fu.size)
     assert overall.estimate == pytest.approx(est, abs=1e-12)
     assert overall.se == pytest.approx(math.sqrt(var), rel=1e-9)
 

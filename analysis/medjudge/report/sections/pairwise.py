@@ -109,14 +109,21 @@ def build(ctx: ReportContext) -> Section:
         f"{fmt_int(len(sig))} of {fmt_int(m)} pairs differ significantly on *{md(head)}* after "
         "Holm's adjustment."
     )
-    sec.findings.append(
-        Finding(
+    if m == 1:
+        one = ev.pairs[ev.pairs["dimension"] == head].iloc[0] if len(ev.pairs) else None
+        p_one = "" if one is None or "p_holm" not in one else f", p = {fmt_p(one['p_holm'])}"
+        text = (
+            f"The two {md(ctx.names_of('judge'))} "
+            + ("differ" if len(sig) else "do not differ")
+            + f" significantly on *{md(head)}* (McNemar mid-p{p_one}, α = {a:g})."
+        )
+    else:
+        text = (
             f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
             f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* (McNemar mid-p, "
-            f"Holm over the {fmt_int(m)} pairs, α = {a:g}).",
-            weight=4,
+            f"Holm over the {fmt_int(m)} pairs, α = {a:g})."
         )
-    )
+    sec.findings.append(Finding(text, weight=4))
     sec.methods.append(
         "Pairs of judges were compared with McNemar's mid-p test on the items both judged "
         "(Fagerland et al. 2013), clustered when items share a cluster; the difference has a "

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ...analyses.score_study import score_study
+from ..tables import fmt_ci
 from . import Finding, Section, md
 
 KEY = "scores"
@@ -41,12 +42,13 @@ def build(ctx: Any) -> Section:
         "Spearman and Kendall correlations, Lin's concordance correlation (CCC), ICC(A,1) and the "
         f"Bland–Altman limits of agreement, each with its {lvl} interval."
     )
-    for d in res.settings["dimensions"]:
+    dims = list(res.settings["dimensions"])
+    for d in dims:
         sec.text(md(res.headline[d]))
         m = res.table("metrics", d)
         if len(m):
             m = m.assign(cell=[
-                "–" if pd.isna(e) else f"{e:.3f} ({a:.3f} to {b:.3f})"
+                "–" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
                 for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
             ])  # fmt: skip
             t = m.pivot_table(
@@ -64,16 +66,16 @@ def build(ctx: Any) -> Section:
         r = res.table("reliability", d)
         if len(r):
             r = r.assign(
-                interval=[
-                    f"{a:.3f} to {b:.3f}" for a, b in zip(r["ci_low"], r["ci_high"], strict=True)
-                ]
+                interval=[fmt_ci(a, b, 3) for a, b in zip(r["ci_low"], r["ci_high"], strict=True)]
             )
             sec.table(
                 f"tbl-{KEY}-{len(sec.blocks)}",
                 f"*{md(d)}*: reliability within roles.",
                 r[["role", "form", "estimate", "interval", "n", "raters"]].round(3).astype(str),
             )
-        sec.findings.append(Finding(md(res.headline[d]), weight=5))
+        head = getattr(ctx, "headline", None)
+        if len(m) and (d == head or (head not in res.settings["dimensions"] and d == dims[0])):
+            sec.findings.append(Finding(md(res.headline[d]), weight=5))
     for part, why in res.not_applicable.items():
         sec.text(f"*Not shown:* {md(part)}: {md(why)}.")
     st = res.settings
