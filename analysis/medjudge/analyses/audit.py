@@ -152,6 +152,8 @@ def audit_study(
         "seed": seed,
         "subgroups": list(subgroups),
     }
+    if role in getattr(study, "exchangeable", ()):
+        settings["exchangeable"] = True
     rel = dimension_reliability(study, role=role, ci=ci, n_resamples=n_resamples, seed=seed)
     rel = rel[rel["dimension"].isin(dims)].reset_index(drop=True) if len(rel) else rel
     out: dict[str, dict[str, Any]] = {}
@@ -169,7 +171,13 @@ def audit_study(
             else None
         )
         d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
-        if scale.is_categorical:
+        if role in getattr(study, "exchangeable", ()):
+            # rater ids are annotation slots: per-rater tables and Dawid-Skene mean nothing
+            d["per_rater_skipped"] = (
+                f"the {role} rater ids are exchangeable annotation slots, not persons: "
+                "per-annotator agreement, pairwise kappa and Dawid-Skene are not defined"
+            )
+        elif scale.is_categorical:
             d["annotators"] = annotator_agreement(m.values, raters=m.raters, categories=cats)
             d["pairwise"] = pairwise_matrix(
                 m.values, raters=m.raters, categories=cats, ci=ci, plan=plan
@@ -178,7 +186,7 @@ def audit_study(
         d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, seed=seed)
         post = None
         ds: DawidSkeneResult | None = None
-        if with_dawid_skene and scale.is_categorical:
+        if with_dawid_skene and scale.is_categorical and "per_rater_skipped" not in d:
             try:
                 ds = study_dawid_skene(study, dim, role=role, seed=seed)
             except ValueError as e:  # not identifiable / not diagonally dominant: say why

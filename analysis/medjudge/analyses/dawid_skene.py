@@ -16,6 +16,8 @@ def study_dawid_skene(
     study: Any, dimension: str, *, role: str = "expert", **kwargs: Any
 ) -> DawidSkeneResult:
     """Fit Dawid–Skene to one dimension of a :class:`~medjudge.data.model.Study` (experts by default)."""
+    if hasattr(study, "require_persons"):
+        study.require_persons(role, "Dawid-Skene (one confusion matrix per rater)")
     scale = study.scales[dimension]
     if not scale.is_categorical:
         raise ValueError(f"Dawid-Skene needs a categorical scale; {dimension!r} is {scale.level}")

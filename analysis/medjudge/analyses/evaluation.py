@@ -56,6 +56,9 @@ def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray 
     """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
     if cluster in (None, "none", ""):
         return None, None
+    declared = getattr(study, "cluster", None)
+    if cluster == "auto" and declared:
+        cluster = declared
     cols = CLUSTER_COLUMNS if cluster == "auto" else (cluster,)
     for c in cols:
         if c in study.items.columns:

@@ -51,6 +51,8 @@ def study_alt_test(
     min_items_per_annotator: int = 30,
 ) -> list[AltTestResult]:
     """The alt-test of every judge against the study's experts on one dimension."""
+    if hasattr(study, "require_persons"):
+        study.require_persons("expert", "the alternative-annotator test (one test per annotator)")
     scale = study.scales[dimension]
     ex, jm = judge_and_expert_matrices(study, dimension, judges)
     if len(ex.raters) < 2:
@@ -99,6 +101,8 @@ def judge_expert_agreement(
     row). A negative difference whose interval excludes 0 means the judge agrees with the other
     experts less than expert ``e`` does.
     """
+    if hasattr(study, "require_persons"):
+        study.require_persons("expert", "leave-one-expert-out agreement")
     scale = study.scales[dimension]
     if not scale.is_categorical:
         raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.level}")

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.errors import InputError
-from ..data.io import read_table
+from ..data.io import LINE, read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import ResamplePlan
 from . import _options as opt
@@ -174,7 +174,11 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         dim = args.dimension or (dims[0] if len(dims) == 1 else None)
         if dim is None or dim not in study.scales:
             raise InputError(f"choose a dimension with --dimension (have {dims})", file=path)
-        m = study.matrix(dim, role=args.role)
+        role = args.role
+        if role is None and study.exchangeable:  # crowd slots are not mixed with named judges
+            role = study.exchangeable[0]
+        m = study.matrix(dim, role=role)
+        args.exchangeable = role in study.exchangeable
         scale = m.scale
         level: Any = args.level or scale
         labels = list(scale.categories) if scale.is_categorical else None
@@ -187,7 +191,7 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             )
         return m.values, m.items, m.raters, level, labels
     df, _ = read_table(path)
-    df = df.drop(columns=[c for c in ("_line",) if c in df.columns])
+    df = df.drop(columns=[c for c in (LINE,) if c in df.columns])
     if args.item and args.item not in df.columns:
         raise InputError(
             f"item column {args.item!r} not found", file=path, hint=f"columns: {list(df.columns)}"
@@ -204,6 +208,8 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         )
     if len(raters) < 2:
         raise InputError("agreement needs at least two rater columns", file=path)
+    if not args.raters:
+        _refuse_guess(df, raters, path)
     if args.item:  # canonical item order: resampled numbers do not depend on the row order
         from ..data.model import natural_order
 
@@ -221,6 +227,35 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     return X, items, raters, level, labels
 
 
+def _refuse_guess(df: Any, raters: list[str], path: Path) -> None:
+    """Without ``--raters`` every other column is taken as a rater: only if they share one scale.
+
+    A column is off the shared scale when it is free text: more than half of its values distinct,
+    over at least 10 rows. Numbers throughout are one (numeric) scale.
+    """
+    vals = {c: [v for v in df[c] if v != ""] for c in raters}
+    if _all_numbers([v for vs in vals.values() for v in vs]):
+        return
+    off = [c for c, vs in vals.items() if len(vs) >= 10 and len(set(vs)) > len(vs) / 2]
+    if off:
+        raise InputError(
+            f"column(s) {off[:5]} do not look like ratings on the same scale as the others; "
+            "medjudge does not guess which columns are raters",
+            file=path,
+            hint="name them: --item ID --raters r1,r2,r3 [--level ordinal --categories low,mid,high], "
+            'or write a mapping: layout = "wide", item = "ID", [raters.r1] role = "expert", '
+            '[scale] level = "nominal", categories = [...] (data/FORMAT.md)',
+        )
+
+
+#: coefficients that treat raters as fixed persons (undefined for exchangeable annotation slots)
+PER_RATER = ("conger_kappa", "kendall_w", "cohen_kappa", "scott_pi", "pabak", "icc")
+#: coefficients defined for exchangeable raters (labels per item may vary in number)
+EXCHANGEABLE = (
+    "percent_agreement", "fleiss_kappa", "brennan_prediger", "gwet_ac", "krippendorff_alpha"
+)  # fmt: skip
+
+
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     X, items, raters, level, labels = load_ratings(args)
     n_missing = int(np.isnan(X).sum())
@@ -234,6 +269,15 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = {}
     if labels is not None and isinstance(level, str):
         kw["categories"] = categories
+    coefficients = _coefficients(args.coef)
+    skipped = {}
+    if getattr(args, "exchangeable", False):
+        for c in PER_RATER:
+            skipped[c] = "rater ids are exchangeable annotation slots, not persons"
+        if coefficients is None:
+            coefficients = list(EXCHANGEABLE)
+        else:
+            coefficients = [c for c in coefficients if c not in PER_RATER]
     table = agreement_table(
         X,
         level=level,
@@ -242,7 +286,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         plan=plan,
         confidence=args.confidence,
         method=args.method,
-        coefficients=_coefficients(args.coef),
+        coefficients=coefficients,
         **kw,
     )
     lvl = level if isinstance(level, str) else level.level
@@ -258,6 +302,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "resamples": args.resamples if ci in ("bootstrap", "auto") else None,
         "seed": args.seed if ci in ("bootstrap", "auto") else None,
         "coefficients": table.to_dict(orient="records"),
+        **({"not_computed": skipped} if skipped else {}),
     }
 
 

@@ -96,10 +96,18 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "study": study.name,
         "n_items": len(study.items),
         "experts": study.experts,
+        "expert_label": study.role_label("expert"),
         "judges": study.judges,
         "audit": rep,
     }
-    if not args.no_judges and study.judges and len(study.experts) >= 2:
+    crowd = "expert" in study.exchangeable
+    if crowd and study.judges and not args.no_judges:
+        out["per_rater_skipped"] = (
+            f"the alternative-annotator test and the leave-one-expert-out comparison need the "
+            f"same {study.role_label('expert')} across items; here the expert rater ids are "
+            "exchangeable annotation slots"
+        )
+    if not crowd and not args.no_judges and study.judges and len(study.experts) >= 2:
         alt = {}
         for dim in dims:
             if study.scales[dim].is_categorical:
@@ -126,17 +134,20 @@ def run(args: argparse.Namespace) -> int:
     rep = res["audit"]
     if args.json:
         doc = dict(res)
+        doc.pop("expert_label")  # text output only
         doc["audit"] = rep.to_dict()
         for k in ("alt_test_table", "judge_vs_experts"):
             if k in doc:
                 doc[k] = doc[k].to_dict(orient="records")
         print(dump_json(doc))
         return 0
-    print(
-        f"{res['study']}: {res['n_items']} items; experts {', '.join(res['experts']) or '(none)'}; "
-        f"{len(res['judges'])} judges"
-    )
-    print("\n== Reliability of the experts per dimension (intervals: " + rep.settings["ci"] + ")")
+    who = res["expert_label"]
+    if rep.settings.get("exchangeable"):
+        raters = f"{who}: {len(res['experts'])} exchangeable annotation slots"
+    else:
+        raters = f"{who} {', '.join(res['experts']) or '(none)'}"
+    print(f"{res['study']}: {res['n_items']} items; {raters}; {len(res['judges'])} judges")
+    print(f"\n== Reliability of the {who} per dimension (intervals: " + rep.settings["ci"] + ")")
     print(_fmt(rep.reliability, ["dimension", "coefficient", "estimate", "ci_low", "ci_high", "n"]))
     for dim, d in rep.dimensions.items():
         print(f"\n== {dim}")
@@ -165,6 +176,8 @@ def run(args: argparse.Namespace) -> int:
             )
             print("-- pairwise Cohen's kappa")
             print(as_square(d["pairwise"]).to_string(float_format=lambda v: f"{v:.3f}"))
+        if "per_rater_skipped" in d:
+            print(f"-- per-annotator tables not computed: {d['per_rater_skipped']}")
         if "dawid_skene_skipped" in d:
             print(f"-- Dawid-Skene not fitted: {d['dawid_skene_skipped']}")
         if "dawid_skene" in d:
@@ -194,6 +207,10 @@ def run(args: argparse.Namespace) -> int:
         if "disputed" in d:
             print(f"-- most disputed items ({d['n_disputed']} items without unanimity)")
             print(_fmt(d["disputed"]))
+    if "per_rater_skipped" in res:
+        print(
+            f"\n== Judges against individual annotators: not computed ({res['per_rater_skipped']})"
+        )
     if "alt_test_table" in res:
         print(
             f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={_epsilon(args)}"

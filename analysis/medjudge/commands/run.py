@@ -65,7 +65,7 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
     clusters, _ = cluster_ids(study)
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     rows = []
-    for dim in study.dimensions:
+    for dim in categorical_dimensions(study):
         o = study.outcomes(dim)
         cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
         sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, level=confidence_level)
@@ -90,6 +90,20 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+def categorical_dimensions(study: Study) -> list[str]:
+    """Dimensions on which accuracy means something (nominal/ordinal labels)."""
+    return [d for d in study.dimensions if study.scales[d].is_categorical]
+
+
+def _no_accuracy_reason(study: Study) -> str | None:
+    """Why ``run`` computes no accuracy against gold for this study (None: it does)."""
+    if not study.judges:
+        return f"the study has no judges (only {study.role_label('expert')})"
+    if not categorical_dimensions(study):
+        return "every dimension is a score scale (see the score tables)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
     final = Path(args.out)
@@ -99,30 +113,38 @@ def run(args: argparse.Namespace) -> int:
             summary = study.summary()
             (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
             safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
-            acc = accuracy_table(study)
-            safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
             print(
-                f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} experts, {len(study.judges)} judges; "
+                f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
                 f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
             )
-            head = acc[acc["policy"] == "wrong"].pivot(
-                index="judge", columns="dimension", values="accuracy"
-            )
-            head = head[study.dimensions]
-            head["mean"] = head.mean(axis=1)
-            print(
-                "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
-            )
-            print(head.sort_values("mean", ascending=False).round(3).to_string())
+            written = [out / "validation.json", out / "parse_status.csv"]
+            why_not = _no_accuracy_reason(study)
+            if why_not is None:
+                acc = accuracy_table(study)
+                safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+                written.append(out / "accuracy.csv")
+                head = acc[acc["policy"] == "wrong"].pivot(
+                    index="judge", columns="dimension", values="accuracy"
+                )
+                head = head[categorical_dimensions(study)]
+                head["mean"] = head.mean(axis=1)
+                print(
+                    "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+                )
+                print(head.sort_values("mean", ascending=False).round(3).to_string())
+            else:
+                print(f"\naccuracy against gold not computed: {why_not}")
             from ._gold_tables import write_gold_tables
 
-            more = write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+            more = written[1:] + list(
+                write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+            )
             rc = _reports(args, study, out, final)
     except _ReportFailed as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
     print(
-        f"\nwrote {final / 'validation.json'}, {final / 'parse_status.csv'}, {final / 'accuracy.csv'}"
+        f"\nwrote {final / 'validation.json'}"
         + "".join(f", {final / p.name}" for p in more)
         + f" and {final / 'MANIFEST.json'}"
     )

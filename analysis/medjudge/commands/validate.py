@@ -16,15 +16,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _role_name(s: dict, role: str) -> str:
+    name = s.get("role_names", {}).get(role)
+    return f" ({name})" if name else ""
+
+
 def format_summary(s: dict, rater_table) -> str:
     lines = [
         f"{s['name']}: {s['n_items']} items, {s['n_ratings']} verdict rows",
         "roles: "
         + ", ".join(
-            f"{k} {v} raters ({s['ratings_per_role'].get(k, 0)} rows)"
+            f"{k}{_role_name(s, k)} {v} "
+            + ("exchangeable annotation slots" if k in s.get("exchangeable", ()) else "raters")
+            + f" ({s['ratings_per_role'].get(k, 0)} rows)"
             for k, v in s["roles"].items()
         ),
-        "dimensions: " + ", ".join(s["dimensions"]),
+        "dimensions: "
+        + ", ".join(
+            d
+            + (
+                f" ({s['scales'][d]['level']}, {len(s['scales'][d]['categories'])} categories)"
+                if "scales" in s
+                else ""
+            )
+            for d in s["dimensions"]
+        )  # fmt: skip
+        + (f"; items clustered by {s['cluster']!r}" if s.get("cluster") else ""),
         "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
         "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         f"verdicts without a usable value: {s['verdicts_without_value']}",

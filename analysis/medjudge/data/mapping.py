@@ -86,6 +86,11 @@ class MappingSpec(_Strict):
     recode: dict[str, Label] = Field(default_factory=dict)
     invalid: list[Label] = Field(default_factory=list)
     scale: ScaleSpec | None = None
+    scales: dict[str, ScaleSpec] = Field(default_factory=dict)
+    cluster: StrictStr | None = None
+    role_map: dict[str, Literal["expert", "judge"]] = Field(default_factory=dict)
+    exchangeable: list[Literal["expert", "judge"]] = Field(default_factory=list)
+    role_names: dict[Literal["expert", "judge"], StrictStr] = Field(default_factory=dict)
     join: Columns = Field(default_factory=list)
     models: list[StrictStr] = Field(default_factory=list)
     judge_families: dict[str, StrictStr] = Field(default_factory=dict)
@@ -112,6 +117,11 @@ _EXAMPLES: dict[str, str] = {
     "raters": 'write [raters.COLUMN] then role = "expert" or "judge"',
     "recode": 'write [recode] then "0" = "tie"',
     "layout": 'write layout = "long" or "wide"',
+    "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
+    "exchangeable": 'write exchangeable = ["expert"]',
+    "role_map": 'write [role_map] then crowd = "expert" and model = "judge"',
+    "role_names": 'write [role_names] then expert = "crowd workers"',
+    "cluster": 'write cluster = "image_id" (an item attribute)',
     "role": 'write role = "judge" or "expert"',
     "level": 'write level = "nominal", "ordinal", "interval" or "ratio"',
 }
@@ -178,10 +188,10 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
             out[k] = [out[k]]
     out["invalid"] = [_text(v) for v in out["invalid"]]
     out["recode"] = {str(k): _text(v) for k, v in out["recode"].items()}
-    if out["scale"] is not None:
-        s = out["scale"]
-        s["categories"] = [_text(c) for c in s["categories"]]
-        s["tie"] = None if s["tie"] is None else _text(s["tie"])
+    for s in [out["scale"], *out["scales"].values()]:
+        if s is not None:
+            s["categories"] = [_text(c) for c in s["categories"]]
+            s["tie"] = None if s["tie"] is None else _text(s["tie"])
     out["raters"] = {
         k: {a: b for a, b in v.items() if b is not None} for k, v in out["raters"].items()
     }

@@ -44,7 +44,7 @@ RATING_COLUMNS = (
     "line",
 )
 KEY = ["item", "rater", "dimension", "order", "run"]
-GoldMethod = Literal["auto", "majority", "reference", "supplied"]
+GoldMethod = Literal["auto", "majority", "plurality", "mean", "reference", "supplied"]
 
 
 @dataclass(frozen=True)
@@ -134,6 +134,27 @@ def majority_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, dic
     }
 
 
+def plurality_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Plurality label per row of an ``items × raters`` code matrix (crowd labels).
+
+    Rule: the category chosen most often among the raters who labelled the item is gold; when two
+    or more categories tie for the top, the item has **no gold** (counted as ``tied_top``), never
+    a silently picked winner. Returns the codes (NaN = none) and the counts.
+    """
+    codes = np.asarray(codes, dtype=float)
+    n_rated = np.isfinite(codes).sum(axis=1)
+    votes = np.stack([(codes == k).sum(axis=1) for k in range(n_categories)], axis=1)
+    top_n = votes.max(axis=1)
+    unique_top = (votes == top_n[:, None]).sum(axis=1) == 1
+    ok = (n_rated > 0) & unique_top
+    gold = np.where(ok, votes.argmax(axis=1).astype(float), np.nan)
+    return gold, {
+        "no_expert_label": int((n_rated == 0).sum()),
+        "tied_top": int(((n_rated > 0) & ~unique_top).sum()),
+        "no_gold": int((~ok).sum()),
+    }
+
+
 @dataclass
 class Study:
     """Ratings + items + scales (+ supplied gold), validated once at construction."""
@@ -151,6 +172,14 @@ class Study:
     answer_models: tuple[str, ...] = ()
     judge_families: dict[str, str] = field(default_factory=dict)
     model_families: dict[str, str] = field(default_factory=dict)
+    # the item attribute whose values group items (several questions per image); None: the
+    # analyses look for image_id/case_id/patient_id/cluster
+    cluster: str | None = None
+    # roles whose rater ids are slots (crowd annotations), not persons: only rater-exchangeable
+    # statistics apply to them (see data/FORMAT.md "Exchangeable raters")
+    exchangeable: tuple[str, ...] = ()
+    # how the study calls its roles in text ("crowd workers", "physicians"); default: role name
+    role_names: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ratings = _normalise_ratings(self.ratings)
@@ -174,6 +203,16 @@ class Study:
             absent = [c for c in self.answer_models if c not in self.items.columns]
             if absent:
                 raise InputError(f"answer-model column(s) {absent} are not item attributes")
+        if self.cluster is not None and self.cluster not in self.items.columns:
+            raise InputError(
+                f"cluster column {self.cluster!r} is not an item attribute",
+                column=self.cluster,
+                hint=f"item attributes: {[c for c in self.items.columns if c != 'item']}",
+            )
+        self.exchangeable = tuple(self.exchangeable)
+        bad = [r for r in self.exchangeable if r not in ROLES]
+        if bad:
+            raise InputError(f"exchangeable roles must be among {ROLES}, got {bad}")
         self._codes: dict[str, np.ndarray] = {}
         self._views: dict[object, object] = {}
         self._views_of: pd.DataFrame | None = None
@@ -289,6 +328,29 @@ class Study:
                         f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
                     )
             self.gold_table = g
+
+    # ------------------------------------------------------------------ roles
+    def role_label(self, role: str) -> str:
+        """How the study calls a role's raters in text, plural (``[role_names]`` in the mapping
+        holds the singular, e.g. ``expert = "crowd worker"``; default ``experts``/``judges``)."""
+        word = self.role_names.get(role, role)
+        return word if word.endswith("s") else word + "s"
+
+    def require_persons(self, role: str, analysis: str) -> None:
+        """Refuse a per-rater analysis when the role's rater ids are exchangeable slots.
+
+        Raises
+        ------
+        InputError
+            One line naming the analysis and why it does not apply.
+        """
+        if role in self.exchangeable:
+            raise InputError(
+                f"{analysis} needs the same {self.role_label(role)} across items, but the "
+                f"{role} rater ids are exchangeable annotation slots (mapping: exchangeable)",
+                hint="rater-exchangeable statistics apply: Fleiss' kappa, Krippendorff's alpha, "
+                "multi-rater Gwet AC, per-item agreement",
+            )
 
     # ------------------------------------------------------------------ views
     @property
@@ -421,7 +483,32 @@ class Study:
         """
         scale = self.scales[dimension]
         if method == "auto":
-            method = "supplied" if self.gold_table is not None else "majority"
+            if self.gold_table is not None:
+                method = "supplied"
+            else:
+                method = "majority" if scale.is_categorical else "mean"
+        if method == "mean":
+            if not self.experts:
+                raise ValueError("no expert ratings: mean gold is impossible; use supplied gold")
+            if scale.is_categorical:
+                raise ValueError(
+                    f"mean gold needs an interval or ratio scale; {dimension!r} is {scale.level}"
+                )
+            m = self.matrix(dimension, role="expert").values
+            n_rated = np.isfinite(m).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                codes = np.where(n_rated > 0, np.nansum(m, axis=1) / np.maximum(n_rated, 1), np.nan)
+            return Gold(
+                codes,
+                self.item_ids,
+                dimension,
+                "mean",
+                "mean score of the experts who rated the item",
+                {
+                    "no_expert_label": int((n_rated == 0).sum()),
+                    "no_gold": int((n_rated == 0).sum()),
+                },
+            )
         if method == "supplied":
             if self.gold_table is None:
                 raise ValueError(
@@ -453,7 +540,7 @@ class Study:
                 f"labels of rater {reference!r}",
                 {"no_gold": int(np.isnan(codes).sum())},
             )
-        if method == "majority":
+        if method in ("majority", "plurality"):
             if not self.experts:
                 raise ValueError(
                     "no expert ratings: majority gold is impossible; use supplied or reference gold"
@@ -465,6 +552,16 @@ class Study:
             m = self.matrix(dimension, role="expert")
             codes, counts = majority_gold(m.values, len(scale.categories))
             counts["no_gold"] = int(np.isnan(codes).sum())
+            if method == "plurality":
+                codes, counts = plurality_gold(m.values, len(scale.categories))
+                return Gold(
+                    codes,
+                    self.item_ids,
+                    dimension,
+                    "plurality",
+                    "most frequent label among the experts who rated the item; tied tops have no gold",
+                    counts,
+                )
             return Gold(
                 codes,
                 self.item_ids,
@@ -571,11 +668,24 @@ class Study:
         out["gold"] = gold_rows
         if self.gold_table is not None and self.experts:
             mism = {}
-            for dim in self.dimensions:
+            for dim in [d for d in self.dimensions if self.scales[d].is_categorical]:
                 sup, maj = self.gold(dim, "supplied").codes, self.gold(dim, "majority").codes
                 both = np.isfinite(sup) & np.isfinite(maj)
                 mism[dim] = int((sup[both] != maj[both]).sum())
             out["supplied_vs_majority_mismatch"] = mism
+        # study-model facts beyond the defaults are listed (absent keys: the defaults)
+        levels = {d: self.scales[d].level for d in self.dimensions}
+        if len({(s.level, s.categories) for s in self.scales.values()}) > 1:
+            out["scales"] = {
+                d: {"level": levels[d], "categories": list(self.scales[d].categories)}
+                for d in self.dimensions
+            }
+        if self.cluster:
+            out["cluster"] = self.cluster
+        if self.exchangeable:
+            out["exchangeable"] = list(self.exchangeable)
+        if self.role_names:
+            out["role_names"] = dict(self.role_names)
         return out
 
     def rater_table(self) -> pd.DataFrame:

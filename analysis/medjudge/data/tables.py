@@ -75,6 +75,11 @@ class TableMapping:
     recode: dict[str, str] = field(default_factory=dict)
     invalid: list[str] = field(default_factory=list)
     scale: Scale | None = None
+    scales: dict[str, Scale] = field(default_factory=dict)
+    cluster: str | None = None
+    role_map: dict[str, str] = field(default_factory=dict)
+    exchangeable: list[str] = field(default_factory=list)
+    role_names: dict[str, str] = field(default_factory=dict)
     join: list[str] = field(default_factory=list)
     models: list[str] = field(default_factory=list)
     judge_families: dict[str, str] = field(default_factory=dict)
@@ -85,14 +90,16 @@ class TableMapping:
     def from_dict(cls, d: dict[str, Any], source: str = "mapping") -> TableMapping:
         """Build a mapping from a parsed TOML table (checked by :mod:`medjudge.data.mapping`)."""
         d = validate_mapping(d, source)
-        if d["scale"] is not None:
-            s = d["scale"]
+
+        def scale(s: dict[str, Any], where: str) -> Scale:
             try:
-                d["scale"] = Scale(
-                    s["level"], tuple(s["categories"]), s["low"], s["high"], s["tie"]
-                )
+                return Scale(s["level"], tuple(s["categories"]), s["low"], s["high"], s["tie"])
             except ValueError as e:
-                raise InputError(f"bad [scale]: {e}", file=source) from None
+                raise InputError(f"bad [{where}]: {e}", file=source) from None
+
+        if d["scale"] is not None:
+            d["scale"] = scale(d["scale"], "scale")
+        d["scales"] = {k: scale(v, f"scales.{k}") for k, v in d["scales"].items()}
         m = cls(**d, source=source)
         if m.layout not in ("long", "wide"):
             raise InputError(f"layout must be 'long' or 'wide', not {m.layout!r}", file=source)
@@ -161,17 +168,6 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             )
             df = df.merge(jdf, on=mapping.item[:1], how="left", validate="one_to_one")
             sources.append(jp)
-    scale = mapping.scale or Scale(
-        "nominal",
-        tuple(
-            sorted(
-                {mapping.recode.get(v, v) for v in _value_cells(df, mapping)}
-                - {""}
-                - set(mapping.invalid)
-            )
-        ),
-    )
-    dims_scale: dict[str, Scale] = {}
     counts: dict[str, int] = {}
 
     if mapping.layout == "long":
@@ -193,7 +189,9 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             {
                 "item": _joined(df, mapping.item, ":"),
                 "rater": _joined(df, mapping.rater, "/"),
-                "role": df[mapping.role_column] if mapping.role_column else mapping.role,
+                "role": df[mapping.role_column].map(lambda v: mapping.role_map.get(v, v))
+                if mapping.role_column
+                else mapping.role,
                 "dimension": df[mapping.dimension_column]
                 if mapping.dimension_column
                 else mapping.dimension,
@@ -244,6 +242,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         counts["expert_cells_empty"] = int(empty_expert.sum())
         out = out[~empty_expert].reset_index(drop=True)
 
+    dims_scale = _dimension_scales(out, mapping)
+
     # values: recode, invalid tokens, empties, scale check with the real column name
     cell = out["_cell"].astype(str)
     recoded = cell.map(lambda v: mapping.recode.get(v, v))
@@ -255,68 +255,55 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         np.where(is_empty, np.where(mapping.layout == "wide", "missing", "invalid"), "ok"),
     )
     out["status"] = status
-    out["value"] = recoded.where(~(is_invalid | is_empty), None)
-    for dim in sorted(set(out["dimension"])):
-        dims_scale[dim] = scale
-    ok_rows = out["value"].notna()
-    inside = out.loc[ok_rows, "value"].map(scale.contains)
-    if not inside.all():
-        row = out.loc[ok_rows][~inside.to_numpy()].iloc[0]
-        allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
-        raise InputError(
-            f"label {row['_cell']!r} is outside the declared scale",
-            file=path,
-            line=int(row["line"]),
-            column=row["_column"],
-            hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]",
-        )
-    counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
-    counts["verdicts_missing"] = int((out["status"] == "missing").sum())
-    if not scale.is_categorical:
-        out["value"] = out["value"].map(lambda v: None if v is None else float(v))
-
-    # items + attributes + supplied gold
-    item_col = _joined(df, mapping.item, ":")
-    items = pd.DataFrame({"item": item_col})
-    for a in list(dict.fromkeys(mapping.attributes + mapping.models)):
-        items[a] = df[a].to_numpy()
-    first = ~items["item"].duplicated()
-    kept = list(dict.fromkeys(mapping.attributes + mapping.models))
-    if kept:
-        varying = items.groupby("item")[kept].nunique().gt(1).any(axis=1)
-        if varying.any():
-            counts["items_with_varying_attributes"] = int(varying.sum())
-    items = items[first].reset_index(drop=True)
-    gold_table = None
-    if mapping.gold:
-        g = pd.DataFrame(
-            {
-                "item": item_col,
-                "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)),
-                "line": df[LINE],
-            }
-        )
-        conflict = g.groupby("item")["value"].nunique() > 1
-        if conflict.any():
-            bad = conflict[conflict].index[0]
-            ln = int(g.loc[g["item"] == bad, "line"].iloc[0])
-            raise InputError(
-                f"item {bad!r} has conflicting gold labels", file=path, line=ln, column=mapping.gold
+    out["value"] = recoded.astype(object).where(~(is_invalid | is_empty), None)
+    ok_rows = out["value"].notna().to_numpy()
+    dim_of = out["dimension"].astype(str).to_numpy()
+    for dim, scale in dims_scale.items():
+        rows = ok_rows & (dim_of == dim)
+        vals = out.loc[rows, "value"]
+        inside = vals.map(scale.contains)
+        if not inside.all():
+            row = out.loc[vals.index[~inside.to_numpy()][0]]
+            allowed = (
+                list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
             )
-        g = g[~g["item"].duplicated()]
-        bad = g["value"].ne("") & ~g["value"].map(scale.contains)
-        if bad.any():
-            row = g[bad].iloc[0]
             raise InputError(
-                f"gold label {row['value']!r} is outside the declared scale",
+                f"label {row['_cell']!r} is outside the declared scale of dimension {dim!r}",
                 file=path,
                 line=int(row["line"]),
-                column=mapping.gold,
+                column=row["_column"],
+                hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]",
             )
-        g["value"] = g["value"].where(g["value"] != "", None)
-        gold_table = pd.concat(
-            [g[["item", "value"]].assign(dimension=d) for d in dims_scale], ignore_index=True
-        )
+        if not scale.is_categorical:
+            out.loc[rows, "value"] = vals.map(float)
+    counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
+    counts["verdicts_missing"] = int((out["status"] == "missing").sum())
+
+    # items + attributes (+ the cluster column) + supplied gold
+    item_col = _joined(df, mapping.item, ":")
+    kept = list(dict.fromkeys(mapping.attributes + mapping.models + _listed(mapping.cluster)))
+    if mapping.cluster:
+        _require(df, [mapping.cluster], path, mapping)
+    items = pd.DataFrame({"item": item_col})
+    for a in kept:
+        items[a] = df[a].to_numpy()
+    if kept:
+        varies = items.groupby("item")[kept].nunique()
+        if mapping.cluster and (varies[mapping.cluster] > 1).any():
+            bad = varies.index[(varies[mapping.cluster] > 1).to_numpy()][0]
+            ln = int(df.loc[(item_col == bad).to_numpy(), LINE].iloc[0])
+            raise InputError(
+                f"cluster column {mapping.cluster!r} has several values for item {bad!r}",
+                file=path,
+                line=ln,
+                column=mapping.cluster,
+                hint="a cluster groups whole items (e.g. the image several questions ask about)",
+            )
+        varying = varies.gt(1).any(axis=1)
+        if varying.any():
+            counts["items_with_varying_attributes"] = int(varying.sum())
+    items = items[~items["item"].duplicated()].reset_index(drop=True)
+    gold_table = _supplied_gold(df, item_col, path, mapping, dims_scale) if mapping.gold else None
     ratings = out.drop(columns=["_cell", "_column"])
     return Study(
         ratings,
@@ -329,7 +316,97 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         answer_models=tuple(mapping.models),
         judge_families=dict(mapping.judge_families),
         model_families=dict(mapping.model_families),
+        cluster=mapping.cluster,
+        exchangeable=tuple(mapping.exchangeable),
+        role_names=dict(mapping.role_names),
     )
+
+
+def _listed(column: str | None) -> list[str]:
+    return [column] if column else []
+
+
+def _dimension_scales(out: pd.DataFrame, mapping: TableMapping) -> dict[str, Scale]:
+    """Each dimension's scale: ``[scales.NAME]``, else ``[scale]``, else nominal on the labels seen.
+
+    The inferred scale (no ``[scale]``) takes the distinct recoded labels of the dimensions that
+    have no scale of their own, minus empty cells and invalid tokens.
+    """
+    dims = sorted(set(out["dimension"].astype(str)))
+    stray = sorted(set(mapping.scales) - set(dims))
+    if stray:
+        raise InputError(
+            f"[scales.{stray[0]}] names no dimension of the table",
+            file=mapping.source,
+            hint=f"dimensions: {dims[:12]}",
+        )
+    default = mapping.scale
+    rest = [d for d in dims if d not in mapping.scales]
+    if default is None and rest:
+        cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
+        cats = sorted({mapping.recode.get(v, v) for v in cells} - {""} - set(mapping.invalid))
+        if not cats:
+            raise InputError(
+                "no labels to infer a scale from (every cell is empty or invalid)",
+                file=mapping.source,
+                hint='declare [scale] with level = "nominal" and categories = [...]',
+            )
+        default = Scale("nominal", tuple(cats))
+    return {d: mapping.scales.get(d, default) for d in dims}  # type: ignore[misc]
+
+
+def _supplied_gold(
+    df: pd.DataFrame,
+    item_col: pd.Series,
+    path: Path,
+    mapping: TableMapping,
+    dims_scale: dict[str, Scale],
+) -> pd.DataFrame:
+    """The gold column as a table item × dimension (one gold per item and dimension).
+
+    With a ``dimension_column`` each (item, dimension) has its own gold; otherwise the item's gold
+    applies to every dimension. Rows with an empty gold cell carry none; two different non-empty
+    golds for one (item, dimension) are an error naming the line.
+    """
+    per_dim = mapping.dimension_column is not None
+    g = pd.DataFrame(
+        {
+            "item": item_col.to_numpy(),
+            "dimension": df[mapping.dimension_column].to_numpy() if per_dim else "",
+            "value": df[mapping.gold].map(lambda v: mapping.recode.get(v, v)).to_numpy(),
+            "line": df[LINE].to_numpy(),
+        }
+    )
+    key = ["item", "dimension"]
+    given = g[g["value"] != ""]
+    conflict = given.groupby(key)["value"].nunique() > 1
+    if conflict.any():
+        item, dim = conflict[conflict].index[0]
+        ln = int(given.loc[(given["item"] == item) & (given["dimension"] == dim), "line"].iloc[1])
+        where = f"item {item!r}" + (f", dimension {dim!r}" if per_dim else "")
+        raise InputError(
+            f"{where} has conflicting gold labels", file=path, line=ln, column=mapping.gold
+        )
+    firsts = g.sort_values("value", ascending=False, kind="stable").drop_duplicates(key)
+    if not per_dim:
+        firsts = pd.concat([firsts.assign(dimension=d) for d in dims_scale], ignore_index=True)
+    for dim, scale in dims_scale.items():
+        sub = firsts[(firsts["dimension"] == dim) & (firsts["value"] != "")]
+        bad = ~sub["value"].map(scale.contains)
+        if bad.any():
+            row = sub[bad.to_numpy()].iloc[0]
+            raise InputError(
+                f"gold label {row['value']!r} is outside the declared scale of dimension {dim!r}",
+                file=path,
+                line=int(row["line"]),
+                column=mapping.gold,
+            )
+    firsts = firsts.assign(value=firsts["value"].where(firsts["value"] != "", None))
+    if any(not s.is_categorical for s in dims_scale.values()):
+        num = {d for d, s in dims_scale.items() if not s.is_categorical}
+        m = firsts["dimension"].isin(num) & firsts["value"].notna()
+        firsts.loc[m, "value"] = firsts.loc[m, "value"].map(float)
+    return firsts[["item", "dimension", "value"]].reset_index(drop=True)
 
 
 def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:

@@ -142,7 +142,9 @@ class ReportContext:
 
     def name(self, role: str) -> str:
         """The study's word for a role (``judge``, ``expert``), singular."""
-        return str(self.names.get(role, role))
+        if role in self.names:
+            return str(self.names[role])
+        return str(getattr(self.study, "role_names", {}).get(role, role))
 
     def names_of(self, role: str, n: int | None = None) -> str:
         """Plural (or singular when ``n == 1``) of the study's word for ``role``."""

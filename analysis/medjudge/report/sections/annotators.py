@@ -79,6 +79,12 @@ def category_table(au: Any, dimension: str, level: str = "95%") -> pd.DataFrame:
 
 def build(ctx: ReportContext) -> Section:
     why = why_no_audit(ctx)
+    if why is None and "expert" in getattr(ctx.study, "exchangeable", ()):
+        why = (
+            f"the {md(ctx.names_of('expert'))} are exchangeable annotation slots, not the same "
+            "persons across items, so no annotator can be audited on their own (the reliability "
+            "section reports the rater-exchangeable coefficients)"
+        )
     if why:
         return Section.not_applicable(KEY, TITLE, why)
     au = audit(ctx)

@@ -80,6 +80,11 @@ def build(ctx: ReportContext) -> Section:
     head, lvl = ctx.headline, ctx.level
     if why is None and not ctx.study.judges:
         why = f"the study has no {ctx.names_of('judge')}"
+    if why is None and "expert" in getattr(ctx.study, "exchangeable", ()):
+        why = (
+            f"the {ctx.names_of('expert')} are exchangeable annotation slots, so a judge cannot "
+            "be compared with individual annotators"
+        )
     if why is None and not ctx.study.scales[head].is_categorical:
         why = f"*{head}* is not categorical (κ needs categories)"
     if why:
