@@ -440,7 +440,7 @@ def load_any(
 
     p = Path(path)
     if not p.exists():
-        raise InputError("path does not exist", file=p)
+        raise InputError("not found: the path does not exist", file=p)
     if p.is_dir():
         if is_medrewardbench(p):
             return load_medrewardbench(p, broadcast=broadcast)
