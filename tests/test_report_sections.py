@@ -234,3 +234,27 @@ def test_judges_not_run_on_every_item_are_a_top_caveat(llmbar_study):
     )
     sec = D.build(ctx)
     assert select([sec], 1)[0].text.startswith("**57 of 65 judges were not run on every item**")
+
+
+def test_one_judge_order_in_every_table(demo_study):
+    """Every table that lists judges lists them in the leaderboard's order (the headline
+    metric), in both reports."""
+    from medjudge.report.audit import audit_report
+    from medjudge.report.judges import judges_report
+    from medjudge.report.sections._results import judge_order
+
+    rep = judges_report(demo_study, n_resamples=50)
+    order = judge_order(rep.context)
+    judges = set(demo_study.judges)
+    checked = 0
+    for build in (lambda: rep, lambda: audit_report(demo_study, n_resamples=50)):
+        for sec in build():
+            for label, frame in sec.tables.items():
+                for col in ("judge", "rater"):
+                    if col not in frame.columns:
+                        continue
+                    seen = list(dict.fromkeys(j for j in frame[col] if j in judges))
+                    if len(seen) > 1 and label not in ("tbl-pairwise", "tbl-bias-suite"):
+                        assert seen == [j for j in order if j in seen], label
+                        checked += 1
+    assert checked >= 8

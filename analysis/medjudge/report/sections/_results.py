@@ -92,6 +92,21 @@ def judge_order(ctx: ReportContext) -> list[str]:
     return [str(j) for j in headline_board(ctx)["judge"]]
 
 
+def report_judge_order(ctx: ReportContext) -> list[str] | None:
+    """The report's one judge order (the headline leaderboard's) when accuracy against gold
+    applies to the study, else ``None`` (then a section keeps its own order)."""
+    return judge_order(ctx) if why_no_judge_evaluation(ctx) is None else None
+
+
+def in_judge_order(frame: pd.DataFrame, column: str, order: list[str] | None) -> pd.DataFrame:
+    """Rows of ``frame`` with ``column`` in ``order`` (stable; names not in it last)."""
+    if not order or frame.empty:
+        return frame
+    rank = {j: i for i, j in enumerate(order)}
+    key = frame[column].astype(str).map(lambda j: rank.get(j, len(rank)))
+    return frame.assign(_o=key).sort_values("_o", kind="stable").drop(columns="_o")
+
+
 def stacked(ctx: ReportContext) -> Any:
     return ctx.get("stacked", lambda: stack_outcomes(ctx.study))
 

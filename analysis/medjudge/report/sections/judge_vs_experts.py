@@ -11,7 +11,14 @@ from ..context import ReportContext
 from ..figures import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md
-from ._results import alt_invalid_rule, alt_results, judge_agreement, why_no_audit
+from ._results import (
+    alt_invalid_rule,
+    alt_results,
+    in_judge_order,
+    judge_agreement,
+    report_judge_order,
+    why_no_audit,
+)
 
 KEY = "judge-vs-experts"
 TITLE = "Can a judge stand in for an expert?"
@@ -46,9 +53,13 @@ def judge_agreement_table(table: pd.DataFrame, level: str = "95%") -> pd.DataFra
     )
 
 
-def alt_test_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Display rows of :func:`medjudge.stats.judge_vs_experts.alt_test_table` (best ρ first)."""
-    table = table.sort_values(["advantage_probability", "judge"], ascending=[False, True])
+def alt_test_display(table: pd.DataFrame, order: list[str] | None = None) -> pd.DataFrame:
+    """Display rows of :func:`medjudge.stats.judge_vs_experts.alt_test_table`: judges in
+    ``order`` (the report's one order), else best ρ first."""
+    if order:
+        table = in_judge_order(table, "judge", order)
+    else:
+        table = table.sort_values(["advantage_probability", "judge"], ascending=[False, True])
     out = pd.DataFrame(
         {
             "judge": table["judge"].to_numpy(),
@@ -78,7 +89,8 @@ def build(ctx: ReportContext) -> Section:
         why = f"*{head}* is not categorical (κ needs categories)"
     if why:
         return Section.not_applicable(KEY, TITLE, why)
-    ja = judge_agreement(ctx)
+    order = report_judge_order(ctx)
+    ja = in_judge_order(judge_agreement(ctx), "judge", order)
     res = alt_results(ctx)
     alt = alt_test_table(res, head)
     n_exp = len(ctx.study.experts)
@@ -107,14 +119,16 @@ def build(ctx: ReportContext) -> Section:
         f"left-out expert (*{md(head)}*), with {lvl} paired bootstrap intervals. Dashed: no "
         "difference.",
         lambda: forest_plot(frame, baseline=0.0, baseline_label="no difference",
-                            xlabel="κ judge − κ expert"),
+                            xlabel="κ judge − κ expert",
+                            judge_order=[j for j in order if j in set(frame["judge"])]
+                            if order else None),
     )  # fmt: skip
     sec.table(
         "tbl-alt-test",
         f"Alternative annotator test on *{md(head)}*: winning rate ω, average advantage "
         f"probability ρ, pass (ω ≥ 0.5), and the Benjamini–Yekutieli adjusted p-value against "
         f"each excluded annotator (ε = {ctx.epsilon:g}).",
-        alt_test_display(alt),
+        alt_test_display(alt, order),
     )
     sec.table(
         "tbl-judge-vs-experts",

@@ -7,16 +7,26 @@ import pandas as pd
 from ..context import ReportContext
 from ..tables import fmt_int, fmt_num
 from . import Section, md
-from ._results import structure
+from ._results import report_judge_order, structure
 
 KEY = "structure"
 TITLE = "Are the dimensions distinct verdicts?"
 
 
-def dimension_structure_table(summary: pd.DataFrame) -> pd.DataFrame:
+def dimension_structure_table(
+    summary: pd.DataFrame, order: list[str] | None = None
+) -> pd.DataFrame:
     """Per rater: share of items with the same verdict in every dimension, mean and minimum
-    Cohen's κ between dimensions, broadcast rate."""
+    Cohen's κ between dimensions, broadcast rate. Experts first; judges in ``order`` (the
+    report's one judge order) when given."""
     t = summary.sort_values(["role", "mean_kappa", "rater"], ascending=[True, False, True])
+    if order:
+        rank = {j: i for i, j in enumerate(order)}
+        key = [
+            (0, 0) if role == "expert" else (1, rank.get(str(r), len(rank)))
+            for role, r in zip(t["role"], t["rater"], strict=True)
+        ]
+        t = t.assign(_o=key).sort_values("_o", kind="stable").drop(columns="_o")
     return pd.DataFrame(
         {
             "rater": t["rater"].to_numpy(),
@@ -49,7 +59,7 @@ def build(ctx: ReportContext) -> Section:
         "tbl-structure",
         "Dimension structure per rater: share of items with identical verdicts in all "
         "dimensions, Cohen's κ between dimensions (mean, minimum) and broadcast rate.",
-        dimension_structure_table(tab),
+        dimension_structure_table(tab, report_judge_order(ctx)),
     )
     sec.methods.append("Dimension structure: Cohen's (1960) κ between each rater's dimensions.")
     sec.references.append("cohen1960")
