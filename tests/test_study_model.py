@@ -265,3 +265,21 @@ def test_plurality_gold_tie_rule():
     gold, counts = plurality_gold(codes, 3)
     np.testing.assert_array_equal(gold, [0, np.nan, np.nan, np.nan, 2])
     assert counts == {"no_expert_label": 1, "tied_top": 2, "no_gold": 3}
+
+
+def test_exchangeable_on_the_command_line(crowd, tmp_path):
+    """--exchangeable expert does what the mapping key does (mapping without the key)."""
+    table, mapping, _, _ = crowd
+    m2 = tmp_path / "m.toml"
+    m2.write_text(mapping.read_text().replace('exchangeable = ["expert"]\n', ""))
+    plain = _cli("audit", table, "--mapping", m2, "--json", "--resamples", "50", "--no-judges")
+    assert plain.returncode == 0, plain.stderr
+    assert "annotators" in json.loads(plain.stdout)["audit"]["dimensions"]["topic"]
+    flag = _cli("audit", table, "--mapping", m2, "--exchangeable", "expert", "--json",
+                "--resamples", "50", "--no-judges")  # fmt: skip
+    assert flag.returncode == 0, flag.stderr
+    assert "per_rater_skipped" in json.loads(flag.stdout)["audit"]["dimensions"]["topic"]
+    agr = _cli("agreement", table, "--mapping", m2, "--role", "expert", "--exchangeable", "expert",
+               "--dimension", "topic", "--ci", "none", "--json")  # fmt: skip
+    assert agr.returncode == 0, agr.stderr
+    assert "conger_kappa" in json.loads(agr.stdout)["not_computed"]

@@ -38,6 +38,14 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
     g.add_argument(
+        "--exchangeable",
+        choices=["expert", "judge"],
+        action="append",
+        metavar="ROLE",
+        help="this role's rater ids are exchangeable slots (crowd labels), not persons; "
+        "repeatable (also the mapping key exchangeable = [...])",
+    )
+    g.add_argument(
         "--broadcast",
         action="store_true",
         help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')",
@@ -95,7 +103,13 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
 
 
 def load_input(args: argparse.Namespace) -> Study:
-    return load_any(args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False))
+    study = load_any(
+        args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
+    )
+    extra = getattr(args, "exchangeable", None) or []
+    if extra:  # --exchangeable ROLE adds to what the mapping declares
+        study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
+    return study
 
 
 def check_dimensions(study: Study, names: list[str] | None, option: str) -> list[str]:

@@ -62,6 +62,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--role", choices=["expert", "judge"], help="with --mapping: only raters of this role"
     )
     p.add_argument(
+        "--exchangeable",
+        dest="exchangeable_roles",
+        choices=["expert", "judge"],
+        action="append",
+        metavar="ROLE",
+        help="the rater ids are exchangeable slots (crowd labels), not persons: only "
+        "rater-exchangeable coefficients (with a table, any role name marks its columns)",
+    )
+    p.add_argument(
         "--level",
         choices=["nominal", "ordinal", "interval", "ratio"],
         help="measurement level (default: the mapping's scale, else nominal)",
@@ -174,6 +183,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         dim = args.dimension or (dims[0] if len(dims) == 1 else None)
         if dim is None or dim not in study.scales:
             raise InputError(f"choose a dimension with --dimension (have {dims})", file=path)
+        study.exchangeable = tuple(
+            dict.fromkeys([*study.exchangeable, *(args.exchangeable_roles or [])])
+        )
         role = args.role
         if role is None and study.exchangeable:  # crowd slots are not mixed with named judges
             role = study.exchangeable[0]
@@ -223,6 +235,7 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             + ", ".join(cats[:6]),
             hint="use --level nominal, or ordinal for ordered labels",
         )
+    args.exchangeable = bool(args.exchangeable_roles)
     X, labels = _encode(df[raters], level, cats, path)
     return X, items, raters, level, labels
 

@@ -123,22 +123,26 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
         raise InputError(f"cannot parse table ({e})", file=path) from None
     if len(df) == 0:
         raise InputError("file has a header but no rows", file=path)
-    # uniform text cells; keep None for missing
+    return text_cells(df), kind
+
+
+def text_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """Every cell as text, as a table file spells it: missing -> ``""``, ``2.0`` -> ``"2"``."""
     for c in df.columns:
         if c == LINE:
             continue
-        df[c] = df[c].map(
-            lambda v: (
-                ""
-                if v is None or (isinstance(v, float) and v != v)
-                else (
-                    v
-                    if isinstance(v, str)
-                    else (str(int(v)) if isinstance(v, float) and v.is_integer() else str(v))
-                )
-            )
-        )
-    return df, kind
+        df[c] = df[c].map(_text)
+    return df
+
+
+def _text(v: object) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return ""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def line_numbers(df: pd.DataFrame, kind: str) -> pd.Series:

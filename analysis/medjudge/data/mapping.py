@@ -68,6 +68,8 @@ class RaterSpec(_Strict):
 class MappingSpec(_Strict):
     """Every key a mapping may have (see the module docstring of :mod:`medjudge.data.tables`)."""
 
+    format: Literal["table", "inspect", "lm_eval", "hf"] = "table"
+    split: StrictStr | None = None
     layout: Literal["long", "wide"] = "long"
     item: Columns = "item"
     rater: Columns = "rater"
@@ -117,6 +119,7 @@ _EXAMPLES: dict[str, str] = {
     "raters": 'write [raters.COLUMN] then role = "expert" or "judge"',
     "recode": 'write [recode] then "0" = "tie"',
     "layout": 'write layout = "long" or "wide"',
+    "format": 'write format = "table", "inspect", "lm_eval" or "hf"',
     "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
     "exchangeable": 'write exchangeable = ["expert"]',
     "role_map": 'write [role_map] then crowd = "expert" and model = "judge"',

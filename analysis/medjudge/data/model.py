@@ -74,6 +74,12 @@ class Gold:
     rule: str
     counts: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # shared: Study.gold caches it, so nobody may change the codes in place
+        codes = np.asarray(self.codes, dtype=float)
+        codes.flags.writeable = False
+        object.__setattr__(self, "codes", codes)
+
     @property
     def n_with_gold(self) -> int:
         return int(np.isfinite(self.codes).sum())
@@ -481,6 +487,12 @@ class Study:
           ``human_answer``).
         * ``auto`` — ``supplied`` when a gold table exists, else ``majority`` of the experts.
         """
+        return self._cached(
+            ("gold", dimension, method, reference),
+            lambda: self._derive_gold(dimension, method, reference),
+        )
+
+    def _derive_gold(self, dimension: str, method: GoldMethod, reference: str | None) -> Gold:
         scale = self.scales[dimension]
         if method == "auto":
             if self.gold_table is not None:

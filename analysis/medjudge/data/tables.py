@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .harness import read_source
 from .io import LINE, line_numbers, read_table
 from .mapping import validate_mapping
 from .model import Study
@@ -57,6 +58,8 @@ from .scale import Scale
 
 @dataclass
 class TableMapping:
+    format: str = "table"
+    split: str | None = None
     layout: str = "long"
     item: list[str] = field(default_factory=lambda: ["item"])
     rater: list[str] = field(default_factory=lambda: ["rater"])
@@ -153,7 +156,13 @@ def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:
 def load_table(path: str | Path, mapping: TableMapping) -> Study:
     """Load a generic verdict/label table into a :class:`Study` (see module docstring)."""
     path = Path(path)
-    df, kind = read_table(path)
+    if path.is_dir() and mapping.format not in ("hf", "lm_eval"):
+        raise InputError(
+            "is a directory; a table mapping needs a file",
+            file=path,
+            hint='a Hugging Face dataset folder needs format = "hf" in the mapping',
+        )
+    df, kind = read_source(path, mapping.format, mapping.split)
     lines = line_numbers(df, kind)
     df[LINE] = lines.to_numpy()
     sources = [path]
@@ -242,7 +251,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         counts["expert_cells_empty"] = int(empty_expert.sum())
         out = out[~empty_expert].reset_index(drop=True)
 
-    dims_scale = _dimension_scales(out, mapping)
+    gold_cells = set(df[mapping.gold]) if mapping.gold and mapping.gold in df.columns else set()
+    dims_scale = _dimension_scales(out, mapping, gold_cells)
 
     # values: recode, invalid tokens, empties, scale check with the real column name
     cell = out["_cell"].astype(str)
@@ -326,11 +336,13 @@ def _listed(column: str | None) -> list[str]:
     return [column] if column else []
 
 
-def _dimension_scales(out: pd.DataFrame, mapping: TableMapping) -> dict[str, Scale]:
+def _dimension_scales(
+    out: pd.DataFrame, mapping: TableMapping, gold_cells: set[str] = frozenset()  # type: ignore[assignment]
+) -> dict[str, Scale]:
     """Each dimension's scale: ``[scales.NAME]``, else ``[scale]``, else nominal on the labels seen.
 
     The inferred scale (no ``[scale]``) takes the distinct recoded labels of the dimensions that
-    have no scale of their own, minus empty cells and invalid tokens.
+    have no scale of their own and of the gold column, minus empty cells and invalid tokens.
     """
     dims = sorted(set(out["dimension"].astype(str)))
     stray = sorted(set(mapping.scales) - set(dims))
@@ -344,6 +356,7 @@ def _dimension_scales(out: pd.DataFrame, mapping: TableMapping) -> dict[str, Sca
     rest = [d for d in dims if d not in mapping.scales]
     if default is None and rest:
         cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
+        cells |= set(map(str, gold_cells))
         cats = sorted({mapping.recode.get(v, v) for v in cells} - {""} - set(mapping.invalid))
         if not cats:
             raise InputError(
@@ -426,10 +439,17 @@ def load_any(
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 
     p = Path(path)
+    if not p.exists():
+        raise InputError("not found: the path does not exist", file=p)
     if p.is_dir():
         if is_medrewardbench(p):
             return load_medrewardbench(p, broadcast=broadcast)
-        raise InputError("directory is not a Med-RewardBench bundle (no pair_gt_all/)", file=p)
+        if mapping is None:
+            raise InputError(
+                "directory is not a Med-RewardBench bundle (no pair_gt_all/)",
+                file=p,
+                hint='a Hugging Face dataset folder needs --mapping with format = "hf"',
+            )
     if mapping is None:
         raise InputError(
             "a table needs a column mapping",

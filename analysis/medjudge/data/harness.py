@@ -1,0 +1,229 @@
+"""Readers for the logs of evaluation harnesses: Inspect AI, lm-evaluation-harness, Hugging Face.
+
+Each reader turns a harness's own output into a flat table of text cells — one row per sample
+(and per scorer, for Inspect) — which the ordinary mapping (:mod:`medjudge.data.tables`) then
+describes: which column is the item, the rater, the verdict, the gold. The mapping's
+``format`` key picks the reader (``format = "inspect"``, ``"lm_eval"`` or ``"hf"``); the
+shipped mappings ``data/mappings/inspect.toml``, ``lm_eval.toml`` and ``hf_judgments.toml``
+describe each harness's usual columns. Nested fields are flattened with dots
+(``metadata.human_label``, ``doc.label``); nothing is dropped silently.
+
+* **Inspect AI** eval logs (``.eval`` or ``.json``) are read with Inspect's own reader,
+  :func:`inspect_ai.log.read_eval_log` (optional extra ``medjudge[inspect]``). Columns: ``id``,
+  ``epoch``, ``model``, ``target``, ``completion``, ``scorer``, ``score`` (the score's value, e.g.
+  ``C``/``I`` from ``model_graded_qa``), ``answer``, ``explanation`` and ``metadata.*``.
+* **lm-evaluation-harness** ``--log_samples`` files (``samples_<task>_<time>.jsonl``, one JSON
+  object per document) are plain JSON lines, read without lm-eval installed. Columns: ``doc_id``,
+  ``task`` (from the file name), ``model`` (the folder lm-eval named after the model; give
+  the output folder to read every model's files at once),
+  ``target``, ``response`` (the first filtered response), ``filter``, each metric named in
+  ``metrics``, and ``doc.*``.
+* **Hugging Face datasets** saved with ``save_to_disk`` (a folder) are read with
+  :func:`datasets.load_from_disk` (optional extra ``medjudge[hf]``); a ``DatasetDict`` needs
+  ``split = "..."`` in the mapping unless it has one split.
+
+Examples
+--------
+>>> import json, tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp()) / "judge-model"
+>>> folder.mkdir()
+>>> f = folder / "samples_medqa_2026-11-24T10-00-00.jsonl"
+>>> rec = {"doc_id": 0, "doc": {"q": "x", "label": "B"}, "target": "B",
+...        "filtered_resps": [["B"]], "filter": "none", "metrics": ["acc"], "acc": 1.0}
+>>> _ = f.write_text(json.dumps(rec) + "\\n")
+>>> df, kind = read_lm_eval_samples(f)
+>>> df[["doc_id", "task", "model", "target", "response", "acc", "doc.label"]].iloc[0].tolist()
+['0', 'medqa', 'judge-model', 'B', 'B', '1', 'B']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import InputError
+from .io import LINE, read_jsonl, text_cells
+
+FORMATS = ("table", "inspect", "lm_eval", "hf")
+
+
+def _flat(prefix: str, obj: Any, out: dict[str, Any]) -> None:
+    """Flatten nested dicts with dots; lists and other values become JSON/text cells."""
+    if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):  # numpy arrays, scalars
+        obj = obj.tolist()
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
+    elif isinstance(obj, (list, tuple)):
+        out[prefix] = json.dumps(obj, ensure_ascii=False, default=str)
+    else:
+        out[prefix] = obj
+
+
+def _first(v: Any) -> Any:
+    """The first scalar of a (nested) list — lm-eval's ``filtered_resps`` is ``[[text]]``."""
+    while isinstance(v, (list, tuple)):
+        if not v:
+            return ""
+        v = v[0]
+    return v
+
+
+def _target(v: Any) -> str:
+    return "|".join(map(str, v)) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))
+
+
+def read_inspect_log(path: str | Path) -> tuple[pd.DataFrame, str]:
+    """One row per sample × scorer of an Inspect AI eval log (see the module docstring).
+
+    Returns the table and ``"row"`` (error messages name the row, i.e. sample × scorer).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("file not found", file=path)
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise InputError(
+            "reading Inspect AI logs needs the inspect_ai package",
+            file=path,
+            hint="pip install 'medjudge[inspect]'",
+        ) from None
+    try:
+        log = read_eval_log(str(path))
+    except Exception as e:  # noqa: BLE001 — any reader failure is bad input, said in one line
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"not a readable Inspect AI eval log ({msg})", file=path) from None
+    model = str(log.eval.model)
+    rows: list[dict[str, Any]] = []
+    for s in log.samples or []:
+        base: dict[str, Any] = {
+            "id": s.id,
+            "epoch": s.epoch,
+            "model": model,
+            "target": _target(s.target),
+            "completion": s.output.completion if s.output is not None else "",
+        }
+        _flat("metadata", dict(s.metadata or {}), base)
+        scores = s.scores or {}
+        if not scores:
+            rows.append({**base, "scorer": "", "score": "", "answer": "", "explanation": ""})
+        for name, sc in scores.items():
+            value = sc.value
+            if isinstance(value, dict):  # several values per scorer: one column each
+                extra: dict[str, Any] = {}
+                _flat("score", value, extra)
+                rows.append({**base, "scorer": name, **extra, "answer": sc.answer or "",
+                             "explanation": sc.explanation or ""})  # fmt: skip
+                continue
+            rows.append({**base, "scorer": name, "score": value, "answer": sc.answer or "",
+                         "explanation": sc.explanation or ""})  # fmt: skip
+    if not rows:
+        raise InputError("the eval log has no samples", file=path)
+    return text_cells(pd.DataFrame(rows).astype(object)), "row"
+
+
+_TASK = re.compile(r"^samples_(?P<task>.+?)_(?P<time>\d{4}-\d{2}-\d{2}T[\d\-.:]+)$")
+
+
+def read_lm_eval_samples(path: str | Path) -> tuple[pd.DataFrame, str]:
+    """One row per document of an lm-evaluation-harness ``--log_samples`` JSONL file.
+
+    Returns the table and ``"jsonl"`` (its internal line column names each row's line).
+    """
+    path = Path(path)
+    if path.is_dir():  # an lm-eval output folder: every model's samples files, in name order
+        files = sorted(path.rglob("samples_*.jsonl"))
+        if not files:
+            raise InputError("no samples_*.jsonl files under this folder", file=path,
+                             hint="run lm-eval with --log_samples --output_path")  # fmt: skip
+        parts = [read_lm_eval_samples(f)[0] for f in files]
+        return pd.concat(parts, ignore_index=True).drop(columns=[LINE]), "row"
+    recs = read_jsonl(path)
+    m = _TASK.match(path.stem)
+    task = m.group("task") if m else path.stem
+    rows = []
+    for ln, rec in recs:
+        if "doc_id" not in rec:
+            raise InputError(
+                "missing field 'doc_id' (not an lm-eval --log_samples line)",
+                file=path,
+                line=ln,
+                column="doc_id",
+            )
+        row: dict[str, Any] = {
+            "doc_id": rec["doc_id"],
+            "task": task,
+            "model": path.parent.name,
+            "target": _target(rec.get("target")),
+            "response": _first(rec.get("filtered_resps", rec.get("resps", ""))),
+            "filter": rec.get("filter", ""),
+        }
+        for metric in rec.get("metrics", []) or []:
+            row[str(metric)] = rec.get(metric, "")
+        _flat("doc", rec.get("doc", {}), row)
+        row[LINE] = ln
+        rows.append(row)
+    return text_cells(pd.DataFrame(rows).astype(object)), "jsonl"
+
+
+def read_hf_dataset(path: str | Path, split: str | None = None) -> tuple[pd.DataFrame, str]:
+    """A Hugging Face dataset saved with ``save_to_disk`` (no network), as a table.
+
+    Returns the table and ``"row"``.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError("dataset folder not found", file=path)
+    try:
+        from datasets import DatasetDict, load_from_disk
+    except ImportError:
+        raise InputError(
+            "reading Hugging Face datasets needs the datasets package",
+            file=path,
+            hint="pip install 'medjudge[hf]'",
+        ) from None
+    try:
+        ds = load_from_disk(str(path))
+    except Exception as e:  # noqa: BLE001
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"not a dataset saved with save_to_disk ({msg})", file=path) from None
+    if isinstance(ds, DatasetDict):
+        splits = list(ds)
+        if split is None and len(splits) == 1:
+            split = splits[0]
+        if split not in ds:
+            raise InputError(
+                f'choose a split with split = "..." in the mapping (have {splits})'
+                if split is None
+                else f"split {split!r} not in the dataset (have {splits})",
+                file=path,
+            )
+        ds = ds[split]
+    elif split is not None:
+        raise InputError(f"split {split!r} given, but the dataset has no splits", file=path)
+    rows = []
+    for rec in ds.to_pandas().to_dict("records"):
+        flat: dict[str, Any] = {}
+        _flat("", rec, flat)
+        rows.append(flat)
+    if not rows:
+        raise InputError("the dataset has no rows", file=path)
+    return text_cells(pd.DataFrame(rows).astype(object)), "row"
+
+
+def read_source(path: Path, fmt: str, split: str | None = None) -> tuple[pd.DataFrame, str]:
+    """The table behind ``path`` for a mapping's ``format`` (``table``: CSV/JSONL/…)."""
+    from .io import read_table
+
+    if fmt == "inspect":
+        return read_inspect_log(path)
+    if fmt == "lm_eval":
+        return read_lm_eval_samples(path)
+    if fmt == "hf":
+        return read_hf_dataset(path, split)
+    return read_table(path)
