@@ -87,12 +87,27 @@ def _replicates(
     so the block size never changes a number)."""
     out = np.empty((n_resamples, num.shape[1]))
     block = max(8, min(BLOCK, BLOCK_ELEMENTS // max(len(keys), 1)))
-    for b0 in range(0, n_resamples, block):
-        nb = min(block, n_resamples - b0)
-        w = poisson_weights(keys, k, nb, seed=seed, first_replicate=b0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[b0 : b0 + nb] = (w @ num) / (w @ den)
+    # One BLAS thread: these (block x P) @ (P x m) products are memory-bound, and a second
+    # OpenBLAS thread spin-waits whenever the other core is busy — measured 3-10x more CPU on
+    # the shared 2-core machine (benchmarks/bench_scale.py). The sums are exact integers, so
+    # the thread count never changes a number.
+    with _one_blas_thread():
+        for b0 in range(0, n_resamples, block):
+            nb = min(block, n_resamples - b0)
+            w = poisson_weights(keys, k, nb, seed=seed, first_replicate=b0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[b0 : b0 + nb] = (w @ num) / (w @ den)
     return out
+
+
+def _one_blas_thread():  # noqa: ANN202
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency; without it, BLAS keeps its threads
+        import contextlib
+
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def expanded_alpha(level: float, n_clusters: np.ndarray) -> np.ndarray:
