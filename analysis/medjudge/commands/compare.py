@@ -37,6 +37,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--alpha", type=opt.ALPHA, default=0.05)
     p.add_argument(
+        "--family",
+        choices=["table", "dimension"],
+        default="table",
+        help="multiplicity family of the pairwise tests (Holm): table = all pairs of all "
+        "dimensions shown together (default), dimension = each dimension on its own",
+    )
+    p.add_argument(
         "--kappa-weights",
         choices=["linear", "quadratic", "identity"],
         default="linear",
@@ -123,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
         gold=args.gold_method,
         order=args.eval_order,
         dimensions=cat,
+        family=args.family,
     )
     jg = judge_vs_gold(
         study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
