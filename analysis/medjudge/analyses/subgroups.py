@@ -289,11 +289,11 @@ def best_judge_by_subgroup(
     Picking the judge with the highest accuracy and then testing it against the others as if it
     had been chosen in advance flags "worse than the best" far too often (10-18% of cells when
     all judges are equally good). Instead each cell gets a **confidence set for the best judge**:
-    the judges whose rank can be 1 in the simultaneous rank confidence set of Mogstad, Romano,
-    Shaikh & Wilhelm (2024) — max-t over all pairs of the paired (cluster) bootstrap of the
-    cell's accuracies, the same resamples for every judge. With probability at least ``level``
-    the truly best judge(s) are in the set; under "all judges equal" every judge is in it in at
-    least ``level`` of cells (docs/calibration.md).
+    every pair of judges is compared on the items both answered (clustered McNemar when items
+    cluster), Holm over all pairs of the cell, and a judge leaves the set only when another
+    judge is significantly more accurate (:func:`_best_set`). The best judge stays in the set
+    with probability >= ``1 - alpha``; with all judges equally good every judge stays in
+    >= ``1 - alpha`` of cells (docs/calibration.md).
 
     Columns: the cell keys, ``n``, ``best`` (highest accuracy), ``runner_up`` with the
     difference, its Tango interval and McNemar mid-p on the items both answered (descriptive:
@@ -311,9 +311,10 @@ def best_judge_by_subgroup(
     )
     _, cl_col = cluster_ids(study, cluster)
     cl_all = None if cl_col is None else so.rows[cl_col].astype(str).to_numpy()
+    test = "clustered McNemar (Durkalski 2003)" if cl_col else "McNemar mid-p"
     method = (
-        f"simultaneous rank confidence set, rank 1 (Mogstad et al. 2024; "
-        f"{'cluster ' if cl_col else ''}paired bootstrap B={n_resamples}, seed {seed})"
+        f"judges not significantly less accurate than another judge ({test} on the items both "
+        f"answered, Holm over all pairs of the cell, alpha {alpha:g})"
     )
     rows = []
     resolved = so.resolved(policy)
@@ -333,7 +334,8 @@ def best_judge_by_subgroup(
         order = sorted(range(len(names)), key=lambda t: (-acc_all[t], names[t]))
         best, second = names[order[0]], names[order[1]]
         cl = None if cl_all is None else cl_all[idx]
-        in_set = _best_set(yc, acc_all, cl, level, n_resamples, seed)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            in_set, n_tests = _best_set(yc, acc_all, names, cl, alpha)
         pr = pairs[
             ((pairs["judge_a"] == best) & (pairs["judge_b"] == second))
             | ((pairs["judge_a"] == second) & (pairs["judge_b"] == best))
@@ -361,6 +363,7 @@ def best_judge_by_subgroup(
                 "n_in_best_set": len(members),
                 "excluded_from_best_set": ",".join(out_of),
                 "best_set_method": method,
+                "family_size": n_tests,
             }
         )
     out = pd.DataFrame(rows)
@@ -372,20 +375,28 @@ def best_judge_by_subgroup(
 def _best_set(
     y: np.ndarray,
     acc: np.ndarray,
+    names: list[str],
     clusters: np.ndarray | None,
-    level: float,
-    n_resamples: int,
-    seed: int,
-) -> np.ndarray:
-    """Which judges can be best: rank 1 in the simultaneous rank confidence set (bool array)."""
-    from ..stats.rank_sets import rank_confidence_sets
-    from ..stats.resampling import ResamplePlan
+    alpha: float,
+) -> tuple[np.ndarray, int]:
+    """Which judges can be best, and the number of tests in the cell's family.
 
-    if not np.isfinite(acc).all():
-        return np.isfinite(acc)
-    w = ResamplePlan(y.shape[0], n_resamples, seed, clusters=clusters).weights()
-    m = (~np.isnan(y)).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        boot = (w @ np.nan_to_num(y)) / (w @ m)
-    rs = rank_confidence_sets(acc, boot, confidence_level=level, simultaneous=True)
-    return rs["rank_low"] == 1
+    Every pair of judges is tested on the items both answered (McNemar mid-p; with clusters the
+    clustered McNemar of Durkalski et al. 2003) and the p-values are Holm-adjusted over all
+    pairs of the cell. A judge leaves the set only when some other judge is significantly more
+    accurate. The truly best judge can only leave through a false rejection, so it stays in the
+    set with probability >= 1 - alpha (Holm's familywise error bound); with all judges equal,
+    every judge stays in >= 1 - alpha of cells (Hsu 1996, ch. 4, subset selection by multiple
+    comparisons with the best, here with all pairs).
+    """
+    pairs = all_pairs(
+        y, names, policy="exclude", ci="tango", clusters=clusters, family=(), within="holm"
+    )
+    in_set = np.ones(len(names), dtype=bool)
+    pos = {n: i for i, n in enumerate(names)}
+    for a, b, d, p in zip(
+        pairs["judge_a"], pairs["judge_b"], pairs["difference"], pairs["p_holm"], strict=True
+    ):
+        if p == p and p < alpha and d != 0:
+            in_set[pos[b] if d > 0 else pos[a]] = False
+    return in_set, len(pairs)

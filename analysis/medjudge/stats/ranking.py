@@ -110,7 +110,10 @@ def groups_from_pairs(
     """Letters and ``top_set`` of a leaderboard (best first) from a pairs table's decisions.
 
     The pairs table's ``p_col`` (adjusted over the family the table states) decides; the
-    leaderboard's letters therefore never contradict the pairs that a reader sees.
+    leaderboard's letters and its simultaneous rank sets (``rank_low``/``rank_high``: one plus
+    the number of judges shown to be better, the number of judges minus those shown to be
+    worse) therefore never contradict the pairs that a reader sees. Joint coverage of the rank
+    sets is at least ``1 - alpha`` whenever the decisions control the familywise error.
     """
     sig = {
         (a, b): bool(p < alpha)
@@ -123,6 +126,21 @@ def groups_from_pairs(
     out["group"] = [letters[j] for j in order]
     top = set(letters[order[0]]) if order else set()
     out["top_set"] = [bool(top & set(letters[j])) for j in order]
+    # simultaneous rank sets from the same decisions: j is ranked below every judge shown to be
+    # better and above every judge shown to be worse; if no decision is a false rejection
+    # (probability >= 1 - alpha under Holm's familywise bound) every set holds its true rank
+    acc = dict(zip(out["judge"], out["accuracy"], strict=True))
+    k = len(order)
+    better = {j: 0 for j in order}
+    worse = {j: 0 for j in order}
+    for (a, b), s in sig.items():
+        if s and a in acc and b in acc and acc[a] != acc[b]:
+            hi, lo = (a, b) if acc[a] > acc[b] else (b, a)
+            better[lo] += 1
+            worse[hi] += 1
+    out["rank_low"] = [1 + better[j] for j in order]
+    out["rank_high"] = [k - worse[j] for j in order]
+    out["rank_set"] = f"simultaneous (from the pairwise decisions, {p_col} < {alpha:g})"
     return out
 
 
