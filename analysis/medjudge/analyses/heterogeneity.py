@@ -82,8 +82,8 @@ def heterogeneity_table(
             else:
                 perm_p = _cluster_wald_p(codes, ccodes, y[idx], m[idx], labels.size)
                 test = (
-                    f"cluster-robust Wald F test of equal accuracy ({across} varies within "
-                    f"{cl_col}; CR1, F(L-1, G-1))"
+                    f"cluster-jackknife Wald F test of equal accuracy ({across} varies within "
+                    f"{cl_col}; cluster jackknife, F(L-1, G-1))"
                 )
         for j, judge in enumerate(so.judges):
             chi = homogeneity_chi2(kk[:, j], nn[:, j])
@@ -132,12 +132,13 @@ def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:
 def _cluster_wald_p(
     group: np.ndarray, cluster: np.ndarray, y: np.ndarray, m: np.ndarray, n_groups: int
 ) -> np.ndarray:
-    """Cluster-robust Wald test that the group accuracies are equal, per judge.
+    """Cluster-jackknife Wald test that the group accuracies are equal, per judge.
 
-    Group means ``mu_l``; sandwich covariance ``V = D^-1 (sum_c s_c s_c') D^-1 * G/(G-1)``
-    with ``s_c`` the cluster's summed residuals per group (Liang & Zeger 1986; CR1); ``W =
-    (C mu)' (C V C')^+ (C mu)`` for the ``L-1`` contrasts against the last group, referred to
-    ``F(L-1, G-1)`` (the small-sample reference of Hansen 2007 for few clusters).
+    Group means ``mu_l``; their covariance is the leave-one-cluster-out jackknife
+    ``V = (G-1)/G * sum_c (mu_(-c) - mu_bar)(mu_(-c) - mu_bar)'`` (the CR3 sandwich of
+    MacKinnon & White 1985 / Bell & McCaffrey 2002, which — unlike CR1 — did not over-reject
+    with few clusters per group in the calibration); ``W = (C mu)' (C V C')^+ (C mu)`` for the
+    ``L-1`` contrasts against the last group, referred to ``F(L-1, G-1)``.
     """
     from scipy import stats as st
 
@@ -146,25 +147,29 @@ def _cluster_wald_p(
     for j in range(y.shape[1]):
         ok = m[:, j] > 0
         g, c, v = group[ok], cluster[ok], y[ok, j]
-        n_l = np.bincount(g, minlength=n_groups).astype(float)
-        used = np.flatnonzero(n_l > 0)
-        if used.size < 2:
+        sy = np.zeros((n_cl, n_groups))
+        sn = np.zeros((n_cl, n_groups))
+        np.add.at(sy, (c, g), v)
+        np.add.at(sn, (c, g), 1.0)
+        present = sn.sum(1) > 0
+        sy, sn = sy[present], sn[present]
+        n_c = sy.shape[0]
+        tot_y, tot_n = sy.sum(0), sn.sum(0)
+        used = np.flatnonzero(tot_n > 0)
+        if used.size < 2 or n_c < 3:
             continue
-        mu = np.bincount(g, weights=v, minlength=n_groups) / np.where(n_l > 0, n_l, 1)
-        e = v - mu[g]
-        s = np.zeros((n_cl, n_groups))
-        np.add.at(s, (c, g), e)
-        n_c = np.unique(c).size
-        meat = s.T @ s * (n_c / max(n_c - 1, 1))
-        dinv = np.where(n_l > 0, 1.0 / np.where(n_l > 0, n_l, 1), 0.0)
-        cov = (dinv[:, None] * meat * dinv[None, :])[np.ix_(used, used)]
+        mu = tot_y[used] / tot_n[used]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loo = (tot_y[used] - sy[:, used]) / (tot_n[used] - sn[:, used])
+        # a cluster holding a whole group leaves that group empty: its own mean stands in
+        loo = np.where(np.isfinite(loo), loo, mu)
+        dev = loo - loo.mean(0)
+        cov = (n_c - 1) / n_c * (dev.T @ dev)
         k = used.size
         contrast = np.hstack([np.eye(k - 1), -np.ones((k - 1, 1))])
-        diff = contrast @ mu[used]
-        cv = contrast @ cov @ contrast.T
-        w = float(diff @ np.linalg.pinv(cv) @ diff)
-        df2 = max(n_c - 1, 1)
-        out[j] = float(st.f.sf(w / (k - 1), k - 1, df2))
+        diff = contrast @ mu
+        w = float(diff @ np.linalg.pinv(contrast @ cov @ contrast.T) @ diff)
+        out[j] = float(st.f.sf(w / (k - 1), k - 1, n_c - 1))
     return out
 
 
