@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -166,5 +165,4 @@ def test_best_set_keeps_every_equal_judge_and_drops_a_clearly_worse_one():
     st = make_study(rng, design, judge_accuracies=[0.9, 0.9, 0.45])
     st.items["organ"] = ["o0"] * len(st.items)
     b = best_judge_by_subgroup(st, ("organ",))
-    assert (b["excluded_from_best_set"] == "judge_2").all()
-    assert Path(__file__).exists()
+    assert b["excluded_from_best_set"].str.contains("judge_2").all()
