@@ -1,7 +1,7 @@
-"""The judges and audit reports of the demo and of two real public datasets (PandaLM, LLMBar)
-render, open with key findings, contain a Methods section, and show the sections each study
-supports (answer-model rankings for PandaLM, prompt stability for LLMBar) — or one sentence why
-not. Each dataset is rendered once per module (the demo once per session, shared)."""
+"""The judges and audit reports of the demo and of three real public datasets (PandaLM, LLMBar,
+HANNA) render, open with key findings, contain a Methods section, and show the sections each
+study supports (answer-model rankings for PandaLM, prompt stability for LLMBar, scores for
+HANNA) — or one sentence why not. Each dataset is rendered once per module (the demo once per session, shared)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ RESAMPLES = 100  # the sections' content, not the precision, is under test here
 DATASETS = {
     "pandalm": (EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml"),
     "llmbar": (EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml"),
+    # 1-5 scores (interval scale): HANNA's two long files joined (data/mappings/hanna_long.toml)
+    "hanna": (None, MAPPINGS / "hanna_long.toml"),
 }
 
 
@@ -37,6 +39,11 @@ def dataset_reports(request, tmp_path_factory):
 
     data, mapping = DATASETS[request.param]
     out = tmp_path_factory.mktemp(request.param)
+    if data is None:
+        from medjudge.data.hanna import hanna_long_table
+
+        data = out.parent / "hanna_long.csv"
+        hanna_long_table(EXTERNAL / "hanna").to_csv(data, index=False)
     files = render_reports(data, mapping=mapping, out=out, resamples=RESAMPLES)
     return request.param, files
 
@@ -61,6 +68,12 @@ def test_reports_open_with_findings_and_contain_methods(dataset_reports):
         assert "Answer-model rankings" in judges and "Kendall" in judges
         assert "Judge ranking against the experts" in judges
         assert "gpt-3.5-turbo" in judges and "pandalm-7b" in judges
+    elif name == "hanna":
+        # scores against the experts' mean, and 4 prompt variants per LLM judge
+        assert "Scores against the reference" in judges
+        assert "Stability across prompts and runs" in judges
+        audit = pdf_text(files["audit"]["pdf"])
+        assert "α (interval metric)" in audit.split("Reliability per dimension")[0]
     else:
         # 15 prompting strategies per evaluator: the stability section applies
         assert "Stability across prompts and runs" in judges

@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from medjudge.data.tables import load_any
 from medjudge.report import shared
 from medjudge.report.context import ReportContext
@@ -22,35 +21,39 @@ SETTINGS = dict(seed=0, n_resamples=50, policy="wrong", confidence_level=0.95, a
 
 
 @pytest.fixture(scope="module")
-def bundle_file(tmp_path_factory):
+def bundle_files(tmp_path_factory):
     study = load_any(DEMO)
-    bundle = shared.precompute(study, ["audit"], data=str(DEMO), mapping=None, **SETTINGS)
-    path = tmp_path_factory.mktemp("shared") / "shared.pickle"
-    shared.write_shared(bundle, path)
-    return path, bundle
+    folder = tmp_path_factory.mktemp("shared")
+    sb = shared.study_bundle(study, DEMO, None)
+    shared.write_shared(sb, folder / "study.pickle")
+    res = shared.precompute(study, ["audit"], data=str(DEMO), mapping=None, **SETTINGS)
+    shared.write_shared({"token": sb["token"], **res}, folder / "results.pickle")
+    return folder, res
 
 
-def test_precomputed_results_exclude_process_local_ones(bundle_file):
-    _, bundle = bundle_file
-    assert bundle["cache"], "the audit computes shared results"
-    assert not set(shared.PROCESS_LOCAL) & set(bundle["cache"])
-    assert not list(bundle_file[0].parent.glob("*.part"))
+def test_precomputed_results_exclude_process_local_ones(bundle_files):
+    folder, res = bundle_files
+    assert res["cache"], "the audit computes shared results"
+    assert not set(shared.PROCESS_LOCAL) & set(res["cache"])
+    assert not list(folder.glob("*.part"))
 
 
-def test_kernel_side_adopts_only_matching_study_and_settings(bundle_file, monkeypatch):
-    path, _ = bundle_file
+def test_kernel_side_adopts_only_matching_study_and_settings(bundle_files, monkeypatch):
+    folder, res = bundle_files
     monkeypatch.setattr(shared, "_LOADED", None)
-    monkeypatch.setenv(shared.SHARED_ENV, str(path))
+    monkeypatch.setenv(shared.SHARED_ENV, str(folder / "study.pickle"))
+    monkeypatch.setenv(shared.RESULTS_ENV, str(folder / "results.pickle"))
     study = shared.load_study(str(DEMO), None)
     assert study is shared.load_study(DEMO, None)  # the pickled one, loaded once
+    assert shared.load_study(ROOT / "data" / "demo" / ".", None) is study  # same inputs
     ctx = ReportContext(study, data=str(DEMO), mapping=None, **SETTINGS)
-    assert ctx._cache and set(ctx._cache) == set(shared._LOADED["cache"])
+    assert ctx._cache and set(ctx._cache) == set(res["cache"])
     other = ReportContext(study, data=str(DEMO), mapping=None, **{**SETTINGS, "seed": 1})
     assert other._cache == {}  # another seed: computed afresh
     fresh = load_any(DEMO)
     assert ReportContext(fresh, data=str(DEMO), **SETTINGS)._cache == {}  # another study
-    # other inputs than the bundle's: loaded from disk, not the pickled study
-    assert shared.load_study(ROOT / "data" / "demo" / ".", None) is study
+    monkeypatch.delenv(shared.RESULTS_ENV)  # a kernel without precomputed results
+    assert ReportContext(study, data=str(DEMO), mapping=None, **SETTINGS)._cache == {}
     monkeypatch.delenv(shared.SHARED_ENV)
     assert shared.load_study(DEMO, None) is not study
 

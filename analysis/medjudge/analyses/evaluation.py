@@ -115,7 +115,7 @@ def expert_ceiling(
     jm = None
     if judges:
         if order is None:
-            orders = sorted(set(study.ratings.loc[study.ratings["role"] == "judge", "order"]))
+            orders = study.judge_orders()
             order = ("AB" if "AB" in orders else orders[0]) if len(orders) > 1 else None
         jm = study.matrix(dimension, raters=judges, order=order).values
     rows = []

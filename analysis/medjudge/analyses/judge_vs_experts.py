@@ -24,7 +24,7 @@ from medjudge.stats.resampling import ResamplePlan
 # ---------------------------------------------------------------------------------------------
 def judge_order(study: Any) -> str | None:
     """The presentation order used for judges: ``AB`` when a judge has several orders."""
-    orders = sorted(set(study.ratings.loc[study.ratings["role"] == "judge", "order"]))
+    orders = study.judge_orders()
     if len(orders) > 1:
         return "AB" if "AB" in orders else orders[0]
     return None

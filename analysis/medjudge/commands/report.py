@@ -72,17 +72,19 @@ def render_reports(
     title: str | None = None,
     author: str | None = None,
     study: Any = None,
-    share: bool = True,
+    share: bool = False,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
 
-    With ``share`` (the default) the built-in reports are computed once here — ``study`` if
-    given (it must be what ``load_any(path, mapping)`` returns), else loaded once — and the
-    kernels receive the study and the shared results (:mod:`medjudge.report.shared`) instead
-    of loading and computing them again; the numbers are the same either way.
+    With ``share`` the study is loaded once here — or ``study`` is used (it must be what
+    ``load_any(path, mapping)`` returns) — and handed to the kernels, and the judge report's
+    results are computed here while the kernels start (:mod:`medjudge.report.shared`); the
+    reports are byte-identical either way. Off by default: measured on the 2-core machine
+    (``benchmarks/bench_paper_scale.py``) it saves no wall time — the two kernels already
+    compute in parallel — and costs ~2 CPU-s of pickling and imports in this process.
     """
     from ..report.render import render_qmd
 
@@ -140,7 +142,7 @@ def render_reports(
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
     shared_dir, thread = None, None
-    kernel_env: dict[str, str] = {}
+    kernel_env: dict[str, dict[str, str]] = {}
     if share:
         shared_dir, kernel_env, thread = _share(study, params, kinds)
 
@@ -153,7 +155,7 @@ def render_reports(
             engine=engine,  # type: ignore[arg-type]
             command=command,
             metadata=metadata,
-            env=kernel_env,
+            env=kernel_env.get(kind, {}),
         )
 
     try:
@@ -168,22 +170,33 @@ def render_reports(
             shutil.rmtree(shared_dir, ignore_errors=True)
 
 
-def _share(study: Any, params: dict[str, Any], kinds: list[str]) -> tuple[str, dict[str, str], Any]:
-    """Start computing the reports' shared results once, for the kernels.
+def _share(
+    study: Any, params: dict[str, Any], kinds: list[str]
+) -> tuple[str, dict[str, dict[str, str]], Any]:
+    """Load the study once and compute the judge report's results once, for the kernels.
 
-    The computation runs in a background thread while the kernels start and import; they wait
-    for its pickle (:mod:`medjudge.report.shared`). Returns the private temporary folder
-    (removed after rendering), the kernel environment naming the pickle, and the thread. If
-    anything fails the kernels are told so and compute everything themselves (reporting any
-    error with its chunk and line).
+    Runs in a background thread while the kernels start and import; they wait for its pickles
+    (:mod:`medjudge.report.shared`): every kernel gets the study, the first report (the judge
+    report when it is rendered) also its results; the other kernel computes its own at the
+    same time. Returns the private temporary folder (removed after rendering), the kernel
+    environment per report, and the thread. If anything fails the kernels are told so and
+    compute everything themselves (reporting any error with its chunk and line).
     """
     import tempfile
     import threading
 
-    from ..report.shared import SHARED_ENV, mark_failed, precompute, write_shared
+    from ..report.shared import (
+        RESULTS_ENV,
+        SHARED_ENV,
+        mark_failed,
+        precompute,
+        study_bundle,
+        write_shared,
+    )  # fmt: skip
 
     tmp = tempfile.mkdtemp(prefix="medjudge-shared-")
-    path = Path(tmp) / "shared.pickle"
+    study_path, results_path = Path(tmp) / "study.pickle", Path(tmp) / "results.pickle"
+    first = "judges" if "judges" in kinds else kinds[0]
 
     def work() -> None:
         try:
@@ -192,9 +205,16 @@ def _share(study: Any, params: dict[str, Any], kinds: list[str]) -> tuple[str, d
                 from ..data.tables import load_any
 
                 st = load_any(params["data"], params["mapping"])
-            bundle = precompute(
+            bundle = study_bundle(st, params["data"], params["mapping"])
+            write_shared(bundle, study_path)
+        except Exception:  # noqa: BLE001 - the kernels load and report errors properly
+            for p in (study_path, results_path):
+                mark_failed(p)
+            return
+        try:
+            results = precompute(
                 st,
-                kinds,
+                [first],
                 data=params["data"],
                 mapping=params["mapping"],
                 seed=params["seed"],
@@ -206,16 +226,18 @@ def _share(study: Any, params: dict[str, Any], kinds: list[str]) -> tuple[str, d
                 by=params["by"],
                 names=params["names"] or {},
             )
-            write_shared(bundle, path)
-        except Exception:  # noqa: BLE001 - the kernels recompute and report errors properly
-            try:
-                mark_failed(path)
-            except OSError:
-                pass
+            write_shared({"token": bundle["token"], **results}, results_path)
+        except Exception:  # noqa: BLE001 - the kernel recomputes and reports errors properly
+            mark_failed(results_path)
 
     thread = threading.Thread(target=work, name="medjudge-shared", daemon=True)
     thread.start()
-    return tmp, {SHARED_ENV: str(path)}, thread
+    envs = {
+        kind: {SHARED_ENV: str(study_path)}
+        | ({RESULTS_ENV: str(results_path)} if kind == first else {})
+        for kind in kinds
+    }
+    return tmp, envs, thread
 
 
 def _render_all(kinds: list[str], one: Any, parallel: bool) -> dict[str, dict[str, Path]]:

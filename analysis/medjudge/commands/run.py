@@ -195,7 +195,7 @@ def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> 
             policy="wrong",
             command=command,
             # the study this run loaded is the reports' study unless command-line mapping
-            # options or --broadcast changed how it was read
+            # options or --broadcast changed how it was read (used when sharing is on)
             study=study if _loaded_as_reports_load(args) else None,
         )
     except RenderError as exc:

@@ -1,16 +1,19 @@
-"""Compute once, render twice: the loaded study and the reports' shared results, handed to
-the report kernels instead of being recomputed in each.
+"""Load once, compute next to the kernels: the study and one report's results, handed to the
+report kernels instead of being loaded and computed again in each.
 
-``medjudge run`` and ``medjudge report`` build both reports' sections once in the calling
-process (:func:`precompute`: one study, one cache of shared results — the leaderboard, the
-audit, judge–expert agreement … — used by the judge report *and* the audit), pickle the study
-and the cache to a temporary file (:func:`write_shared`), and name it to the kernels in the
-environment variable :data:`SHARED_ENV`. The templates load their study with
-:func:`load_study`, which returns the pickled study when the file matches the data and mapping
-asked for, and :class:`~medjudge.report.context.ReportContext` then adopts the pickled results
-when its settings match (:func:`adopt`). Nothing changes in what is computed — the same
-functions with the same settings and seeds; the kernels only skip the repeats. Without the
-variable (a notebook, a user's template, ``quarto render``) everything is computed as before.
+With :func:`medjudge.commands.report.render_reports` ``(share=True)`` (off by default: on the
+2-core machine it measured no faster, see ``benchmarks/bench_paper_scale.py``) the renderer
+starts the report kernels and, while they start and import, pickles the study it loaded
+(:data:`SHARED_ENV`, every kernel), then builds the judge report's sections once
+(:func:`precompute`; no figures are drawn) and pickles the cache of shared results
+(:data:`RESULTS_ENV`, the judge report's kernel only); the audit kernel computes its own,
+smaller, results on the other core. The templates load their study with :func:`load_study`,
+which waits for the study file and returns the pickled study when it matches the data and
+mapping asked for; :class:`~medjudge.report.context.ReportContext` then adopts the pickled
+results when they were made for that study and the same settings (:func:`adopt`). Nothing
+changes in what is computed — the same functions, settings and seeds (the reports are
+byte-identical; ``tests/test_report_shared.py``). Without the variables (a notebook, a user's
+template, ``quarto render``) everything is computed as before.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ if TYPE_CHECKING:
     from .context import ReportContext
 
 __all__ = [
-    "SHARED_ENV", "WAIT_ENV", "adopt", "load_study", "mark_failed", "precompute", "settings_key",
-    "write_shared",
+    "RESULTS_ENV", "SHARED_ENV", "WAIT_ENV", "adopt", "load_study", "mark_failed", "precompute",
+    "settings_key", "write_shared",
 ]  # fmt: skip
 
-#: Environment variable naming the pickled study and results for the report kernels.
+#: Environment variable naming the pickled study for the report kernels.
 SHARED_ENV = "MEDJUDGE_REPORT_SHARED"
+#: Environment variable naming the pickled results the renderer computes for one report.
+RESULTS_ENV = "MEDJUDGE_REPORT_RESULTS"
 #: Seconds a kernel waits for the renderer's results before computing its own (default 600).
 WAIT_ENV = "MEDJUDGE_REPORT_SHARED_WAIT"
 
@@ -44,7 +49,7 @@ PROCESS_LOCAL = ("provenance",)
 #: are compared too, so that a mismatch is always recomputed).
 _NOT_SETTINGS = {"study", "_cache", "command", "simulated"}
 
-_LOADED: dict[str, Any] | None = None
+_LOADED: dict[str, Any] | None = None  # the study bundle this kernel loaded
 
 
 def _source_key(data: str | Path | None, mapping: str | Path | None) -> tuple[str, str]:
@@ -81,9 +86,10 @@ def precompute(
 ) -> dict[str, Any]:
     """Build the reports ``kinds`` (``judges``, ``audit``) once, sharing one results cache.
 
-    Returns the bundle for :func:`write_shared`: the study, the data/mapping it was loaded
-    from, the context settings and the filled cache. The sections built here are discarded
-    (building them again from the cache in the kernel is cheap); figures are not drawn.
+    Returns ``{"settings": ..., "cache": ...}`` for :func:`write_shared`: the context settings
+    and the filled cache (without the :data:`PROCESS_LOCAL` entries). The sections built here
+    are discarded (building them again from the cache in the kernel is cheap); figures are not
+    drawn.
     """
     from . import audit, judges
     from .context import ReportContext
@@ -94,20 +100,25 @@ def precompute(
     key = None
     for kind in kinds:
         ctx = ReportContext(study, data=data, mapping=mapping, **settings)
-        ctx._cache = cache  # the second report reuses what the first computed
+        ctx._cache = cache  # a second report reuses what the first computed
         build_report(kind, sections[kind], ctx)
         key = settings_key(ctx)
     return {
-        "source": _source_key(data, mapping),
         "settings": key,
-        "study": study,
         "cache": {k: v for k, v in cache.items() if k not in PROCESS_LOCAL},
     }
 
 
+def study_bundle(study: Study, data: str | Path, mapping: str | Path | None) -> dict[str, Any]:
+    """What :func:`load_study` needs: the study, its inputs, and a token tying results to it."""
+    import secrets
+
+    return {"source": _source_key(data, mapping), "token": secrets.token_hex(8), "study": study}
+
+
 def write_shared(bundle: dict[str, Any], path: str | Path) -> Path:
     """Pickle ``bundle`` to ``path`` (a private temporary file of the renderer), atomically:
-    a kernel waiting in :func:`load_study` sees either no file or the whole file."""
+    a kernel waiting for it sees either no file or the whole file."""
     path = Path(path)
     part = path.with_name(path.name + ".part")
     with open(part, "wb") as fh:
@@ -117,8 +128,22 @@ def write_shared(bundle: dict[str, Any], path: str | Path) -> Path:
 
 
 def mark_failed(path: str | Path) -> None:
-    """Tell waiting kernels that no precomputed results will come (they compute their own)."""
+    """Tell waiting kernels that this file will not come (they compute their own)."""
     Path(str(path) + ".failed").touch()
+
+
+def _wait_load(name: str) -> dict[str, Any] | None:
+    """The pickle at ``name`` once the renderer has written it (None if it failed or timed out)."""
+    deadline = time.monotonic() + float(os.environ.get(WAIT_ENV, "600"))
+    while not os.path.exists(name):
+        if os.path.exists(name + ".failed") or time.monotonic() > deadline:
+            return None
+        time.sleep(0.02)
+    try:
+        with open(name, "rb") as fh:
+            return pickle.load(fh)  # written by this renderer for its own kernels
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
 
 
 def _bundle() -> dict[str, Any] | None:
@@ -127,16 +152,8 @@ def _bundle() -> dict[str, Any] | None:
     if not name:
         return None
     if _LOADED is None or _LOADED.get("_path") != name:
-        # the renderer computes while the kernels start and import: wait for its file
-        deadline = time.monotonic() + float(os.environ.get(WAIT_ENV, "600"))
-        while not os.path.exists(name):
-            if os.path.exists(name + ".failed") or time.monotonic() > deadline:
-                return None
-            time.sleep(0.02)
-        try:
-            with open(name, "rb") as fh:
-                bundle = pickle.load(fh)  # written by this renderer for its own kernels
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        bundle = _wait_load(name)
+        if bundle is None:
             return None
         bundle["_path"] = name
         _LOADED = bundle
@@ -157,8 +174,12 @@ def load_study(data: str | Path, mapping: str | Path | None = None) -> Study:
 def adopt(ctx: ReportContext) -> None:
     """Give ``ctx`` the renderer's precomputed results if they were computed for its study
     and settings (called by :class:`ReportContext` on construction)."""
-    bundle = _LOADED if os.environ.get(SHARED_ENV) else None
-    if bundle is None or bundle["study"] is not ctx.study:
+    name = os.environ.get(RESULTS_ENV)
+    study = _LOADED if os.environ.get(SHARED_ENV) else None
+    if not name or study is None or study["study"] is not ctx.study or ctx._cache:
         return
-    if bundle["settings"] == settings_key(ctx) and not ctx._cache:
-        ctx._cache = bundle["cache"]
+    results = _wait_load(name)
+    if results is None or results.get("token") != study["token"]:
+        return
+    if results["settings"] == settings_key(ctx):
+        ctx._cache = results["cache"]

@@ -72,8 +72,26 @@ def build(ctx: ReportContext) -> Section:
             judge_order=list(dict.fromkeys(frame["judge"])),
         ),
     )  # fmt: skip
+    if not ctx.study.scales[head].is_categorical:
+        ka = rel[(rel["dimension"] == head) & (rel["coefficient"] == "krippendorff_alpha")]
+        if len(ka):
+            r = ka.iloc[0]
+            sec.findings.append(
+                Finding(
+                    f"The {md(experts)} agree with Krippendorff's α (interval metric) = "
+                    f"{fmt_num(r['estimate'], 3)} ({lvl} CI "
+                    f"{fmt_ci(r['ci_low'], r['ci_high'], 3)}) on the *{md(head)}* scores.",
+                    caveat=(
+                        "expert agreement below 0.6 limits how well any judge can be measured "
+                        "against their scores"
+                        if float(r["estimate"]) < 0.6
+                        else None
+                    ),
+                    weight=8,
+                )
+            )
     fk = rel[(rel["dimension"] == head) & (rel["coefficient"] == "fleiss_kappa")]
-    if len(fk):
+    if len(fk) and ctx.study.scales[head].is_categorical:
         r = fk.iloc[0]
         n_disp = au.dimensions.get(head, {}).get("n_disputed", 0)
         sec.findings.append(
