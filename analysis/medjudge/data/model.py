@@ -28,6 +28,7 @@ import pandas as pd
 from .errors import InputError
 from .parse import STATUSES
 from .scale import Scale
+from .views import DimensionView, dense, dimension_view
 
 ROLES = ("expert", "judge")
 RATING_COLUMNS = (
@@ -448,31 +449,15 @@ class Study:
             )
         cols = raters if raters is not None else [v.rater_names[k] for k in pd.unique(rater)]
         rows = items if items is not None else self.item_ids
-        values = _dense(v, keep, v.code, rows, cols, self.item_ids, np.nan)
+        values = dense(v, keep, v.code, rows, cols, self.item_ids, np.nan)
         return RatingMatrix(values, list(rows), list(cols), dimension, self.scales[dimension])
 
-    def _dimension_view(self, dimension: str) -> _DimensionView:
+    def _dimension_view(self, dimension: str) -> DimensionView:
         """Integer codes of the rows of one dimension (item, rater, role, order, run), cached."""
 
-        def compute() -> _DimensionView:
+        def compute() -> DimensionView:
             sub = self.ratings.loc[self._rows(dimension)]
-            item_pos = pd.Index(self.item_ids).get_indexer(sub["item"])
-            rater_codes, rater_names = pd.factorize(sub["rater"])
-            order_codes, orders = pd.factorize(sub["order"])
-            run_codes, runs = pd.factorize(sub["run"])
-            return _DimensionView(
-                item=item_pos.astype(np.int64),
-                rater=rater_codes.astype(np.int64),
-                rater_names=[str(x) for x in rater_names],
-                is_judge=(sub["role"] == "judge").to_numpy(dtype=bool),
-                is_expert=(sub["role"] == "expert").to_numpy(dtype=bool),
-                order=order_codes.astype(np.int64),
-                orders=[str(x) for x in orders],
-                run=run_codes.astype(np.int64),
-                runs=[str(x) for x in runs],
-                code=self.codes(dimension),
-                status=sub["status"].to_numpy(dtype=object),
-            )
+            return dimension_view(sub, self.item_ids, self.codes(dimension))
 
         return self._cached(("view", dimension), compute)
 
@@ -634,9 +619,7 @@ class Study:
         v = self._dimension_view(dimension)
         keep = v.select(raters=judges, order=order)
         # the first row of each item x judge (runs are not told apart here)
-        return _dense(
-            v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True
-        )
+        return dense(v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True)
 
     # ------------------------------------------------------------------ accounting
     def summary(self) -> dict[str, object]:
@@ -748,81 +731,3 @@ def _normalise_ratings(df: pd.DataFrame) -> pd.DataFrame:
     out["status"] = out["status"].astype(str)
     extra = [c for c in out.columns if c not in RATING_COLUMNS]
     return out[list(RATING_COLUMNS) + extra].reset_index(drop=True)
-
-
-@dataclass(frozen=True)
-class _DimensionView:
-    """The ratings rows of one dimension as integer codes (see :meth:`Study._dimension_view`)."""
-
-    item: np.ndarray  # position in Study.item_ids
-    rater: np.ndarray  # code into rater_names
-    rater_names: list[str]
-    is_judge: np.ndarray
-    is_expert: np.ndarray
-    order: np.ndarray
-    orders: list[str]
-    run: np.ndarray
-    runs: list[str]
-    code: np.ndarray  # category code (float, NaN = no value)
-    status: np.ndarray  # object array of status strings
-
-    def select(
-        self,
-        *,
-        role: str | None = None,
-        raters: list[str] | None = None,
-        order: str | None = None,
-        run: str | None = None,
-    ) -> np.ndarray:
-        """Boolean mask of the rows matching every filter given."""
-        keep = np.ones(self.item.size, dtype=bool)
-        if role is not None:
-            keep &= (
-                self.is_judge
-                if role == "judge"
-                else self.is_expert
-                if role == "expert"
-                else np.zeros_like(keep)
-            )
-        if raters is not None:
-            wanted = set(raters)
-            keep &= np.isin(
-                self.rater, [k for k, name in enumerate(self.rater_names) if name in wanted]
-            )
-        if order is not None:
-            keep &= self.order == (self.orders.index(order) if order in self.orders else -1)
-        if run is not None:
-            keep &= self.run == (self.runs.index(run) if run in self.runs else -1)
-        return keep
-
-
-def _dense(
-    v: _DimensionView,
-    keep: np.ndarray,
-    values: np.ndarray,
-    rows: list[str],
-    cols: list[str],
-    item_ids: list[str],
-    fill: object,
-    *,
-    first: bool = False,
-) -> np.ndarray:
-    """``rows x cols`` matrix of ``values[keep]`` placed by item and rater (``fill`` elsewhere).
-
-    Rows/columns not present stay ``fill``; with ``first`` the first of repeated item x rater
-    rows wins, otherwise the rows must be unique (checked by the caller).
-    """
-    idx = np.flatnonzero(keep)
-    if first and idx.size:
-        pair = v.item[idx] * max(len(v.rater_names), 1) + v.rater[idx]
-        _, firsts = np.unique(pair, return_index=True)
-        idx = idx[np.sort(firsts)]
-    dtype = float if isinstance(fill, float) else object
-    # every item x every rater of the dimension, then the rows and columns asked for
-    full = np.full((len(item_ids) + 1, len(v.rater_names) + 1), fill, dtype=dtype)
-    full[v.item[idx], v.rater[idx]] = values[idx]
-    row_pos = pd.Index(item_ids).get_indexer(pd.Index(rows, dtype=object))
-    code_of = {name: k for k, name in enumerate(v.rater_names)}
-    col_pos = np.array([code_of.get(name, -1) for name in cols], dtype=np.int64)
-    # -1 (unknown item or rater) picks the last row/column, which is all ``fill``
-    return full[np.ix_(row_pos, col_pos)]

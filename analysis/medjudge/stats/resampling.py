@@ -17,6 +17,7 @@ confidence intervals", JASA 82:171-185) with the acceleration from the jackknife
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,6 +92,7 @@ class ResamplePlan:
 #: recomputed on every call instead of cached.
 WEIGHTS_CACHE_BYTES = 256 * 2**20
 _WEIGHTS: OrderedDict[tuple, np.ndarray] = OrderedDict()
+_WEIGHTS_LOCK = threading.Lock()
 
 
 def _digest(codes: np.ndarray) -> str:
@@ -98,16 +100,18 @@ def _digest(codes: np.ndarray) -> str:
 
 
 def _cached(key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    hit = _WEIGHTS.get(key)
-    if hit is not None:
-        _WEIGHTS.move_to_end(key)
-        return hit
-    w = compute()
+    with _WEIGHTS_LOCK:
+        hit = _WEIGHTS.get(key)
+        if hit is not None:
+            _WEIGHTS.move_to_end(key)
+            return hit
+    w = compute()  # outside the lock: two threads may both draw it (identical matrices)
     w.flags.writeable = False  # shared between callers: nobody may change it in place
     if w.nbytes <= WEIGHTS_CACHE_BYTES:
-        _WEIGHTS[key] = w
-        while sum(v.nbytes for v in _WEIGHTS.values()) > WEIGHTS_CACHE_BYTES:
-            _WEIGHTS.popitem(last=False)
+        with _WEIGHTS_LOCK:
+            _WEIGHTS[key] = w
+            while sum(v.nbytes for v in _WEIGHTS.values()) > WEIGHTS_CACHE_BYTES:
+                _WEIGHTS.popitem(last=False)
     return w
 
 
