@@ -213,7 +213,10 @@ def rate_intervals(
     cols = v.shape[1]
     keys = ("estimate", "se", "ci_low", "ci_high", "n", "n_clusters")
     out = {k: np.full(cols, np.nan) for k in keys}
-    cl = None if clusters is None else np.asarray(clusters)
+    # integer codes in sorted-label order, once: every column's clusters then group (and sum)
+    # exactly as the labels would, without sorting strings again for each column
+    cl = None if clusters is None else np.unique(np.asarray(clusters), return_inverse=True)[1]
+    cl = None if cl is None else cl.ravel()
     for c in range(cols):
         rows = m[:, c]
         n = int(rows.sum())
