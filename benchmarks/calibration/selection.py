@@ -83,27 +83,38 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
             so = stack_outcomes(st)
             h = heterogeneity_table(st, "organ", stacked=so, n_permutations=boot, seed=1)
             if organ_per_image:
-                res["het_perm"] += list(h["pvalue"] < 0.05)
-                res["het_pearson_a"] += list(h["p_pearson"] < 0.05)
+                res["het_perm"].append(list(h["pvalue"] < 0.05))
+                res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))
                 b = best_judge_by_subgroup(st, ("organ",), stacked=so, n_resamples=boot)
-                res["best_new"] += list(b["excluded_from_best_set"] != "")
+                res["best_new"].append(list(b["excluded_from_best_set"] != ""))
                 f, c = _old_best_flags(st, so)
-                res["best_old"] += [1] * f + [0] * (c - f)
+                res["best_old"].append([1] * f + [0] * (c - f))
                 ev = evaluate_judges(st, n_resamples=boot, family="table")
-                res["grid_table"].append(bool((ev.pairs["p_holm"] < 0.05).any()))
+                res["grid_table"].append([bool((ev.pairs["p_holm"] < 0.05).any())])
                 ev_d = evaluate_judges(st, n_resamples=boot, family="dimension")
-                res["grid_dimension"].append(bool((ev_d.pairs["p_holm"] < 0.05).any()))
+                res["grid_dimension"].append([bool((ev_d.pairs["p_holm"] < 0.05).any())])
                 lb = ev.leaderboard[ev.leaderboard["dimension"] == st.dimensions[0]]
                 # all judges tied: a set "excludes the truth" when it rules out rank 1 or rank K
                 # for a judge, i.e. declares some judge better than another
-                res["rank_sim"].append(bool(((lb.rank_low > 1) | (lb.rank_high < n_judges)).any()))
-                res["rank_marg"].append(_marginal_excludes(st, boot, n_judges))
+                res["rank_sim"].append(
+                    [bool(((lb.rank_low > 1) | (lb.rank_high < n_judges)).any())]
+                )
+                res["rank_marg"].append([_marginal_excludes(st, boot, n_judges)])
             else:
-                res["het_wald"] += list(h["pvalue"] < 0.05)
-                res["het_pearson_b"] += list(h["p_pearson"] < 0.05)
-    return {
-        k: (float(np.mean(v)), mc_se(float(np.mean(v)), len(v)), len(v)) for k, v in res.items()
-    }
+                res["het_wald"].append(list(h["pvalue"] < 0.05))
+                res["het_pearson_b"].append(list(h["p_pearson"] < 0.05))
+    return {k: _rate(v) for k, v in res.items()}
+
+
+def _rate(per_study: list[list[bool]]) -> tuple[float, float, int, int]:
+    """Pooled rate, its MC SE from the per-study shares (tests of one study are correlated:
+    judges share items; ratio-estimator SE), studies and tests."""
+    flat = [x for s in per_study for x in s]
+    p = float(np.mean(flat))
+    shares = np.array([np.mean(s) for s in per_study if len(s)])
+    w = np.array([len(s) for s in per_study if len(s)], dtype=float)
+    se = float(np.sqrt(np.sum(w**2 * (shares - p) ** 2)) / w.sum())
+    return p, max(se, mc_se(p, len(flat))), len(per_study), len(flat)
 
 
 def _marginal_excludes(st, boot, n_judges) -> bool:
@@ -148,9 +159,9 @@ def main() -> None:
     print(f"seed {a.seed}, {a.reps} studies, {a.clusters} images x ~{a.size} items, "
           f"{a.judges} equally good judges (accuracy 0.80), {len(DIMS)} dimensions, {N_ORGANS} organs, "
           f"B = {a.boot}; {time.time() - t0:.0f} s")  # fmt: skip
-    print("| rate | estimate | MC SE | tests |\n|---|---|---|---|")
-    for k, (p, se, n) in r.items():
-        print(f"| {LABELS[k]} | {p:.3f} | {se:.3f} | {n} |")
+    print("| rate | estimate | MC SE | studies / tests |\n|---|---|---|---|")
+    for k, (p, se, ns, n) in r.items():
+        print(f"| {LABELS[k]} | {p:.3f} | {se:.3f} | {ns} / {n} |")
 
 
 if __name__ == "__main__":
