@@ -95,9 +95,11 @@ def _run_engine(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.engine != "memory":
         return _run_engine(args)
-    from medjudge.analyses.evaluation import evaluate_judges
 
-    study = load_input(args)
+    from ._progress import progress
+
+    with progress(args, f"loading {args.path}"):
+        study = load_input(args)
     args.dimensions = check_dimensions(study, args.dimensions, "--only")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
@@ -119,24 +121,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_scores(out["scores"])
         return 0
-    from medjudge.analyses.judge_vs_gold import judge_vs_gold
 
-    ev = evaluate_judges(
-        study,
-        policy=args.policy,
-        seed=args.seed,
-        n_resamples=args.resamples,
-        cluster=args.cluster,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=cat,
-        family=args.family,
-    )
-    jg = judge_vs_gold(
-        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
-        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
-        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
-    )  # fmt: skip
+    with progress(args, "leaderboards, pairwise tests and judges against gold"):
+        ev, jg = _evaluate(args, study, cat)
     if args.json:
         d = ev.to_dict()
         d["judge_vs_gold"] = jg.to_dict()
@@ -239,3 +226,26 @@ def _print_scores(res) -> None:
                 )
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
+
+
+def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
+    from medjudge.analyses.evaluation import evaluate_judges
+    from medjudge.analyses.judge_vs_gold import judge_vs_gold
+
+    ev = evaluate_judges(
+        study,
+        policy=args.policy,
+        seed=args.seed,
+        n_resamples=args.resamples,
+        cluster=args.cluster,
+        gold=args.gold_method,
+        order=args.eval_order,
+        dimensions=cat,
+        family=args.family,
+    )
+    jg = judge_vs_gold(
+        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
+        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
+        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+    )  # fmt: skip
+    return ev, jg

@@ -105,7 +105,10 @@ def _no_accuracy_reason(study: Study) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    study = load_input(args)
+    from ._progress import progress
+
+    with progress(args, f"loading {Path(args.path).name}"):
+        study = load_input(args)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
@@ -120,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
             written = [out / "validation.json", out / "parse_status.csv"]
             why_not = _no_accuracy_reason(study)
             if why_not is None:
-                acc = accuracy_table(study)
+                with progress(args, "accuracy against gold"):
+                    acc = accuracy_table(study)
                 safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
                 written.append(out / "accuracy.csv")
                 head = acc[acc["policy"] == "wrong"].pivot(
@@ -136,10 +140,12 @@ def run(args: argparse.Namespace) -> int:
                 print(f"\naccuracy against gold not computed: {why_not}")
             from ._gold_tables import write_gold_tables
 
-            more = written[1:] + list(
-                write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
-            )
-            rc = _reports(args, study, out, final)
+            with progress(args, "judges against gold and score tables"):
+                more = written[1:] + list(
+                    write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+                )
+            with progress(args, "rendering the reports"):
+                rc = _reports(args, study, out, final)
     except _ReportFailed as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
