@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import shlex
 import sys
 
 import pytest
-
 from medjudge.cli import COMMANDS, EXAMPLES, build_parser
 
 
@@ -52,3 +52,27 @@ def test_progress_off_without_a_terminal_and_with_quiet(monkeypatch):
     with progress(argparse.Namespace(quiet=True), "x"):
         pass
     assert sys.stderr.getvalue() == ""
+
+
+def test_tables_fit_the_terminal_width(monkeypatch, capsys):
+    """On a terminal, printed tables wrap into column blocks that fit its width; in a pipe
+    nothing is wrapped (machine-readable output is --json)."""
+    import shutil
+
+    from conftest import DEMO
+    from medjudge.cli import main
+
+    class Out(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Out()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(
+        shutil, "get_terminal_size", lambda fallback=(80, 24): os.terminal_size((60, 24))
+    )
+    assert main(["validate", str(DEMO)]) == 0
+    after = out.getvalue().split("per rater (rows by parse status):\n")[1]
+    table = after.split("\n\n")[0].splitlines()
+    assert table and max(len(line) for line in table) <= 60
+    assert main(["validate", str(DEMO), "--json"]) == 0

@@ -7,7 +7,14 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, check_dimensions, check_order, dump_json, load_input
+from ._common import (
+    add_input_args,
+    check_dimensions,
+    check_order,
+    dump_json,
+    load_input,
+    term_width,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,9 +91,9 @@ def _run_engine(args: argparse.Namespace) -> int:
         return 0
     print(repr(res))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(res.leaderboard.to_string(index=False))
+        print(res.leaderboard.to_string(line_width=term_width(), index=False))
         if not res.pairs.empty:
-            print(res.pairs.to_string(index=False))
+            print(res.pairs.to_string(line_width=term_width(), index=False))
     for dim, note in res.notes.items():
         print(f"note ({dim}): {note}")
     return 0
@@ -153,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
                     "n_invalid",
                 ]
             ]
-            print(t.round(3).to_string(index=False))
+            print(t.round(3).to_string(line_width=term_width(), index=False))
             base = ev.baselines[ev.baselines["dimension"] == d]
             print(
                 "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
@@ -186,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
-        print(top.to_string(index=False))
+        print(top.to_string(line_width=term_width(), index=False))
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])
@@ -204,7 +211,11 @@ def _print_judge_vs_gold(jg) -> None:
             t = m[m["dimension"] == d].pivot_table(
                 index="judge", columns="metric", values="estimate", sort=False
             )
-            print(t.round(3).to_string())
+            print(
+                t.round(3).to_string(
+                    line_width=term_width(),
+                )
+            )
 
 
 def _print_scores(res) -> None:
@@ -216,13 +227,13 @@ def _print_scores(res) -> None:
             t = res.table("metrics", d)
             if len(t):
                 print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
-                                    sort=False).round(3).to_string())  # fmt: skip
+                                    sort=False).round(3).to_string(line_width=term_width(), ))  # fmt: skip
             r = res.table("reliability", d)
             if len(r):
                 print(
                     r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]
                     .round(3)
-                    .to_string(index=False)
+                    .to_string(line_width=term_width(), index=False)
                 )
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")

@@ -20,7 +20,7 @@ from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
 from ..stats.accuracy import policy_sensitivity
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 from ._output import output_folder
 
 
@@ -135,7 +135,13 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
                 )
-                print(head.sort_values("mean", ascending=False).round(3).to_string())
+                print(
+                    head.sort_values("mean", ascending=False)
+                    .round(3)
+                    .to_string(
+                        line_width=term_width(),
+                    )
+                )
             else:
                 print(f"\naccuracy against gold not computed: {why_not}")
             from ._gold_tables import write_gold_tables
