@@ -76,3 +76,9 @@ def test_tables_fit_the_terminal_width(monkeypatch, capsys):
     table = after.split("\n\n")[0].splitlines()
     assert table and max(len(line) for line in table) <= 60
     assert main(["validate", str(DEMO), "--json"]) == 0
+
+
+def test_quiet_is_accepted_before_and_after_the_command():
+    assert build_parser("validate").parse_args(["--quiet", "validate", "x"]).quiet is True
+    assert build_parser("validate").parse_args(["validate", "x", "--quiet"]).quiet is True
+    assert build_parser("validate").parse_args(["validate", "x"]).quiet is False

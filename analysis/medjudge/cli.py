@@ -116,6 +116,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             _command_module(name).add_parser(sub)
             p = sub.choices[name]
             p.formatter_class = HelpFormatter
+            if "--quiet" not in p._option_string_actions:  # also after the command name
+                p.add_argument(
+                    "--quiet", action="store_true", default=argparse.SUPPRESS,
+                    help="no progress display (it is off when not a terminal)",
+                )  # fmt: skip
             if p.description:  # plain text: no reStructuredText markup from docstrings
                 p.description = _plain(p.description)
             for a in p._actions:  # options without a help text still show their default
