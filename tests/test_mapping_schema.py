@@ -228,3 +228,42 @@ def test_user_files_unchanged(tmp_path):
     load_any(root)
     assert before == {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     shutil.rmtree(root)
+
+
+# --- fuzz: any value under any mapping key gives exit 0 or one line with exit 2 ---------------
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from medjudge.data.mapping import MappingSpec  # noqa: E402
+
+_KEYS = sorted(set(MappingSpec.model_fields) - {"scale", "scales", "raters", "recode", "order_map",
+                                                "judge_families", "model_families", "role_map",
+                                                "role_names"}) + ["colour"]  # fmt: skip
+_VALUES = st.one_of(
+    st.text(alphabet="abcNA_-1 ", max_size=6),
+    st.integers(-3, 3),
+    st.booleans(),
+    st.lists(st.text(alphabet="abcAB1", max_size=3), max_size=3),
+    st.lists(st.integers(0, 3), max_size=2),
+)
+
+
+def _toml_value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+@given(key=st.sampled_from(_KEYS), value=_VALUES)
+def test_fuzzed_mapping_values_exit_0_or_one_line(tmp_path_factory, key, value):
+    folder = tmp_path_factory.mktemp("fz")
+    table = _long_table(folder, n_items=12)
+    lines = [ln for ln in BASE.splitlines() if not ln.startswith(key + " ")]
+    m = _mapping(folder, "\n".join([f"{key} = {_toml_value(value)}", *lines]) + "\n")
+    rc, out, err = cli(["validate", table, "--mapping", m, "--json"])
+    if rc == 0:
+        doc = json.loads(out)
+        assert doc["n_ratings"] > 0
+    else:  # the line names a file: the mapping, the table, or a file the mapping joins
+        assert_one_line_error(rc, err, str(folder))

@@ -71,6 +71,8 @@ def test_reports_open_with_findings_and_contain_methods(dataset_reports):
     elif name == "hanna":
         # scores against the experts' mean, and 4 prompt variants per LLM judge
         assert "Scores against the reference" in judges
+        findings = judges.split("Key findings", 1)[1][:1500]
+        assert "closest to the reference (mean score of the experts" in findings
         assert "Stability across prompts and runs" in judges
         audit = pdf_text(files["audit"]["pdf"])
         assert "α (interval metric)" in audit.split("Reliability per dimension")[0]

@@ -259,7 +259,7 @@ def test_row_order_does_not_change_resampled_numbers(tmp_path):
         tmp_path, ["--resamples", "200"], ["--ci", "bootstrap", "--resamples", "200"]
     )
     lb = ("dimension", "judge")
-    cols = ["p_best", "ci_low", "ci_high", "rank_low", "rank_high"]
+    cols = ["share_ranked_first", "ci_low", "ci_high", "rank_low", "rank_high"]
     assert _rounded(c1["leaderboard"], lb, cols) == _rounded(c2["leaderboard"], lb, cols)
     cols = ["estimate", "se", "ci_low", "ci_high"]
     assert _rounded(g1["coefficients"], ["coefficient"], cols) == _rounded(

@@ -37,6 +37,47 @@ COMMANDS: dict[str, str] = {
 }
 
 
+P = "data/external/pandalm_testset/verdicts_wide.csv --mapping data/mappings/pandalm_wide.toml"
+#: one worked example per command, shown at the end of ``medjudge COMMAND --help``
+EXAMPLES: dict[str, str] = {
+    "run": "medjudge run data/demo --out out/demo\n"
+    "  medjudge run data/demo --out out/demo --report none   # tables only",
+    "validate": f"medjudge validate data/demo\n  medjudge validate {P} --json",
+    "simulate": "medjudge simulate --out /tmp/sim --items 300 --seed 1",
+    "agreement": "medjudge agreement " + P + " --role expert\n"
+    "  medjudge agreement table.csv --item id --raters r1,r2,r3 --level ordinal "
+    "--categories low,mid,high",
+    "audit": f"medjudge audit data/demo\n  medjudge audit {P} --json",
+    "compare": "medjudge compare data/demo\n"
+    "  medjudge compare data/demo --family dimension --json   # Holm within each dimension",
+    "subgroups": "medjudge subgroups data/demo --by organ_system,dimension",
+    "bias": "medjudge bias data/demo",
+    "models": f"medjudge models {P}",
+    "stability": "medjudge stability data/external/llmbar/verdicts_long.csv "
+    "--mapping data/mappings/llmbar_long.toml",
+    "report": "medjudge report data/demo --out out/reports --kind judges --to html",
+    "ppi": f"medjudge ppi {P} --json",
+    "plan": "medjudge plan accuracy --accuracy 0.8 --halfwidth 0.05",
+}
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Plain-text help: the default of every option that has one, the example kept as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (
+            "%(default)" not in text
+            and "default" not in text
+            and action.default is not None
+            and action.default is not False
+            and action.default != argparse.SUPPRESS
+            and action.option_strings
+        ):
+            text += " (default: %(default)s)"
+        return text
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``medjudge CMD: error: argument --x: ... (see --help)``."""
 
@@ -66,13 +107,44 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"medjudge {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress display (it is off when not a terminal)"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, summary in COMMANDS.items():
         if command == "*" or name == command:
             _command_module(name).add_parser(sub)
+            p = sub.choices[name]
+            p.formatter_class = HelpFormatter
+            if "--quiet" not in p._option_string_actions:  # also after the command name
+                p.add_argument(
+                    "--quiet", action="store_true", default=argparse.SUPPRESS,
+                    help="no progress display (it is off when not a terminal)",
+                )  # fmt: skip
+            if p.description:  # plain text: no reStructuredText markup from docstrings
+                p.description = _plain(p.description)
+            for a in p._actions:  # options without a help text still show their default
+                if (
+                    a.help is None
+                    and a.option_strings
+                    and a.default is not None
+                    and a.default is not False
+                ):
+                    a.help = "(default: %(default)s)"
+            example = EXAMPLES.get(name)
+            if example:
+                p.epilog = ((p.epilog + "\n\n") if p.epilog else "") + "example:\n  " + example
         else:
             sub.add_parser(name, help=summary)
     return parser
+
+
+def _plain(text: str) -> str:
+    """``code`` -> code, :func:`x` -> x (docstring markup read as plain text)."""
+    import re
+
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
 
 
 def _requested_command(argv: list[str]) -> str | None:

@@ -19,8 +19,8 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from ..stats.comparisons import add_multiplicity, all_pairs
-from ..stats.ranking import leaderboard
+from ..stats.comparisons import add_multiplicity, adjust_pvalues, all_pairs
+from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import ResamplePlan
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
@@ -182,6 +182,45 @@ def _pairs_by_dimension(
     return add_multiplicity(table.drop(columns=adjusted), p_col="pvalue")
 
 
+FAMILIES = ("table", "dimension")
+
+
+def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Holm-adjust ``pairs["pvalue"]`` over the stated family; return the table and its label.
+
+    ``table``: one family, every row shown together (the familywise error rate then holds over
+    the whole grid); ``dimension``: one family per dimension. ``p_fdr_bh`` (Benjamini-Hochberg
+    over the table) is kept as the exploratory column.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    t = pairs.copy()
+    n_tests = int(t["pvalue"].notna().sum())
+    if family == "table":
+        t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
+        sizes = [n_tests]
+    else:
+        t["p_holm"] = np.nan
+        sizes = []
+        for _, sub in t.groupby("dimension", sort=False):
+            t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["pvalue"].to_numpy(), "holm")
+            sizes.append(int(sub["pvalue"].notna().sum()))
+    label = {
+        "family": family,
+        "method": "holm",
+        "n_tests": n_tests,
+        "n_families": len(sizes),
+        "description": (
+            f"Holm over all {n_tests} pairwise tests shown together (every pair of judges in "
+            "every dimension)"
+            if family == "table"
+            else f"Holm within each dimension ({len(sizes)} families of {max(sizes, default=0)} "
+            "pairwise tests)"
+        ),
+    }
+    return t, label
+
+
 def evaluate_judges(
     study: Study,
     *,
@@ -193,8 +232,15 @@ def evaluate_judges(
     order: str | None = None,
     dimensions: list[str] | None = None,
     level: float = 0.95,
+    family: str = "table",
 ) -> JudgeEvaluation:
-    """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study."""
+    """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study.
+
+    ``family`` is the multiplicity family of the pairwise tests' ``p_holm``: ``"table"``
+    (default: every pair of every dimension shown together — the grid a reader scans) or
+    ``"dimension"`` (Holm within each dimension). ``settings["multiplicity"]`` names the family,
+    the method and the number of tests it covers.
+    """
     from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED
 
     n_resamples = RESAMPLES.check("n_resamples", n_resamples)
@@ -274,8 +320,17 @@ def evaluate_judges(
         pairs = _pairs_by_dimension(
             outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, level=level
         )
+    pairs, multiplicity = holm_family(pairs, family)
+    # letters and top set from the very decisions the pairs table shows (its family)
+    boards = [
+        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]])
+        if len(b)
+        else b
+        for b in boards
+    ]
     settings = {
         "policy": policy,
+        "multiplicity": multiplicity,
         "seed": seed,
         "n_resamples": n_resamples,
         "level": level,

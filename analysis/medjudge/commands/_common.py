@@ -157,3 +157,14 @@ def _jsonable(o: Any) -> Any:
 
 def dump_json(obj: Any) -> str:
     return json.dumps(_jsonable(obj), indent=2, sort_keys=False, ensure_ascii=False)
+
+
+def term_width() -> int:
+    """Width for printed tables: the terminal's columns on a terminal (pandas wraps wider tables
+    into column blocks), unlimited when the output is a pipe or a file (nothing wrapped)."""
+    import shutil
+    import sys
+
+    if sys.stdout.isatty():
+        return max(40, shutil.get_terminal_size((100, 24)).columns)
+    return 100_000

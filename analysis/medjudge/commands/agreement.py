@@ -22,7 +22,7 @@ from ..data.io import LINE, read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import ResamplePlan
 from . import _options as opt
-from ._common import dump_json, refuse_with_mapping
+from ._common import dump_json, refuse_with_mapping, term_width
 
 # short names accepted by --coef -> agreement_table names
 COEF_ALIASES = {
@@ -336,5 +336,7 @@ def run(args: argparse.Namespace) -> int:
         print("no coefficient applies to these options", file=sys.stderr)
         return 0
     cols = ["coefficient", "estimate", "se", "ci_low", "ci_high", "n", "weights", "ci_method"]
-    print(t[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(
+        t[cols].to_string(line_width=term_width(), index=False, float_format=lambda v: f"{v:.4f}")
+    )
     return 0

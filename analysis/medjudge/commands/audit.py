@@ -21,7 +21,7 @@ from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
 from . import _options as opt
-from ._common import add_input_args, check_dimensions, dump_json, load_input
+from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -77,7 +77,7 @@ def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
     if df is None or len(df) == 0:
         return "  (none)"
     d = df[[c for c in cols if c in df.columns]] if cols else df
-    return d.to_string(index=False, float_format=lambda v: f"{v:.3f}")
+    return d.to_string(line_width=term_width(), index=False, float_format=lambda v: f"{v:.3f}")
 
 
 def compute(args: argparse.Namespace) -> dict[str, Any]:
@@ -175,7 +175,11 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
             print("-- pairwise Cohen's kappa")
-            print(as_square(d["pairwise"]).to_string(float_format=lambda v: f"{v:.3f}"))
+            print(
+                as_square(d["pairwise"]).to_string(
+                    line_width=term_width(), float_format=lambda v: f"{v:.3f}"
+                )
+            )
         if "per_rater_skipped" in d:
             print(f"-- per-annotator tables not computed: {d['per_rater_skipped']}")
         if "dawid_skene_skipped" in d:

@@ -7,7 +7,14 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, check_dimensions, check_order, dump_json, load_input
+from ._common import (
+    add_input_args,
+    check_dimensions,
+    check_order,
+    dump_json,
+    load_input,
+    term_width,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -36,6 +43,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
     p.add_argument("--alpha", type=opt.ALPHA, default=0.05)
+    p.add_argument(
+        "--family",
+        choices=["table", "dimension"],
+        default="table",
+        help="multiplicity family of the pairwise tests (Holm): table = all pairs of all "
+        "dimensions shown together (default), dimension = each dimension on its own",
+    )
     p.add_argument(
         "--kappa-weights",
         choices=["linear", "quadratic", "identity"],
@@ -77,9 +91,9 @@ def _run_engine(args: argparse.Namespace) -> int:
         return 0
     print(repr(res))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(res.leaderboard.to_string(index=False))
+        print(res.leaderboard.to_string(line_width=term_width(), index=False))
         if not res.pairs.empty:
-            print(res.pairs.to_string(index=False))
+            print(res.pairs.to_string(line_width=term_width(), index=False))
     for dim, note in res.notes.items():
         print(f"note ({dim}): {note}")
     return 0
@@ -88,9 +102,11 @@ def _run_engine(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.engine != "memory":
         return _run_engine(args)
-    from medjudge.analyses.evaluation import evaluate_judges
 
-    study = load_input(args)
+    from ._progress import progress
+
+    with progress(args, f"loading {args.path}"):
+        study = load_input(args)
     args.dimensions = check_dimensions(study, args.dimensions, "--only")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
@@ -112,23 +128,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             _print_scores(out["scores"])
         return 0
-    from medjudge.analyses.judge_vs_gold import judge_vs_gold
 
-    ev = evaluate_judges(
-        study,
-        policy=args.policy,
-        seed=args.seed,
-        n_resamples=args.resamples,
-        cluster=args.cluster,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=cat,
-    )
-    jg = judge_vs_gold(
-        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
-        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
-        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
-    )  # fmt: skip
+    with progress(args, "leaderboards, pairwise tests and judges against gold"):
+        ev, jg = _evaluate(args, study, cat)
     if args.json:
         d = ev.to_dict()
         d["judge_vs_gold"] = jg.to_dict()
@@ -158,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
                     "n_invalid",
                 ]
             ]
-            print(t.round(3).to_string(index=False))
+            print(t.round(3).to_string(line_width=term_width(), index=False))
             base = ev.baselines[ev.baselines["dimension"] == d]
             print(
                 "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
@@ -191,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
-        print(top.to_string(index=False))
+        print(top.to_string(line_width=term_width(), index=False))
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])
@@ -209,7 +211,11 @@ def _print_judge_vs_gold(jg) -> None:
             t = m[m["dimension"] == d].pivot_table(
                 index="judge", columns="metric", values="estimate", sort=False
             )
-            print(t.round(3).to_string())
+            print(
+                t.round(3).to_string(
+                    line_width=term_width(),
+                )
+            )
 
 
 def _print_scores(res) -> None:
@@ -221,13 +227,36 @@ def _print_scores(res) -> None:
             t = res.table("metrics", d)
             if len(t):
                 print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
-                                    sort=False).round(3).to_string())  # fmt: skip
+                                    sort=False).round(3).to_string(line_width=term_width(), ))  # fmt: skip
             r = res.table("reliability", d)
             if len(r):
                 print(
                     r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]
                     .round(3)
-                    .to_string(index=False)
+                    .to_string(line_width=term_width(), index=False)
                 )
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
+
+
+def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
+    from medjudge.analyses.evaluation import evaluate_judges
+    from medjudge.analyses.judge_vs_gold import judge_vs_gold
+
+    ev = evaluate_judges(
+        study,
+        policy=args.policy,
+        seed=args.seed,
+        n_resamples=args.resamples,
+        cluster=args.cluster,
+        gold=args.gold_method,
+        order=args.eval_order,
+        dimensions=cat,
+        family=args.family,
+    )
+    jg = judge_vs_gold(
+        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
+        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
+        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+    )  # fmt: skip
+    return ev, jg

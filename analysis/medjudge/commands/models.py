@@ -16,7 +16,7 @@ import argparse
 import pandas as pd
 
 from ..analyses.models import answer_model_ranking
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 
 
 def _int_at_least(lo: int, name: str):
@@ -124,7 +124,11 @@ def run(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
         t = res.strengths
         if not t.empty:
-            print(t.sort_values(["source", "rank"])[cols].to_string(index=False))
+            print(
+                t.sort_values(["source", "rank"])[cols].to_string(
+                    line_width=term_width(), index=False
+                )
+            )
         if not res.correlations.empty:
             print("\n# judge ranking vs expert ranking")
             c = res.correlations[
@@ -139,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                     "p_best",
                 ]
             ]
-            print(c.to_string(index=False))
+            print(c.to_string(line_width=term_width(), index=False))
         print("\n# comparisons used and excluded")
-        print(res.counts.to_string(index=False))
+        print(res.counts.to_string(line_width=term_width(), index=False))
     return 0

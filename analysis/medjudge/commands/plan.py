@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _options as opt
-from ._common import dump_json
+from ._common import dump_json, term_width
 
 
 def _num(lo: float | None = None, hi: float | None = None, *, open_lo=True, open_hi=True):
@@ -157,7 +157,7 @@ def _print(df: pd.DataFrame, args: argparse.Namespace, header: str, extra: dict 
         return 0
     print(f"# {header}")
     with pd.option_context("display.width", 160, "display.float_format", "{:.4g}".format):
-        print(df.to_string(index=False))
+        print(df.to_string(line_width=term_width(), index=False))
     return 0
 
 

@@ -13,7 +13,7 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 
 
 def _level(s: str) -> float:
@@ -146,12 +146,12 @@ def run(args: argparse.Namespace) -> int:
                 f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts "
                 f"{c['judge_verdicts_missing_or_invalid']}"
             )
-        print(t[cols].to_string(index=False))
+        print(t[cols].to_string(line_width=term_width(), index=False))
         sub = res.table(subgroup=None)
         sub = sub[sub["subgroup"] != "all"]
         if len(sub):
             print(f"\n# per {args.by}")
-            print(sub[["subgroup", *cols]].to_string(index=False))
+            print(sub[["subgroup", *cols]].to_string(line_width=term_width(), index=False))
         for note in res.notes:
             print(f"# {note}")
     return 0

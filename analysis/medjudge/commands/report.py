@@ -372,6 +372,7 @@ def run(args: argparse.Namespace) -> int:
         names[key.strip()] = value.strip()
     from ..report.render import RenderError, _normalise_to
     from ._output import output_folder
+    from ._progress import progress
 
     try:
         _normalise_to(args.to)
@@ -386,7 +387,10 @@ def run(args: argparse.Namespace) -> int:
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
-        with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage:
+        with (
+            output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage,
+            progress(args, f"rendering the {' and '.join(kinds)} report(s) of {data.name}"),
+        ):
             results = render_reports(
                 args.path,
                 kinds=kinds,

@@ -20,7 +20,7 @@ from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
 from ..stats.accuracy import policy_sensitivity
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 from ._output import output_folder
 
 
@@ -105,7 +105,10 @@ def _no_accuracy_reason(study: Study) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    study = load_input(args)
+    from ._progress import progress
+
+    with progress(args, f"loading {Path(args.path).name}"):
+        study = load_input(args)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
@@ -120,7 +123,8 @@ def run(args: argparse.Namespace) -> int:
             written = [out / "validation.json", out / "parse_status.csv"]
             why_not = _no_accuracy_reason(study)
             if why_not is None:
-                acc = accuracy_table(study)
+                with progress(args, "accuracy against gold"):
+                    acc = accuracy_table(study)
                 safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
                 written.append(out / "accuracy.csv")
                 head = acc[acc["policy"] == "wrong"].pivot(
@@ -131,15 +135,23 @@ def run(args: argparse.Namespace) -> int:
                 print(
                     "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
                 )
-                print(head.sort_values("mean", ascending=False).round(3).to_string())
+                print(
+                    head.sort_values("mean", ascending=False)
+                    .round(3)
+                    .to_string(
+                        line_width=term_width(),
+                    )
+                )
             else:
                 print(f"\naccuracy against gold not computed: {why_not}")
             from ._gold_tables import write_gold_tables
 
-            more = written[1:] + list(
-                write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
-            )
-            rc = _reports(args, study, out, final)
+            with progress(args, "judges against gold and score tables"):
+                more = written[1:] + list(
+                    write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+                )
+            with progress(args, "rendering the reports"):
+                rc = _reports(args, study, out, final)
     except _ReportFailed as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1

@@ -17,7 +17,7 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 
 EXAMPLE = """example:
   medjudge stability data/external/llmbar/verdicts_long.csv \\
@@ -76,9 +76,9 @@ def run(args: argparse.Namespace) -> int:
         if not res.components.empty:
             cols = ["evaluator", "component", "share", "share_ci_low", "share_ci_high",
                     "n_items", "n_prompts", "n_runs", "excluded_incomplete_items"]  # fmt: skip
-            print(res.components[cols].to_string(index=False))
+            print(res.components[cols].to_string(line_width=term_width(), index=False))
             print("\n# share of items whose verdict flips")
-            print(res.flips.to_string(index=False))
+            print(res.flips.to_string(line_width=term_width(), index=False))
     for ev, why in res.notes.items():
         print(f"note: {ev}: {why}")
     return 0

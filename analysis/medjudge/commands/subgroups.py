@@ -23,7 +23,7 @@ from medjudge.analyses.subgroups import (
 )
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
             f"# accuracy by {', '.join(by)} (policy={args.policy}; {b['rule'].iloc[0]}; "
             f"{int(b['small'].sum())} of {len(b)} cells small)"
         )
-        print(b[cols].to_string(index=False, max_rows=60))
+        print(b[cols].to_string(line_width=term_width(), index=False, max_rows=60))
         if "heterogeneity" in out:
             h = out["heterogeneity"]
             print(
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             )
             print(
                 h[["judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm"]].to_string(
-                    index=False, max_rows=80
+                    line_width=term_width(), index=False, max_rows=80
                 )
             )
         if "organ_effects" in out:
@@ -140,11 +140,15 @@ def run(args: argparse.Namespace) -> int:
             print(
                 out["organ_effects"][
                     ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
-                ].to_string(index=False)
+                ].to_string(line_width=term_width(), index=False)
             )
         print(
             "\n# best judge per cell (McNemar mid-p vs runner-up; set not separable from the best)"
         )
         bb = out["best"]
-        print(bb.drop(columns=["ci_method", "test"]).to_string(index=False, max_rows=60))
+        print(
+            bb.drop(columns=["ci_method", "test"]).to_string(
+                line_width=term_width(), index=False, max_rows=60
+            )
+        )
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._common import add_input_args, dump_json, load_input
+from ._common import add_input_args, dump_json, load_input, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +54,7 @@ def format_summary(s: dict, rater_table) -> str:
         ),
         "",
         "per rater (rows by parse status):",
-        rater_table.to_string(index=False),
+        rater_table.to_string(line_width=term_width(), index=False),
         "",
         "gold labels per dimension:",
     ]

@@ -24,7 +24,7 @@ m.toml: mapping key 'invalid' must be a list of strings, got 'NA' (write invalid
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -41,6 +41,8 @@ from .errors import InputError
 
 Label = StrictStr | StrictInt | StrictFloat
 Columns = StrictStr | list[StrictStr]
+#: one column or a non-empty list of columns (an item or rater id needs at least one)
+SomeColumns = StrictStr | Annotated[list[StrictStr], Field(min_length=1)]
 
 
 class _Strict(BaseModel):
@@ -71,8 +73,8 @@ class MappingSpec(_Strict):
     format: Literal["table", "inspect", "lm_eval", "hf"] = "table"
     split: StrictStr | None = None
     layout: Literal["long", "wide"] = "long"
-    item: Columns = "item"
-    rater: Columns = "rater"
+    item: SomeColumns = "item"
+    rater: SomeColumns = "rater"
     role: Literal["expert", "judge"] | None = None
     role_column: StrictStr | None = None
     value: StrictStr = "value"
@@ -144,6 +146,8 @@ def _describe(err: dict[str, Any]) -> tuple[str, str]:
         return key, f"must be {err['ctx']['expected']}, got {got!r}"
     if kind in ("list_type",):
         return key, f"must be a list of strings, got {got!r}"
+    if kind == "too_short":
+        return key, f"must name at least one column, got {got!r}"
     if kind in ("dict_type", "model_type", "model_attributes_type"):
         return key, f"must be a table, got {got!r}"
     if kind.startswith(("string_", "int_", "float_")):
@@ -186,9 +190,27 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
             raise InputError(f"option --{key.replace('_', '-')} {msg}", hint=hint) from None
         raise InputError(f"mapping key {key!r} {msg}", file=source, hint=hint) from None
     out = spec.model_dump()
+    for k in ("value", "role_column", "dimension_column", "order", "run", "raw", "gold",
+              "cluster", "dimension", "split"):  # fmt: skip
+        if out.get(k) == "":
+            where = (
+                f"option --{k.replace('_', '-')}"
+                if source == "command line"
+                else f"mapping key {k!r}"
+            )
+            raise InputError(
+                f"{where} must name a column, got ''",
+                file=None if source == "command line" else source,
+            )
     for k in ("item", "rater", "attributes", "join"):
         if isinstance(out[k], str):
             out[k] = [out[k]]
+        if "" in out[k]:
+            where = f"option --{k}" if source == "command line" else f"mapping key {k!r}"
+            raise InputError(
+                f"{where} must name columns (or files), got an empty name",
+                file=None if source == "command line" else source,
+            )
     out["invalid"] = [_text(v) for v in out["invalid"]]
     out["recode"] = {str(k): _text(v) for k, v in out["recode"].items()}
     for s in [out["scale"], *out["scales"].values()]:

@@ -713,6 +713,24 @@ def _as_3d(
     return y, dims
 
 
+def _jackknife_pair_common(
+    y: np.ndarray, mab: np.ndarray, ii: np.ndarray, jj: np.ndarray, clusters: np.ndarray | None
+) -> np.ndarray:
+    """Leave-one-out (item or cluster) differences on each pair's common items, for BCa."""
+    dvals = mab * (y[:, ii] - y[:, jj])
+    if clusters is None:
+        g = np.arange(y.shape[0])
+    else:
+        g = pd.factorize(np.asarray(clusters))[0]
+    ng = int(g.max()) + 1
+    s_d = np.zeros((ng, ii.size))
+    s_m = np.zeros((ng, ii.size))
+    np.add.at(s_d, g, np.nan_to_num(dvals))
+    np.add.at(s_m, g, mab)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (s_d.sum(0) - s_d) / (s_m.sum(0) - s_m)
+
+
 def all_pairs(
     outcome: np.ndarray | dict,
     judges: Sequence[str] | None = None,
@@ -741,8 +759,9 @@ def all_pairs(
       score interval from the paired 2x2 table for binary outcomes on independent items, the
       (cluster) paired bootstrap percentile interval on shared resamples otherwise — the
       choices that covered in docs/inference.md; or name one: ``bootstrap-percentile``,
-      ``bootstrap-bca``, ``tango``, ``newcombe``, ``wald``). Under ``exclude`` the score
-      intervals use the items both judges answered, the bootstrap each judge's own items;
+      ``bootstrap-bca``, ``tango``, ``newcombe``, ``wald``). Under ``exclude`` every number of
+      a pair — the two accuracies, their difference, its interval and the test — uses one item
+      set, the items both judges answered (``n_common``);
     - ``b`` (a right, b wrong), ``c`` (a wrong, b right), ``discordant``, ``n_common``,
       ``odds_ratio = b/c`` (conditional odds ratio);
     - McNemar ``statistic``/``pvalue`` (``test``; with ``clusters`` the clustered McNemar of
@@ -793,6 +812,15 @@ def all_pairs(
             acc = (m * y).sum(0) / m.sum(0)
         cnt = pairwise_counts(y3[d], policy)
         bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
+        acc_a, acc_b = acc[ii], acc[jj]
+        common = policy == "exclude" and not np.all(m == 1.0)
+        if common:
+            # one item set per pair: the items both judges answered (estimate, interval and test)
+            mab = m[:, ii] * m[:, jj]
+            nab = mab.sum(0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                acc_a = (mab * y[:, ii]).sum(0) / nab
+                acc_b = (mab * y[:, jj]).sum(0) / nab
         if clusters is not None:
             stat_m, p_m = _clustered_mcnemar_matrix(y, m, clusters)
             stat, p = stat_m[ii, jj], p_m[ii, jj]
@@ -800,8 +828,20 @@ def all_pairs(
         else:
             stat, p = mcnemar_pvalue(bm, cm, test)
             test_name = f"McNemar {test}"
-        diff = acc[ii] - acc[jj]
-        if boot_kind is not None:
+        diff = acc_a - acc_b
+        if boot_kind is not None and common:
+            # paired bootstrap on each pair's common items (same resamples for every pair)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                bd = (w @ (mab * (y[:, ii] - y[:, jj]))) / (w @ mab)
+            bd = bd.astype(boot_dtype, copy=False)
+            jack = None
+            if boot_kind == "bca":
+                ja = _jackknife_pair_common(y, mab, ii, jj, clusters)
+                jack = ja
+            lo, hi = bootstrap_interval(diff, bd, level=level, method=boot_kind, jack=jack)
+            se = bootstrap_se(bd)
+            ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]}; items both answered)"
+        elif boot_kind is not None:
             boot = boot_all[:, d * j : (d + 1) * j]
             # all pairwise differences as one product with a +1/-1 contrast matrix (exact:
             # each output is 1*a - 1*b plus zeros), much faster than fancy indexing
@@ -839,8 +879,8 @@ def all_pairs(
                     "dimension": dims[d],
                     "judge_a": np.asarray(judges, dtype=object)[ii],
                     "judge_b": np.asarray(judges, dtype=object)[jj],
-                    "accuracy_a": acc[ii],
-                    "accuracy_b": acc[jj],
+                    "accuracy_a": acc_a,
+                    "accuracy_b": acc_b,
                     "difference": diff,
                     "se": se,
                     "ci_low": lo,

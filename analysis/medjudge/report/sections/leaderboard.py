@@ -56,11 +56,11 @@ def leaderboard_table(
             f"{level} CI": [
                 fmt_ci(a, b, 3) for a, b in zip(lb["ci_low"], lb["ci_high"], strict=True)
             ],
-            "rank interval": [
+            "rank set": [
                 f"{int(a)}–{int(b)}" if a != b else f"{int(a)}"
                 for a, b in zip(lb["rank_low"], lb["rank_high"], strict=True)
             ],
-            "P(best)": [fmt_num(v, 3) for v in lb["p_best"]],
+            "share ranked 1st": [fmt_num(v, 3) for v in lb["share_ranked_first"]],
             "group": lb["group"].to_numpy(),
             "invalid": [fmt_int(v) for v in lb["n_invalid"]],
             "n": [fmt_int(v) for v in lb["n"]],
@@ -169,10 +169,12 @@ def build(ctx: ReportContext) -> Section:
     sec = Section(KEY, TITLE)
     sec.text(
         f"@tbl-leaderboard ranks the {md(ctx.names_of('judge'))} on *{md(head)}*: accuracy with "
-        f"its {lvl} interval, the bootstrap rank interval (Hall & Miller 2009), the share of "
-        "resamples in which the judge ranks first, and a compact letter display (judges "
-        "sharing a letter are not distinguishable by the Holm-adjusted McNemar tests). Every "
-        "table and figure lists the judges in this order."
+        f"its {lvl} interval, a simultaneous {lvl} rank confidence set (all judges' ranks "
+        "jointly; Mogstad et al. 2024), the share of resamples in which the judge ranks first "
+        "(a description of the resampling spread, not the probability of being best), and a "
+        "compact letter display (Piepho 2004; judges sharing a letter are not distinguishable "
+        f"by the McNemar tests, {md(ev.settings['multiplicity']['description'])}). Every table "
+        "and figure lists the judges in this order."
         + (" @tbl-leaderboard-grid gives the accuracy in every dimension." if len(dims) > 1 else "")
         + f" @fig-leaderboard-forest shows the accuracies with their {lvl} intervals, the "
         "trivial baseline (dashed: the best constant answer, i.e. the majority-class share)"
@@ -210,12 +212,12 @@ def build(ctx: ReportContext) -> Section:
         ),
     )
     sec.text(
-        "@fig-leaderboard-ranks shows how uncertain the ranks are: overlapping rank intervals "
+        "@fig-leaderboard-ranks shows how uncertain the ranks are: overlapping rank sets "
         "mean the order of those judges is not established by these data."
     )
     sec.figure(
         "fig-leaderboard-ranks",
-        f"Rank on *{md(head)}* with the {lvl} bootstrap rank interval.",
+        f"Rank on *{md(head)}* with the simultaneous {lvl} rank confidence set.",
         lambda: at_page_width(rank_interval_plot(rank_frame(ev.leaderboard, head))),
     )
     sec.findings.extend(headline_findings(ctx))
@@ -223,9 +225,11 @@ def build(ctx: ReportContext) -> Section:
     sec.methods.append(
         f"Accuracy is the share of items with gold on which the verdict equals the gold label; "
         f"its {lvl} interval: {md(ev.leaderboard['ci_method'].iloc[0])} (clusters: "
-        f"{md(s['cluster'])}; Wilson 1927 with the design effect of Kish 1965). Ranks, rank intervals and P(best) come "
-        f"from {fmt_int(s['n_resamples'])} cluster-bootstrap resamples (seed {s['seed']}) shared "
-        "by all judges (Hall & Miller 2009)."
+        f"{md(s['cluster'])}; Wilson 1927 with the design effect of Kish 1965). Rank confidence sets are simultaneous "
+        f"(max-t over all pairs; Mogstad et al. 2024) and, with the share ranked first, come from "
+        f"{fmt_int(s['n_resamples'])} cluster-bootstrap resamples (seed {s['seed']}) shared by all "
+        f"judges. Pairwise McNemar tests: {md(s['multiplicity']['description'])}; the letter "
+        "display follows Piepho's (2004) insert-and-absorb algorithm on those decisions."
     )
-    sec.references += ["wilson1927", "kish1965", "hall2009", "piepho2004"]
+    sec.references += ["wilson1927", "kish1965", "mogstad2024", "piepho2004"]
     return sec

@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from ...analyses.score_study import score_study
-from ..tables import fmt_ci
+from ..tables import fmt_ci, fmt_num
 from . import Finding, Section, md
 
 KEY = "scores"
@@ -28,6 +28,38 @@ def result(ctx: Any) -> Any:
             confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip
+
+
+def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
+    """The judge closest to the reference on ``dimension`` (smallest MAE), with its MAE, CCC
+    and bias and their intervals; the analysis' own sentence when the table lacks them."""
+    m = res.table("metrics", dimension)
+    j = m[m["role"] == "judge"]
+    mae = j[j["metric"] == "mae"].sort_values(["estimate", "rater"])
+    if mae.empty:
+        return [Finding(md(res.headline[dimension]), weight=5)]
+    best = mae.iloc[0]
+    row = {r.metric: r for r in j[j["rater"] == best["rater"]].itertuples()}
+    lvl = getattr(ctx, "level", "95%")
+    parts = [
+        f"MAE {fmt_num(best['estimate'], 2)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 2)})"
+    ]
+    for key, name in (("ccc", "CCC"), ("bias", "bias")):
+        if key in row:
+            r = row[key]
+            parts.append(f"{name} {fmt_num(r.estimate, 2)} ({fmt_ci(r.ci_low, r.ci_high, 2)})")
+    rule = (
+        res.settings.get("gold", {}).get(dimension)
+        if isinstance(res.settings.get("gold"), dict)
+        else None
+    )
+    ref = md(rule) if rule else (md(best["reference"]) if "reference" in best else "the reference")
+    judge = ctx.name("judge") if hasattr(ctx, "name") else "judge"
+    text = (
+        f"On *{md(dimension)}* the {md(judge)} closest to the reference ({ref}) is "
+        f"**{md(best['rater'])}**: " + "; ".join(parts) + "."
+    )
+    return [Finding(text, weight=5)]
 
 
 def build(ctx: Any) -> Section:
@@ -75,7 +107,7 @@ def build(ctx: Any) -> Section:
             )
         head = getattr(ctx, "headline", None)
         if len(m) and (d == head or (head not in res.settings["dimensions"] and d == dims[0])):
-            sec.findings.append(Finding(md(res.headline[d]), weight=5))
+            sec.findings.extend(score_findings(ctx, res, d))
     for part, why in res.not_applicable.items():
         sec.text(f"*Not shown:* {md(part)}: {md(why)}.")
     st = res.settings

@@ -2,8 +2,17 @@
 
 Typical use: is judge X closer to the expert gold label than judge Y?
 
+>>> import numpy as np
+>>> from medjudge.stats.resampling import ResamplePlan
+>>> rng = np.random.default_rng(0)
+>>> gold = rng.integers(0, 2, 60).astype(float)
+>>> judge_x = np.where(rng.random(60) < 0.9, gold, 1 - gold)
+>>> judge_y = np.where(rng.random(60) < 0.7, gold, 1 - gold)
+>>> case_id = np.repeat(np.arange(20), 3)
 >>> d = agreement_difference(np.c_[judge_x, gold], np.c_[judge_y, gold], "cohen_kappa",
 ...                          plan=ResamplePlan(n_items=len(gold), clusters=case_id))
+>>> bool(d.estimate > 0)
+True
 
 Both coefficients are evaluated on the *same* bootstrap weight matrix from the shared engine
 (``paired_difference``), so the interval accounts for their correlation (both share the gold

@@ -120,7 +120,7 @@ def cohen_kappa_columns(
 
     Examples
     --------
-    >>> x = np.array([0, 1, 1, 0, 1.0])
+    >>> x = np.array([0, 1, 1, 0.0])
     >>> cohen_kappa_columns(x, np.c_[x, 1 - x], categories=[0, 1]).tolist()
     [1.0, -1.0]
     """
