@@ -42,3 +42,15 @@ def test_docs_api_lists_the_whole_front_door():
     text = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text(encoding="utf-8")
     listed = set(re.findall(r"`mj\.([A-Za-z_]+)`", text))
     assert listed == set(medjudge._API)
+
+
+@pytest.mark.parametrize("name", sorted(medjudge._API))
+def test_every_front_door_name_has_a_runnable_example(name):
+    """Issue 11: every public name of ``import medjudge as mj`` shows a call that runs."""
+    obj = getattr(medjudge, name)
+    tests = [t for t in doctest.DocTestFinder().find(obj, name) if t.examples]
+    assert tests, f"mj.{name} has no Examples section"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for t in tests[:1]:
+        runner.run(t)
+    assert runner.failures == 0, f"mj.{name}: {runner.failures} failing example line(s)"

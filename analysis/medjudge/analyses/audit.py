@@ -143,7 +143,20 @@ def audit_study(
     with_dawid_skene: bool = True,
 ) -> AuditReport:
     """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
-    per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items."""
+    per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> rep = mj.audit_study(study, n_resamples=200, with_dawid_skene=False)
+    >>> sorted(rep.reliability['coefficient'].unique())[:2]
+    ['fleiss_kappa', 'gwet_ac1']
+    """
     dims = dimensions or study.dimensions
     settings = {
         "role": role,

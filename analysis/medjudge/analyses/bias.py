@@ -286,7 +286,20 @@ def _two_sample(
 def bias_report(
     study: Study, *, cluster: str | None = None, level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
-    """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis)."""
+    """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> br = mj.bias_report(study)
+    >>> sorted(br)
+    ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']
+    """
     from medjudge.analyses.consistency import run_consistency
     from medjudge.analyses.position import a_rate_table, swap_table
 

@@ -10,7 +10,20 @@ from medjudge.stats.intervals import wilson_interval
 
 
 def run_consistency(study: Study, level: float = 0.95) -> pd.DataFrame:
-    """One row per rater x dimension (x order) with more than one run; empty when there is none."""
+    """One row per rater x dimension (x order) with more than one run; empty when there is none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> t = mj.run_consistency(study)
+    >>> type(t).__name__
+    'DataFrame'
+    """
     r = study.ratings
     runs = r.groupby(["rater", "dimension", "order"])["run"].nunique()
     rows = []

@@ -240,6 +240,18 @@ def evaluate_judges(
     (default: every pair of every dimension shown together — the grid a reader scans) or
     ``"dimension"`` (Holm within each dimension). ``settings["multiplicity"]`` names the family,
     the method and the number of tests it covers.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> ev = mj.evaluate_judges(study, n_resamples=200)
+    >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
+    ('table', True)
     """
     from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED
 
@@ -323,9 +335,7 @@ def evaluate_judges(
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)
     boards = [
-        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]])
-        if len(b)
-        else b
+        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]]) if len(b) else b
         for b in boards
     ]
     settings = {

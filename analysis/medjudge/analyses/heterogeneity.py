@@ -45,6 +45,18 @@ def heterogeneity_table(
     Pearson's chi-square, and ``test`` says so. Cochran's Q and I² (Higgins & Thompson 2002)
     are descriptive (no interval: the usual I² interval excluded 0 in 15% of null studies).
     ``p_holm`` adjusts within a judge, ``p_fdr_bh`` over the table.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> h = mj.heterogeneity_table(study, 'organ_system', n_permutations=99)
+    >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
+    True
     """
     from .evaluation import cluster_ids
 

@@ -50,7 +50,20 @@ def study_alt_test(
     invalid: InvalidPolicy = "exclude",
     min_items_per_annotator: int = 30,
 ) -> list[AltTestResult]:
-    """The alt-test of every judge against the study's experts on one dimension."""
+    """The alt-test of every judge against the study's experts on one dimension.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> res = mj.study_alt_test(study, 'overall', min_items_per_annotator=20)
+    >>> len(res) == len(study.judges)
+    True
+    """
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "the alternative-annotator test (one test per annotator)")
     scale = study.scales[dimension]

@@ -369,7 +369,20 @@ def a_rate_table(
 def position_bias(
     study: Study, *, cluster: str | None = None, policy: Policy = "wrong", level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
-    """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB)."""
+    """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> pb = mj.position_bias(study)
+    >>> sorted(pb)
+    ['single_order', 'swap']
+    """
     return {
         "swap": swap_table(study, cluster=cluster, policy=policy, level=level),
         "single_order": a_rate_table(study, level=level),

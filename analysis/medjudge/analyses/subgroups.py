@@ -170,6 +170,18 @@ def subgroup_accuracy(
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
     n_invalid, n_clusters, policy, small, rule``. ``judge`` in ``by`` is accepted (it is always
     a key). Pooling over dimensions (``dimension`` not in ``by``) clusters by item.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> t = mj.subgroup_accuracy(study, ('organ_system',))
+    >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
+    True
     """
     keys = [k for k in by if k != "judge"]
     so = (

@@ -164,7 +164,18 @@ def plurality_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, di
 
 @dataclass
 class Study:
-    """Ratings + items + scales (+ supplied gold), validated once at construction."""
+    """Ratings + items + scales (+ supplied gold), validated once at construction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import pandas as pd
+    >>> ratings = pd.DataFrame({'item': ['q1', 'q1', 'q2', 'q2'], 'rater': ['e1', 'j', 'e1', 'j'], 'role': ['expert', 'judge', 'expert', 'judge'], 'dimension': 'overall', 'value': ['A', 'A', 'B', 'A']})
+    >>> st = mj.Study(ratings, pd.DataFrame({'item': ['q1', 'q2']}), {'overall': mj.Scale('nominal', ('A', 'B'))})
+    >>> st.judges, st.experts, st.outcomes('overall').outcome.ravel().tolist()
+    (['j'], ['e1'], [1.0, 0.0])
+    """
 
     ratings: pd.DataFrame
     items: pd.DataFrame

@@ -30,6 +30,14 @@ class Scale:
         A category nobody used still counts (chance agreement, weights).
     low, high : optional bounds for interval/ratio scores (values outside are errors).
     tie : the category meaning "no preference", if the scale has one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> s = mj.Scale('ordinal', ('low', 'mid', 'high'))
+    >>> s.is_categorical, s.contains('mid'), s.contains('max')
+    (True, True, False)
     """
 
     level: Level = "nominal"

@@ -197,7 +197,18 @@ _INVALID_OUTPUTS = (
 
 
 def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> dict:
-    """Write a demo bundle to ``out`` and return the true parameters (also in truth/params.json)."""
+    """Write a demo bundle to ``out`` and return the true parameters (also in truth/params.json).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> sorted(truth)[:3]
+    ['departments', 'dim_coupling', 'dimensions']
+    """
     rng = np.random.default_rng(seed)
     out = Path(out)
     (out / "pair_gt_all").mkdir(parents=True, exist_ok=True)

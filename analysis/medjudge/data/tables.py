@@ -337,7 +337,9 @@ def _listed(column: str | None) -> list[str]:
 
 
 def _dimension_scales(
-    out: pd.DataFrame, mapping: TableMapping, gold_cells: set[str] = frozenset()  # type: ignore[assignment]
+    out: pd.DataFrame,
+    mapping: TableMapping,
+    gold_cells: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, Scale]:
     """Each dimension's scale: ``[scales.NAME]``, else ``[scale]``, else nominal on the labels seen.
 
@@ -435,7 +437,19 @@ def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:
 def load_any(
     path: str | Path, mapping: TableMapping | str | Path | None = None, *, broadcast: bool = False
 ) -> Study:
-    """Load a Med-RewardBench bundle (a directory) or a table with a mapping."""
+    """Load a Med-RewardBench bundle (a directory) or a table with a mapping.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> truth = mj.simulate(folder, n_items=60, seed=3)
+    >>> study = mj.load(folder)
+    >>> len(study.items), len(study.judges), len(study.experts)
+    (60, 12, 3)
+    """
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 
     p = Path(path)

@@ -246,6 +246,15 @@ def judge_accuracy(
     methods draw ``n_resamples`` cluster resamples (``seed``) from the shared engine — or use a
     precomputed ``weights`` matrix so that several tables share the same resamples; macro
     aggregation resamples within groups (strata).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> y = np.array([[1, 0], [1, 1], [0, 1], [1, np.nan], [1, 1]])
+    >>> t = mj.judge_accuracy(y, ['a', 'b'])
+    >>> t[['judge', 'accuracy', 'n', 'n_invalid']].values.tolist()
+    [['a', 0.8, 5, 0], ['b', 0.6, 5, 1]]
     """
     y = _as_2d(outcome)
     j = y.shape[1]

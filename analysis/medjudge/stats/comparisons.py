@@ -133,6 +133,14 @@ def mcnemar(
     columns: second judge right/wrong) or two 0/1 vectors (NaN pairs dropped). The result
     carries the discordant counts ``b = n12``, ``c = n21`` and, in ``extra``, the p-values of
     all four variants.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> r = mj.mcnemar(np.array([[40, 12], [5, 43]]))
+    >>> round(r.pvalue, 4), r.method
+    (0.0963, 'McNemar midp')
     """
     t = _table_from(y1_or_table, y2)
     (n11, b), (c, n22) = t
@@ -318,6 +326,17 @@ def paired_bootstrap(
     With ``clusters`` whole clusters are resampled. The Estimate's ``extra`` holds the p-value
     of the bootstrap test (twice the smaller tail of the replicates around 0, Efron &
     Tibshirani 1993, sec. 16.4 style percentile test) and the resampling settings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(200) < 0.8).astype(float)
+    >>> b = (rng.random(200) < 0.7).astype(float)
+    >>> e = mj.paired_bootstrap(a, b, n_resamples=500)
+    >>> round(e.estimate, 3), bool(e.ci_low < e.estimate < e.ci_high)
+    (0.075, True)
     """
     if method is None:
         method = "bca" if statistic == "kappa" else "percentile"
@@ -647,6 +666,13 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     the tests; statsmodels' call costs ~0.1 s, too slow for thousands of families). NaN
     p-values stay NaN and do not count towards the family size. Note statsmodels' own
     default is Holm–Šidák (``hs``); the default here is plain Holm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> mj.adjust_pvalues(np.array([0.01, 0.04, 0.03])).round(3).tolist()
+    [0.03, 0.06, 0.06]
     """
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
@@ -773,6 +799,16 @@ def all_pairs(
     replicates of the differences are held as ``boot_dtype`` (float32 by default: the
     replicates are differences of accuracies, and float32's 1e-7 relative precision is far
     below the Monte Carlo error; it halves memory and sort time).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> rng = np.random.default_rng(1)
+    >>> y = (rng.random((300, 3)) < [0.9, 0.8, 0.6]).astype(float)
+    >>> t = mj.all_pairs(y, ['a', 'b', 'c'])
+    >>> t[['judge_a', 'judge_b', 'difference']].round(3).values.tolist()
+    [['a', 'b', 0.103], ['a', 'c', 0.313], ['b', 'c', 0.21]]
     """
     y3, dims = _as_3d(outcome, dimensions)
     n_dim, n, j = y3.shape

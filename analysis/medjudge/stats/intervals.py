@@ -165,7 +165,16 @@ def proportion_ci(
     method: ProportionMethod = "wilson",
     name: str = "proportion",
 ) -> Estimate:
-    """One proportion as an :class:`Estimate` (SE is the binomial ``sqrt(p(1-p)/n)``)."""
+    """One proportion as an :class:`Estimate` (SE is the binomial ``sqrt(p(1-p)/n)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> e = mj.proportion_ci(81, 100)
+    >>> round(e.ci_low, 3), round(e.ci_high, 3), e.ci_method
+    (0.722, 0.875, 'wilson')
+    """
     lo, hi = proportion_interval(count, nobs, level, method)
     p = count / nobs if nobs > 0 else np.nan
     se = float(np.sqrt(p * (1 - p) / nobs)) if nobs > 0 else np.nan
@@ -463,6 +472,14 @@ def paired_difference_ci(
 
     ``table = [[n11, n12], [n21, n22]]``, rows = first rater/judge (success, failure), columns =
     second. SE is the Wald SE; the interval is the chosen (score) method.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> e = mj.paired_difference_ci(np.array([[40, 12], [5, 43]]))
+    >>> round(e.estimate, 2), round(e.ci_low, 3), round(e.ci_high, 3)
+    (0.07, -0.012, 0.157)
     """
     t = np.asarray(table, dtype=float)
     if t.shape != (2, 2):

@@ -200,6 +200,18 @@ def alt_test(
     q : FDR level of the Benjamini–Yekutieli procedure.
     scoring : ``"accuracy"`` (categorical) or ``"neg_rmse"`` (numeric scores).
     invalid : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> rng = np.random.default_rng(2)
+    >>> truth = rng.integers(0, 2, 120)
+    >>> ann = np.column_stack([np.where(rng.random(120) < 0.85, truth, 1 - truth) for _ in range(3)])
+    >>> judge = np.where(rng.random(120) < 0.9, truth, 1 - truth)
+    >>> r = mj.alt_test(judge, ann, epsilon=0.2)
+    >>> r.passed
+    True
     """
     f = np.asarray(judge, dtype=float).ravel()
     H = np.asarray(annotators, dtype=float)

@@ -41,6 +41,14 @@ class Estimate:
     n : number of units (items, or clusters when stated in ``extra``) the estimate rests on.
     excluded : counts of what was left out and why, e.g. ``{"items_without_gold": 3}``.
     extra : further named quantities (pa, pe, discordant counts, B, seed …).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> e = mj.Estimate('accuracy', 0.8, se=0.04, ci_low=0.72, ci_high=0.86, ci_method='wilson', n=100)
+    >>> e.estimate, e.ci_low, e.ci_high
+    (0.8, 0.72, 0.86)
     """
 
     name: str
@@ -76,7 +84,16 @@ class Estimate:
 
 @dataclass(frozen=True)
 class TestResult:
-    """A hypothesis test: statistic, p-value, method and the counts it rests on."""
+    """A hypothesis test: statistic, p-value, method and the counts it rests on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> r = mj.TestResult('mcnemar', statistic=4.2, pvalue=0.04, method='McNemar mid-p', n=100)
+    >>> r.pvalue < 0.05
+    True
+    """
 
     __test__ = False  # not a pytest test class
 

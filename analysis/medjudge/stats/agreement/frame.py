@@ -160,6 +160,15 @@ def agreement_table(
     Fleiss, Conger, Brennan–Prediger, Gwet's AC1/AC2 and Krippendorff's alpha; Kendall's W
     (ordinal and above); the six ICCs (interval/ratio). Kappa-type rows are skipped for
     interval/ratio scores with more than :data:`MAX_CATEGORIES_FOR_KAPPA` distinct values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> t = mj.agreement_table(X, level='nominal', ci=None)
+    >>> t[['coefficient', 'estimate']].round(3).values.tolist()[:3]
+    [['percent_agreement', 0.778], ['fleiss_kappa', 0.556], ['conger_kappa', 0.571]]
     """
     lvl, s_cats, s_vals = resolve_level(level)
     categories = s_cats if categories is None else categories

@@ -165,6 +165,14 @@ def icc(
     pingouin. Each :class:`Estimate` is named ``ICC1`` … ``ICC3k`` with the Shrout–Fleiss and
     McGraw–Wong labels, the F test (``F``, ``df1``, ``df2``, ``p_value``) and the mean squares
     in ``extra``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]])
+    >>> [(e.name, round(e.estimate, 2)) for e in mj.icc(X)][:3]
+    [('ICC1', 0.17), ('ICC2', 0.29), ('ICC3', 0.71)]
     """
     ci = check_ci(ci)
     ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)

@@ -329,7 +329,7 @@ _DOC_PARAMS = """
 """
 
 
-def _public(kind: str, summary: str):
+def _public(kind: str, summary: str, example: str = ""):
     def fn(
         X: Any,
         *,
@@ -354,31 +354,36 @@ def _public(kind: str, summary: str):
         )
 
     fn.__name__ = _NAMES[kind]
-    fn.__doc__ = summary + "\n" + _DOC_PARAMS
+    fn.__doc__ = summary + "\n" + _DOC_PARAMS + example
     return agreement_input("conger" if kind == "conger" else "multi")(fn)
 
 
 percent_agreement = _public(
     "percent",
     "Percent agreement ``pa`` among any number of raters, missing ratings allowed (Gwet 2014).",
+    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.percent_agreement(X, ci=None).estimate, 3)\n    0.778\n",
 )
 fleiss_kappa = _public(
     "fleiss",
     "Fleiss' (1971) kappa, generalised to unequal raters per item and to weights (Gwet 2014).\n\n"
     "With identity weights and a constant number of raters per item, ``extra`` also holds the "
     "Fleiss, Nee & Landis (1979) null SE ``se0`` with ``z`` and a two-sided ``p_value``.",
+    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> e = mj.fleiss_kappa(X, ci='analytic')\n    >>> round(e.estimate, 3), e.ci_method\n    (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')\n",
 )
 gwet_ac = _public(
     "gwet",
     "Gwet's AC1 (identity weights) / AC2 (any other weights) (Gwet 2008; 2014 ch. 4).",
+    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.gwet_ac(X, ci=None).estimate, 3)\n    0.556\n",
 )
 brennan_prediger = _public(
     "bp",
     "Brennan & Prediger's (1981) coefficient, ``pe = T_w / q^2`` (uniform chance agreement).",
+    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.brennan_prediger(X, ci=None).estimate, 3)\n    0.556\n",
 )
 conger_kappa = _public(
     "conger",
     "Conger's (1980) kappa: Cohen's kappa with rater-specific marginals for r >= 2 raters.",
+    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.conger_kappa(X, ci=None).estimate, 3)\n    0.571\n",
 )
 
 

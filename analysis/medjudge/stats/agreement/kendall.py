@@ -68,7 +68,16 @@ def kendall_w(
 ) -> Estimate:
     """Kendall's W (tie-corrected) with the chi-square test in ``extra`` (``chi2``, ``df``,
     ``p_value``); ``ci="bootstrap"`` adds an item-level bootstrap interval (there is no
-    standard analytic interval for W, so ``ci="analytic"`` gives none)."""
+    standard analytic interval for W, so ``ci="analytic"`` gives none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[1, 2, 1], [2, 1, 2], [3, 3, 3], [4, 4, 4]])
+    >>> round(mj.kendall_w(X).estimate, 3)
+    0.911
+    """
     ci = check_ci(ci)
     X = as_ratings(X)
     if X.shape[1] < 2:

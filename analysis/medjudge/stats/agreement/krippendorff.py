@@ -280,6 +280,14 @@ def krippendorff_alpha(
         docs/calibration.md), ``"analytic"`` (Gwet's linearisation, t with n-1 df),
         ``"bootstrap"`` or None.
     plan : resampling plan (units, clusters, strata) for ``ci="bootstrap"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[1, 1, np.nan], [2, 2, 2], [3, 3, 2], [1, 2, 1], [3, 3, 3]])
+    >>> round(mj.krippendorff_alpha(X, level='ordinal', ci=None).estimate, 3)
+    0.793
     """
     ci = check_ci(ci)
     lvl, s_cats, s_vals = resolve_level(level)

@@ -207,6 +207,16 @@ def cohen_kappa(
     weights when categories are equally spaced; a q x q matrix gives Cohen's (1968) weighted
     kappa with any agreement weights. Analytic SE: Fleiss, Cohen & Everitt (1969), normal
     interval; ``extra`` holds po, pe, the null SE ``se0``, ``z`` and two-sided ``p_value``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [2, 2], [2, 1]])
+    >>> round(mj.cohen_kappa(X, ci=None).estimate, 3)
+    0.5
+    >>> round(mj.cohen_kappa(X, weights='linear', ci=None).estimate, 3)
+    0.571
     """
     ci = check_ci(ci)
     X, complete, cats, excluded = _common(X, categories, values)
@@ -268,6 +278,14 @@ def scott_pi(
     """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
 
     Analytic SE by Gwet's linearisation (t, n-1 df), as for Fleiss' kappa.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
+    >>> round(mj.scott_pi(X, ci=None).estimate, 3)
+    0.333
     """
     X, complete, cats, excluded = _common(X, categories, values)
     Xc = np.where(complete[:, None], X, np.nan)
@@ -339,6 +357,14 @@ def pabak(
     ``PABAK = (q po - 1) / (q - 1)`` on the items both raters rated (Brennan–Prediger for two
     raters; SE by Gwet's linearisation). ``extra`` holds ``po``, ``cohen_kappa``, the prevalence
     and bias indices (:func:`prevalence_bias_indices`) so the kappa paradox is visible.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
+    >>> round(mj.pabak(X, ci=None).estimate, 3)
+    0.333
     """
     X, complete, cats, excluded = _common(X, categories, None)
     Xc = np.where(complete[:, None], X, np.nan)
