@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import EXTERNAL  # noqa: E402
 from medjudge.stats.agreement import (
     brennan_prediger,
     cohen_kappa,
@@ -31,7 +32,7 @@ from test_agreement_fixtures import (
     table_to_pairs,
 )
 
-PANDALM = "/work/shared/data/external/pandalm_testset/verdicts_wide.csv"
+PANDALM = EXTERNAL / "pandalm_testset" / "verdicts_wide.csv"
 
 
 @pytest.mark.parametrize(
@@ -151,7 +152,7 @@ def test_sas_proc_freq_kappa_example() -> None:
 
 def test_pandalm_annotators_pairwise_cohen() -> None:
     # PandaLM README (WeOpenML/PandaLM @3871806): annotator kappas 1-2 0.85, 1-3 0.88,
-    # 2-3 0.86; recomputed in /work/shared/data/external/pandalm_testset/SOURCE.md as 0.852,
+    # 2-3 0.86; recomputed in data/external/pandalm_testset/SOURCE.md as 0.852,
     # 0.879, 0.862 and Fleiss' kappa 0.864.
     d = pd.read_csv(PANDALM)
     X = d[["annotator1", "annotator2", "annotator3"]].to_numpy(float)

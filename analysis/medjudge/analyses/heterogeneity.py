@@ -80,10 +80,12 @@ def heterogeneity_table(
                     f"B={n_permutations}, seed {rng_seed})"
                 )
             else:
-                perm_p = _cluster_wald_p(codes, ccodes, y[idx], m[idx], labels.size)
+                perm_p = _cluster_wald_p(
+                    codes, ccodes, y[idx], m[idx], labels.size, n_permutations, rng_seed
+                )
                 test = (
-                    f"cluster-jackknife Wald F test of equal accuracy ({across} varies within "
-                    f"{cl_col}; cluster jackknife, F(L-1, G-1))"
+                    f"wild cluster bootstrap of the cluster-robust Wald test ({across} varies "
+                    f"within {cl_col}; B={n_permutations}, seed {rng_seed})"
                 )
         for j, judge in enumerate(so.judges):
             chi = homogeneity_chi2(kk[:, j], nn[:, j])
@@ -129,47 +131,75 @@ def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:
     return terms.sum(-1)
 
 
+def _wald_from_meat(mu: np.ndarray, meat: np.ndarray, n_l: np.ndarray, n_c: int) -> np.ndarray:
+    """CR1 Wald statistic of equal group means, batched: ``mu`` (B, L), ``meat`` (B, L, L)."""
+    dinv = 1.0 / n_l
+    cov = dinv[None, :, None] * meat * dinv[None, None, :] * (n_c / max(n_c - 1, 1))
+    k = mu.shape[1]
+    contrast = np.hstack([np.eye(k - 1), -np.ones((k - 1, 1))])
+    d = mu @ contrast.T  # (B, k-1)
+    cv = contrast[None] @ cov @ contrast.T[None]
+    return np.einsum("bi,bij,bj->b", d, np.linalg.pinv(cv, hermitian=True), d)
+
+
 def _cluster_wald_p(
-    group: np.ndarray, cluster: np.ndarray, y: np.ndarray, m: np.ndarray, n_groups: int
+    group: np.ndarray,
+    cluster: np.ndarray,
+    y: np.ndarray,
+    m: np.ndarray,
+    n_groups: int,
+    n_boot: int = 499,
+    seed: int = 0,
 ) -> np.ndarray:
-    """Cluster-jackknife Wald test that the group accuracies are equal, per judge.
+    """Wild cluster bootstrap test (restricted, Rademacher) that the group accuracies are equal.
 
-    Group means ``mu_l``; their covariance is the leave-one-cluster-out jackknife
-    ``V = (G-1)/G * sum_c (mu_(-c) - mu_bar)(mu_(-c) - mu_bar)'`` (the CR3 sandwich of
-    MacKinnon & White 1985 / Bell & McCaffrey 2002, which — unlike CR1 — did not over-reject
-    with few clusters per group in the calibration); ``W = (C mu)' (C V C')^+ (C mu)`` for the
-    ``L-1`` contrasts against the last group, referred to ``F(L-1, G-1)``.
+    Statistic: the CR1 cluster-robust Wald statistic of equal group means (Liang & Zeger 1986).
+    Its reference distribution comes from the restricted wild cluster bootstrap of Cameron,
+    Gelbach & Miller (2008): under H0 every item has the common mean ``mu0``; resampled outcomes
+    ``y* = mu0 + v_c (y - mu0)`` with one Rademacher sign ``v_c`` per cluster, so the within-
+    cluster dependence is kept exactly; p = (1 + #{W* >= W}) / (1 + B). The F reference with the
+    CR1 or jackknife covariance over-rejected (6.5-7.8%) with 60 clusters in the calibration.
     """
-    from scipy import stats as st
-
     out = np.full(y.shape[1], np.nan)
-    n_cl = int(cluster.max()) + 1
     for j in range(y.shape[1]):
         ok = m[:, j] > 0
-        g, c, v = group[ok], cluster[ok], y[ok, j]
-        sy = np.zeros((n_cl, n_groups))
-        sn = np.zeros((n_cl, n_groups))
-        np.add.at(sy, (c, g), v)
-        np.add.at(sn, (c, g), 1.0)
-        present = sn.sum(1) > 0
-        sy, sn = sy[present], sn[present]
-        n_c = sy.shape[0]
-        tot_y, tot_n = sy.sum(0), sn.sum(0)
-        used = np.flatnonzero(tot_n > 0)
+        g, c, v = group[ok], pd.factorize(cluster[ok])[0], y[ok, j]
+        n_c = int(c.max()) + 1 if c.size else 0
+        n_l = np.bincount(g, minlength=n_groups).astype(float)
+        used = np.flatnonzero(n_l > 0)
         if used.size < 2 or n_c < 3:
             continue
-        mu = tot_y[used] / tot_n[used]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            loo = (tot_y[used] - sy[:, used]) / (tot_n[used] - sn[:, used])
-        # a cluster holding a whole group leaves that group empty: its own mean stands in
-        loo = np.where(np.isfinite(loo), loo, mu)
-        dev = loo - loo.mean(0)
-        cov = (n_c - 1) / n_c * (dev.T @ dev)
+        gi = np.searchsorted(used, g)
         k = used.size
-        contrast = np.hstack([np.eye(k - 1), -np.ones((k - 1, 1))])
-        diff = contrast @ mu
-        w = float(diff @ np.linalg.pinv(contrast @ cov @ contrast.T) @ diff)
-        out[j] = float(st.f.sf(w / (k - 1), k - 1, n_c - 1))
+        n_cg = np.zeros((n_c, k))
+        np.add.at(n_cg, (c, gi), 1.0)
+        y_cg = np.zeros((n_c, k))
+        np.add.at(y_cg, (c, gi), v)
+        nl = n_l[used]
+        mu = y_cg.sum(0) / nl
+        s_obs = y_cg - mu * n_cg
+        w_obs = _wald_from_meat(mu[None], (s_obs.T @ s_obs)[None], nl, n_c)[0]
+        mu0 = v.mean()
+        a = mu0 * n_cg  # restricted fit per cluster x group
+        r = y_cg - a  # restricted residual sums
+        rng = np.random.default_rng([seed, 8008, j, n_c])
+        signs = rng.choice([-1.0, 1.0], size=(n_boot, n_c))
+        # meat_b = sum_c s_c s_c' with s_c = a_c + v_c r_c - n_c * mu_b, expanded so that every
+        # term is a matrix product with the signs (v_c^2 = 1)
+        outer = lambda x, z: (x[:, :, None] * z[:, None, :]).reshape(x.shape[0], -1)  # noqa: E731
+        const = a.T @ a + r.T @ r
+        lin = (signs @ (outer(a, r) + outer(r, a))).reshape(n_boot, k, k)
+        pq = a.T @ n_cg + (signs @ outer(r, n_cg)).reshape(n_boot, k, k)
+        mus = (mu0 * nl + signs @ r) / nl  # (B, k)
+        meat = (
+            const[None]
+            + lin
+            - pq * mus[:, None, :]
+            - mus[:, :, None] * np.transpose(pq, (0, 2, 1))
+            + mus[:, :, None] * mus[:, None, :] * (n_cg.T @ n_cg)[None]
+        )
+        w_b = _wald_from_meat(mus, meat, nl, n_c)
+        out[j] = (1.0 + float((w_b >= w_obs - 1e-12).sum())) / (1.0 + n_boot)
     return out
 
 
