@@ -8,6 +8,7 @@ its stated tolerance — so a drift fails this test. Notebooks are stored withou
 from __future__ import annotations
 
 import os
+import re
 
 import nbformat
 import pytest
@@ -35,12 +36,41 @@ def test_notebook_is_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_opens_with_title_question_and_sources(path):
+    """Issue 15: a title, the question it answers, and published-vs-ours with the source of each."""
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown", f"{path.name}: first cell is not markdown"
+    assert first.source.startswith("# "), f"{path.name}: first cell has no '# ' title"
+    assert "**Question.**" in first.source, f"{path.name}: no '**Question.**' in the opening cell"
+    assert "Published value vs our value" in first.source, path.name
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "check_published(" in code and '"source"' in code, (
+        f"{path.name}: no published-vs-ours table with a source column"
+    )
+
+
+# a float printed with 7+ decimals (0.7234567891) is not formatted for people
+_RAW_FLOAT = re.compile(r"(?<![\w.])-?\d+\.\d{7,}(?![\d])")
+
+
+def _output_texts(nb):
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            text = out.get("text") or data.get("text/html") or data.get("text/plain") or ""
+            yield i, out, "".join(text) if isinstance(text, list) else text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_executes(path):
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    # the kernel inherits this: the inline backend puts each figure in the outputs (checked below),
+    # where Agg would draw them nowhere
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     client = NotebookClient(
         nb,
         timeout=CELL_TIMEOUT,
@@ -51,3 +81,8 @@ def test_notebook_executes(path):
         client.execute()
     except CellExecutionError as exc:  # the message holds the failing cell and its traceback
         pytest.fail(f"{path.name} failed:\n{str(exc)[-4000:]}")
+    outs = list(_output_texts(nb))
+    images = [i for i, out, _ in outs if {"image/png", "image/svg+xml"} & set(out.get("data", {}))]
+    assert images, f"{path.name}: no figure in the executed notebook"
+    raw = [(i, m) for i, _, text in outs for m in _RAW_FLOAT.findall(text)]
+    assert not raw, f"{path.name}: unformatted numbers (cell, value): {raw[:5]}"
