@@ -93,8 +93,12 @@ def test_captions_name_the_multiplicity_family_and_its_size(demo_study):
     n = len(demo_study.judges)
     pairs = n * (n - 1) // 2
     caps = {b.label: b.caption for s in rep for b in s.blocks if hasattr(b, "caption")}
-    assert f"Holm over the {pairs} pairs" in caps["fig-pairwise-matrix"]
-    assert f"over {pairs} tests" in caps["tbl-pairwise"]
+    # issue 12: the family is every pair of every dimension shown together (family="table")
+    family = pairs * len(demo_study.dimensions)
+    assert f"Holm over {family:,} tests" in caps["fig-pairwise-matrix"]
+    assert f"over {family:,} tests" in caps["tbl-pairwise"]
+    text = " ".join(f.text for s in rep for f in s.findings)
+    assert f"Holm over {family:,} tests" in text  # the finding names the same family
     single = rep.context.get("position", lambda: None)["single_order"]
     m = int(single["p_mcnemar_midp"].notna().sum())
     assert m > n  # the family is judges x dimensions, not the judges of one dimension

@@ -71,6 +71,10 @@ def build(ctx: ReportContext) -> Section:
     head, lvl, a = ctx.headline, ctx.level, ctx.alpha
     pairs = ev.pairs[ev.pairs["dimension"] == head]
     m = family_size(pairs, "pvalue")
+    mult = ev.settings.get("multiplicity") or {}
+    # the family the adjustment actually used (issue 12: all pairs shown, by default)
+    fam_n = int(mult.get("n_tests", m)) if mult.get("family") == "table" else m
+    fam = md(mult.get("description", f"Holm within each dimension ({m} tests on {head})"))
     order = judge_order(ctx)
     shown = order[:MAX_MATRIX]
     sig = pairs_table(ev.pairs, head, alpha=a, level=lvl)
@@ -78,8 +82,7 @@ def build(ctx: ReportContext) -> Section:
     sec.text(
         f"Every pair of {md(ctx.names_of('judge'))} is compared on the same items (McNemar "
         "mid-p, clustered when items share a cluster; paired bootstrap interval for the "
-        f"difference). The p-values are Holm-adjusted over the {fmt_int(m)} pairwise tests on "
-        f"*{md(head)}*. @fig-pairwise-matrix shows the adjusted p-values and the direction of "
+        f"difference). The p-values are adjusted by {fam}. @fig-pairwise-matrix shows the adjusted p-values and the direction of "
         "each difference"
         + (
             f" for the {len(shown)} most accurate of the {len(order)} judges"
@@ -92,7 +95,7 @@ def build(ctx: ReportContext) -> Section:
     sec.figure(
         "fig-pairwise-matrix",
         f"Pairwise accuracy differences (row minus column) on *{md(head)}*; faded and hatched: "
-        f"Holm-adjusted p ≥ {a:g} (Holm over the {fmt_int(m)} pairs).",
+        f"Holm-adjusted p ≥ {a:g} (Holm over {fmt_int(fam_n)} tests).",
         lambda: at_page_width(
             pairwise_matrix(frame, order=shown, alpha=a, p_label="Holm-adjusted p")
         ),
@@ -100,7 +103,7 @@ def build(ctx: ReportContext) -> Section:
     sec.table(
         "tbl-pairwise",
         f"Significantly different pairs on *{md(head)}* (Holm-adjusted p < {a:g} over "
-        f"{fmt_int(m)} tests); {lvl} paired bootstrap intervals.",
+        f"{fmt_int(fam_n)} tests); {lvl} paired bootstrap intervals.",
         sig
         if len(sig)
         else pd.DataFrame({"result": [f"no pair differs at Holm-adjusted p < {a:g}"]}),
@@ -121,14 +124,13 @@ def build(ctx: ReportContext) -> Section:
         text = (
             f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
             f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* (McNemar mid-p, "
-            f"Holm over the {fmt_int(m)} pairs, α = {a:g})."
+            f"Holm over {fmt_int(fam_n)} tests, α = {a:g})."
         )
     sec.findings.append(Finding(text, weight=4))
     sec.methods.append(
         "Pairs of judges were compared with McNemar's mid-p test on the items both judged "
         "(Fagerland et al. 2013), clustered when items share a cluster; the difference has a "
-        f"paired bootstrap {lvl} interval. Multiplicity: Holm (1979) within each dimension "
-        f"({fmt_int(m)} tests on *{md(head)}*)."
+        f"paired bootstrap {lvl} interval. Multiplicity: {fam} (Holm 1979)."
     )
     sec.references += ["fagerland2013", "holm1979"]
     return sec
