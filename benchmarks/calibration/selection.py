@@ -85,7 +85,7 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
             if organ_per_image:
                 res["het_perm"].append(list(h["pvalue"] < 0.05))
                 res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))
-                b = best_judge_by_subgroup(st, ("organ",), stacked=so, n_resamples=boot)
+                b = best_judge_by_subgroup(st, ("organ",), stacked=so)
                 res["best_new"].append(list(b["excluded_from_best_set"] != ""))
                 f, c = _old_best_flags(st, so)
                 res["best_old"].append([1] * f + [0] * (c - f))

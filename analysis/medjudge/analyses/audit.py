@@ -149,10 +149,8 @@ def audit_study(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> rep = mj.audit_study(study, n_resamples=200, with_dawid_skene=False)
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']

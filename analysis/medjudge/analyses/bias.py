@@ -292,10 +292,8 @@ def bias_report(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> br = mj.bias_report(study)
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']

@@ -16,10 +16,8 @@ def run_consistency(study: Study, level: float = 0.95) -> pd.DataFrame:
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.run_consistency(study)
     >>> type(t).__name__
     'DataFrame'

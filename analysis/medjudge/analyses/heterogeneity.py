@@ -50,10 +50,8 @@ def heterogeneity_table(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> h = mj.heterogeneity_table(study, 'organ_system', n_permutations=99)
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True

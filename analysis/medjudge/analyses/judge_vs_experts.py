@@ -56,10 +56,8 @@ def study_alt_test(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> res = mj.study_alt_test(study, 'overall', min_items_per_annotator=20)
     >>> len(res) == len(study.judges)
     True

@@ -175,10 +175,8 @@ def subgroup_accuracy(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.subgroup_accuracy(study, ('organ_system',))
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
@@ -292,8 +290,6 @@ def best_judge_by_subgroup(
     alpha: float = 0.05,
     level: float = 0.95,
     cluster: str | None = "auto",
-    n_resamples: int = 1000,
-    seed: int = 0,
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Best judge within each cell (``dimension`` is always a key), with a confidence set for it.
@@ -347,7 +343,7 @@ def best_judge_by_subgroup(
         best, second = names[order[0]], names[order[1]]
         cl = None if cl_all is None else cl_all[idx]
         with np.errstate(invalid="ignore", divide="ignore"):
-            in_set, n_tests = _best_set(yc, acc_all, names, cl, alpha)
+            in_set, n_tests = _best_set(yc, names, cl, alpha)
         pr = pairs[
             ((pairs["judge_a"] == best) & (pairs["judge_b"] == second))
             | ((pairs["judge_a"] == second) & (pairs["judge_b"] == best))
@@ -386,7 +382,6 @@ def best_judge_by_subgroup(
 
 def _best_set(
     y: np.ndarray,
-    acc: np.ndarray,
     names: list[str],
     clusters: np.ndarray | None,
     alpha: float,

@@ -461,3 +461,32 @@ Made by `medjudge simulate --out data/demo --seed {seed} --items {n_items}`; see
 - `truth/params.json` — every parameter and the implied true accuracies, so estimates can be
   checked against the truth.
 """
+
+
+_EXAMPLES: dict[tuple[int, int], object] = {}
+
+
+def example_study(n_items: int = 60, seed: int = 3):  # noqa: ANN201 (Study; imported lazily)
+    """A small simulated Med-RewardBench-shaped study, for examples and quick trials.
+
+    Writes a bundle with :func:`simulate` into a temporary folder and loads it; the result is
+    kept per ``(n_items, seed)``, so the docstring examples that use it share one load (treat it
+    as read-only).
+
+    Examples
+    --------
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()
+    >>> len(study.items), len(study.judges), len(study.experts)
+    (60, 12, 3)
+    """
+    key = (int(n_items), int(seed))
+    if key not in _EXAMPLES:
+        import tempfile
+
+        from .tables import load_any
+
+        folder = tempfile.mkdtemp(prefix="medjudge-example-")
+        simulate(folder, seed=seed, n_items=n_items)
+        _EXAMPLES[key] = load_any(folder)
+    return _EXAMPLES[key]

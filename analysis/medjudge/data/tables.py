@@ -424,16 +424,6 @@ def _supplied_gold(
     return firsts[["item", "dimension", "value"]].reset_index(drop=True)
 
 
-def _value_cells(df: pd.DataFrame, mapping: TableMapping) -> set[str]:
-    if mapping.layout == "long":
-        return set(df[mapping.value].astype(str)) if mapping.value in df.columns else set()
-    vals: set[str] = set()
-    for col in mapping.raters:
-        if col in df.columns:
-            vals |= set(df[col].astype(str))
-    return vals
-
-
 def load_any(
     path: str | Path, mapping: TableMapping | str | Path | None = None, *, broadcast: bool = False
 ) -> Study:
@@ -443,10 +433,8 @@ def load_any(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> import tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> truth = mj.simulate(folder, n_items=60, seed=3)
-    >>> study = mj.load(folder)
+    >>> from medjudge.data.simulate import example_study
+    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> len(study.items), len(study.judges), len(study.experts)
     (60, 12, 3)
     """
