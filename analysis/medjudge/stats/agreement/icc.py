@@ -32,8 +32,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, bootstrap_estimate, check_ci

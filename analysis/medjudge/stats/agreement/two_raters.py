@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
