@@ -201,7 +201,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_requested_command(argv))
+    command = _requested_command(argv)
+    if command == "run":  # before the command's module imports numpy
+        from ._threads import one_blas_thread
+
+        one_blas_thread()
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
     try:
