@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -11,6 +12,13 @@ from .errors import InputError
 
 #: name of the internal line-number column; the NUL byte means no user column can be called this
 LINE = "\x00line"
+
+try:  # optional: the same objects as json.loads for the lines it accepts
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _fast_loads = None
+#: orjson reads integers beyond 64 bits as floats; files with such digit runs use json only
+_LONG_DIGITS = re.compile(rb"\d{19}")
 
 
 def _check_file(path: Path) -> None:
@@ -39,7 +47,19 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     _check_file(path)
     out: list[tuple[int, dict]] = []
     data = path.read_bytes()
+    fast = _fast_loads if _fast_loads is not None and not _LONG_DIGITS.search(data) else None
     for lineno, bline in enumerate(data.splitlines(), start=1):
+        if fast is not None:
+            # orjson when installed (~5x faster); any line it refuses or that is not an
+            # object goes through the standard parser below, which names the problem
+            try:
+                obj = fast(bline)
+            except ValueError:
+                pass
+            else:
+                if isinstance(obj, dict):
+                    out.append((lineno, obj))
+                    continue
         try:  # a UTF-8 byte-order mark on the first line is accepted, as for CSV
             line = bline.decode("utf-8-sig" if lineno == 1 else "utf-8")
         except UnicodeDecodeError as e:

@@ -156,6 +156,7 @@ def load_medrewardbench(
     ef = root / EXPERTS_FILE
     if ef.exists():
         sources.append(ef)
+        ef_name = str(ef)
         for ln, rec in read_jsonl(ef):
             qid = _known_item(rec, ("question_id", "annotator", "labels"), item_set, ef, ln)
             labels = rec["labels"]
@@ -175,7 +176,7 @@ def load_medrewardbench(
                     )
                 ratings.append(
                     (qid, str(rec["annotator"]), "expert", d, str(v).strip().upper(), "AB",
-                     np.nan, "ok", np.nan, str(ef), ln, np.nan)
+                     np.nan, "ok", np.nan, ef_name, ln, np.nan)
                 )  # fmt: skip
 
     # ---- predictions
@@ -196,6 +197,7 @@ def load_medrewardbench(
     judged_file: dict[tuple[str, str, str], Path] = {}
     for pf in pred_files:
         sources.append(pf)
+        pf_name = str(pf)
         recs = read_jsonl(pf)
         for ln, rec in recs:
             qid = _known_item(rec, ("question_id", "chosen_answer"), item_set, pf, ln)
@@ -219,7 +221,7 @@ def load_medrewardbench(
                 if v is not None and order == "BA":
                     v = _FLIP[v]
                 ratings.append(
-                    (qid, judge, "judge", d, v, order, raw_text, parsed.status, run, str(pf), ln,
+                    (qid, judge, "judge", d, v, order, raw_text, parsed.status, run, pf_name, ln,
                      parsed.reason)
                 )  # fmt: skip
             judged.setdefault((judge, order, run), set()).add(qid)
