@@ -19,7 +19,8 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from ..stats.comparisons import add_multiplicity, adjust_pvalues, all_pairs
+from ..stats.multiplicity import add_multiplicity, adjust_pvalues
+from ..stats.pairwise import all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import ResamplePlan
 
@@ -94,7 +95,7 @@ def expert_ceiling(
     exactly as good as the experts the gap came out at several points
     (docs/calibration.md, "Expert ceiling").
     """
-    from ..data.model import majority_gold
+    from ..data.gold import majority_gold
     from ..stats.accuracy import apply_policy
 
     cols = [
