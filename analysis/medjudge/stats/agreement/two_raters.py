@@ -139,7 +139,7 @@ def cohen_kappa_columns(
             for x in (np.c_[first, others[:, k]] for k in range(K))
         ]
     )
-    T = (W @ cells).reshape(W.shape[0], K, q, q)
+    T = _weighted_cell_counts(W, cells).reshape(W.shape[0], K, q, q)
     out = []
     for k in range(K):
         Tk = T[:, k]
@@ -147,6 +147,69 @@ def cohen_kappa_columns(
             P = Tk / Tk.sum(axis=(1, 2))[:, None, None]
         out.append(np.asarray(finish(_kappa_from_tables(P, Wm, "cohen")[0], batched), dtype=float))
     return np.stack(out, axis=0)
+
+
+#: read-only weight matrices seen lately -> their float32 copy (None: not exact in float32)
+_COUNTS32: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+
+
+def _counts32(W: np.ndarray) -> np.ndarray | None:
+    """``W`` as float32 when every weight is a whole number and no sum of one row's weights can
+    reach ``2**24`` (then every float32 partial sum is an exact integer); ``None`` otherwise.
+
+    Resampling weights are counts (bootstrap) or 0/1 (jackknife) and are shared read-only
+    arrays (:mod:`medjudge.stats.resampling`), so the check is made once per array.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``(k, n)`` item weights.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        The float32 copy, or ``None`` when float32 sums could round.
+    """
+    key = id(W)
+    hit = _COUNTS32.get(key)
+    if hit is not None and hit[0] is W:
+        return hit[1]
+    exact = bool(np.array_equal(W, np.rint(W))) and float(np.abs(W).sum(axis=1).max()) < 2.0**24
+    W32 = W.astype(np.float32) if exact else None
+    if not W.flags.writeable:  # shared, never changed: remember the answer
+        if len(_COUNTS32) >= 8:
+            _COUNTS32.clear()
+        _COUNTS32[key] = (W, W32)
+    return W32
+
+
+def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``W @ cells`` for one-hot ``cells`` (0/1), the same numbers faster for count weights.
+
+    With whole-number weights every sum is an exact integer in any order and precision, so the
+    product is taken in float32 over the columns that hold a cell (a table cell nobody fills,
+    e.g. gold = "no verdict", stays 0): bit-identical to the float64 product, about 3x less
+    work. Other weights take the float64 product as it is.
+
+    Parameters
+    ----------
+    W : numpy.ndarray
+        ``(k, n)`` item weights.
+    cells : numpy.ndarray
+        ``(n, m)`` one-hot table cells of the items (0/1).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(k, m)`` float64 weighted counts.
+    """
+    W32 = _counts32(W) if W.shape[0] > 1 else None
+    if W32 is None:
+        return W @ cells
+    used = np.flatnonzero(cells.any(axis=0))
+    out = np.zeros((W.shape[0], cells.shape[1]))
+    out[:, used] = W32 @ cells[:, used].astype(np.float32)
+    return out
 
 
 def scott_pi_core(
