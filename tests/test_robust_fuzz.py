@@ -193,7 +193,7 @@ def test_other_commands_options(fixed, command, real, count, level):
                 "none", "--max-half-width", real, "--min-n", count]  # fmt: skip
     else:
         argv = ["agreement", path, "--mapping", mapping, "--role", "expert", "--json",
-                "--confidence", real]  # fmt: skip
+                "--confidence-level", real]  # fmt: skip
         if level is not None:
             argv += ["--level", level]
     rc, out, err = cli(argv)

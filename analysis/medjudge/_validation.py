@@ -164,3 +164,39 @@ TOP = IntRange(1, 1_000_000, what="count")
 MIN_N = IntRange(1, 1_000_000_000, what="count")
 #: simulated items (13 organ systems need one item each).
 ITEMS = IntRange(13, 200_000, what="number of items")
+
+
+def check_choice(name: str, value: Any, allowed: tuple[Any, ...] | list[Any]) -> Any:
+    """``value`` if it is one of ``allowed``, else :class:`ValueError` naming ``name``.
+
+    Examples
+    --------
+    >>> check_choice("policy", "wrong", ("wrong", "exclude", "half"))
+    'wrong'
+    >>> check_choice("policy", "wrnog", ("wrong", "exclude", "half"))
+    Traceback (most recent call last):
+    ...
+    ValueError: policy: 'wrnog' is not allowed (one of 'wrong', 'exclude', 'half')
+    """
+    ok = any(a is value or (isinstance(value, type(a)) and a == value) for a in allowed)
+    if not ok:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name}: {value!r} is not allowed (one of {shown})")
+    return value
+
+
+def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` if it is an instance of ``kind``, else :class:`ValueError` naming ``name``.
+
+    Examples
+    --------
+    >>> check_instance("seed", 3, int, "an integer")
+    3
+    >>> check_instance("seed", "3", int, "an integer")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed: '3' is not allowed (an integer)
+    """
+    if not isinstance(value, kind):
+        raise ValueError(f"{name}: {value!r} is not allowed ({what})")
+    return value

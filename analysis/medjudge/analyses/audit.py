@@ -22,7 +22,7 @@ from medjudge.stats.audit import (
     pairwise_matrix,
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, plan_arguments
 
 
 def dimension_reliability(
@@ -40,14 +40,10 @@ def dimension_reliability(
         m = study.matrix(dim, role=role)
         if m.values.shape[1] < 2:
             continue
-        plan = (
-            ResamplePlan(n_items=m.values.shape[0], n_resamples=n_resamples, seed=seed)
-            if ci in ("bootstrap", "auto")
-            else None
-        )
         t = agreement_table(
-            m.values, level=m.scale, ci=ci, plan=plan, coefficients=list(coefficients)
-        )
+            m.values, scale=m.scale, ci=ci, bootstrap=Bootstrap(n_resamples, seed),
+            coefficients=list(coefficients),
+        )  # fmt: skip
         t.insert(0, "dimension", dim)
         t["n_raters"] = m.values.shape[1]
         frames.append(t)
@@ -89,11 +85,11 @@ def subgroup_reliability(
             plan = (
                 ResamplePlan(len(idx), n_resamples, seed) if ci in ("bootstrap", "auto") else None
             )
-            kw = {"ci": ci, "plan": plan, "confidence": confidence}
+            kw = {"ci": ci, "confidence_level": confidence, **plan_arguments(plan)}
             if scale.is_categorical:
                 fk = fleiss_kappa(X, categories=cats, **kw)
                 row.update(fleiss_kappa=fk.estimate, fleiss_low=fk.ci_low, fleiss_high=fk.ci_high)
-            ka = krippendorff_alpha(X, level=scale, **kw)
+            ka = krippendorff_alpha(X, scale=scale, **kw)
             row.update(
                 alpha=ka.estimate,
                 alpha_low=ka.ci_low,

@@ -150,7 +150,7 @@ def judge_expert_agreement(
     for jj, judge in enumerate(jm.raters):
         for e, expert in enumerate(ex.raters):
             others = np.delete(E, e, axis=1)
-            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence=confidence)
+            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence)
             row: dict[str, Any] = {
                 "judge": judge,
                 "expert": expert,

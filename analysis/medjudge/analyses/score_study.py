@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
-from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
@@ -154,13 +154,14 @@ def _rows_for(
                 ("pearson", pearson_interval(x, y, confidence_level=confidence_level)),
             ):
                 est[key] = (e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method)
-            ic = {e.name: e for e in icc(pair, ci="analytic", confidence=confidence_level)}["ICC2"]
+            ic = {e.name: e for e in icc(pair, ci="analytic", confidence_level=confidence_level)}["ICC2"]
         else:
             ic = {
                 e.name: e
                 for e in icc(
-                    pair, ci="bootstrap", confidence=confidence_level, plan=plan, method="bca"
-                )
+                    pair, ci="bootstrap", confidence_level=confidence_level,
+                    **plan_arguments(plan, "bca"),
+                )  # fmt: skip
             }["ICC2"]
         est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
         for metric in METRIC_ORDER:
@@ -192,7 +193,7 @@ def _reliability(
         return []
     exch = getattr(study, "is_exchangeable", lambda r: False)(role)
     forms = ("ICC1",) if exch else ("ICC1", "ICC2", "ICC2k")
-    res = {e.name: e for e in icc(m.values, ci="analytic", confidence=confidence_level)}
+    res = {e.name: e for e in icc(m.values, ci="analytic", confidence_level=confidence_level)}
     out = []
     for f in forms:
         e = res[f]

@@ -33,7 +33,7 @@ from .agreement import (
     fleiss_category_kappas,
 )
 from .intervals import wilson_interval
-from .resampling import ResamplePlan
+from .resampling import ResamplePlan, plan_arguments
 
 RELIABILITY_COEFFICIENTS = ("percent_agreement", "fleiss_kappa", "gwet_ac", "krippendorff_alpha")
 
@@ -78,7 +78,7 @@ def annotator_agreement(
         n = int(both.sum())
         k = float((own[both] == ref[both]).sum())
         lo, hi = wilson_interval(k, n, confidence)
-        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence=confidence)
+        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence_level=confidence)
         rows.append(
             {
                 "rater": name,
@@ -131,8 +131,8 @@ def pairwise_matrix(
                 values=values,
                 weights=weights,
                 ci=ci,
-                plan=plan,
-                confidence=confidence,
+                confidence_level=confidence,
+                **plan_arguments(plan),
             )
             rows.append(
                 {
@@ -167,7 +167,7 @@ def category_agreement(
     A = np.asarray(X, dtype=float)
     cats = _cats(A, categories)
     out = []
-    for e in fleiss_category_kappas(A, categories=cats, confidence=confidence):
+    for e in fleiss_category_kappas(A, categories=cats, confidence_level=confidence):
         code = e.extra["category"]
         idx = int(np.flatnonzero(cats == code)[0])
         out.append(
