@@ -9,6 +9,7 @@ import math
 
 import pytest
 from conftest import DEMO, EXTERNAL, MAPPINGS
+from medjudge import Bootstrap
 from medjudge.commands import _options as opt
 from robust_support import assert_one_line_error, cli, small_rows, write_wide
 
@@ -110,7 +111,7 @@ def test_eval_order_refused_by_the_library_too(demo_study):
     from medjudge.analyses.evaluation import evaluate_judges
 
     with pytest.raises(ValueError, match="orders present: AB, BA"):
-        evaluate_judges(demo_study, order="ab", n_resamples=100)
+        evaluate_judges(demo_study, order="ab", bootstrap=Bootstrap(100))
 
 
 @pytest.mark.parametrize(

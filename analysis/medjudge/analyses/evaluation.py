@@ -21,7 +21,7 @@ from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
 from ..stats.comparisons import add_multiplicity, adjust_pvalues, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
-from ..stats.resampling import ResamplePlan
+from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
@@ -225,21 +225,53 @@ def evaluate_judges(
     study: Study,
     *,
     policy: Policy = "wrong",
-    seed: int = 0,
-    n_resamples: int = 2000,
+    bootstrap: Bootstrap | None = None,
+    confidence_level: float = 0.95,
     cluster: str | None = "auto",
     gold: str = "auto",
     order: str | None = None,
     dimensions: list[str] | None = None,
-    level: float = 0.95,
     family: str = "table",
 ) -> JudgeEvaluation:
     """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study.
 
-    ``family`` is the multiplicity family of the pairwise tests' ``p_holm``: ``"table"``
-    (default: every pair of every dimension shown together — the grid a reader scans) or
-    ``"dimension"`` (Holm within each dimension). ``settings["multiplicity"]`` names the family,
-    the method and the number of tests it covers.
+    Parameters
+    ----------
+    study : Study
+        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        What an invalid (unparseable) verdict counts as.
+    bootstrap : Bootstrap, optional
+        Resampling of items (or clusters) for the rank sets and paired intervals; percentile
+        intervals (``method`` None or ``"percentile"``). Default ``Bootstrap()``: 2,000
+        replicates, seed 0.
+    confidence_level : float, default 0.95
+        Coverage of every interval (reported as ``level``).
+    cluster : str or None, default "auto"
+        Items sharing this column's value are resampled and tested together; ``"auto"`` uses
+        the study's declared cluster, None treats items as independent.
+    gold : str, default "auto"
+        Gold rule (``"auto"``: supplied gold, else the strict expert majority).
+    order, dimensions
+        Presentation order to evaluate and dimensions to include (default: all).
+    family : {"table", "dimension"}, default "table"
+        Multiplicity family of the pairwise tests' ``p_holm``: every pair of every dimension
+        shown together (the grid a reader scans) or Holm within each dimension.
+        ``settings["multiplicity"]`` names the family, the method and the number of tests.
+
+    Returns
+    -------
+    JudgeEvaluation
+        ``leaderboard`` (accuracy with clustered intervals, rank sets, letters), ``pairs``
+        (paired differences, McNemar tests, Holm), ``sensitivity``, ``classification``,
+        ``baselines``, ``ceiling``, ``settings`` and ``excluded`` counts.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+    Statist. 6:65-70.
+    Durkalski, V. L. et al. (2003). Analysis of clustered matched-pair data. Statistics in
+    Medicine 22:2417-2428 (clustered McNemar).
 
     Examples
     --------
@@ -247,15 +279,18 @@ def evaluate_judges(
     >>> import medjudge as mj
     >>> from medjudge.data.simulate import example_study
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> ev = mj.evaluate_judges(study, n_resamples=200)
+    >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(200))
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)
     """
-    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED
+    from .._validation import CONFIDENCE_LEVEL, check_choice
 
-    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
-    seed = SEED.check("seed", seed)
-    level = CONFIDENCE_LEVEL.check("level", level)
+    b = as_bootstrap(bootstrap)
+    b.interval("percentile", allowed=("percentile",))
+    n_resamples, seed = b.n_resamples, b.seed
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_choice("family", family, ("table", "dimension"))
     dims = list(dimensions) if dimensions else study.dimensions
     unknown = [d for d in dims if d not in study.dimensions]
     if unknown:

@@ -242,12 +242,12 @@ def _print_scores(res) -> None:
 def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
     from medjudge.analyses.evaluation import evaluate_judges
     from medjudge.analyses.judge_vs_gold import judge_vs_gold
+    from medjudge.stats.resampling import Bootstrap
 
     ev = evaluate_judges(
         study,
         policy=args.policy,
-        seed=args.seed,
-        n_resamples=args.resamples,
+        bootstrap=Bootstrap(args.resamples, args.seed),
         cluster=args.cluster,
         gold=args.gold_method,
         order=args.eval_order,

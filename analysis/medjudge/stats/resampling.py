@@ -93,8 +93,19 @@ class Bootstrap:
         check_choice("method", self.method, (None, "percentile", "basic", "bca"))
         check_choice("scheme", self.scheme, ("multinomial", "poisson"))
 
-    def interval(self, default: IntervalMethod) -> IntervalMethod:
-        """The interval method: :attr:`method`, or the calling function's ``default``."""
+    def interval(
+        self, default: IntervalMethod, allowed: tuple[str, ...] | None = None
+    ) -> IntervalMethod:
+        """The interval method: :attr:`method`, or the calling function's ``default``.
+
+        ``allowed`` lists the methods the calling function can draw; another ``method`` is
+        refused with a message naming it (never silently replaced).
+        """
+        if allowed is not None and self.method is not None and self.method not in allowed:
+            shown = ", ".join(repr(a) for a in (None, *allowed))
+            raise ValueError(
+                f"bootstrap.method: {self.method!r} is not allowed here (one of {shown})"
+            )
         return self.method or default
 
     def plan(

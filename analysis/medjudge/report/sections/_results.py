@@ -76,8 +76,8 @@ def evaluation(ctx: ReportContext) -> Any:
     return ctx.get(
         "evaluation",
         lambda: with_level(
-            evaluate_judges, ctx.study, policy=ctx.policy, seed=ctx.seed,
-            n_resamples=ctx.n_resamples, confidence_level=ctx.confidence_level,
+            evaluate_judges, ctx.study, policy=ctx.policy, bootstrap=ctx.bootstrap,
+            confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip
 
