@@ -82,7 +82,7 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
         for organ_per_image in (True, False):
             st = _study(rng, design, n_judges, 0.8, organ_per_image)
             so = stack_outcomes(st)
-            h = heterogeneity_table(st, "organ", stacked=so, n_permutations=boot, seed=1)
+            h = heterogeneity_table(st, "organ", stacked=so, bootstrap=Bootstrap(boot, seed=1))
             if organ_per_image:
                 res["het_perm"].append(list(h["pvalue"] < 0.05))
                 res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))

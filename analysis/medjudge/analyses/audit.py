@@ -22,7 +22,7 @@ from medjudge.stats.audit import (
     pairwise_matrix,
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
-from medjudge.stats.resampling import Bootstrap, ResamplePlan, plan_arguments
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, plan_arguments
 
 
 def dimension_reliability(
@@ -133,13 +133,44 @@ def audit_study(
     role: str = "expert",
     subgroups: tuple[str, ...] = ("organ_system", "department"),
     ci: str = "auto",
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     top: int = 20,
     with_dawid_skene: bool = True,
 ) -> AuditReport:
     """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
     per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items.
+
+    Parameters
+    ----------
+    study : Study
+        Ratings of the ``role`` raters (two or more per dimension for agreement).
+    dimensions : list of str, optional
+        Dimensions to audit (default: all).
+    role : str, default "expert"
+        Whose reliability is audited.
+    subgroups : tuple of str
+        Item attributes for subgroup reliability (those the study has are used).
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        Interval of the agreement coefficients (see :func:`medjudge.fleiss_kappa`).
+    bootstrap : Bootstrap, optional
+        Resampling settings (default 2,000 replicates, seed 0; the seed also starts
+        Dawid–Skene's random restarts).
+    top : int, default 20
+        Disputed items to list.
+    with_dawid_skene : bool, default True
+        Fit the Dawid–Skene model (rater confusion matrices, posterior labels).
+
+    Returns
+    -------
+    AuditReport
+        ``reliability`` (one row per dimension x coefficient), ``dimensions`` (per-dimension
+        tables), ``settings``.
+
+    References
+    ----------
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed.
+    Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates
+    using the EM algorithm. Applied Statistics 28:20-28.
 
     Examples
     --------
@@ -147,11 +178,24 @@ def audit_study(
     >>> import medjudge as mj
     >>> from medjudge.data.simulate import example_study
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> rep = mj.audit_study(study, n_resamples=200, with_dawid_skene=False)
+    >>> rep = mj.audit_study(study, bootstrap=mj.Bootstrap(200), with_dawid_skene=False)
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']
     """
+    from .._validation import TOP, check_choice
+
+    b = as_bootstrap(bootstrap)
+    b.interval("bca", allowed=("bca",))
+    n_resamples, seed = b.n_resamples, b.seed
+    check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
+    TOP.check("top", top)
     dims = dimensions or study.dimensions
+    unknown = [d for d in dims if d not in study.dimensions]
+    if unknown:
+        raise ValueError(
+            f"dimensions: {unknown[0]!r} is not allowed (a dimension of the study: "
+            f"{', '.join(study.dimensions)})"
+        )
     settings = {
         "role": role,
         "ci": ci,

@@ -156,7 +156,7 @@ def audit(ctx: ReportContext) -> Any:
     return ctx.get(
         "audit",
         lambda: audit_study(
-            ctx.study, ci=ctx.reliability_ci, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            ctx.study, ci=ctx.reliability_ci, bootstrap=ctx.bootstrap,
             subgroups=attrs,
         ),
     )  # fmt: skip
