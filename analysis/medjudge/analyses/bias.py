@@ -284,7 +284,7 @@ def _two_sample(
 
 
 def bias_report(
-    study: Study, *, cluster: str | None = None, level: float = 0.95
+    study: Study, *, cluster: str | None = None, confidence_level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
     """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis).
 
@@ -298,6 +298,9 @@ def bias_report(
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']
     """
+    from .._validation import CONFIDENCE_LEVEL
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     from medjudge.analyses.consistency import run_consistency
     from medjudge.analyses.position import a_rate_table, swap_table
 

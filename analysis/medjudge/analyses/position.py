@@ -367,7 +367,7 @@ def a_rate_table(
 
 
 def position_bias(
-    study: Study, *, cluster: str | None = None, policy: Policy = "wrong", level: float = 0.95
+    study: Study, *, cluster: str | None = None, policy: Policy = "wrong", confidence_level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
     """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB).
 
@@ -381,6 +381,9 @@ def position_bias(
     >>> sorted(pb)
     ['single_order', 'swap']
     """
+    from .._validation import CONFIDENCE_LEVEL
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     return {
         "swap": swap_table(study, cluster=cluster, policy=policy, level=level),
         "single_order": a_rate_table(study, level=level),

@@ -159,7 +159,7 @@ def subgroup_accuracy(
     policy: Policy = "wrong",
     cluster: str | None = None,
     method: AccuracyMethod = "wilson",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     min_n: int = MIN_N,
     max_half_width: float = MAX_HALF_WIDTH,
     order: str | None = None,
@@ -181,6 +181,9 @@ def subgroup_accuracy(
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
     """
+    from .._validation import CONFIDENCE_LEVEL
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     keys = [k for k in by if k != "judge"]
     so = (
         stacked
@@ -257,7 +260,7 @@ def subgroup_agreement(
             if X.shape[0] < 2:
                 continue
             kw = {"categories": cats} if cats is not None else {}
-            e = fn(X, confidence=level, **kw)
+            e = fn(X, confidence_level=level, **kw)
             r = {
                 "dimension": dim,
                 **dict(zip(keys, key, strict=True)),
