@@ -15,6 +15,7 @@ import argparse
 import time
 
 import numpy as np
+from medjudge import Bootstrap
 from medjudge.stats.accuracy import judge_accuracy
 from medjudge.stats.comparisons import cochran_q, mcnemar_pvalue, sign_flip_pvalues
 from medjudge.stats.intervals import paired_difference_interval
@@ -51,7 +52,7 @@ def sim_accuracy(rng: np.random.Generator, reps: int, nboot: int) -> None:
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
             w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).weights()
             for m in ("bootstrap-percentile", "bootstrap-bca"):
-                df = judge_accuracy(y, method=m, weights=w, n_resamples=nboot)
+                df = judge_accuracy(y, method=m, weights=w, bootstrap=Bootstrap(nboot))
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
 
 
@@ -82,7 +83,7 @@ def sim_clustered(rng: np.random.Generator, reps: int, nboot: int) -> None:
             )
         w = ResamplePlan(c * size, nboot, int(rng.integers(1 << 31)), clusters=cl).weights()
         for m in ("bootstrap-percentile", "bootstrap-bca"):
-            df = judge_accuracy(y, clusters=cl, method=m, weights=w, n_resamples=nboot)
+            df = judge_accuracy(y, clusters=cl, method=m, weights=w, bootstrap=Bootstrap(nboot))
             record(
                 "clustered accuracy", sc, f"cluster {m}", cover(df.ci_low, df.ci_high, truth), reps
             )

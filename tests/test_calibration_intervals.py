@@ -48,7 +48,7 @@ def test_bootstrap_fallback_is_named_per_row():
 
     y = np.ones((20, 2))
     y[3, 1] = 0.0
-    t = judge_accuracy(y, method="bootstrap-percentile", n_resamples=200)
+    t = judge_accuracy(y, method="bootstrap-percentile", bootstrap=Bootstrap(200))
     assert t["ci_method"][0].startswith("clopper-pearson fallback")
     assert t["ci_method"][1].startswith("bootstrap percentile")
     # the exact Clopper-Pearson limit for 20/20 (Fagerland et al. 2017: (alpha/2)^(1/n))

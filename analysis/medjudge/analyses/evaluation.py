@@ -336,7 +336,7 @@ def evaluate_judges(
         )
         lb.insert(0, "dimension", d)
         boards.append(lb)
-        s = policy_sensitivity(o.outcome, judges, clusters=cl, level=level)
+        s = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
         s.insert(0, "dimension", d)
         sens.append(s)
         cats = list(range(len(o.scale.categories)))

@@ -241,7 +241,7 @@ def judge_vs_gold(
             names,
             policy=policy,
             clusters=cl,
-            level=confidence_level,  # type: ignore[arg-type]
+            confidence_level=confidence_level,  # type: ignore[arg-type]
         )
         # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
         plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)

@@ -178,7 +178,7 @@ def swap_counts(
 def _rate(ind: np.ndarray, keep: np.ndarray, clusters, level: float) -> pd.DataFrame:
     """Wilson (cluster-aware: effective-n Wilson) interval of the column means of ``ind`` over ``keep``."""
     y = np.where(keep, ind.astype(float), np.nan)
-    return judge_accuracy(y, policy="exclude", clusters=clusters, level=level)
+    return judge_accuracy(y, policy="exclude", clusters=clusters, confidence_level=level)
 
 
 def _binom(k: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -290,7 +290,9 @@ def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd
     }
     for name, y in variants.items():
         # y already carries the policy (NaN only under 'exclude'); cells outside the design drop out
-        a = judge_accuracy(np.where(keep, y, np.nan), policy="exclude", clusters=cl, level=level)
+        a = judge_accuracy(
+            np.where(keep, y, np.nan), policy="exclude", clusters=cl, confidence_level=level
+        )
         df[name], df[f"{name}_ci_low"], df[f"{name}_ci_high"] = (
             a["accuracy"],
             a["ci_low"],
@@ -367,7 +369,11 @@ def a_rate_table(
 
 
 def position_bias(
-    study: Study, *, cluster: str | None = None, policy: Policy = "wrong", confidence_level: float = 0.95
+    study: Study,
+    *,
+    cluster: str | None = None,
+    policy: Policy = "wrong",
+    confidence_level: float = 0.95,
 ) -> dict[str, pd.DataFrame]:
     """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB).
 

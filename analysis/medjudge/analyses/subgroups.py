@@ -206,7 +206,7 @@ def subgroup_accuracy(
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            res[idx], so.judges, policy="exclude", clusters=cl, method=method, level=level
+            res[idx], so.judges, policy="exclude", clusters=cl, method=method, confidence_level=level
         )
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy

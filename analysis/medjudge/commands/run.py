@@ -68,7 +68,7 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
     for dim in categorical_dimensions(study):
         o = study.outcomes(dim)
         cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
-        sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, level=confidence_level)
+        sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, confidence_level=confidence_level)
         n_all = len(o.items)
         for r in sens.itertuples(index=False):
             for pol in POLICIES:

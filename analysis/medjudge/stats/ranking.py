@@ -28,7 +28,7 @@ import pandas as pd
 from medjudge.stats.accuracy import AccuracyMethod, Policy, bootstrap_accuracy, judge_accuracy
 from medjudge.stats.comparisons import McNemarMethod, all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan
 
 __all__ = ["bootstrap_ranks", "rank_intervals", "letter_groups", "groups_from_pairs", "leaderboard"]
 
@@ -175,9 +175,8 @@ def leaderboard(
         policy=policy,
         clusters=clusters,
         method=method,
-        level=level,
-        n_resamples=n_resamples,
-        seed=seed,
+        confidence_level=level,
+        bootstrap=Bootstrap(n_resamples, seed),
     )
     w = (
         weights
