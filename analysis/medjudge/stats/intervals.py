@@ -161,11 +161,31 @@ def proportion_interval(
 def proportion_ci(
     count: int,
     nobs: int,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: ProportionMethod = "wilson",
     name: str = "proportion",
 ) -> Estimate:
     """One proportion as an :class:`Estimate` (SE is the binomial ``sqrt(p(1-p)/n)``).
+
+    Parameters
+    ----------
+    count, nobs : int
+        Successes and trials (``0 <= count <= nobs``).
+    confidence_level : float, default 0.95
+    method : str, default "wilson"
+        ``"wilson"`` (score interval, Wilson 1927), ``"clopper-pearson"`` (exact), ``"wald"``
+        or ``"jeffreys"`` — see :func:`proportion_interval`.
+    name : str
+        Name carried by the estimate.
+
+    Returns
+    -------
+    Estimate
+
+    References
+    ----------
+    Wilson, E. B. (1927). JASA 22:209-212. Brown, L. D., Cai, T. T. & DasGupta, A. (2001).
+    Interval estimation for a binomial proportion. Statistical Science 16:101-133.
 
     Examples
     --------
@@ -175,6 +195,16 @@ def proportion_ci(
     >>> round(e.ci_low, 3), round(e.ci_high, 3), e.ci_method
     (0.722, 0.875, 'wilson')
     """
+    from .._validation import CONFIDENCE_LEVEL, check_choice, check_instance
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("method", method, tuple(sorted(_PROPORTION)))
+    for arg, v in (("count", count), ("nobs", nobs)):
+        check_instance(arg, v, (int, float, np.number), "a non-negative count")
+        if not (np.isfinite(v) and v >= 0):
+            raise ValueError(f"{arg}: {v!r} is not allowed (a non-negative count)")
+    if count > nobs:
+        raise ValueError(f"count: {count!r} is not allowed (at most nobs = {nobs})")
     lo, hi = proportion_interval(count, nobs, level, method)
     p = count / nobs if nobs > 0 else np.nan
     se = float(np.sqrt(p * (1 - p) / nobs)) if nobs > 0 else np.nan
@@ -464,7 +494,7 @@ def paired_difference_interval(
 
 def paired_difference_ci(
     table: np.ndarray,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: PairedMethod = "tango",
     name: str = "accuracy_difference",
 ) -> Estimate:
@@ -472,6 +502,28 @@ def paired_difference_ci(
 
     ``table = [[n11, n12], [n21, n22]]``, rows = first rater/judge (success, failure), columns =
     second. SE is the Wald SE; the interval is the chosen (score) method.
+
+    Parameters
+    ----------
+    table : array_like, shape (2, 2)
+        Paired counts (non-negative).
+    confidence_level : float, default 0.95
+    method : str, default "tango"
+        ``"tango"`` (score interval, Tango 1998), ``"newcombe"`` (hybrid score, Newcombe 1998)
+        or ``"wald"``.
+    name : str
+
+    Returns
+    -------
+    Estimate
+        ``extra`` holds the four cell counts.
+
+    References
+    ----------
+    Tango, T. (1998). Equivalence test and confidence interval for the difference in proportions
+    for the paired-sample design. Statistics in Medicine 17:891-908.
+    Newcombe, R. G. (1998). Improved confidence intervals for the difference between binomial
+    proportions based on paired data. Statistics in Medicine 17:2635-2650.
 
     Examples
     --------
@@ -481,9 +533,19 @@ def paired_difference_ci(
     >>> round(e.estimate, 2), round(e.ci_low, 3), round(e.ci_high, 3)
     (0.07, -0.012, 0.157)
     """
-    t = np.asarray(table, dtype=float)
-    if t.shape != (2, 2):
-        raise ValueError(f"table must be 2x2, got shape {t.shape}")
+    from .._validation import CONFIDENCE_LEVEL, check_choice
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("method", method, tuple(sorted(_PAIRED)))
+    try:
+        t = np.asarray(table, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"table: {table!r} is not allowed (a 2x2 table of counts)") from None
+    if t.shape != (2, 2) or not np.isfinite(t).all() or (t < 0).any():
+        raise ValueError(
+            f"table: a {'x'.join(map(str, t.shape)) or 'scalar'} array is not allowed "
+            "(a 2x2 table of non-negative counts)"
+        )
     (n11, n12), (n21, n22) = t
     n = t.sum()
     lo, hi = paired_difference_interval(n11, n12, n21, n22, level, method)
