@@ -200,3 +200,28 @@ def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: s
     if not isinstance(value, kind):
         raise ValueError(f"{name}: {value!r} is not allowed ({what})")
     return value
+
+
+def check_names(name: str, value: Any, allowed: Any, what: str = "a list of names") -> list:
+    """``value`` as a list if it is a list/tuple of names all in ``allowed``.
+
+    A bare string is refused (it is not a list of names: ``"overall"`` would be read as
+    seven one-letter names).
+
+    Examples
+    --------
+    >>> check_names("dimensions", ["overall"], ["overall", "accuracy"])
+    ['overall']
+    >>> check_names("dimensions", ["overal"], ["overall", "accuracy"])
+    Traceback (most recent call last):
+    ...
+    ValueError: dimensions: 'overal' is not allowed (one of 'overall', 'accuracy')
+    """
+    allowed = list(allowed)
+    shown = ", ".join(repr(a) for a in allowed[:12]) + (" ..." if len(allowed) > 12 else "")
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name}: {value!r} is not allowed ({what}, each one of {shown})")
+    for v in value:
+        if not isinstance(v, str) or v not in allowed:
+            raise ValueError(f"{name}: {v!r} is not allowed (one of {shown})")
+    return list(value)

@@ -189,12 +189,14 @@ def audit_study(
     n_resamples, seed = b.n_resamples, b.seed
     check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
     TOP.check("top", top)
-    dims = dimensions or study.dimensions
-    unknown = [d for d in dims if d not in study.dimensions]
-    if unknown:
+    from ._arguments import check_dimensions
+
+    dims = check_dimensions(study, dimensions)
+    if isinstance(subgroups, str) or not isinstance(subgroups, (list, tuple)) or not all(
+        isinstance(s, str) for s in subgroups
+    ):
         raise ValueError(
-            f"dimensions: {unknown[0]!r} is not allowed (a dimension of the study: "
-            f"{', '.join(study.dimensions)})"
+            f"subgroups: {subgroups!r} is not allowed (a list of item attribute names)"
         )
     settings = {
         "role": role,

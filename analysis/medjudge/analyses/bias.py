@@ -298,15 +298,16 @@ def bias_report(
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']
     """
-    from .._validation import CONFIDENCE_LEVEL
-
-    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     from medjudge.analyses.consistency import run_consistency
     from medjudge.analyses.position import a_rate_table, swap_table
 
+    from .._validation import CONFIDENCE_LEVEL
+    from ._arguments import check_attribute
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if cluster is not None:
+        check_attribute(study, cluster, "cluster")
     out: dict[str, pd.DataFrame] = {}
-    if cluster is not None and cluster not in study.items.columns:
-        cluster = None
     if {"AB", "BA"} <= set(study.orders):
         out["position_swap"] = swap_table(study, cluster=cluster, level=level)
     out["position_single_order"] = a_rate_table(study, level=level)

@@ -22,6 +22,7 @@ from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity,
 from ..stats.comparisons import add_multiplicity, adjust_pvalues, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
+from ._arguments import check_dimensions
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
@@ -54,6 +55,9 @@ class JudgeEvaluation:
 
 def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
     """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
+    from ._arguments import check_cluster
+
+    check_cluster(study, cluster)
     if cluster in (None, "none", ""):
         return None, None
     declared = getattr(study, "cluster", None)
@@ -291,12 +295,7 @@ def evaluate_judges(
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("policy", policy, ("wrong", "exclude", "half"))
     check_choice("family", family, ("table", "dimension"))
-    dims = list(dimensions) if dimensions else study.dimensions
-    unknown = [d for d in dims if d not in study.dimensions]
-    if unknown:
-        raise ValueError(
-            f"dimensions: {unknown[0]!r} is not a dimension of the study; have {study.dimensions}"
-        )
+    dims = check_dimensions(study, dimensions)
     clusters, cluster_col = cluster_ids(study, cluster)
     judges = study.judges
     outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}

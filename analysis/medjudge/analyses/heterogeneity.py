@@ -62,6 +62,9 @@ def heterogeneity_table(
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("policy", policy, ("wrong", "exclude", "half"))
+    from ._arguments import check_attribute
+
+    check_attribute(study, across, "across", extra=("dimension",))
     b = Bootstrap(999) if bootstrap is None else as_bootstrap(bootstrap)
     n_permutations, seed = b.n_resamples, b.seed
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)

@@ -62,6 +62,11 @@ def study_alt_test(
     >>> len(res) == len(study.judges)
     True
     """
+    from ..stats.judge_vs_experts import check_alt_arguments
+    from ._arguments import check_dimensions
+
+    check_alt_arguments(epsilon, q, invalid, min_items_per_annotator)
+    check_dimensions(study, [dimension], "dimension")
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "the alternative-annotator test (one test per annotator)")
     scale = study.scales[dimension]

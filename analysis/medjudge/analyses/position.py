@@ -388,8 +388,12 @@ def position_bias(
     ['single_order', 'swap']
     """
     from .._validation import CONFIDENCE_LEVEL
+    from ._arguments import check_attribute, check_policy
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_policy(policy)
+    if cluster is not None:
+        check_attribute(study, cluster, "cluster")
     return {
         "swap": swap_table(study, cluster=cluster, policy=policy, level=level),
         "single_order": a_rate_table(study, level=level),

@@ -182,8 +182,19 @@ def subgroup_accuracy(
     True
     """
     from .._validation import CONFIDENCE_LEVEL
+    from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
+    from .._validation import MIN_N as MIN_N_RANGE
+    from ._arguments import check_attributes, check_dimensions, check_policy
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_policy(policy)
+    MIN_N_RANGE.check("min_n", min_n)
+    HALF_WIDTH_RANGE.check("max_half_width", max_half_width)
+    if dimensions is not None:
+        check_dimensions(study, dimensions)
+    check_attributes(study, by, "by", extra=("dimension", "judge"))
+    if cluster is not None:
+        check_attributes(study, [cluster], "cluster")
     keys = [k for k in by if k != "judge"]
     so = (
         stacked
@@ -193,8 +204,6 @@ def subgroup_accuracy(
     rows = so.rows
     pooled = "dimension" not in keys and rows["dimension"].nunique() > 1
     if cluster is not None:
-        if cluster not in rows.columns:
-            raise KeyError(f"cluster attribute {cluster!r} is not an item attribute")
         cl_all = rows[cluster].astype(str).to_numpy()
     elif pooled:
         cl_all = rows["item"].astype(str).to_numpy()

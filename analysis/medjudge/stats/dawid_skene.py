@@ -195,9 +195,17 @@ def dawid_skene(
 
     Returns a :class:`DawidSkeneResult`; ``to_gold`` turns it into an alternative gold label.
     """
+    from .._validation import SEED, IntRange, RealRange, check_choice
+
+    check_choice("init", init, ("majority", "random"))
+    SEED.check("seed", seed)
+    IntRange(1, 10**7, what="count").check("max_iter", max_iter)
+    RealRange(0.0, math.inf, what="tolerance").check("tol", tol)
+    RealRange(0.0, math.inf, open_low=False, what="pseudo-count").check("smoothing", smoothing)
+    check_choice("require_dominance", require_dominance, (True, False))
     A = np.asarray(X.to_numpy(dtype=float) if hasattr(X, "to_numpy") else X, dtype=float)
     if A.ndim != 2:
-        raise ValueError(f"ratings must be items x raters, got shape {A.shape}")
+        raise ValueError(f"X: an array of shape {A.shape} is not allowed (items x raters)")
     n, R = A.shape
     cats = np.unique(A[~np.isnan(A)]) if categories is None else np.asarray(categories, dtype=float)
     observed = ~np.isnan(A)
@@ -210,8 +218,6 @@ def dawid_skene(
     q = cats.size
     if q < 2:
         raise ValueError("Dawid-Skene needs at least two categories")
-    if smoothing < 0:
-        raise ValueError("smoothing must be >= 0")
     n_raters_used = int((observed.sum(axis=0) > 0).sum())
     if n_raters_used < 3:
         raise ValueError(

@@ -193,10 +193,12 @@ def agreement_table(
     A = as_ratings(X)
     resampling(bootstrap, clusters, A.shape[0], confidence_level)  # check once, up front
     if coefficients is not None:
-        from ..._validation import check_choice
+        from ..._validation import check_names
 
-        for c in coefficients:
-            check_choice("coefficients", c, (*COEFFICIENTS, "gwet_ac1", "gwet_ac2", "icc", "ICC"))
+        coefficients = check_names(
+            "coefficients", coefficients, (*COEFFICIENTS, "gwet_ac1", "gwet_ac2", "icc", "ICC"),
+            "a list of coefficient names",
+        )  # fmt: skip
     wts = LEVEL_WEIGHTS[lvl] if weights is None else weights
     wname = weights_name(wts)
     common = {
