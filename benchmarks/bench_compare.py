@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 from medjudge.stats.accuracy import _jackknife_accuracy
-from medjudge.stats.comparisons import all_pairs
+from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
 from scipy import stats
 

@@ -17,9 +17,11 @@ import time
 import numpy as np
 from medjudge import Bootstrap
 from medjudge.stats.accuracy import judge_accuracy
-from medjudge.stats.comparisons import cochran_q, mcnemar_pvalue, sign_flip_pvalues
 from medjudge.stats.intervals import paired_difference_interval
+from medjudge.stats.mcnemar import mcnemar_pvalue
+from medjudge.stats.omnibus import cochran_q
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.score_tests import sign_flip_pvalues
 from scipy import stats
 from scipy.special import expit
 
@@ -191,7 +193,7 @@ def sim_type1(rng: np.random.Generator, reps: int) -> None:
             rej += cochran_q(yy).pvalue < 0.05
         record("type I", f"Cochran's Q, 4 judges, n={n}", "chi-square", rej / reps, reps)
     # clustered McNemar (Durkalski) vs plain McNemar under a clustered null
-    from medjudge.stats.comparisons import _clustered_mcnemar_matrix
+    from medjudge.stats.mcnemar import _clustered_mcnemar_matrix
 
     for c in (50, 200):
         size = 5

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from medjudge.stats.comparisons import _clustered_mcnemar_matrix, clustered_mcnemar
+from medjudge.stats.mcnemar import _clustered_mcnemar_matrix, clustered_mcnemar
 
 
 @pytest.mark.parametrize("missing", [0.0, 0.2])

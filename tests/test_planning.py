@@ -18,7 +18,7 @@ from medjudge.stats.planning import (
     ppi_pilot,
     ppi_variance,
 )
-from medjudge.stats.ppi import ppi_mean
+from medjudge.stats.ppi.mean import ppi_mean
 
 
 def test_classical_and_ppi_closed_forms_by_hand():

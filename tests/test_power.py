@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from medjudge.stats.comparisons import mcnemar_pvalue
+from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.power import (
     items_for_accuracy_halfwidth,
     items_for_kappa_halfwidth,

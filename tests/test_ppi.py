@@ -14,16 +14,16 @@ import math
 import numpy as np
 import pytest
 from conftest import ROOT
-from medjudge.stats.ppi import (
+from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
+from medjudge.stats.ppi.mean import (
     classical_mean,
     ppi_mean,
-    ppi_mean_crossfit,
-    ppi_mean_stratified,
     ppi_paired_difference,
     ppi_proportion,
-    rogan_gladen,
     tuned_lambda,
 )
+from medjudge.stats.ppi.rogan_gladen import rogan_gladen
+from medjudge.stats.ppi.stratified import ppi_mean_stratified
 
 ppi_py = pytest.importorskip("ppi_py")
 
@@ -253,7 +253,7 @@ def test_crossfit_variance_equals_ppi_python_crossppi():
     F, Fu = np.column_stack([f1, f2]), np.column_stack([fu1, fu2])
     e = ppi_mean_crossfit(y, F, Fu, combine="combine", n_folds=5, seed=3, interval="normal")
     W = np.asarray(e.extra["weights"])
-    from medjudge.stats.ppi import _fold_ids
+    from medjudge.stats.ppi.crossfit import _fold_ids
 
     folds = _fold_ids(y.size, 5, None, 3)
     g_oof = np.einsum("ik,ik->i", F, W[folds])

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "calibration"))
 from medjudge import Bootstrap  # noqa: E402
 from medjudge.analyses.heterogeneity import heterogeneity_table  # noqa: E402
 from medjudge.analyses.subgroups import best_judge_by_subgroup, stack_outcomes  # noqa: E402
-from medjudge.stats.comparisons import all_pairs  # noqa: E402
+from medjudge.stats.pairwise import all_pairs  # noqa: E402
 from study_sim import make_design, make_study  # noqa: E402
 
 

@@ -177,7 +177,7 @@ def test_cell_grid_fisher_and_holm(demo_study, so):
 
 
 def test_best_judge_uses_mcnemar(demo_study, so):
-    from medjudge.stats.comparisons import mcnemar
+    from medjudge.stats.mcnemar import mcnemar
 
     b = best_judge_by_subgroup(demo_study, ["organ_system"], stacked=so)
     assert len(b) == 6 * 13

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from medjudge.analyses.evaluation import _pairs_by_dimension, cluster_ids  # noqa: E402
-from medjudge.stats.comparisons import all_pairs  # noqa: E402
+from medjudge.stats.pairwise import all_pairs  # noqa: E402
 from study_sim import make_design, make_study, verdict  # noqa: E402
 
 # (label, n_clusters, mean items per cluster, judge accuracy, share of items without gold in "safety")

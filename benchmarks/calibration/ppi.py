@@ -37,13 +37,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "analysis"))
 
-from medjudge.stats.ppi import (  # noqa: E402
-    classical_mean,
-    ppi_mean,
-    ppi_mean_crossfit,
-    ppi_mean_stratified,
-    rogan_gladen,
-)
+from medjudge.stats.ppi.crossfit import ppi_mean_crossfit  # noqa: E402
+from medjudge.stats.ppi.mean import classical_mean, ppi_mean  # noqa: E402
+from medjudge.stats.ppi.rogan_gladen import rogan_gladen  # noqa: E402
+from medjudge.stats.ppi.stratified import ppi_mean_stratified  # noqa: E402
 
 
 def world(rng: np.random.Generator, n_clusters: int, m: int = 4):

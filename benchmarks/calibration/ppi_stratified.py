@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from medjudge.stats.ppi import classical_mean, ppi_mean_stratified  # noqa: E402
+from medjudge.stats.ppi.mean import classical_mean  # noqa: E402
+from medjudge.stats.ppi.stratified import ppi_mean_stratified  # noqa: E402
 from ppi import world  # noqa: E402
 
 

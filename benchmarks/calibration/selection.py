@@ -39,7 +39,8 @@ from medjudge import Bootstrap
 from medjudge.analyses.evaluation import evaluate_judges  # noqa: E402
 from medjudge.analyses.heterogeneity import heterogeneity_table  # noqa: E402
 from medjudge.analyses.subgroups import best_judge_by_subgroup, stack_outcomes  # noqa: E402
-from medjudge.stats.comparisons import adjust_pvalues, all_pairs  # noqa: E402
+from medjudge.stats.multiplicity import adjust_pvalues  # noqa: E402
+from medjudge.stats.pairwise import all_pairs  # noqa: E402
 from study_sim import make_design, make_study, mc_se  # noqa: E402
 
 N_ORGANS = 4

@@ -42,8 +42,9 @@ import pandas as pd
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
-from medjudge.stats.comparisons import adjust_pvalues, mcnemar_pvalue
 from medjudge.stats.intervals import paired_difference_interval, wilson_interval
+from medjudge.stats.mcnemar import mcnemar_pvalue
+from medjudge.stats.multiplicity import adjust_pvalues
 
 __all__ = [
     "label_balance",

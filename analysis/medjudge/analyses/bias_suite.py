@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from medjudge.data.model import Study
-from medjudge.stats.comparisons import adjust_pvalues
 from medjudge.stats.length_control import length_controlled_accuracy
+from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.self_preference import self_preference
 
 __all__ = ["BiasSuiteResult", "bias_suite"]

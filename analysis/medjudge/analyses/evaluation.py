@@ -19,7 +19,8 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from ..stats.comparisons import add_multiplicity, adjust_pvalues, all_pairs
+from ..stats.multiplicity import add_multiplicity, adjust_pvalues
+from ..stats.pairwise import all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ._arguments import check_dimensions

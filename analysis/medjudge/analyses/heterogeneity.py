@@ -13,13 +13,13 @@ from scipy import stats
 from medjudge.analyses.subgroups import StackedOutcomes, stack_outcomes
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
-from medjudge.stats.comparisons import adjust_pvalues
 from medjudge.stats.heterogeneity import (
     ModelMethod,
     cochran_q_subgroups,
     homogeneity_chi2,
 )
 from medjudge.stats.intervals import z_value
+from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
 

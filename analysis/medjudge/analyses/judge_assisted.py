@@ -29,13 +29,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.ppi import (
-    classical_mean,
-    ppi_mean,
-    ppi_mean_crossfit,
-    ppi_mean_stratified,
-    rogan_gladen,
-)
+from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
+from medjudge.stats.ppi.mean import classical_mean, ppi_mean
+from medjudge.stats.ppi.rogan_gladen import rogan_gladen
+from medjudge.stats.ppi.stratified import ppi_mean_stratified
 
 __all__ = ["PPIResult", "judge_assisted_estimate", "ASSUMPTION"]
 
@@ -273,7 +270,7 @@ def judge_assisted_estimate(
     interval : ``"t"`` (default): small-sample intervals (unbiased divisors, ``n - 2`` when
         ``lam`` is tuned, CR1 per sample for clusters, Student t with Satterthwaite degrees of
         freedom) for every row, the expert-only one included; ``"normal"``: the asymptotic
-        intervals of ppi-python (see :func:`medjudge.stats.ppi.ppi_mean`).
+        intervals of ppi-python (see :func:`medjudge.stats.ppi.mean.ppi_mean`).
 
     Returns
     -------

@@ -26,13 +26,14 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
-from ..stats.comparisons import adjust_pvalues, clustered_mcnemar, mcnemar
 from ..stats.confusion import (
     class_rates,
     confusion_counts,
     gold_kappa_core,
     ordinal_error_rates,
 )
+from ..stats.mcnemar import clustered_mcnemar, mcnemar
+from ..stats.multiplicity import adjust_pvalues
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from .evaluation import cluster_ids
 

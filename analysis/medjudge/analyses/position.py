@@ -49,8 +49,9 @@ from scipy import stats
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
-from medjudge.stats.comparisons import adjust_pvalues, mcnemar_pvalue
 from medjudge.stats.intervals import paired_difference_interval
+from medjudge.stats.mcnemar import mcnemar_pvalue
+from medjudge.stats.multiplicity import adjust_pvalues
 
 __all__ = [
     "SwapData",

@@ -15,7 +15,7 @@ half-width ``(ci_high - ci_low)/2 > max_half_width`` (default 0.15): such a cell
 distinguish a 60% judge from a 85% one, so its estimate should not be read on its own.
 
 Which judge is best *within* a subgroup (:func:`best_judge_by_subgroup`) uses the all-pairs
-machinery of :mod:`medjudge.stats.comparisons` (McNemar mid-p, Tango interval) on the items
+machinery of :mod:`medjudge.stats.pairwise` (McNemar mid-p, Tango interval) on the items
 of the cell, Holm within the cell and Benjamini–Hochberg across cells.
 """
 
@@ -29,7 +29,8 @@ import pandas as pd
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
-from medjudge.stats.comparisons import adjust_pvalues, all_pairs
+from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.pairwise import all_pairs
 
 __all__ = [
     "MIN_N",

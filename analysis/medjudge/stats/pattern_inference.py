@@ -40,8 +40,8 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from .comparisons import mcnemar_pvalue
 from .intervals import wilson_interval
+from .mcnemar import mcnemar_pvalue
 from .poisson_bootstrap import pattern_keys, poisson_weights
 
 Policy = Literal["wrong", "exclude", "half"]

@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.accuracy import AccuracyMethod, Policy, bootstrap_accuracy, judge_accuracy
-from medjudge.stats.comparisons import McNemarMethod, all_pairs
+from medjudge.stats.mcnemar import McNemarMethod
+from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
 from medjudge.stats.resampling import Bootstrap, ResamplePlan
 

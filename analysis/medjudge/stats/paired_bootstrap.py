@@ -1,0 +1,143 @@
+"""Paired bootstrap of the difference between two judges on shared resamples.
+
+:func:`paired_bootstrap` (difference of accuracies, or of Cohen's kappa with gold, with a
+bootstrap p-value; clusters resampled whole) and :func:`cohen_kappa_weighted`, Cohen's kappa
+with gold under resample weights.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from medjudge.stats.accuracy import (
+    Policy,
+    _as_2d,
+    _jackknife_accuracy,
+    apply_policy,
+    bootstrap_accuracy,
+)
+from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from medjudge.stats.results import Estimate
+
+__all__ = ["paired_bootstrap", "cohen_kappa_weighted"]
+
+
+def cohen_kappa_weighted(
+    pred: np.ndarray, gold: np.ndarray, weights: np.ndarray, categories: np.ndarray | None = None
+) -> np.ndarray:
+    """Cohen's (1960) kappa of each judge with the gold labels under resample weights.
+
+    ``kappa = (p_o - p_e) / (1 - p_e)``, ``p_o = sum_i w_i [pred_i = gold_i] / sum_i w_i``,
+    ``p_e = sum_k p_k(pred) p_k(gold)`` with weighted marginal proportions. Invalid (NaN)
+    predictions count as disagreement and belong to no category. ``weights``: ``(B, n)``;
+    returns ``(B, J)``.
+    """
+    pr = _as_2d(pred)
+    g = np.asarray(gold, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    cats = np.unique(g[~np.isnan(g)]) if categories is None else np.asarray(categories, dtype=float)
+    tot = w.sum(1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        po = (w @ (pr == g[:, None]).astype(float)) / tot
+        pe = np.zeros_like(po)
+        for k in cats:
+            pe += ((w @ (pr == k).astype(float)) / tot) * (
+                (w @ (g == k).astype(float)) / tot[:, 0]
+            )[:, None]
+        return (po - pe) / (1.0 - pe)
+
+
+def paired_bootstrap(
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    gold: np.ndarray | None = None,
+    statistic: Literal["accuracy", "kappa"] = "accuracy",
+    policy: Policy = "wrong",
+    clusters: np.ndarray | None = None,
+    n_resamples: int = 2000,
+    seed: int = 0,
+    method: Literal["percentile", "bca", "basic"] | None = None,
+    level: float = 0.95,
+) -> Estimate:
+    """Paired bootstrap interval for the difference ``stat(a) - stat(b)`` of two judges.
+
+    ``method`` defaults to ``percentile`` for accuracy and ``bca`` for kappa (the choices that
+    covered best in docs/inference.md; for an accuracy difference on independent items at small
+    n prefer Tango's score interval, :func:`medjudge.stats.intervals.paired_difference_ci`).
+
+    Both judges are evaluated on the *same* resamples (rows of the engine's weight matrix),
+    so the interval reflects the correlation between them. ``statistic="accuracy"``: ``a`` and
+    ``b`` are outcome vectors (1/0/NaN). ``statistic="kappa"``: ``a`` and ``b`` are predicted
+    category codes and ``gold`` the gold codes; the statistic is Cohen's kappa with gold.
+    With ``clusters`` whole clusters are resampled. The Estimate's ``extra`` holds the p-value
+    of the bootstrap test (twice the smaller tail of the replicates around 0, Efron &
+    Tibshirani 1993, sec. 16.4 style percentile test) and the resampling settings.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> rng = np.random.default_rng(0)
+    >>> a = (rng.random(200) < 0.8).astype(float)
+    >>> b = (rng.random(200) < 0.7).astype(float)
+    >>> e = mj.paired_bootstrap(a, b, n_resamples=500)
+    >>> round(e.estimate, 3), bool(e.ci_low < e.estimate < e.ci_high)
+    (0.075, True)
+    """
+    if method is None:
+        method = "bca" if statistic == "kappa" else "percentile"
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    n = a.shape[0]
+    plan = ResamplePlan(n, n_resamples, seed, clusters=clusters)
+    w = plan.weights()
+    if statistic == "accuracy":
+        y = np.column_stack([a, b])
+        boot = bootstrap_accuracy(y, policy=policy, weights=w)
+        yy, mm = apply_policy(y, policy)
+        full = (mm * yy).sum(0) / mm.sum(0)
+        jack = _jackknife_accuracy(yy, mm, clusters) if method == "bca" else None
+    elif statistic == "kappa":
+        if gold is None:
+            raise ValueError("statistic='kappa' needs gold=")
+        pr = np.column_stack([a, b])
+        if policy == "exclude":
+            keep = ~np.isnan(pr).any(1)
+            pr, gold_k = pr[keep], np.asarray(gold, float)[keep]
+            w = w[:, keep]
+            jw = plan.jackknife()[:, keep]
+        else:
+            gold_k = np.asarray(gold, float)
+            jw = plan.jackknife()
+        boot = cohen_kappa_weighted(pr, gold_k, w)
+        full = cohen_kappa_weighted(pr, gold_k, np.ones((1, pr.shape[0])))[0]
+        jack = cohen_kappa_weighted(pr, gold_k, jw) if method == "bca" else None
+    else:
+        raise ValueError(f"unknown statistic {statistic!r}")
+    d_boot = boot[:, 0] - boot[:, 1]
+    d = full[0] - full[1]
+    d_jack = None if jack is None else jack[:, 0] - jack[:, 1]
+    lo, hi = bootstrap_interval(d, d_boot, level=level, method=method, jack=d_jack)
+    valid = d_boot[~np.isnan(d_boot)]
+    p = min(1.0, 2 * min(np.mean(valid <= 0), np.mean(valid >= 0))) if valid.size else np.nan
+    return Estimate(
+        name=f"{statistic}_difference",
+        estimate=float(d),
+        se=float(bootstrap_se(d_boot)),
+        ci_low=float(lo),
+        ci_high=float(hi),
+        ci_method=f"{'cluster ' if clusters is not None else ''}paired bootstrap {method}",
+        level=level,
+        n=int(n),
+        extra={
+            "estimate_a": float(full[0]),
+            "estimate_b": float(full[1]),
+            "p_bootstrap": float(p),
+            "B": n_resamples,
+            "seed": seed,
+            "policy": policy,
+        },
+    )
