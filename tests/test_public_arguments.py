@@ -93,7 +93,7 @@ DATA_ARGS = {"categories", "values", "judges", "annotator_names", "judge_name", 
 
 #: legal values whose call fails for a reason of the data, said in the model's own words:
 #: a pseudo-count of 1e9 drowns the data, so the Dawid-Skene classes cannot be matched to labels
-LEGAL_BUT_FAILING = {("dawid_skene", "smoothing", 10**9)}
+LEGAL_BUT_FAILING = [("dawid_skene", "smoothing", 10**9)]
 
 
 def _call(name: str, **override: Any) -> Any:

@@ -74,7 +74,7 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
             )
             old = pd.concat(
                 [
-                    all_pairs({d: o.outcome}, st.judges, dimensions=[d], level=0.95)
+                    all_pairs({d: o.outcome}, st.judges, dimensions=[d], confidence_level=0.95)
                     for d, o in outcomes.items()
                 ]
             )

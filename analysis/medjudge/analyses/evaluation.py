@@ -177,9 +177,8 @@ def _pairs_by_dimension(
             dimensions=[d],
             policy=policy,
             clusters=cl_for(o),
-            n_resamples=n_resamples,
-            seed=seed,
-            level=level,
+            bootstrap=Bootstrap(n_resamples, seed),
+            confidence_level=level,
         )
         frames.append(t)
     table = pd.concat(frames, ignore_index=True)
@@ -290,9 +289,9 @@ def evaluate_judges(
     """
     from .._validation import CONFIDENCE_LEVEL, check_choice
 
-    b = as_bootstrap(bootstrap)
-    b.interval("percentile", allowed=("percentile",))
-    n_resamples, seed = b.n_resamples, b.seed
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", allowed=("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("policy", policy, ("wrong", "exclude", "half"))
     check_choice("family", family, ("table", "dimension"))
@@ -356,9 +355,8 @@ def evaluate_judges(
             dimensions=dims,
             policy=policy,
             clusters=None if clusters is None else cl_for(first),
-            n_resamples=n_resamples,
-            seed=seed,
-            level=level,
+            bootstrap=boot,
+            confidence_level=level,
             weights=shared_w,
         )
     else:

@@ -348,7 +348,7 @@ def best_judge_by_subgroup(
         yc = y[:, present]
         with np.errstate(invalid="ignore", divide="ignore"):
             pairs = all_pairs(
-                yc, names, policy="exclude", ci="tango", level=level, family=(), within="holm"
+                yc, names, policy="exclude", ci="tango", confidence_level=level, family=(), within="holm"
             )
             m = ~np.isnan(yc)
             acc_all = np.nansum(yc, 0) / m.sum(0)
