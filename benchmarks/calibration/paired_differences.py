@@ -70,7 +70,7 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
                 policy="wrong",
                 n_resamples=boot,
                 seed=seed_r,
-                level=0.95,
+                confidence_level=0.95,
             )
             old = pd.concat(
                 [

@@ -243,7 +243,7 @@ def bias_suite(
         from medjudge.analyses.position import a_rate_table
 
         pos_order = order if order in study.orders else ""
-        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, level=level)
+        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, confidence_level=level)
         for r in pos.itertuples():
             rows.append(
                 {

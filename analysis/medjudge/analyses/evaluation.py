@@ -159,7 +159,7 @@ def _pairs_by_dimension(
     policy: Policy,
     n_resamples: int,
     seed: int,
-    level: float,
+    confidence_level: float,
 ) -> pd.DataFrame:
     """All pairs when the gold item sets differ between dimensions.
 
@@ -178,7 +178,7 @@ def _pairs_by_dimension(
             policy=policy,
             clusters=cl_for(o),
             bootstrap=Bootstrap(n_resamples, seed),
-            confidence_level=level,
+            confidence_level=confidence_level,
         )
         frames.append(t)
     table = pd.concat(frames, ignore_index=True)
@@ -361,7 +361,7 @@ def evaluate_judges(
         )
     else:
         pairs = _pairs_by_dimension(
-            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, level=level
+            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, confidence_level=level
         )
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)

@@ -385,7 +385,7 @@ def correctness_model(
     judges: Sequence[str] | None = None,
     policy: Literal["wrong", "exclude"] = "wrong",
     method: ModelMethod = "glm-cluster",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Logistic model of correctness over all judges as a tidy coefficient table.
@@ -414,7 +414,7 @@ def correctness_model(
     res = _fit(yy, x, groups, method)
     params, cov = np.asarray(res.params), np.asarray(res.cov_params())
     se = np.sqrt(np.diag(cov))
-    z = z_value(level)
+    z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         zs = params / se
     t = pd.DataFrame(

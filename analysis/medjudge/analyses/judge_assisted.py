@@ -167,13 +167,13 @@ def _naive(
     f_u: np.ndarray,
     cl: np.ndarray | None,
     clu: np.ndarray | None,
-    level: float,
+    confidence_level: float,
     interval: str,
 ) -> dict:
     f_all = np.concatenate([f_l, f_u])
     c_all = None if cl is None else np.concatenate([cl, clu])
-    e = classical_mean(f_all, clusters=c_all, confidence_level=level, interval=interval)
-    b = classical_mean(f_l - y, clusters=cl, confidence_level=level, interval=interval)
+    e = classical_mean(f_all, clusters=c_all, confidence_level=confidence_level, interval=interval)
+    b = classical_mean(f_l - y, clusters=cl, confidence_level=confidence_level, interval=interval)
     return _row(
         dim,
         judge,
@@ -511,7 +511,7 @@ def _rogan_gladen_row(
     pred_l: np.ndarray,
     pred_u: np.ndarray,
     k: int,
-    level: float,
+    confidence_level: float,
     ce: Any,
     notes: list[str],
 ) -> list[dict]:
@@ -529,7 +529,7 @@ def _rogan_gladen_row(
             int(yl.sum()),
             int((~fl & ~yl).sum()),
             int((~yl).sum()),
-            confidence_level=level,
+            confidence_level=confidence_level,
         )
     except ValueError as err:
         notes.append(f"{dim}/{tname}/{judge}: Rogan-Gladen not possible ({err}).")
@@ -561,7 +561,7 @@ def _by_rows(
     s_u: np.ndarray,
     cl: np.ndarray | None,
     clu: np.ndarray | None,
-    level: float,
+    confidence_level: float,
     notes: list[str],
     with_classical: bool,
     interval: str = "t",
@@ -576,13 +576,13 @@ def _by_rows(
             s_u,
             clusters=cl,
             clusters_unlabeled=clu,
-            confidence_level=level,
+            confidence_level=confidence_level,
             interval=interval,
         )
     except ValueError as err:
         notes.append(f"{dim}/{tname}/{judge}: stratified PPI skipped ({err}).")
         return out
-    ce = classical_mean(y, clusters=cl, confidence_level=level, interval=interval)
+    ce = classical_mean(y, clusters=cl, confidence_level=confidence_level, interval=interval)
     out.append(
         _row(
             dim,
@@ -599,7 +599,7 @@ def _by_rows(
         c0 = classical_mean(
             yh,
             clusters=None if cl is None else cl[s_l == h],
-            confidence_level=level,
+            confidence_level=confidence_level,
             interval=interval,
         )
         if with_classical:

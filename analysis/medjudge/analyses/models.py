@@ -391,7 +391,7 @@ def _correlations(
     boots: dict[str, np.ndarray],
     sets: dict[str, dict[str, np.ndarray]],
     model_names: list[str],
-    level: float,
+    confidence_level: float,
 ) -> pd.DataFrame:
     if EXPERTS not in est:
         return pd.DataFrame()
@@ -400,7 +400,7 @@ def _correlations(
         return pd.DataFrame()
     ref, ref_b = est[EXPERTS], boots[EXPERTS]
     j = len(judges)
-    sim_level = 1 - (1 - level) / j
+    sim_level = 1 - (1 - confidence_level) / j
     taus_b = np.column_stack([rank_correlation(boots[s], ref_b, "kendall") for s in judges])
     # selection: the judge with the highest tau in each resample (ties shared)
     tb = np.where(np.isnan(taus_b), -np.inf, taus_b)
@@ -413,7 +413,7 @@ def _correlations(
         for meth, col in (("kendall", "kendall_tau"), ("spearman", "spearman_rho")):
             point = float(rank_correlation(est[s], ref, meth))
             bb = taus_b[:, n_j] if meth == "kendall" else rank_correlation(boots[s], ref_b, meth)
-            lo, hi = bootstrap_interval(point, bb, level=level, method="percentile")
+            lo, hi = bootstrap_interval(point, bb, level=confidence_level, method="percentile")
             slo, shi = bootstrap_interval(point, bb, level=sim_level, method="percentile")
             prefix = "" if meth == "kendall" else "rho_"
             row[col] = point
@@ -421,7 +421,7 @@ def _correlations(
             row[f"{prefix}ci_high"] = float(hi)
             row[f"{prefix}simultaneous_ci_low"] = float(slo)
             row[f"{prefix}simultaneous_ci_high"] = float(shi)
-        row["level"] = level
+        row["level"] = confidence_level
         d_j = np.sign(est[s][:, None] - est[s][None, :])
         d_e = np.sign(ref[:, None] - ref[None, :])
         iu = np.triu_indices(k, 1)

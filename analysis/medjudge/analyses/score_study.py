@@ -356,7 +356,7 @@ def score_study(
     )
 
 
-def _headline(dimension: str, metrics: pd.DataFrame, level: float) -> str:
+def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) -> str:
     if metrics.empty:
         return f"{dimension}: no rater could be compared with a reference score."
     m = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "judge")]
@@ -366,7 +366,7 @@ def _headline(dimension: str, metrics: pd.DataFrame, level: float) -> str:
     best = mae.iloc[0]
     ccc = m[(m["metric"] == "ccc") & (m["rater"] == best["rater"])].iloc[0]
     bias = m[(m["metric"] == "bias") & (m["rater"] == best["rater"])].iloc[0]
-    lvl = f"{round(100 * level)}%"
+    lvl = f"{round(100 * confidence_level)}%"
     s = (
         f"{dimension}: the judge closest to gold is {best['rater']} (MAE {best['estimate']:.2f}, "
         f"{lvl} CI {best['ci_low']:.2f}–{best['ci_high']:.2f}; CCC {ccc['estimate']:.2f}; "

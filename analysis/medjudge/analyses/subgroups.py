@@ -242,7 +242,7 @@ def subgroup_agreement(
     coefficient: str = "fleiss_kappa",
     role: str = "expert",
     dimensions: Sequence[str] | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     min_n: int = MIN_N,
     max_half_width: float = MAX_HALF_WIDTH,
 ) -> pd.DataFrame:
@@ -270,7 +270,7 @@ def subgroup_agreement(
             if X.shape[0] < 2:
                 continue
             kw = {"categories": cats} if cats is not None else {}
-            e = fn(X, confidence_level=level, **kw)
+            e = fn(X, confidence_level=confidence_level, **kw)
             r = {
                 "dimension": dim,
                 **dict(zip(keys, key, strict=True)),
@@ -301,7 +301,7 @@ def best_judge_by_subgroup(
     judges: Sequence[str] | None = None,
     policy: Policy = "wrong",
     alpha: float = 0.05,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     cluster: str | None = "auto",
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
@@ -348,7 +348,7 @@ def best_judge_by_subgroup(
         yc = y[:, present]
         with np.errstate(invalid="ignore", divide="ignore"):
             pairs = all_pairs(
-                yc, names, policy="exclude", ci="tango", confidence_level=level, family=(), within="holm"
+                yc, names, policy="exclude", ci="tango", confidence_level=confidence_level, family=(), within="holm"
             )
             m = ~np.isnan(yc)
             acc_all = np.nansum(yc, 0) / m.sum(0)
