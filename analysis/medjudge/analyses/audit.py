@@ -23,6 +23,7 @@ from medjudge.stats.audit import (
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, plan_arguments
+from medjudge.stats.results import Presentable
 
 
 def dimension_reliability(
@@ -101,9 +102,25 @@ def subgroup_reliability(
     return pd.DataFrame(rows)
 
 
-@dataclass
-class AuditReport:
-    """Everything :func:`audit_study` computed (tables are tidy DataFrames)."""
+@dataclass(repr=False)
+class AuditReport(Presentable):
+    """Everything :func:`audit_study` computed (tables are tidy DataFrames).
+
+    ``to_frame()`` is the reliability table (one row per dimension x coefficient, intervals in
+    ``ci_low``, ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables.
+    """
+
+    def to_frame(self) -> pd.DataFrame:
+        """The reliability table."""
+        return self.reliability.copy()
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"AuditReport({len(self.dimensions)} dimensions, role={s.get('role')!r}, "
+            f"{len(self.reliability)} reliability rows, ci={s.get('ci')!r}, "
+            f"B={s.get('n_resamples')})"
+        )
 
     reliability: pd.DataFrame
     dimensions: dict[str, dict[str, Any]] = field(default_factory=dict)

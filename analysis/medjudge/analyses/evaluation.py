@@ -23,14 +23,24 @@ from ..stats.multiplicity import add_multiplicity, adjust_pvalues
 from ..stats.pairwise import all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
+from ..stats.results import Presentable
 from ._arguments import check_dimensions
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
 
-@dataclass(frozen=True)
-class JudgeEvaluation:
-    """Every table of a judge evaluation, plus the settings that produced them."""
+@dataclass(frozen=True, repr=False)
+class JudgeEvaluation(Presentable):
+    """Every table of a judge evaluation, plus the settings that produced them.
+
+    ``table(name)`` returns one of ``leaderboard`` (default), ``pairs``, ``sensitivity``,
+    ``classification``, ``baselines``, ``expert_ceiling``; interval columns are ``ci_low``,
+    ``ci_high`` and ``level``.
+    """
+
+    TABLES = (
+        "leaderboard", "pairs", "sensitivity", "classification", "baselines", "expert_ceiling",
+    )  # fmt: skip
 
     leaderboard: pd.DataFrame
     pairs: pd.DataFrame
@@ -40,6 +50,24 @@ class JudgeEvaluation:
     expert_ceiling: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def table(self, name: str = "leaderboard") -> pd.DataFrame:
+        """One of the tables (a copy)."""
+        from .._validation import check_choice
+
+        return getattr(self, check_choice("name", name, self.TABLES)).copy()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The leaderboard: accuracy of every judge x dimension with its interval."""
+        return self.table("leaderboard")
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"JudgeEvaluation({len(s.get('judges', []))} judges x {len(s.get('dimensions', []))} "
+            f"dimensions, {len(self.pairs)} pairwise tests, B={s.get('n_resamples')}, "
+            f"level={s.get('level')}, cluster={s.get('cluster')!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -33,6 +33,7 @@ from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
 from medjudge.stats.ppi.mean import classical_mean, ppi_mean
 from medjudge.stats.ppi.rogan_gladen import rogan_gladen
 from medjudge.stats.ppi.stratified import ppi_mean_stratified
+from medjudge.stats.results import Presentable
 
 __all__ = ["PPIResult", "judge_assisted_estimate", "ASSUMPTION"]
 
@@ -63,7 +64,7 @@ COLUMNS = [
 
 
 @dataclass(frozen=True)
-class PPIResult:
+class PPIResult(Presentable):
     """Judge-assisted estimates beside the expert-only and judge-only ones.
 
     Attributes

@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.results import Presentable
+
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
 from ..stats.confusion import (
@@ -43,7 +45,7 @@ TABLES = ("metrics", "classes", "confusion", "baseline_tests")
 
 
 @dataclass(frozen=True)
-class JudgeGoldResult:
+class JudgeGoldResult(Presentable):
     """Every judge (and trivial baseline) against gold, per dimension.
 
     Tables (tidy; interval columns ``ci_low, ci_high, level``):

@@ -40,6 +40,7 @@ from medjudge.stats.bradley_terry import (
 )
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.results import Presentable
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
@@ -47,7 +48,7 @@ EXPERTS = "experts"
 
 
 @dataclass(frozen=True)
-class ModelRankingResult:
+class ModelRankingResult(Presentable):
     """Answer-model rankings per source (experts' gold, each judge) with bootstrap intervals.
 
     Tables (``.table(name)``): ``strengths`` (one row per source x model: ``strength``, ``se``,

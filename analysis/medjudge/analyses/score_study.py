@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.results import Presentable
+
 from ..data.model import Study
 from ..stats.agreement.icc import icc
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
@@ -59,7 +61,7 @@ METRIC_ORDER = (
 
 
 @dataclass(frozen=True)
-class ScoreStudyResult:
+class ScoreStudyResult(Presentable):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,

@@ -20,13 +20,14 @@ import pandas as pd
 
 from medjudge.data.model import Study
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.results import Presentable
 from medjudge.stats.variance_components import COMPONENTS, flip_shares, variance_components
 
 __all__ = ["StabilityResult", "stability"]
 
 
 @dataclass(frozen=True)
-class StabilityResult:
+class StabilityResult(Presentable):
     """``components`` (evaluator x component: ``variance``, ``share``, ``ci_low``, ``ci_high``,
     ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``)."""
 

@@ -47,12 +47,14 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
+from .results import Presentable
+
 Init = Literal["majority", "random"]
 _TINY = 1e-300  # floor inside log(): a zero probability contributes ~ -690, not -inf
 
 
-@dataclass(frozen=True)
-class DawidSkeneResult:
+@dataclass(frozen=True, repr=False)
+class DawidSkeneResult(Presentable):
     """Fitted Dawid–Skene model.
 
     Attributes
@@ -102,6 +104,21 @@ class DawidSkeneResult:
 
     def max_posterior(self) -> np.ndarray:
         return self.posteriors.max(axis=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per rater: model accuracy and per-class sensitivity."""
+        return self.rater_table()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary (see :meth:`summary`)."""
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"DawidSkeneResult({len(self.raters)} raters, {len(self.items)} items, "
+            f"{self.categories.size} classes, {'converged' if self.converged else 'NOT converged'}"
+            f" after {self.n_iter} iterations, init={self.init!r}, seed={self.seed})"
+        )
 
     def summary(self, labels: list[str] | None = None) -> dict[str, Any]:
         """Small JSON-able summary (no per-item arrays); ``labels`` name the category codes."""

@@ -56,6 +56,7 @@ import pandas as pd
 from scipy import stats
 
 from .._validation import ALPHA, EPSILON, IntRange, check_choice
+from .results import Presentable
 
 Scoring = Literal["accuracy", "neg_rmse"]
 InvalidPolicy = Literal["exclude", "wrong"]
@@ -105,9 +106,21 @@ def one_sided_paired_t(d: np.ndarray, epsilon: float) -> tuple[float, float, int
 # ---------------------------------------------------------------------------------------------
 # alt-test
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class AltTestResult:
+@dataclass(frozen=True, repr=False)
+class AltTestResult(Presentable):
     """Outcome of the alt-test for one judge (one row per excluded annotator in ``table``)."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per left-out annotator: the judge's and the annotator's advantage, p-value."""
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        return (
+            f"AltTestResult({self.judge}: {'passed' if self.passed else 'not passed'}, "
+            f"winning rate {self.winning_rate:.3g}, advantage probability "
+            f"{self.advantage_probability:.3g}, epsilon={self.epsilon:g}, q={self.q:g}, "
+            f"n={self.n_items})"
+        )
 
     judge: str
     winning_rate: float

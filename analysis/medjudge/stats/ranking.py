@@ -221,6 +221,7 @@ def leaderboard(
             "ci_low": acc["ci_low"].to_numpy(),
             "ci_high": acc["ci_high"].to_numpy(),
             "ci_method": acc["ci_method"].to_numpy(),
+            "level": level,
             "rank_low": r_lo,
             "rank_high": r_hi,
             "rank_set": "simultaneous",
