@@ -174,9 +174,10 @@ def category_agreement(
             {
                 "category": labels[idx] if labels is not None else code,
                 "kappa": e.estimate,
-                "kappa_low": e.ci_low,
-                "kappa_high": e.ci_high,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
                 "ci_method": e.ci_method,
+                "level": e.level,
                 "share": float(np.nanmean(A == code) / np.mean(~np.isnan(A)))
                 if np.isfinite(A).any()
                 else math.nan,
