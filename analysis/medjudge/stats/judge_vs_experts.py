@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import ALPHA, EPSILON, IntRange, check_choice
+from .._validation import ALPHA, IntRange, RealRange, check_choice
 from .results import Presentable
 
 Scoring = Literal["accuracy", "neg_rmse"]
@@ -194,7 +194,7 @@ def epsilon_for(annotators: str) -> float:
 
 def check_alt_arguments(epsilon: Any, q: Any, invalid: Any, min_items_per_annotator: Any) -> None:
     """The alt-test's options, checked once (one line naming the argument)."""
-    EPSILON.check("epsilon", epsilon)
+    RealRange(0.0, 1.0, open_low=False, what="a margin").check("epsilon", epsilon)
     ALPHA.check("q", q)
     check_choice("invalid", invalid, ("exclude", "wrong"))
     IntRange(1, 10**9, what="count").check("min_items_per_annotator", min_items_per_annotator)
