@@ -39,7 +39,7 @@ from medjudge.stats.bradley_terry import (
     win_probability,
 )
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
-from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
 from medjudge.stats.results import Presentable
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
@@ -176,8 +176,7 @@ def answer_model_ranking(
     include_experts: bool = True,
     ties: Ties = "half",
     cluster: str | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     simultaneous: bool = True,
     order: str = "AB",
@@ -193,7 +192,8 @@ def answer_model_ranking(
     judges : judges to rank by (default all); ``include_experts`` adds the experts' gold.
     ties : ``"half"`` (a tie is half a win each) or ``"davidson"``.
     cluster : item attribute whose values are resampled together (e.g. instruction id).
-    n_resamples, seed : the cluster bootstrap (:class:`~medjudge.stats.resampling.ResamplePlan`).
+    bootstrap : Bootstrap, optional
+        The cluster bootstrap (replicates, seed).
     confidence_level : coverage of every interval and rank set.
     simultaneous : rank confidence sets jointly over all models (True) or per model.
     order : presentation order whose judge verdicts are used when a judge has both.
@@ -210,13 +210,16 @@ def answer_model_ranking(
 
     Examples
     --------
+    >>> import medjudge as mj
     >>> import medjudge.data.tables as t
     >>> s = t.load_any("data/external/pandalm_testset/verdicts_wide.csv",
     ...                "data/mappings/pandalm_wide.toml")            # doctest: +SKIP
-    >>> res = answer_model_ranking(s, n_resamples=200)               # doctest: +SKIP
+    >>> res = answer_model_ranking(s, bootstrap=mj.Bootstrap(200))               # doctest: +SKIP
     >>> res.table("strengths").columns[:4].tolist()                  # doctest: +SKIP
     ['source', 'model', 'strength', 'se']
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     models = tuple(models) if models is not None else tuple(study.answer_models)
     if len(models) != 2:
         raise ValueError(

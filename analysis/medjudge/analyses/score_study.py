@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from medjudge.stats.results import Presentable
 
 from ..data.model import Study
@@ -156,12 +157,16 @@ def _rows_for(
                 ("pearson", pearson_interval(x, y, confidence_level=confidence_level)),
             ):
                 est[key] = (e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method)
-            ic = {e.name: e for e in icc(pair, ci="analytic", confidence_level=confidence_level)}["ICC2"]
+            ic = {e.name: e for e in icc(pair, ci="analytic", confidence_level=confidence_level)}[
+                "ICC2"
+            ]
         else:
             ic = {
                 e.name: e
                 for e in icc(
-                    pair, ci="bootstrap", confidence_level=confidence_level,
+                    pair,
+                    ci="bootstrap",
+                    confidence_level=confidence_level,
                     **plan_arguments(plan, "bca"),
                 )  # fmt: skip
             }["ICC2"]
@@ -223,8 +228,7 @@ def score_study(
     gold: str = "auto",
     cluster: str | None = "auto",
     dimensions: list[str] | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
 ) -> ScoreStudyResult:
@@ -236,7 +240,7 @@ def score_study(
     gold : gold method (``auto``: supplied gold, else the study's rule, else the experts' mean).
     cluster : item attribute to cluster-resample by (``auto``: the study's declared cluster
         column, else image_id/case_id/…; ``none``).
-    n_resamples, seed : the shared bootstrap. confidence_level : coverage of every interval.
+    bootstrap : the shared bootstrap (Bootstrap). confidence_level : coverage of every interval.
     interval : ``bootstrap`` (BCa, cluster-aware) or ``analytic`` (closed forms, independent
         items) for bias, limits of agreement, Pearson, CCC and ICC.
 
@@ -264,10 +268,13 @@ def score_study(
     ...            {"q": Scale("interval", low=1, high=10)},
     ...            gold_table=pd.DataFrame({"item": [f"i{i}" for i in range(30)], "dimension": "q",
     ...                                     "value": np.round(truth, 1)}))
-    >>> res = score_study(st, n_resamples=200)
+    >>> from medjudge import Bootstrap
+    >>> res = score_study(st, bootstrap=Bootstrap(200))
     >>> sorted(set(res.table()["metric"])) == sorted(METRIC_ORDER)
     True
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
     if not 0.0 < confidence_level < 1.0:

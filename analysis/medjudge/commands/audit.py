@@ -129,7 +129,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         if study.scales[jd].is_categorical:
             out["judge_vs_experts_dimension"] = jd
             out["judge_vs_experts"] = judge_expert_agreement(
-                study, jd, n_resamples=args.resamples, seed=args.seed, method="percentile"
+                study, jd, bootstrap=Bootstrap(args.resamples, args.seed, method="percentile")
             )
     return out
 

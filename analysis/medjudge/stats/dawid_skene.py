@@ -217,7 +217,7 @@ def dawid_skene(
     check_choice("init", init, ("majority", "random"))
     SEED.check("seed", seed)
     IntRange(1, 10**7, what="count").check("max_iter", max_iter)
-    RealRange(0.0, math.inf, what="tolerance").check("tol", tol)
+    RealRange(0.0, math.inf, open_low=False, what="tolerance").check("tol", tol)
     RealRange(0.0, math.inf, open_low=False, what="pseudo-count").check("smoothing", smoothing)
     check_choice("require_dominance", require_dominance, (True, False))
     A = np.asarray(X.to_numpy(dtype=float) if hasattr(X, "to_numpy") else X, dtype=float)

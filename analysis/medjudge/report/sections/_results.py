@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ...analyses.audit import audit_study
 from ...analyses.bias import dimension_structure, length_bias
 from ...analyses.evaluation import evaluate_judges
@@ -160,7 +162,7 @@ def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
     return ctx.get(
         "judge_agreement",
         lambda: judge_expert_agreement(
-            ctx.study, ctx.headline, n_resamples=ctx.n_resamples, seed=ctx.seed
+            ctx.study, ctx.headline, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed)
         ),
     )
 
