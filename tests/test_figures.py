@@ -7,7 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
-from medjudge.report import figures as F
+from medjudge.report.figures.diagnostics import parse_status_bars, reliability_diagram
+from medjudge.report.figures.intervals import forest_plot, position_bias_plot, rank_interval_plot
+from medjudge.report.figures.matrices import agreement_matrix, organ_heatmap, pairwise_matrix
+from medjudge.report.figures.scores import bland_altman_plot, score_scatter
 from medjudge.report.style import PALETTE, STATUS_COLORS, colors_for
 
 JUDGES = ["gpt-x", "med-judge", "<script>alert(1)</script>"]
@@ -33,7 +36,7 @@ def forest_frame() -> pd.DataFrame:
 
 
 def test_forest_plot_panels_labels_and_reference_lines():
-    fig = F.forest_plot(forest_frame(), baseline=0.5, ceiling={"accuracy": 0.85, "safety": 0.8})
+    fig = forest_plot(forest_frame(), baseline=0.5, ceiling={"accuracy": 0.85, "safety": 0.8})
     assert isinstance(fig, Figure)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == ["accuracy", "safety"]
@@ -50,7 +53,7 @@ def test_forest_plot_panels_labels_and_reference_lines():
 
 def test_forest_plot_missing_column_message():
     with pytest.raises(ValueError, match="ci_high"):
-        F.forest_plot(forest_frame().drop(columns="ci_high"))
+        forest_plot(forest_frame().drop(columns="ci_high"))
 
 
 def test_organ_heatmap_annotations_and_hatching():
@@ -61,7 +64,7 @@ def test_organ_heatmap_annotations_and_hatching():
             n = 10 if (j, o) == (0, 0) else 50
             rows.append((judge, organ, 0.5 + 0.1 * j, n, 0.4, 0.9 if (j, o) == (1, 2) else 0.6))
     df = pd.DataFrame(rows, columns=["judge", "organ", "estimate", "n", "ci_low", "ci_high"])
-    fig = F.organ_heatmap(df, min_n=30, max_ci_width=0.3)
+    fig = organ_heatmap(df, min_n=30, max_ci_width=0.3)
     ax = fig.axes[0]
     cell_texts = [t for t in ax.texts if "n=" in t.get_text()]
     assert len(cell_texts) == len(JUDGES) * len(organs)
@@ -80,7 +83,7 @@ def test_pairwise_matrix_cells_and_significance():
             "p_adj": [0.01, 0.0001, 0.4],
         }
     )
-    fig = F.pairwise_matrix(df)
+    fig = pairwise_matrix(df)
     ax = fig.axes[0]
     assert len(ax.texts) == 6  # off-diagonal cells
     texts = {t.get_text() for t in ax.texts}
@@ -94,7 +97,7 @@ def test_agreement_matrix():
     df = pd.DataFrame(
         {"rater_a": ["r1", "r1", "r2"], "rater_b": ["r2", "r3", "r3"], "estimate": [0.6, 0.4, -0.1]}
     )
-    fig = F.agreement_matrix(df)
+    fig = agreement_matrix(df)
     ax = fig.axes[0]
     assert len(ax.texts) == 6
     assert _yticklabels(ax) == ["r1", "r2", "r3"]
@@ -104,7 +107,7 @@ def test_rank_interval_plot_order():
     df = pd.DataFrame(
         {"judge": JUDGES, "rank": [2, 1, 3], "rank_low": [1, 1, 2], "rank_high": [3, 2, 3]}
     )
-    fig = F.rank_interval_plot(df)
+    fig = rank_interval_plot(df)
     ax = fig.axes[0]
     assert _yticklabels(ax)[-1] == "med-judge"  # rank 1 on top
     assert len(ax.collections) == 1 and len(ax.collections[0].get_segments()) == 3
@@ -113,7 +116,7 @@ def test_rank_interval_plot_order():
 def test_position_bias_plot_legend():
     rows = [(j, o, 0.5 + 0.05 * k, 0.45, 0.6) for k, j in enumerate(JUDGES) for o in ("AB", "BA")]
     df = pd.DataFrame(rows, columns=["judge", "order", "estimate", "ci_low", "ci_high"])
-    fig = F.position_bias_plot(df)
+    fig = position_bias_plot(df)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["AB", "BA"]
     assert set(_yticklabels(ax)) == set(JUDGES)
@@ -123,7 +126,7 @@ def test_parse_status_bars_counts_and_colours():
     rows = [(j, s, c) for j in JUDGES for s, c in zip(STATUS_COLORS, [80, 5, 5, 10], strict=True)]
     rows.append(("gpt-x", "refused", 3))
     df = pd.DataFrame(rows, columns=["judge", "status", "count"])
-    fig = F.parse_status_bars(df)
+    fig = parse_status_bars(df)
     ax = fig.axes[0]
     assert len(ax.patches) == len(JUDGES) * 5
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -139,7 +142,7 @@ def test_reliability_diagram():
         for c in (0.2, 0.5, 0.8)
     ]
     df = pd.DataFrame(rows, columns=["judge", "confidence", "observed", "n", "ci_low", "ci_high"])
-    fig = F.reliability_diagram(df)
+    fig = reliability_diagram(df)
     ax = fig.axes[0]
     assert len(ax.get_lines()) == 3  # diagonal + one per judge
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -156,7 +159,7 @@ def test_bland_altman_and_scatter():
             "value": np.concatenate([ref + rng.normal(0, 0.5, 40), ref + 0.5]),
         }
     )
-    fig = F.bland_altman_plot(pairs)
+    fig = bland_altman_plot(pairs)
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in axes] == ["A", "B"]
     for ax in axes:
@@ -165,14 +168,14 @@ def test_bland_altman_and_scatter():
     assert axes[1].get_lines()[1].get_ydata()[0] == pytest.approx(0.5)
     limits = pd.DataFrame({"judge": ["A", "B"], "bias": [0, 0.5], "loa_low": [-1, 0.5],
                            "loa_high": [1, 0.5]})  # fmt: skip
-    fig2 = F.bland_altman_plot(pairs, limits)
+    fig2 = bland_altman_plot(pairs, limits)
     assert fig2.axes[0].get_lines()[2].get_ydata()[0] == pytest.approx(-1)
-    fig3 = F.score_scatter(pairs)
+    fig3 = score_scatter(pairs)
     assert len([ax for ax in fig3.axes if ax.get_visible()]) == 2
 
 
 def test_style_palette_is_stable():
     assert colors_for(["b", "a", "b"]) == {"b": PALETTE[0], "a": PALETTE[1]}
-    fig = F.forest_plot(forest_frame())
+    fig = forest_plot(forest_frame())
     w, _ = fig.get_size_inches()
     assert w <= 6.5  # fits an A4 text width

@@ -261,7 +261,7 @@ def test_forest_plot_range_covers_reference_lines_and_negative_differences():
     """One x range for every panel covering intervals and reference lines (passed as
     arguments, with their legend labels); no patching afterwards."""
     import matplotlib.pyplot as plt
-    from medjudge.report import figures as F
+    from medjudge.report.figures.intervals import forest_plot
 
     df = pd.DataFrame(
         {
@@ -272,17 +272,17 @@ def test_forest_plot_range_covers_reference_lines_and_negative_differences():
             "ci_high": [0.55, 0.65, 0.6, 0.7],
         }
     )
-    fig = F.forest_plot(df, baseline=0.5, ceiling={"x": 0.9, "y": 0.8})
+    fig = forest_plot(df, baseline=0.5, ceiling={"x": 0.9, "y": 0.8})
     lims = {ax.get_xlim() for ax in fig.axes if ax.get_visible()}
     assert len(lims) == 1
     lo, hi = lims.pop()
     assert lo < 0.45 and hi > 0.9 and 0 <= lo and hi <= 1  # ceiling 0.9 visible, still in [0, 1]
     neg = df.assign(estimate=-df.estimate, ci_low=-df.ci_high, ci_high=-df.ci_low)
-    fig2 = F.forest_plot(neg, baseline=0.0, baseline_label="no difference")
+    fig2 = forest_plot(neg, baseline=0.0, baseline_label="no difference")
     lo, hi = fig2.axes[0].get_xlim()
     assert lo < -0.7 and hi > 0.0
     assert [t.get_text() for t in fig2.legends[0].get_texts()] == ["no difference"]
-    fig3 = F.forest_plot(df, xlim=(0.2, 0.8))
+    fig3 = forest_plot(df, xlim=(0.2, 0.8))
     assert fig3.axes[0].get_xlim() == pytest.approx((0.2, 0.8))
     for f in (fig, fig2, fig3):
         plt.close(f)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from medjudge.data.errors import InputError
-from medjudge.data.model import plurality_gold
+from medjudge.data.gold import plurality_gold
 from medjudge.data.tables import load_any
 from robust_support import assert_one_line_error, cli
 

@@ -32,12 +32,12 @@ def study_dawid_skene(
 
 
 def to_gold(result: DawidSkeneResult, dimension: str, *, min_posterior: float = 0.0) -> Any:
-    """An alternative gold label (:class:`~medjudge.data.model.Gold`) from a fitted model.
+    """An alternative gold label (:class:`~medjudge.data.gold.Gold`) from a fitted model.
 
     Items whose largest posterior is below ``min_posterior`` (or that nobody labelled) get no
     gold; both are counted.
     """
-    from ..data.model import Gold
+    from ..data.gold import Gold
 
     top = result.max_posterior()
     codes = np.where(np.isfinite(result.labels) & (top >= min_posterior), result.labels, np.nan)

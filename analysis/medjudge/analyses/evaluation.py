@@ -127,7 +127,7 @@ def expert_ceiling(
     exactly as good as the experts the gap came out at several points
     (docs/calibration.md, "Expert ceiling").
     """
-    from ..data.model import majority_gold
+    from ..data.gold import majority_gold
     from ..stats.accuracy import apply_policy
 
     cols = [

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...data.model import Study
 from ..context import POLICY_LABELS, ReportContext
-from ..figures import parse_status_bars
+from ..figures.diagnostics import parse_status_bars
 from ..layout import at_page_width
 from ..tables import fmt_int, fmt_num
 from . import Finding, Section, md
@@ -43,7 +43,7 @@ def summary_frame(summary: Mapping[str, Any], ctx: ReportContext | None = None) 
 
 
 def parse_status_frame(study: Study, role: str = "judge") -> pd.DataFrame:
-    """Long ``judge, status, count`` table (for :func:`~medjudge.report.figures.parse_status_bars`)."""
+    """Long ``judge, status, count`` table (for :func:`~medjudge.report.figures.diagnostics.parse_status_bars`)."""
     t = study.rater_table()
     t = t[t["role"] == role]
     statuses = [c for c in t.columns if c not in ("role", "rater", "total")]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
-from ..figures import forest_plot
+from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md
 from ._results import (

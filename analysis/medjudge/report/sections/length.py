@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..context import ReportContext
-from ..figures import forest_plot
+from ..figures.intervals import forest_plot
 from ..layout import at_page_width
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..context import ReportContext
-from ..figures import pairwise_matrix
+from ..figures.matrices import pairwise_matrix
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..context import ReportContext
-from ..figures import forest_plot
+from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._results import audit, why_no_audit

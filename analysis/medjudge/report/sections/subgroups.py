@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..context import ReportContext
-from ..figures import organ_heatmap
+from ..figures.matrices import organ_heatmap
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._results import judge_order, subgroups, why_no_judge_evaluation

@@ -1,0 +1,100 @@
+"""Accounting of a study: the counts a user checks before trusting anything.
+
+:func:`summary` (items, ratings, raters per role, parse statuses per judge, gold method and
+coverage per dimension, supplied-versus-majority mismatches, the study-model facts) and
+:func:`rater_table` (one row per rater × parse status), behind :meth:`Study.summary
+<medjudge.data.model.Study.summary>` and :meth:`Study.rater_table
+<medjudge.data.model.Study.rater_table>`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .parse import STATUSES
+
+if TYPE_CHECKING:
+    from .model import Study
+
+
+def summary(study: Study) -> dict[str, object]:
+    """Counts a user checks before trusting anything: per role, rater, dimension, status."""
+    r = study.ratings
+    out: dict[str, object] = {
+        "name": study.name,
+        "n_items": len(study.items),
+        "n_ratings": len(r),
+        "dimensions": study.dimensions,
+        "roles": {k: int(v) for k, v in r.groupby("role")["rater"].nunique().items()},
+        "ratings_per_role": {k: int(v) for k, v in r["role"].value_counts().sort_index().items()},
+        "experts": study.experts,
+        "judges": study.judges,
+        "orders": study.orders,
+        "status": _most_common(r["status"]),
+        "status_per_judge": {
+            rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
+            for rater, g in r[r["role"] == "judge"].groupby("rater", sort=False)
+        },
+        "verdicts_without_value": int(r["value"].isna().sum()),
+        "not_ok_reasons": (
+            {k: int(v) for k, v in r.loc[r["status"] != "ok", "note"].value_counts().items()}
+            if "note" in r.columns
+            else {}
+        ),
+        "duplicates": 0,
+        "load_counts": dict(study.load_counts),
+        "notes": list(study.notes),
+    }
+    gold_rows = {}
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError as e:  # no experts and no supplied gold
+            gold_rows[dim] = {"method": "none", "error": str(e)}
+            continue
+        gold_rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
+    out["gold"] = gold_rows
+    if study.gold_table is not None and study.experts:
+        mism = {}
+        for dim in [d for d in study.dimensions if study.scales[d].is_categorical]:
+            sup, maj = study.gold(dim, "supplied").codes, study.gold(dim, "majority").codes
+            both = np.isfinite(sup) & np.isfinite(maj)
+            mism[dim] = int((sup[both] != maj[both]).sum())
+        out["supplied_vs_majority_mismatch"] = mism
+    # study-model facts beyond the defaults are listed (absent keys: the defaults)
+    levels = {d: study.scales[d].level for d in study.dimensions}
+    if len({(s.level, s.categories) for s in study.scales.values()}) > 1:
+        out["scales"] = {
+            d: {"level": levels[d], "categories": list(study.scales[d].categories)}
+            for d in study.dimensions
+        }
+    if study.cluster:
+        out["cluster"] = study.cluster
+    if study.exchangeable:
+        out["exchangeable"] = list(study.exchangeable)
+    if study.role_names:
+        out["role_names"] = dict(study.role_names)
+    return out
+
+
+def rater_table(study: Study) -> pd.DataFrame:
+    """One row per rater × status with counts (the parse accounting table)."""
+    r = study.ratings
+    t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
+    for s in STATUSES:
+        if s not in t.columns:
+            t[s] = 0
+    t = t[list(STATUSES)]
+    t["total"] = t.sum(axis=1)
+    return t.reset_index()
+
+
+def _most_common(col: pd.Series) -> dict[str, int]:
+    """``{value: count}`` by decreasing count, ties in order of first appearance
+    (``collections.Counter(col).most_common()``, without iterating the column in Python)."""
+    counts = col.value_counts(dropna=False)
+    first = pd.unique(col)
+    return {str(k): int(counts[k]) for k in sorted(first, key=lambda k: -int(counts[k]))}

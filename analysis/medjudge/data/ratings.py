@@ -1,0 +1,153 @@
+"""The ratings table: its columns, their normalisation, and the checks a Study runs once.
+
+``RATING_COLUMNS`` (one row per verdict), ``ROLES``, the duplicate ``KEY``;
+:func:`_normalise_ratings` (defaults for the optional columns, text ids, status from value) and
+:func:`_validate` (roles, dimensions, statuses and labels within the declared scales, no
+duplicate verdicts, raters in one role, every rated item in the items table, supplied gold on
+the scale), each error naming the file, line and column it came from.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .parse import STATUSES
+
+if TYPE_CHECKING:
+    from .model import Study
+
+ROLES = ("expert", "judge")
+RATING_COLUMNS = (
+    "item",
+    "rater",
+    "role",
+    "dimension",
+    "value",
+    "order",
+    "raw",
+    "status",
+    "run",
+    "source",
+    "line",
+)
+KEY = ["item", "rater", "dimension", "order", "run"]
+
+
+def _validate(study: Study) -> None:
+    r = study.ratings
+    bad_role = ~r["role"].isin(ROLES)
+    if bad_role.any():
+        row = r[bad_role].iloc[0]
+        raise InputError(
+            f"role {row['role']!r} is not one of {ROLES}",
+            file=row["source"] or None,
+            line=_line(row),
+            column="role",
+        )
+    unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(study.scales))
+    if unknown_dim:
+        row = r[r["dimension"] == unknown_dim[0]].iloc[0]
+        raise InputError(
+            f"dimension {unknown_dim[0]!r} has no declared scale",
+            file=row["source"] or None,
+            line=_line(row),
+            column="dimension",
+            hint=f"declared: {sorted(study.scales)}",
+        )
+    bad_status = ~r["status"].isin(STATUSES)
+    if bad_status.any():
+        row = r[bad_status].iloc[0]
+        raise InputError(
+            f"status {row['status']!r} is not one of {STATUSES}",
+            file=row["source"] or None,
+            line=_line(row),
+            column="status",
+        )
+    for dim, scale in study.scales.items():
+        sub = r.loc[(r["dimension"] == dim).to_numpy() & r["value"].notna().to_numpy(), "value"]
+        # each distinct label checked once (the first row holding a bad one is named);
+        # categories compare as text, as Scale.contains does (1 and 1.0 are different)
+        keys = sub.astype(str) if scale.is_categorical else sub
+        bad = [v for v in pd.unique(keys) if not scale.contains(v)]
+        if bad:
+            row = r.loc[sub.index[keys.isin(bad).to_numpy()][0]]
+            allowed = (
+                list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
+            )
+            raise InputError(
+                f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
+                file=row["source"] or None,
+                line=_line(row),
+                column="value",
+                hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping",
+            )
+    dup = r.duplicated(KEY, keep=False)
+    if dup.any():
+        rows = r[dup].sort_values(KEY).head(2)
+        first, second = rows.iloc[0], rows.iloc[1]
+        raise InputError(
+            f"duplicate rating for item {first['item']!r}, rater {first['rater']!r}, dimension "
+            f"{first['dimension']!r}, order {first['order']!r} (also at {second['source']}"
+            f"{', line ' + str(_line(second)) if _line(second) else ''})",
+            file=first["source"] or None,
+            line=_line(first),
+            column="item/rater/dimension/order",
+            hint="remove the repeat, or give repeats distinct 'run' values",
+        )
+    role_per_rater = r.groupby("rater")["role"].nunique()
+    if (role_per_rater > 1).any():
+        rater = role_per_rater[role_per_rater > 1].index[0]
+        raise InputError(f"rater {rater!r} appears both as expert and as judge")
+    missing_items = sorted(
+        {str(i) for i in r["item"].unique()} - {str(i) for i in study.items["item"].unique()}
+    )
+    if missing_items:
+        row = r[r["item"] == missing_items[0]].iloc[0]
+        raise InputError(
+            f"rating refers to item {missing_items[0]!r}, which is not in the items table",
+            file=row["source"] or None,
+            line=_line(row),
+            column="item",
+            hint=f"{len(missing_items)} unknown item id(s) in all",
+        )
+    if study.gold_table is not None:
+        g = study.gold_table.copy()
+        g["item"] = g["item"].astype(str)
+        for dim, scale in study.scales.items():
+            vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
+            bad = ~vals.map(scale.contains)
+            if bad.any():
+                raise InputError(
+                    f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
+                )
+        study.gold_table = g
+
+
+def _line(row: pd.Series) -> int | None:
+    v = row.get("line")
+    return None if v is None or pd.isna(v) else int(v)
+
+
+def _normalise_ratings(df: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in ("item", "rater", "role", "dimension", "value") if c not in df.columns]
+    if missing:
+        raise InputError(f"ratings table lacks required column(s) {missing}")
+    out = df.copy()
+    defaults = {"order": "", "raw": None, "status": None, "run": "1", "source": "", "line": np.nan}
+    for c, d in defaults.items():
+        if c not in out.columns:
+            out[c] = d
+    for c in ("item", "rater", "role", "dimension", "order", "run", "source"):
+        out[c] = out[c].fillna("").astype(str)
+    out["value"] = out["value"].astype(object).where(out["value"].notna(), None)
+    if out["status"].isna().any():
+        out.loc[out["status"].isna(), "status"] = np.where(
+            out.loc[out["status"].isna(), "value"].isna(), "invalid", "ok"
+        )
+    out["status"] = out["status"].astype(str)
+    extra = [c for c in out.columns if c not in RATING_COLUMNS]
+    return out[list(RATING_COLUMNS) + extra].reset_index(drop=True)
