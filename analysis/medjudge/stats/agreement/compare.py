@@ -33,7 +33,7 @@ from ..results import Estimate
 from .bootstrap import BootMethod, paired_difference
 from .coding import as_ratings
 from .icc import icc_core
-from .kappa import (
+from .gwet_framework import (
     brennan_prediger_core,
     conger_kappa_core,
     fleiss_kappa_core,
