@@ -17,9 +17,9 @@ import time
 import numpy as np
 from medjudge import Bootstrap
 from medjudge.stats.accuracy import judge_accuracy
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.omnibus import cochran_q
+from medjudge.stats.paired_intervals import paired_difference_interval
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
 from medjudge.stats.score_tests import sign_flip_pvalues
 from scipy import stats

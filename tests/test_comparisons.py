@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from medjudge import Bootstrap
-from medjudge.stats.intervals import tango_paired_interval
 from medjudge.stats.mcnemar import clustered_mcnemar, mcnemar, mcnemar_pvalue, pairwise_counts
 from medjudge.stats.multiplicity import add_multiplicity, adjust_pvalues
 from medjudge.stats.omnibus import cochran_q, friedman_nemenyi
 from medjudge.stats.paired_bootstrap import paired_bootstrap
+from medjudge.stats.paired_intervals import tango_paired_interval
 from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.score_tests import sign_flip_test, wilcoxon
 from scipy import stats

@@ -54,7 +54,7 @@ _API: dict[str, str] = {
     # accuracy, intervals, tests
     "judge_accuracy": "medjudge.stats.accuracy",
     "proportion_ci": "medjudge.stats.intervals",
-    "paired_difference_ci": "medjudge.stats.intervals",
+    "paired_difference_ci": "medjudge.stats.paired_intervals",
     "mcnemar": "medjudge.stats.mcnemar",
     "paired_bootstrap": "medjudge.stats.paired_bootstrap",
     "all_pairs": "medjudge.stats.pairwise",

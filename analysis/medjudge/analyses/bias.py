@@ -42,9 +42,10 @@ import pandas as pd
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
-from medjudge.stats.intervals import paired_difference_interval, wilson_interval
+from medjudge.stats.intervals import wilson_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
     "label_balance",

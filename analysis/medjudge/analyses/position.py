@@ -49,9 +49,9 @@ from scipy import stats
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
     "SwapData",

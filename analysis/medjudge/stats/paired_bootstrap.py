@@ -64,7 +64,7 @@ def paired_bootstrap(
 
     ``bootstrap.method`` defaults to ``percentile`` for accuracy and ``bca`` for kappa (the choices that
     covered best in docs/inference.md; for an accuracy difference on independent items at small
-    n prefer Tango's score interval, :func:`medjudge.stats.intervals.paired_difference_ci`).
+    n prefer Tango's score interval, :func:`medjudge.stats.paired_intervals.paired_difference_ci`).
 
     Both judges are evaluated on the *same* resamples (rows of the engine's weight matrix),
     so the interval reflects the correlation between them. ``statistic="accuracy"``: ``a`` and

@@ -21,7 +21,6 @@ from medjudge.stats.accuracy import (
     apply_policy,
     bootstrap_accuracy,
 )
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import (
     McNemarMethod,
     _clustered_mcnemar_matrix,
@@ -29,6 +28,7 @@ from medjudge.stats.mcnemar import (
     pairwise_counts,
 )
 from medjudge.stats.multiplicity import add_multiplicity
+from medjudge.stats.paired_intervals import paired_difference_interval
 from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
 
 PairCI = Literal["auto", "bootstrap-percentile", "bootstrap-bca", "tango", "newcombe", "wald"]

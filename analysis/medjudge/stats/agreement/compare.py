@@ -32,7 +32,6 @@ from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, paired_difference
 from .coding import as_ratings
-from .icc import icc_core
 from .gwet_framework import (
     brennan_prediger_core,
     conger_kappa_core,
@@ -40,6 +39,7 @@ from .gwet_framework import (
     gwet_ac_core,
     percent_agreement_core,
 )
+from .icc import icc_core
 from .kendall import kendall_w_core
 from .krippendorff import krippendorff_alpha_core
 from .two_raters import cohen_kappa_core, scott_pi_core
