@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._validation import check_choice, check_names
-
-POLICIES = ("wrong", "exclude", "half")
+from ..stats.accuracy import POLICIES
 
 
 def check_policy(policy: Any) -> str:
