@@ -17,7 +17,7 @@ Building blocks (numpy in, tidy DataFrames out; every coefficient comes from
   with its own interval and item count, so a weak subgroup is visible with its uncertainty.
 * :func:`disputed_items` — items ranked by disagreement (pairwise agreement among the raters
   of the item, then the Dawid–Skene posterior of the winning class), with every rater's label.
-* :func:`audit_study` — all of the above for a :class:`~medjudge.data.model.Study`.
+* :func:`medjudge.analyses.audit.audit_study` (the study-level floor) runs all of the above for a study.
 """
 
 from __future__ import annotations
