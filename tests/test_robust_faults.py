@@ -102,7 +102,9 @@ def test_signal_while_loading_is_one_line_and_changes_nothing(previous, sig, cod
 
     out, snap = previous
     proc = popen(["run", DEMO, "--out", out, "--report", "none"])
-    time.sleep(2.0)  # importing or loading the 1,026-item demo; the output is not staged yet
+    # importing or loading the 1,026-item demo; the output is not staged yet (the whole job
+    # takes about 1.5 s now, so the signal has to come early)
+    time.sleep(0.5)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     # a signal that lands inside a C extension's import may make CPython re-raise the signal at

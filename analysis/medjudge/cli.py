@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import signal
 import sys
@@ -200,8 +201,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_requested_command(argv))
+    command = _requested_command(argv)
+    if command == "run":  # before the command's module imports numpy
+        from ._threads import one_blas_thread
+
+        one_blas_thread()
+    parser = build_parser(command)
+    if from_command_line:
+        # the modules just imported live until the process ends: the cycle collector need not
+        # walk them again (0.05-0.1 s less on `run`); not when called in-process (tests)
+        gc.freeze()
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
     try:

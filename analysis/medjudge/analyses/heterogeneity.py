@@ -7,7 +7,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from scipy import stats
 
 from medjudge.analyses.subgroups import StackedOutcomes, stack_outcomes
@@ -276,6 +275,8 @@ def _dummies(
 
 
 def _fit(y: np.ndarray, x: np.ndarray, groups: np.ndarray, method: ModelMethod):
+    import statsmodels.api as sm  # ~0.5 s to import: only when a model is fitted
+
     fam = sm.families.Binomial()
     if method == "gee":
         return sm.GEE(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
@@ -65,45 +66,15 @@ def run(args: argparse.Namespace) -> int:
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
         with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
-            summary = study.summary()
-            (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-            safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
-            print(
-                f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
-                f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
-            )
-            written = [out / "validation.json", out / "parse_status.csv"]
-            why_not = _no_accuracy_reason(study)
-            if why_not is None:
-                with progress(args, "accuracy against gold"):
-                    acc = accuracy_table(study)
-                safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
-                written.append(out / "accuracy.csv")
-                head = acc[acc["policy"] == "wrong"].pivot(
-                    index="judge", columns="dimension", values="accuracy"
-                )
-                head = head[categorical_dimensions(study)]
-                head["mean"] = head.mean(axis=1)
-                print(
-                    "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
-                )
-                print(
-                    head.sort_values("mean", ascending=False)
-                    .round(3)
-                    .to_string(
-                        line_width=term_width(),
-                    )
-                )
-            else:
-                print(f"\naccuracy against gold not computed: {why_not}")
-            from ._gold_tables import write_gold_tables
-
-            with progress(args, "judges against gold and score tables"):
-                more = written[1:] + list(
-                    write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
-                )
+            # the report kernels start, import and compute while the tables are made here
+            reports = _Reports(args, study, out, final)
+            try:
+                more = _tables(args, study, out)
+            except BaseException:
+                reports.cancel()
+                raise
             with progress(args, "rendering the reports"):
-                rc = _reports(args, study, out, final)
+                rc = reports.finish()
     except _ReportFailed as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
@@ -115,60 +86,144 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
-def _reports(args: argparse.Namespace, study: Study, out: Path, final: Path) -> int:
-    """Render the reports asked for with ``--report`` into ``OUT/reports`` (HTML and PDF)."""
-    from . import report as report_cmd
+def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
+    """Write the summary tables into ``out`` and print their headlines; the files after
+    ``validation.json``."""
+    from ._progress import progress
 
-    choice = getattr(args, "report", "none")
-    if choice == "none":
-        return 0
-    kinds = list(report_cmd.KINDS) if choice == "both" else [choice]
-    skipped = []
-    if "audit" in kinds and len(study.experts) < 2:
-        kinds.remove("audit")
-        skipped.append(f"audit (needs 2+ experts; the study has {len(study.experts)})")
-    if Path(args.path).is_file() and not args.mapping:
-        skipped += kinds
-        kinds = []
-        skipped.append("(reports of a table need --mapping FILE.toml)")
-    missing = report_cmd.report_dependencies_missing()
-    if missing and kinds:
-        skipped += kinds
-        kinds = []
-        skipped.append(f"(install the report extra: missing {', '.join(missing)})")
-    if skipped:
-        print("reports skipped: " + " ".join(skipped))
-    if not kinds:
-        return 0
-    from ..report.render import RenderError
-
-    command = report_cmd.command_line(
-        ["run"],
-        args.path,
-        {"mapping": args.mapping, "out": args.out, "seed": args.seed,
-         "resamples": args.resamples, "report": choice},
-    )  # fmt: skip
-    try:
-        results = report_cmd.render_reports(
-            args.path,
-            kinds=kinds,
-            out=out / "reports",
-            mapping=args.mapping,
-            seed=args.seed,
-            resamples=args.resamples,
-            policy="wrong",
-            command=command,
-            # the study this run loaded is the reports' study unless command-line mapping
-            # options or --broadcast changed how it was read (used when sharing is on)
-            study=study if _loaded_as_reports_load(args) else None,
+    summary = study.summary()
+    (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
+    safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
+    print(
+        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
+        f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
+    )
+    written = [out / "validation.json", out / "parse_status.csv"]
+    why_not = _no_accuracy_reason(study)
+    if why_not is None:
+        with progress(args, "accuracy against gold"):
+            acc = accuracy_table(study)
+        safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+        written.append(out / "accuracy.csv")
+        head = acc[acc["policy"] == "wrong"].pivot(
+            index="judge", columns="dimension", values="accuracy"
         )
-    except RenderError as exc:
-        raise _ReportFailed(exc) from exc
-    for kind, files in results.items():
+        head = head[categorical_dimensions(study)]
+        head["mean"] = head.mean(axis=1)
         print(
-            f"{kind} report: " + ", ".join(str(final / "reports" / p.name) for p in files.values())
+            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
         )
-    return 0
+        print(
+            head.sort_values("mean", ascending=False)
+            .round(3)
+            .to_string(
+                line_width=term_width(),
+            )
+        )
+    else:
+        print(f"\naccuracy against gold not computed: {why_not}")
+    from ._gold_tables import write_gold_tables
+
+    with progress(args, "judges against gold and score tables"):
+        return written[1:] + list(
+            write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
+        )
+
+
+class _Reports:
+    """The reports asked for with ``--report``, rendered into ``OUT/reports`` (HTML and PDF) in
+    a background thread started at construction, while ``run`` writes its tables."""
+
+    def __init__(self, args: argparse.Namespace, study: Study, out: Path, final: Path) -> None:
+        from . import report as report_cmd
+
+        self.final = final
+        self.skipped: list[str] = []
+        self.results: dict[str, dict[str, Path]] = {}
+        self.error: BaseException | None = None
+        self.thread: threading.Thread | None = None
+        choice = getattr(args, "report", "none")
+        if choice == "none":
+            return
+        kinds = list(report_cmd.KINDS) if choice == "both" else [choice]
+        skipped = self.skipped
+        if "audit" in kinds and len(study.experts) < 2:
+            kinds.remove("audit")
+            skipped.append(f"audit (needs 2+ experts; the study has {len(study.experts)})")
+        if Path(args.path).is_file() and not args.mapping:
+            skipped += kinds
+            kinds = []
+            skipped.append("(reports of a table need --mapping FILE.toml)")
+        missing = report_cmd.report_dependencies_missing()
+        if missing and kinds:
+            skipped += kinds
+            kinds = []
+            skipped.append(f"(install the report extra: missing {', '.join(missing)})")
+        if not kinds:
+            return
+        command = report_cmd.command_line(
+            ["run"],
+            args.path,
+            {"mapping": args.mapping, "out": args.out, "seed": args.seed,
+             "resamples": args.resamples, "report": choice},
+        )  # fmt: skip
+
+        def render() -> None:
+            try:
+                self.results = report_cmd.render_reports(
+                    args.path,
+                    kinds=kinds,
+                    out=out / "reports",
+                    mapping=args.mapping,
+                    seed=args.seed,
+                    resamples=args.resamples,
+                    policy="wrong",
+                    command=command,
+                    # the study this run loaded is the reports' study unless command-line
+                    # mapping options or --broadcast changed how it was read (used when
+                    # sharing is on)
+                    study=study if _loaded_as_reports_load(args) else None,
+                )
+            except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
+                self.error = exc
+
+        self.thread = threading.Thread(target=render, name="medjudge-run-reports", daemon=True)
+        self.thread.start()
+
+    def cancel(self) -> None:
+        """Stop the report kernels and wait for the thread (the tables failed or Ctrl-C)."""
+        if self.thread is None:
+            return
+        from ..report.render import cancel_renders
+
+        while self.thread.is_alive():
+            cancel_renders()  # again, should a kernel have started after the last call
+            self.thread.join(0.1)
+
+    def finish(self) -> int:
+        """Wait for the reports; print what was skipped and what was written (exit status)."""
+        if self.skipped:
+            print("reports skipped: " + " ".join(self.skipped))
+        if self.thread is None:
+            return 0
+        try:
+            while self.thread.is_alive():  # a timeout keeps Ctrl-C deliverable
+                self.thread.join(0.2)
+        except BaseException:
+            self.cancel()
+            raise
+        from ..report.render import RenderError
+
+        if isinstance(self.error, RenderError):
+            raise _ReportFailed(self.error) from self.error
+        if self.error is not None:
+            raise self.error
+        for kind, files in self.results.items():
+            print(
+                f"{kind} report: "
+                + ", ".join(str(self.final / "reports" / p.name) for p in files.values())
+            )
+        return 0
 
 
 def _loaded_as_reports_load(args: argparse.Namespace) -> bool:

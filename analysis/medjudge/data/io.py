@@ -12,6 +12,14 @@ from .errors import InputError
 #: name of the internal line-number column; the NUL byte means no user column can be called this
 LINE = "\x00line"
 
+try:  # optional: the same objects as json.loads for the lines it accepts
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _fast_loads = None
+#: orjson reads integers beyond 64 bits as floats; files with 19+ digits in a row use json only
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
+
 
 def _check_file(path: Path) -> None:
     if not path.exists():
@@ -39,7 +47,21 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     _check_file(path)
     out: list[tuple[int, dict]] = []
     data = path.read_bytes()
+    fast = None
+    if _fast_loads is not None and _LONG_DIGITS not in data.translate(_DIGITS_AS_ZERO):
+        fast = _fast_loads
     for lineno, bline in enumerate(data.splitlines(), start=1):
+        if fast is not None:
+            # orjson when installed (~5x faster); any line it refuses or that is not an
+            # object goes through the standard parser below, which names the problem
+            try:
+                obj = fast(bline)
+            except ValueError:
+                pass
+            else:
+                if isinstance(obj, dict):
+                    out.append((lineno, obj))
+                    continue
         try:  # a UTF-8 byte-order mark on the first line is accepted, as for CSV
             line = bline.decode("utf-8-sig" if lineno == 1 else "utf-8")
         except UnicodeDecodeError as e:

@@ -20,6 +20,7 @@ Predictions in order "BA" are mapped back to the original indexing (A = answer1_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -149,18 +150,20 @@ def load_medrewardbench(
     gold = pd.DataFrame(gold_rows)
     item_set = set(items["item"])
 
-    ratings: list[tuple] = []  # rows in the order of _COLUMNS (NaN: not given)
+    ratings = _Rows()  # columns in the order of _COLUMNS (NaN: not given)
     counts: dict[str, int] = {}
 
     # ---- per-annotator expert labels (optional companion file)
     ef = root / EXPERTS_FILE
     if ef.exists():
         sources.append(ef)
+        ef_name = str(ef)
         for ln, rec in read_jsonl(ef):
             qid = _known_item(rec, ("question_id", "annotator", "labels"), item_set, ef, ln)
             labels = rec["labels"]
             if not isinstance(labels, dict):
                 raise InputError("labels must be an object", file=ef, line=ln, column="labels")
+            dims, values = [], []
             for d in dimensions:
                 v = labels.get(d)
                 if v is None or v == "":
@@ -173,10 +176,12 @@ def load_medrewardbench(
                         line=ln,
                         column=f"labels.{d}",
                     )
-                ratings.append(
-                    (qid, str(rec["annotator"]), "expert", d, str(v).strip().upper(), "AB",
-                     np.nan, "ok", np.nan, str(ef), ln, np.nan)
-                )  # fmt: skip
+                dims.append(d)
+                values.append(str(v).strip().upper())
+            ratings.extend(
+                dims, values, qid, str(rec["annotator"]), "expert", "AB", np.nan, "ok", np.nan,
+                ef_name, ln, np.nan,
+            )  # fmt: skip
 
     # ---- predictions
     pred_dir = root / PRED_DIR
@@ -196,6 +201,7 @@ def load_medrewardbench(
     judged_file: dict[tuple[str, str, str], Path] = {}
     for pf in pred_files:
         sources.append(pf)
+        pf_name = str(pf)
         recs = read_jsonl(pf)
         for ln, rec in recs:
             qid = _known_item(rec, ("question_id", "chosen_answer"), item_set, pf, ln)
@@ -214,14 +220,14 @@ def load_medrewardbench(
             else:
                 parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
             raw_text = raw if isinstance(raw, str) else _dump(raw)
-            for d in dimensions:
-                v = parsed.choices[d]
-                if v is not None and order == "BA":
-                    v = _FLIP[v]
-                ratings.append(
-                    (qid, judge, "judge", d, v, order, raw_text, parsed.status, run, str(pf), ln,
-                     parsed.reason)
-                )  # fmt: skip
+            values = [parsed.choices[d] for d in dimensions]
+            if order == "BA":
+                values = [None if v is None else _FLIP[v] for v in values]
+            # one row per dimension; every other column is the same for all of them
+            ratings.extend(
+                dimensions, values, qid, judge, "judge", order, raw_text, parsed.status, run,
+                pf_name, ln, parsed.reason,
+            )  # fmt: skip
             judged.setdefault((judge, order, run), set()).add(qid)
             judged_file[(judge, order, run)] = pf
             judged_any = True
@@ -242,7 +248,7 @@ def load_medrewardbench(
             file=root,
             hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl",
         )
-    frame = pd.DataFrame.from_records(ratings, columns=list(_COLUMNS))
+    frame = ratings.frame()
     if not judged_any:  # expert labels only: no judge columns (the model fills its defaults)
         frame = frame.drop(columns=["raw", "run", "note"])
     study = Study(
@@ -262,6 +268,67 @@ def load_medrewardbench(
             "single verdicts were broadcast to all dimensions on request (status 'broadcast')"
         )
     return study
+
+
+class _Rows:
+    """The ratings rows, gathered column by column in the order of :data:`_COLUMNS`."""
+
+    def __init__(self) -> None:
+        self.columns: tuple[list, ...] = tuple([] for _ in _COLUMNS)
+
+    def __bool__(self) -> bool:
+        return bool(self.columns[0])
+
+    def append(self, row: tuple) -> None:
+        """Add one row (a tuple in the order of :data:`_COLUMNS`)."""
+        for column, value in zip(self.columns, row, strict=True):
+            column.append(value)
+
+    def extend(
+        self,
+        dimensions: Sequence[str],
+        values: list,
+        item: str,
+        rater: str,
+        role: str,
+        *rest: object,
+    ) -> None:
+        """Add one row per dimension: ``values[k]`` for ``dimensions[k]``; ``item``, ``rater``,
+        ``role`` and ``rest`` (order … note, as in :data:`_COLUMNS`) the same in every row."""
+        n = len(dimensions)
+        c = self.columns
+        c[0].extend([item] * n)
+        c[1].extend([rater] * n)
+        c[2].extend([role] * n)
+        c[3].extend(dimensions)
+        c[4].extend(values)
+        for column, value in zip(c[5:], rest, strict=True):
+            column.extend([value] * n)
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as ``pd.DataFrame.from_records(rows, columns=_COLUMNS)`` would give them.
+
+        A column holding only text and missing values becomes pandas' text dtype straight
+        from one pyarrow array when that is what pandas infers for text (pandas 3); every
+        other column is inferred by pandas as before (same values and dtypes).
+        """
+        text = pd.Series(["x"]).dtype
+        if getattr(text, "storage", None) != "pyarrow":
+            rows = list(zip(*self.columns, strict=True))
+            return pd.DataFrame.from_records(rows, columns=list(_COLUMNS))
+        import pyarrow as pa
+
+        data: dict[str, object] = {}
+        for name, values in zip(_COLUMNS, self.columns, strict=True):
+            try:
+                arr = pa.array(values, type=pa.large_string(), from_pandas=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                arr = None  # not all text (numbers …): pandas decides
+            if arr is None or arr.null_count == len(arr):  # no text at all: pandas decides too
+                data[name] = values
+            else:
+                data[name] = pd.array(arr, dtype=text)
+        return pd.DataFrame(data, columns=list(_COLUMNS))
 
 
 def _known_item(

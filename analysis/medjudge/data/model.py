@@ -237,8 +237,8 @@ class Study:
         """Float codes of ``ratings.value`` for the rows of one dimension (cached)."""
         self._cached(None, lambda: None)  # resets the caches if ratings were replaced
         if dimension not in self._codes:
-            sub = self.ratings[self._rows(dimension)]
-            self._codes[dimension] = self.scales[dimension].encode(sub["value"])
+            values = self.ratings["value"].to_numpy()[self._rows(dimension)]
+            self._codes[dimension] = self.scales[dimension].encode(values)
         return self._codes[dimension]
 
     def matrix(
@@ -278,7 +278,8 @@ class Study:
         """Integer codes of the rows of one dimension (item, rater, role, order, run), cached."""
 
         def compute() -> DimensionView:
-            sub = self.ratings.loc[self._rows(dimension)]
+            cols = ["item", "rater", "role", "order", "run", "status"]  # what the view reads
+            sub = self.ratings.loc[self._rows(dimension), cols]
             return dimension_view(sub, self.item_ids, self.codes(dimension))
 
         return self._cached(("view", dimension), compute)

@@ -77,6 +77,16 @@ class Scale:
 
     def encode(self, values: Iterable[object]) -> np.ndarray:
         """Float codes: category index (categorical) or the value itself; NaN for missing."""
+        if self.is_categorical:
+            # fast path: labels given as text (and None), one dict lookup each; anything
+            # else (numbers, NaN, unknown labels) takes the general loop below
+            vals = values if isinstance(values, (list, tuple, np.ndarray)) else list(values)
+            lookup: dict[object, float] = {c: float(i) for c, i in self._index.items()}
+            lookup[None] = np.nan
+            try:
+                return np.fromiter(map(lookup.__getitem__, vals), dtype=float, count=len(vals))
+            except (KeyError, TypeError):
+                values = vals
         out = []
         for v in values:
             if v is None or (isinstance(v, float) and np.isnan(v)):

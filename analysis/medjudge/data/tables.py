@@ -51,7 +51,6 @@ import pandas as pd
 from .errors import InputError
 from .harness import read_source
 from .io import LINE, line_numbers, read_table
-from .mapping import validate_mapping
 from .model import Study
 from .scale import Scale
 
@@ -92,6 +91,8 @@ class TableMapping:
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "mapping") -> TableMapping:
         """Build a mapping from a parsed TOML table (checked by :mod:`medjudge.data.mapping`)."""
+        from .mapping import validate_mapping  # pydantic: imported only for mappings
+
         d = validate_mapping(d, source)
 
         def scale(s: dict[str, Any], where: str) -> Scale:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import nbformat
 
+from .._threads import one_blas_thread
 from .escape import RAW_TOKEN_ENV, neutralise_raw_markdown
 from .escape import markdown as _escape_markdown
 from .qmd import INLINE_MIME, QmdError, inject_parameters, parse_qmd
@@ -205,7 +206,8 @@ def execute_notebook(
     """Execute ``nb`` in a fresh ``python3`` kernel (in place) with reproducibility settings.
 
     The kernel gets ``SOURCE_DATE_EPOCH=0`` (matplotlib otherwise writes the date into SVGs),
-    ``PYTHONHASHSEED=0`` and the inline matplotlib backend. A failing chunk raises
+    ``PYTHONHASHSEED=0``, the inline matplotlib backend and one BLAS thread unless the
+    environment says otherwise (:mod:`medjudge._threads`). A failing chunk raises
     :class:`RenderError` naming the chunk label and ``.qmd`` line.
     """
     from nbclient import NotebookClient
@@ -224,6 +226,7 @@ def execute_notebook(
         }
     )
     kernel_env.update(env or {})
+    one_blas_thread(kernel_env)  # two kernels side by side: no spin-waiting BLAS helpers
     client = NotebookClient(
         nb,
         kernel_name="python3",
@@ -637,27 +640,62 @@ def _render_builtin(
     nbformat.write(nb, work / f"{src.stem}.ipynb")
 
     stem = src.stem
-    results: dict[str, Path] = {}
+    jobs: list[tuple[str, Path, list[str]]] = []
     for fmt in formats:
         rel = f"{stem}_files"
         body = notebook_to_markdown(nb, fmt=fmt, files_dir=work / rel, rel_files=rel)
         head, flags = _front_matter(meta, fmt, stem, src.parent)
         md = work / f"{stem}.{fmt}.md"
         md.write_text(head + body, encoding="utf-8")
-        if fmt == "html":
-            out = work / f"{stem}.html"
-            _pandoc(md, out, "html", flags, work)
-        else:
-            typ = work / f"{stem}.typ"
-            _pandoc(md, typ, "pdf", flags, work)
-            # pandoc starts figure captions with a newline, which typst renders as a second
-            # space after "Figure 1:".
-            source = typ.read_text(encoding="utf-8")
-            typ.write_text(re.sub(r"caption: \[\s+", "caption: [", source), encoding="utf-8")
-            out = work / f"{stem}.pdf"
-            _typst_compile(typ, out, work)
-        results[fmt] = out
-    return results
+        jobs.append((fmt, md, flags))
+    if len(jobs) == 1:
+        fmt, md, flags = jobs[0]
+        return {fmt: _typeset(md, fmt, flags, work, stem)}
+    # pandoc (HTML) and pandoc + typst (PDF) are separate programs on separate files: run
+    # them side by side (the other core is often free by now)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {
+            fmt: pool.submit(_typeset, md, fmt, flags, work, stem) for fmt, md, flags in jobs
+        }
+        return {fmt: f.result() for fmt, f in futures.items()}
+
+
+def _typeset(md: Path, fmt: str, flags: list[str], work: Path, stem: str) -> Path:
+    """Turn the pandoc markdown ``md`` into ``work/<stem>.html`` or ``.pdf``.
+
+    Parameters
+    ----------
+    md : pathlib.Path
+        The markdown written for this format (front matter included).
+    fmt : str
+        ``"html"`` or ``"pdf"``.
+    flags : list of str
+        Extra pandoc options from the front matter.
+    work : pathlib.Path
+        The render's private folder (figures and outputs live there).
+    stem : str
+        Name of the outputs.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
+    if fmt == "html":
+        out = work / f"{stem}.html"
+        _pandoc(md, out, "html", flags, work)
+        return out
+    typ = work / f"{stem}.typ"
+    _pandoc(md, typ, "pdf", flags, work)
+    # pandoc starts figure captions with a newline, which typst renders as a second
+    # space after "Figure 1:".
+    source = typ.read_text(encoding="utf-8")
+    typ.write_text(re.sub(r"caption: \[\s+", "caption: [", source), encoding="utf-8")
+    out = work / f"{stem}.pdf"
+    _typst_compile(typ, out, work)
+    return out
 
 
 def _render_quarto(

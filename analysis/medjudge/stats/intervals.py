@@ -29,9 +29,9 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from scipy import stats
-from scipy.special import ndtri
+from scipy.special import ndtri, stdtrit
 
+from medjudge._lazy import stats
 from medjudge.stats.results import Estimate
 
 ProportionMethod = Literal["wilson", "clopper-pearson", "wald", "jeffreys"]
@@ -307,8 +307,9 @@ def effective_n(
     if df_correction:
         a = (1.0 - level) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
+            # stdtrit is t.ppf without scipy.stats' import (identical values; df >= 1)
             factor = (
-                stats.t.ppf(1 - a, np.maximum(n - 1, 1)) / stats.t.ppf(1 - a, np.maximum(g - 1, 1))
+                stdtrit(np.maximum(n - 1, 1), 1 - a) / stdtrit(np.maximum(g - 1, 1), 1 - a)
             ) ** 2
         ne = ne * np.minimum(factor, 1.0)
     return np.where(ok, ne, np.minimum(g, n))

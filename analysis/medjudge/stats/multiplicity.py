@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 __all__ = ["adjust_pvalues", "add_multiplicity"]
 
@@ -81,6 +80,8 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
         elif method == "fdr_bh":
             out[ok] = _bh(p[ok])
         else:
+            from statsmodels.stats.multitest import multipletests
+
             out[ok] = multipletests(p[ok], method=method)[1]
     return out
 

@@ -13,8 +13,8 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from medjudge._lazy import stats
 from medjudge.stats.accuracy import _as_2d
 from medjudge.stats.results import TestResult
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from scipy.stats import rankdata
 
 __all__ = ["rank_confidence_sets", "kendall_tau_b", "spearman_rho", "rank_correlation"]
 
@@ -154,6 +153,8 @@ def spearman_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     y = np.asarray(y, dtype=float)
     x, y = np.broadcast_arrays(x, y)
     bad = np.isnan(x).any(-1) | np.isnan(y).any(-1)
+    from scipy.stats import rankdata
+
     rx = rankdata(np.where(np.isnan(x), 0, x), axis=-1)
     ry = rankdata(np.where(np.isnan(y), 0, y), axis=-1)
     rx = rx - rx.mean(-1, keepdims=True)

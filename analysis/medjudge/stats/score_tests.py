@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
+from medjudge._lazy import stats
 from medjudge.stats.results import TestResult
 
 __all__ = ["sign_flip_pvalues", "sign_flip_test", "wilcoxon"]

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
 from ..results import Estimate
 

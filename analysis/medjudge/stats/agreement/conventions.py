@@ -57,8 +57,8 @@ from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..results import Estimate
 from .bootstrap import t_interval
 

@@ -32,8 +32,8 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import bootstrap_estimate, check_ci, resampling

@@ -39,8 +39,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
+from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
