@@ -61,7 +61,7 @@ def run(n_sims: int) -> list[dict[str, object]]:
                         def stat(W, X=X):
                             return cohen_kappa_core(X, W, categories=[0, 1, 2])
                     else:
-                        est = krippendorff_alpha(X, level="nominal", categories=[0, 1, 2])
+                        est = krippendorff_alpha(X, scale="nominal", categories=[0, 1, 2])
 
                         def stat(W, X=X):
                             return krippendorff_alpha_core(

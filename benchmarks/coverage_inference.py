@@ -15,10 +15,11 @@ import argparse
 import time
 
 import numpy as np
+from medjudge import Bootstrap
 from medjudge.stats.accuracy import judge_accuracy
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.omnibus import cochran_q
+from medjudge.stats.paired_intervals import paired_difference_interval
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
 from medjudge.stats.score_tests import sign_flip_pvalues
 from scipy import stats
@@ -53,7 +54,7 @@ def sim_accuracy(rng: np.random.Generator, reps: int, nboot: int) -> None:
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
             w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).weights()
             for m in ("bootstrap-percentile", "bootstrap-bca"):
-                df = judge_accuracy(y, method=m, weights=w, n_resamples=nboot)
+                df = judge_accuracy(y, method=m, weights=w, bootstrap=Bootstrap(nboot))
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
 
 
@@ -84,7 +85,7 @@ def sim_clustered(rng: np.random.Generator, reps: int, nboot: int) -> None:
             )
         w = ResamplePlan(c * size, nboot, int(rng.integers(1 << 31)), clusters=cl).weights()
         for m in ("bootstrap-percentile", "bootstrap-bca"):
-            df = judge_accuracy(y, clusters=cl, method=m, weights=w, n_resamples=nboot)
+            df = judge_accuracy(y, clusters=cl, method=m, weights=w, bootstrap=Bootstrap(nboot))
             record(
                 "clustered accuracy", sc, f"cluster {m}", cover(df.ci_low, df.ci_high, truth), reps
             )

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from medjudge import Bootstrap
 from medjudge.stats.accuracy import (
     accuracy_arrays,
     apply_policy,
@@ -82,7 +83,7 @@ def test_bootstrap_matches_engine_and_scipy():
     plan = ResamplePlan(150, 3000, seed=4)
     boot = bootstrap_accuracy(y, weights=plan.weights())
     assert boot.shape == (3000, 3)
-    df = judge_accuracy(y, method="bootstrap-bca", n_resamples=3000, seed=4)
+    df = judge_accuracy(y, method="bootstrap-bca", bootstrap=Bootstrap(3000, 4))
     for j in range(3):
         ref = stats.bootstrap(
             (y[:, j],),

@@ -18,7 +18,7 @@ from medjudge.stats.agreement import (
     long_to_wide,
     pabak,
 )
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan
 
 
 def _sim(rng: np.random.Generator, n: int, r: int, acc: float = 0.7, q: int = 3) -> np.ndarray:
@@ -29,9 +29,9 @@ def _sim(rng: np.random.Generator, n: int, r: int, acc: float = 0.7, q: int = 3)
 
 def test_bootstrap_estimate_is_seeded_and_labelled() -> None:
     X = _sim(np.random.default_rng(0), 120, 3)
-    plan = ResamplePlan(n_items=120, n_resamples=500, seed=7)
-    a = fleiss_kappa(X, ci="bootstrap", plan=plan)
-    b = fleiss_kappa(X, ci="bootstrap", plan=plan)
+    boot = Bootstrap(n_resamples=500, seed=7)
+    a = fleiss_kappa(X, ci="bootstrap", bootstrap=boot)
+    b = fleiss_kappa(X, ci="bootstrap", bootstrap=boot)
     assert a == b
     assert a.ci_low < a.estimate < a.ci_high
     assert a.ci_method.startswith("bootstrap-bca (items, B=500, seed=7)")
@@ -43,15 +43,9 @@ def test_cluster_bootstrap_is_wider_with_correlated_items() -> None:
     rng = np.random.default_rng(1)
     X = np.repeat(_sim(rng, 40, 2), 5, axis=0)  # 40 cases, each with 5 identical items
     clusters = np.repeat(np.arange(40), 5)
-    items = cohen_kappa(
-        X, ci="bootstrap", plan=ResamplePlan(200, 1000, seed=1), method="percentile"
-    )
-    cases = cohen_kappa(
-        X,
-        ci="bootstrap",
-        plan=ResamplePlan(200, 1000, seed=1, clusters=clusters),
-        method="percentile",
-    )
+    boot = Bootstrap(1000, seed=1, method="percentile")
+    items = cohen_kappa(X, ci="bootstrap", bootstrap=boot)
+    cases = cohen_kappa(X, ci="bootstrap", bootstrap=boot, clusters=clusters)
     assert cases.se > 1.8 * items.se
     assert "clusters" in cases.ci_method
 
@@ -78,11 +72,11 @@ def test_paired_difference_of_two_judges() -> None:
 def test_icc_and_kendall_bootstrap() -> None:
     rng = np.random.default_rng(4)
     X = rng.normal(size=(60, 1)) + rng.normal(scale=0.5, size=(60, 3))
-    plan = ResamplePlan(60, 400, seed=0)
-    res = icc(X, ci="bootstrap", plan=plan)
+    boot = Bootstrap(400, seed=0)
+    res = icc(X, ci="bootstrap", bootstrap=boot)
     assert [e.name for e in res] == ["ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k"]
     assert all(e.ci_low < e.estimate < e.ci_high for e in res)
-    w = kendall_w(X, ci="bootstrap", plan=plan)
+    w = kendall_w(X, ci="bootstrap", bootstrap=boot)
     assert w.ci_low < w.estimate < w.ci_high and w.extra["p_value"] < 1e-6
 
 
@@ -103,7 +97,7 @@ def test_pabak_shows_kappa_paradox() -> None:
 def test_agreement_table_levels() -> None:
     rng = np.random.default_rng(5)
     X = _sim(rng, 150, 2)
-    t = agreement_table(X, level="nominal", categories=[0, 1, 2])
+    t = agreement_table(X, scale="nominal", categories=[0, 1, 2])
     assert list(t.coefficient) == [
         "percent_agreement",
         "cohen_kappa",
@@ -116,11 +110,11 @@ def test_agreement_table_levels() -> None:
         "krippendorff_alpha",
     ]
     assert t[["estimate", "se", "ci_low", "ci_high"]].notna().all().all()
-    o = agreement_table(X + 1, level="ordinal", ci="bootstrap", plan=ResamplePlan(150, 300, seed=1))
+    o = agreement_table(X + 1, scale="ordinal", ci="bootstrap", bootstrap=Bootstrap(300, seed=1))
     assert "kendall_w" in set(o.coefficient) and "gwet_ac2" in set(o.coefficient)
     assert (o.weights.iloc[0] == "ordinal") and o.ci_method.str.startswith("bootstrap").all()
     S = rng.normal(size=(80, 1)) + rng.normal(size=(80, 3))
-    i = agreement_table(S, level="interval")
+    i = agreement_table(S, scale="interval")
     assert {"ICC(2,1)", "krippendorff_alpha", "kendall_w"} <= set(i.coefficient)
     assert "fleiss_kappa" not in set(i.coefficient)  # 240 distinct scores: no q x q weights
     with pytest.raises(TypeError):
@@ -137,9 +131,9 @@ def test_long_table_wrapper_and_duplicates() -> None:
     )
     wide = long_to_wide(df)
     assert wide.shape == (4, 2) and np.isnan(wide.loc[4, "b"])
-    e = agreement(df, "krippendorff_alpha", level="nominal")
+    e = agreement(df, "krippendorff_alpha", scale="nominal")
     assert e.estimate == pytest.approx(
-        krippendorff_alpha(wide.to_numpy(), level="nominal").estimate
+        krippendorff_alpha(wide.to_numpy(), scale="nominal").estimate
     )
     with pytest.raises(ValueError, match="more than one rating"):
         long_to_wide(pd.concat([df, df.iloc[:1]]))
@@ -148,7 +142,7 @@ def test_long_table_wrapper_and_duplicates() -> None:
 def test_degenerate_single_category_is_nan_not_error() -> None:
     X = np.zeros((10, 3))
     assert np.isnan(fleiss_kappa(X, categories=[0, 1]).estimate)
-    assert np.isnan(krippendorff_alpha(X, level="nominal").estimate)
+    assert np.isnan(krippendorff_alpha(X, scale="nominal").estimate)
 
 
 def _coverage(n_sims: int, n: int, seed: int) -> dict[str, float]:
@@ -157,18 +151,18 @@ def _coverage(n_sims: int, n: int, seed: int) -> dict[str, float]:
     # population value from one very large sample of the same design
     big = _sim(np.random.default_rng(999), 200_000, 2)
     k_true = cohen_kappa(big, ci=None).estimate
-    a_true = krippendorff_alpha(big, level="nominal", ci=None).estimate
+    a_true = krippendorff_alpha(big, scale="nominal", ci=None).estimate
     hits = {"kappa_analytic": 0, "kappa_bca": 0, "alpha_analytic": 0, "alpha_bca": 0}
     for s in range(n_sims):
         X = _sim(rng, n, 2)
-        plan = ResamplePlan(n, 400, seed=s)
+        boot = Bootstrap(400, seed=s)
         for key, e, true in (
             ("kappa_analytic", cohen_kappa(X), k_true),
-            ("kappa_bca", cohen_kappa(X, ci="bootstrap", plan=plan), k_true),
-            ("alpha_analytic", krippendorff_alpha(X, level="nominal"), a_true),
+            ("kappa_bca", cohen_kappa(X, ci="bootstrap", bootstrap=boot), k_true),
+            ("alpha_analytic", krippendorff_alpha(X, scale="nominal"), a_true),
             (
                 "alpha_bca",
-                krippendorff_alpha(X, level="nominal", ci="bootstrap", plan=plan),
+                krippendorff_alpha(X, scale="nominal", ci="bootstrap", bootstrap=boot),
                 a_true,
             ),
         ):

@@ -46,7 +46,7 @@ CAC_RAW4RATERS = np.array(
         (scott_pi, {}, 0.7962397, 0.05905473, (0.679, 0.913)),
         (gwet_ac, {}, 0.8493305, 0.04321747, (0.764, 0.935)),
         (brennan_prediger, {}, 0.835, 0.04693346, (0.742, 0.928)),
-        (krippendorff_alpha, {"level": "nominal"}, 0.7972585, 0.05905473, (0.68, 0.914)),
+        (krippendorff_alpha, {"scale": "nominal"}, 0.7972585, 0.05905473, (0.68, 0.914)),
         (percent_agreement, {}, 0.89, 0.03128898, (0.828, 0.952)),
     ],
 )
@@ -71,7 +71,7 @@ def test_irrcac_contingency_table_functions(fn, kw, coef, se, ci):
         (fleiss_kappa, {}, 0.4139265, 0.08119291, (0.24, 0.588), 0.0001622724),
         (
             krippendorff_alpha,
-            {"level": "nominal"},
+            {"scale": "nominal"},
             0.4204384,
             0.08243228,
             (0.244, 0.597),
@@ -95,7 +95,7 @@ def test_irrcac_counts_functions(fn, kw, coef, se, ci, p):
 def test_irrcac_2019_krippendorff_raw():
     # README krippen.alpha.raw(cac.raw4raters): 0.74342, se 0.14557, (0.419, 1), p 0.0004594257;
     # the default (2021 source centring) gives 0.14548 (tests/test_agreement_published.py)
-    e = krippendorff_alpha(CAC_RAW4RATERS, level="nominal", convention="irrcac")
+    e = krippendorff_alpha(CAC_RAW4RATERS, scale="nominal", convention="irrcac")
     assert round(e.se, 5) == 0.14557
     assert (round(e.ci_low, 3), e.ci_high) == (0.419, 1.0)
     assert e.extra["p_value_t"] == pytest.approx(0.0004594257, rel=1e-6)
@@ -168,5 +168,5 @@ def test_ci_auto_default_chosen_by_n():
     big = ratings_from_table(CONT3X3 * 2)  # 200 items
     assert cohen_kappa(big).ci_method.startswith("analytic")
     assert cohen_kappa(big[:60]).ci_method.startswith("bootstrap-bca")
-    with pytest.raises(ValueError, match="ci must be"):
+    with pytest.raises(ValueError, match="ci: .exact. is not allowed"):
         cohen_kappa(big, ci="exact")

@@ -62,7 +62,7 @@ def test_fleiss_matches_statsmodels_complete_data(seed: int) -> None:
 def test_alpha_matches_krippendorff_package_with_missing(seed: int, level: str) -> None:
     X = _random_ratings(seed, 70, 4, 5, 0.3) + 1.0  # values 1..5 (ratio needs > 0 sums)
     ref = krippendorff.alpha(reliability_data=X.T, level_of_measurement=level)
-    assert krippendorff_alpha(X, level=level).estimate == pytest.approx(ref, abs=TOL)
+    assert krippendorff_alpha(X, scale=level).estimate == pytest.approx(ref, abs=TOL)
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
@@ -82,7 +82,7 @@ def test_alpha_interval_on_continuous_scores() -> None:
     X = rng.normal(size=(200, 1)) + rng.normal(scale=0.7, size=(200, 3))
     X[rng.random(X.shape) < 0.2] = np.nan
     ref = krippendorff.alpha(reliability_data=X.T, level_of_measurement="interval")
-    assert krippendorff_alpha(X, level="interval").estimate == pytest.approx(ref, abs=TOL)
+    assert krippendorff_alpha(X, scale="interval").estimate == pytest.approx(ref, abs=TOL)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -42,7 +42,7 @@ PANDALM = EXTERNAL / "pandalm_testset" / "verdicts_wide.csv"
 def test_krippendorff_2011_reliability_data(level: str, published: float) -> None:
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", 4 coders x 12 units
     # with missing values: alpha_nominal .743, ordinal .815, interval .849, ratio .797.
-    e = krippendorff_alpha(KRIPPENDORFF_2011, level=level)
+    e = krippendorff_alpha(KRIPPENDORFF_2011, scale=level)
     assert round(e.estimate, 3) == published
     assert e.n == 12 and e.extra["pairable_units"] == 11
 
@@ -51,7 +51,7 @@ def test_krippendorff_nominal_matches_irrcac_readme() -> None:
     # kgwet/irrCAC README, krippen.alpha.raw(cac.raw4raters): alpha 0.74342, pa 0.805, pe 0.24,
     # se 0.14557, CI (0.419, 1). Our linearised SE follows the current irrCAC source
     # (R/agree.coeff3.raw.r, 2021) and gives 0.14548 (0.06 % lower; see docs/agreement.md).
-    e = krippendorff_alpha(CAC_RAW4RATERS, level="nominal", ci="analytic")
+    e = krippendorff_alpha(CAC_RAW4RATERS, scale="nominal", ci="analytic")
     assert e.estimate == pytest.approx(0.74342, abs=5e-6)
     assert e.extra["pa"] == pytest.approx(0.805)
     assert e.se == pytest.approx(0.14557, abs=2e-4)
@@ -90,7 +90,7 @@ def test_irrcac_readme_contingency_table() -> None:
     assert gwet_ac(X).estimate == pytest.approx(0.8493305, abs=5e-8)
     assert brennan_prediger(X).estimate == pytest.approx(0.835)
     assert pabak(X).estimate == pytest.approx(0.835)
-    assert krippendorff_alpha(X, level="nominal").estimate == pytest.approx(0.7972585, abs=5e-8)
+    assert krippendorff_alpha(X, scale="nominal").estimate == pytest.approx(0.7972585, abs=5e-8)
     pa = percent_agreement(X)
     assert pa.estimate == pytest.approx(0.89)
     # irrCAC's table functions divide the variance by n^2 instead of n(n-1):

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from medjudge import Bootstrap
 from medjudge.analyses.audit import audit_study, subgroup_reliability
 from medjudge.analyses.judge_vs_experts import judge_expert_agreement
 from medjudge.commands._common import dump_json
@@ -144,7 +145,10 @@ def test_disputed_items(demo_study):
 
 def test_judge_expert_agreement(demo_study):
     t = judge_expert_agreement(
-        demo_study, "overall", judges=["sim-general-72b"], n_resamples=200, method="percentile"
+        demo_study,
+        "overall",
+        judges=["sim-general-72b"],
+        bootstrap=Bootstrap(200, method="percentile"),
     )
     ex = demo_study.matrix("overall", role="expert")
     jm = demo_study.matrix("overall", raters=["sim-general-72b"], order="AB")

@@ -15,6 +15,7 @@ import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from conftest import EXTERNAL, MAPPINGS, ROOT
+from medjudge import Bootstrap
 from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.stability import stability
 from medjudge.stats.length_control import length_controlled_accuracy
@@ -103,7 +104,7 @@ def test_variance_components_match_statsmodels_anova():
 
 
 def test_stability_on_llmbar(llmbar_study):
-    r = stability(llmbar_study, n_resamples=100)
+    r = stability(llmbar_study, bootstrap=Bootstrap(100))
     c = r.table("components")
     assert set(c["evaluator"]) >= {"GPT-4", "ChatGPT"}
     assert (c["ci_low"] <= c["variance"] + 1e-12).all() and (
@@ -113,7 +114,7 @@ def test_stability_on_llmbar(llmbar_study):
     assert ((f["share"] >= 0) & (f["share"] <= 1)).all()
     assert (c["excluded_incomplete_items"] >= 0).all()
     with pytest.raises(ValueError, match="n_resamples"):
-        stability(llmbar_study, n_resamples=5)
+        stability(llmbar_study, bootstrap=Bootstrap(5))
 
 
 def test_bias_suite_pandalm(pandalm_study):

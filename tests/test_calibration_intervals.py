@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from medjudge import Bootstrap
 
 CAL = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration"
 
@@ -47,7 +48,7 @@ def test_bootstrap_fallback_is_named_per_row():
 
     y = np.ones((20, 2))
     y[3, 1] = 0.0
-    t = judge_accuracy(y, method="bootstrap-percentile", n_resamples=200)
+    t = judge_accuracy(y, method="bootstrap-percentile", bootstrap=Bootstrap(200))
     assert t["ci_method"][0].startswith("clopper-pearson fallback")
     assert t["ci_method"][1].startswith("bootstrap percentile")
     # the exact Clopper-Pearson limit for 20/20 (Fagerland et al. 2017: (alpha/2)^(1/n))
@@ -66,7 +67,7 @@ def test_evaluate_judges_with_different_gold_item_sets(cal):
     )
     n_items = {d: len(st.outcomes(d).items) for d in st.dimensions}
     assert n_items["safety"] < n_items["overall"]  # the case that used to crash
-    ev = evaluate_judges(st, n_resamples=200)
+    ev = evaluate_judges(st, bootstrap=Bootstrap(200))
     assert ev.settings["item_sets"].startswith("each dimension on its own items")
     for d, sub in ev.pairs.groupby("dimension"):
         assert (sub["n_common"] == n_items[d]).all()

@@ -64,7 +64,7 @@ JSON_CASES: dict[str, list[str]] = {
     "agreement_pandalm": ["agreement", *PANDALM, "--role", "expert", "--json"],
     "agreement_pandalm_bootstrap": [
         "agreement", *PANDALM, "--role", "expert", "--json", "--ci", "bootstrap", *FAST,
-        "--method", "percentile", "--confidence", "0.9",
+        "--method", "percentile", "--confidence-level", "0.9",
     ],
 }  # fmt: skip
 

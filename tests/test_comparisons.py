@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from medjudge.stats.intervals import tango_paired_interval
+from medjudge import Bootstrap
 from medjudge.stats.mcnemar import clustered_mcnemar, mcnemar, mcnemar_pvalue, pairwise_counts
 from medjudge.stats.multiplicity import add_multiplicity, adjust_pvalues
 from medjudge.stats.omnibus import cochran_q, friedman_nemenyi
 from medjudge.stats.paired_bootstrap import paired_bootstrap
+from medjudge.stats.paired_intervals import tango_paired_interval
 from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.score_tests import sign_flip_test, wilcoxon
 from scipy import stats
@@ -200,7 +201,7 @@ def test_all_pairs_counts_agree_with_single_pair(outcomes, policy):
         outcomes,
         policy=policy,
         ci="tango" if policy != "half" else "bootstrap-percentile",
-        n_resamples=200,
+        bootstrap=Bootstrap(200),
     )
     assert len(tab) == 15
     for _, row in tab.sample(5, random_state=0).iterrows():
@@ -230,7 +231,7 @@ def test_pairwise_counts_symmetry(outcomes):
 
 def test_all_pairs_dimensions_and_families(outcomes):
     y3 = np.stack([np.nan_to_num(outcomes), 1 - np.nan_to_num(outcomes)])
-    tab = all_pairs(y3, dimensions=["accuracy", "overall"], n_resamples=300)
+    tab = all_pairs(y3, dimensions=["accuracy", "overall"], bootstrap=Bootstrap(300))
     assert set(tab["dimension"]) == {"accuracy", "overall"} and len(tab) == 30
     for _, g in tab.groupby("dimension"):
         np.testing.assert_allclose(g["p_holm"], adjust_pvalues(g["pvalue"].to_numpy(), "holm"))
@@ -240,7 +241,7 @@ def test_paired_bootstrap_agrees_with_scipy(outcomes):
     # scipy.stats.bootstrap(paired=True) on the same two outcome vectors; limits agree within
     # Monte Carlo error (percentile method, B = 4000 each)
     a, b = np.nan_to_num(outcomes[:, 5]), np.nan_to_num(outcomes[:, 0])
-    ours = paired_bootstrap(a, b, n_resamples=4000, seed=1, method="percentile")
+    ours = paired_bootstrap(a, b, bootstrap=Bootstrap(4000, 1, method="percentile"))
     ref = stats.bootstrap(
         (a, b),
         lambda x, y: x.mean() - y.mean(),
@@ -261,7 +262,7 @@ def test_paired_bootstrap_kappa_difference():
     gold = rng.integers(0, 2, 400).astype(float)
     good = np.where(rng.random(400) < 0.85, gold, 1 - gold)
     bad = np.where(rng.random(400) < 0.65, gold, 1 - gold)
-    e = paired_bootstrap(good, bad, gold=gold, statistic="kappa", n_resamples=1000, method="bca")
+    e = paired_bootstrap(good, bad, gold=gold, statistic="kappa", bootstrap=Bootstrap(1000, method="bca"))
     from statsmodels.stats.inter_rater import cohens_kappa
 
     table = np.histogram2d(good, gold, bins=2)[0]

@@ -18,6 +18,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from medjudge import Bootstrap
 from medjudge.analyses.at_scale import evaluate_at_scale
 from medjudge.cli import main
 from medjudge.engine.reduce import reduce_verdicts
@@ -106,7 +107,7 @@ def _independent(df: pd.DataFrame, cluster: str | None):
 
 def test_engine_point_estimates_and_tests_match_pandas(table):
     df, path = table
-    res = evaluate_at_scale(path, cluster="image_id", n_resamples=50, seed=3)
+    res = evaluate_at_scale(path, cluster="image_id", bootstrap=Bootstrap(50, 3))
     acc, wide, clusters = _independent(df, "image_id")
     lb = res.leaderboard.set_index(["dimension", "judge"])["accuracy"]
     pd.testing.assert_series_equal(
@@ -130,7 +131,7 @@ def test_engine_point_estimates_and_tests_match_pandas(table):
 
 def test_single_item_clusters_use_midp_mcnemar(table):
     df, path = table
-    res = evaluate_at_scale(path, n_resamples=20, seed=1)
+    res = evaluate_at_scale(path, bootstrap=Bootstrap(20, 1))
     acc, wide, _ = _independent(df, None)
     for r in res.pairs.itertuples():
         w = wide.loc[r.dimension]
@@ -148,12 +149,12 @@ def test_single_item_clusters_use_midp_mcnemar(table):
 
 def test_row_order_and_input_format_do_not_change_numbers(table, tmp_path):
     df, path = table
-    a = evaluate_at_scale(path, cluster="image_id", n_resamples=300, seed=11).to_dict()
+    a = evaluate_at_scale(path, cluster="image_id", bootstrap=Bootstrap(300, 11)).to_dict()
     shuffled = df.sample(frac=1.0, random_state=5)
-    b = evaluate_at_scale(shuffled, cluster="image_id", n_resamples=300, seed=11).to_dict()
+    b = evaluate_at_scale(shuffled, cluster="image_id", bootstrap=Bootstrap(300, 11)).to_dict()
     csv = tmp_path / "v.csv"
     shuffled.to_csv(csv, index=False)
-    c = evaluate_at_scale(csv, cluster="image_id", n_resamples=300, seed=11).to_dict()
+    c = evaluate_at_scale(csv, cluster="image_id", bootstrap=Bootstrap(300, 11)).to_dict()
     for other in (b, c):
         assert other["leaderboard"] == a["leaderboard"]
         assert other["pairs"] == a["pairs"]
@@ -176,10 +177,10 @@ def test_spark_equals_duckdb_to_the_last_digit(tmp_path):
     assert len(df) == 100_000
     path = tmp_path / "v.parquet"
     df.to_parquet(path, index=False)
-    duck = evaluate_at_scale(path, cluster="image_id", n_resamples=200, seed=5).to_dict()
+    duck = evaluate_at_scale(path, cluster="image_id", bootstrap=Bootstrap(200, 5)).to_dict()
     for parts in (1, 7):
         spark = evaluate_at_scale(
-            path, engine="spark", cluster="image_id", n_resamples=200, seed=5, partitions=parts
+            path, engine="spark", cluster="image_id", bootstrap=Bootstrap(200, 5), partitions=parts
         ).to_dict()
         spark["settings"].pop("engine")
         d = dict(duck, settings={k: v for k, v in duck["settings"].items() if k != "engine"})
@@ -284,7 +285,7 @@ def test_smoke_one_million_verdicts(tmp_path):
 
     path = tmp_path / "v.parquet"
     assert write_verdict_parquet(path, 1_000_000) == 100_000
-    res = evaluate_at_scale(path, cluster="image_id", n_resamples=100, seed=1)
+    res = evaluate_at_scale(path, cluster="image_id", bootstrap=Bootstrap(100, 1))
     assert len(res.leaderboard) == 10 and len(res.pairs) == 45
     assert res.leaderboard["n_items"].eq(res.excluded["overall"]["items_with_gold"]).all()
     assert np.isfinite(res.leaderboard[["accuracy", "ci_low", "ci_high"]].to_numpy()).all()

@@ -6,13 +6,14 @@ import json
 
 import numpy as np
 from conftest import DEMO, EXTERNAL, MAPPINGS
+from medjudge import Bootstrap
 from medjudge.analyses.evaluation import cluster_ids, evaluate_judges
 from medjudge.cli import main
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 
 def test_evaluate_demo_tables(demo_study):
-    ev = evaluate_judges(demo_study, n_resamples=300, dimensions=["overall", "creativity"])
+    ev = evaluate_judges(demo_study, bootstrap=Bootstrap(300), dimensions=["overall", "creativity"])
     assert set(ev.leaderboard["dimension"]) == {"overall", "creativity"}
     assert len(ev.pairs) == 2 * 66  # 12 judges -> 66 pairs per dimension
     assert ev.settings["cluster"] == "image_id"
@@ -29,7 +30,7 @@ def test_evaluate_demo_tables(demo_study):
 
 
 def test_pairs_discordant_counts_match_statsmodels_on_pandalm(pandalm_study):
-    ev = evaluate_judges(pandalm_study, n_resamples=200, cluster=None)
+    ev = evaluate_judges(pandalm_study, bootstrap=Bootstrap(200), cluster=None)
     row = ev.pairs.iloc[0]
     o = pandalm_study.outcomes("preference")
     y = np.nan_to_num(o.outcome)

@@ -11,12 +11,14 @@ from medjudge.stats.intervals import (
     clustered_mean_se,
     jeffreys_interval,
     mean_ci,
+    wilson_interval,
+)
+from medjudge.stats.paired_intervals import (
     newcombe_paired_interval,
     paired_difference_ci,
     paired_table,
     tango_paired_interval,
     wald_paired_interval,
-    wilson_interval,
 )
 from statsmodels.stats.proportion import proportion_confint
 

@@ -10,6 +10,7 @@ import medjudge.stats.confusion as conf_mod
 import numpy as np
 import pandas as pd
 import pytest
+from medjudge import Bootstrap
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
@@ -64,7 +65,7 @@ def study() -> Study:
 
 @pytest.fixture(scope="module")
 def result(study: Study):
-    return judge_vs_gold(study, n_resamples=300, seed=1)
+    return judge_vs_gold(study, bootstrap=Bootstrap(300, 1))
 
 
 def _long(study: Study) -> pd.DataFrame:
@@ -117,7 +118,7 @@ def test_confusion_accuracy_and_kappa_equal_sklearn(study, result):
 
 
 def test_exclude_policy_kappa_equals_sklearn_on_usable_verdicts(study):
-    res = judge_vs_gold(study, policy="exclude", n_resamples=50, dimensions=["risk"])
+    res = judge_vs_gold(study, policy="exclude", bootstrap=Bootstrap(50), dimensions=["risk"])
     long = _long(study)
     sub = long[(long["dimension"] == "risk") & (long["rater"] == "judge-b")].dropna()
     for w in ("linear",):
@@ -126,7 +127,11 @@ def test_exclude_policy_kappa_equals_sklearn_on_usable_verdicts(study):
         assert got["estimate"].iloc[0] == pytest.approx(sk, abs=1e-12)
         assert got["n"].iloc[0] == len(sub)
     res_q = judge_vs_gold(
-        study, policy="exclude", n_resamples=50, dimensions=["risk"], kappa_weights="quadratic"
+        study,
+        policy="exclude",
+        bootstrap=Bootstrap(50),
+        dimensions=["risk"],
+        kappa_weights="quadratic",
     )
     got = res_q.table("metrics").query("judge == 'judge-b' and metric == 'kappa'")
     sk = cohen_kappa_score(sub["gold"], sub["value"], weights="quadratic", labels=RISK)
@@ -134,7 +139,7 @@ def test_exclude_policy_kappa_equals_sklearn_on_usable_verdicts(study):
 
 
 def test_per_class_recall_precision_equal_sklearn_and_wilson(study):
-    res = judge_vs_gold(study, n_resamples=50, cluster="none")
+    res = judge_vs_gold(study, bootstrap=Bootstrap(50), cluster="none")
     long = _long(study)
     for d in ("risk", "tone"):
         cats = RISK if d == "risk" else LABELS
@@ -215,7 +220,7 @@ def test_headline_says_when_no_judge_beats_the_baseline():
             {"item": [f"i{i}" for i in range(n)], "dimension": "d", "value": gold}
         ),
     )
-    res = judge_vs_gold(st, n_resamples=100)
+    res = judge_vs_gold(st, bootstrap=Bootstrap(100))
     assert "no judge beats it" in res.headline["d"]
     assert "always-tie (tie)" in set(res.metrics["judge"])  # the tie baseline where relevant
     assert not res.baseline_tests["beats_baseline"].any()
@@ -243,7 +248,7 @@ def test_row_order_does_not_change_numbers(study, result):
         study.scales,
         gold_table=study.gold_table.sample(frac=1, random_state=4),
     )
-    again = judge_vs_gold(shuffled, n_resamples=300, seed=1)
+    again = judge_vs_gold(shuffled, bootstrap=Bootstrap(300, 1))
     pd.testing.assert_frame_equal(again.metrics, result.metrics)
 
 

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from medjudge import Bootstrap
 from medjudge.analyses.models import EXPERTS, answer_model_ranking, pairwise_outcomes
 from medjudge.stats.bradley_terry import (
     bradley_terry,
@@ -63,14 +64,14 @@ def test_pandalm_strengths_match_choix(pandalm_study, source):
     theirs = theirs - theirs.mean()  # choix centres too; the usual normalisation, made explicit
     np.testing.assert_allclose(ours, theirs, atol=1e-6)
     # and through the study-level analysis
-    res = answer_model_ranking(pandalm_study, n_resamples=100)
+    res = answer_model_ranking(pandalm_study, bootstrap=Bootstrap(100))
     t = res.strengths[res.strengths["source"] == source].set_index("model").loc[names]
     np.testing.assert_allclose(t["strength"].to_numpy(), theirs, atol=1e-6)
 
 
 def test_pandalm_expert_llama_is_strongest(pandalm_study):
     # PandaLM paper (Wang et al. 2024, Table 2/Fig. 3): LLaMA-7B wins most human comparisons
-    res = answer_model_ranking(pandalm_study, n_resamples=200)
+    res = answer_model_ranking(pandalm_study, bootstrap=Bootstrap(200))
     t = res.strengths[res.strengths["source"] == EXPERTS]
     assert t.loc[t["strength"].idxmax(), "model"] == "llama-7b"
     assert set(t["rank_low"]) <= set(range(1, 6)) and (t["rank_low"] <= t["rank"]).all()
@@ -146,7 +147,7 @@ def test_fastchat_style_bootstrap(pandalm_study):
         return 400 * lr.coef_[0] + 1000
 
     fc_point = mle_elo(battles)
-    res = answer_model_ranking(pandalm_study, n_resamples=1000, seed=1)
+    res = answer_model_ranking(pandalm_study, bootstrap=Bootstrap(1000, 1))
     t = res.strengths[res.strengths["source"] == EXPERTS].set_index("model").loc[names]
     np.testing.assert_allclose(t["elo"].to_numpy(), fc_point, atol=0.05)
     np.testing.assert_allclose(to_elo(t["strength"].to_numpy()), fc_point, atol=0.05)
@@ -219,8 +220,8 @@ def test_row_order_does_not_change_numbers(pandalm_study):
         s.scales,
         answer_models=s.answer_models,
     )
-    r1 = answer_model_ranking(s, n_resamples=100, seed=3).strengths
-    r2 = answer_model_ranking(s2, n_resamples=100, seed=3).strengths
+    r1 = answer_model_ranking(s, bootstrap=Bootstrap(100, 3)).strengths
+    r2 = answer_model_ranking(s2, bootstrap=Bootstrap(100, 3)).strengths
     pd.testing.assert_frame_equal(
         r1.sort_values(["source", "model"]).reset_index(drop=True),
         r2.sort_values(["source", "model"]).reset_index(drop=True),
@@ -231,7 +232,7 @@ def test_argument_checks(pandalm_study):
     with pytest.raises(ValueError, match="ties"):
         answer_model_ranking(pandalm_study, ties="thirds")
     with pytest.raises(ValueError, match="n_resamples"):
-        answer_model_ranking(pandalm_study, n_resamples=3)
+        answer_model_ranking(pandalm_study, bootstrap=Bootstrap(3))
     with pytest.raises(ValueError, match="confidence_level"):
         answer_model_ranking(pandalm_study, confidence_level=95)
     with pytest.raises(ValueError, match="models column"):

@@ -11,6 +11,7 @@ import medjudge as mj
 
 PUBLIC = {
     "__version__",
+    "Bootstrap",
     "Estimate",
     "Scale",
     "Study",

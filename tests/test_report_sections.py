@@ -143,7 +143,7 @@ def test_cli_audit_and_report_agree_on_the_alt_test(tmp_path, capsys):
 
 def test_run_accuracy_csv_uses_the_report_interval(demo_study, tmp_path):
     """run's accuracy.csv and the report's leaderboard give the same (clustered) interval."""
-    from medjudge.commands.run import accuracy_table
+    from medjudge.analyses.policies import accuracy_table
 
     acc = accuracy_table(demo_study)
     lb = evaluation(ReportContext(demo_study, n_resamples=B)).leaderboard

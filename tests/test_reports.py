@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import DEMO, DEMO_RESAMPLES, ROOT
+from medjudge import Bootstrap
 from medjudge.cli import main
 from medjudge.commands.report import render_reports, template_path
 from medjudge.report.context import headline_dimension
@@ -67,7 +68,7 @@ def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
 
     files, _ = demo_reports
     text = pdf_text(files["judges"]["pdf"])
-    ev = evaluate_judges(demo_study, seed=0, n_resamples=RESAMPLES)
+    ev = evaluate_judges(demo_study, bootstrap=Bootstrap(RESAMPLES, 0))
     head = headline_dimension(demo_study)
     lb = ev.leaderboard[ev.leaderboard["dimension"] == head]
     assert len(lb) == len(demo_study.judges) == 12

@@ -18,6 +18,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from medjudge import Bootstrap
 from robust_support import (
     CATEGORIES,
     assert_complete,
@@ -193,7 +194,7 @@ def test_other_commands_options(fixed, command, real, count, level):
                 "none", "--max-half-width", real, "--min-n", count]  # fmt: skip
     else:
         argv = ["agreement", path, "--mapping", mapping, "--role", "expert", "--json",
-                "--confidence", real]  # fmt: skip
+                "--confidence-level", real]  # fmt: skip
         if level is not None:
             argv += ["--level", level]
     rc, out, err = cli(argv)
@@ -282,7 +283,7 @@ def test_public_api_returns_or_raises_value_error(fixed, n_resamples, seed, orde
     study = load_any(*fixed)
     try:
         ev = evaluate_judges(
-            study, n_resamples=n_resamples, seed=seed, order=order, dimensions=dimensions
+            study, bootstrap=Bootstrap(n_resamples, seed), order=order, dimensions=dimensions
         )
     except ValueError as exc:
         assert str(exc) and "\n" not in str(exc)

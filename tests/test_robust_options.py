@@ -9,6 +9,7 @@ import math
 
 import pytest
 from conftest import DEMO, EXTERNAL, MAPPINGS
+from medjudge import Bootstrap
 from medjudge.commands import _options as opt
 from robust_support import assert_one_line_error, cli, small_rows, write_wide
 
@@ -67,10 +68,10 @@ BAD_OPTIONS = [
     ("compare", "--resamples", "0"),
     ("compare", "--resamples", "1000000000"),
     ("compare", "--seed", "-5"),
-    ("agreement", "--confidence", "1"),
-    ("agreement", "--confidence", "0"),
-    ("agreement", "--confidence", "5"),
-    ("agreement", "--confidence", "nan"),
+    ("agreement", "--confidence-level", "1"),
+    ("agreement", "--confidence-level", "0"),
+    ("agreement", "--confidence-level", "5"),
+    ("agreement", "--confidence-level", "nan"),
     ("agreement", "--resamples", "0"),
     ("agreement", "--seed", "-5"),
     ("audit", "--epsilon", "5"),
@@ -110,7 +111,7 @@ def test_eval_order_refused_by_the_library_too(demo_study):
     from medjudge.analyses.evaluation import evaluate_judges
 
     with pytest.raises(ValueError, match="orders present: AB, BA"):
-        evaluate_judges(demo_study, order="ab", n_resamples=100)
+        evaluate_judges(demo_study, order="ab", bootstrap=Bootstrap(100))
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pingouin as pg
 import pytest
+from medjudge import Bootstrap
 from medjudge.analyses.score_study import score_study
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
@@ -117,7 +118,7 @@ def scores():
 
 def test_score_study_against_scipy_and_pingouin(scores):
     st, wide, gold = scores
-    res = score_study(st, n_resamples=300, interval="analytic", cluster="none")
+    res = score_study(st, bootstrap=Bootstrap(300), interval="analytic", cluster="none")
     m = res.table("metrics").query("role == 'judge'")
     for j in ("j1", "j2"):
         got = m[m["rater"] == j].set_index("metric")
@@ -154,7 +155,7 @@ def test_score_study_against_scipy_and_pingouin(scores):
 
 def test_bootstrap_mode_clustered_and_headline(scores):
     st, _, _ = scores
-    res = score_study(st, n_resamples=300, seed=2)
+    res = score_study(st, bootstrap=Bootstrap(300, 2))
     m = res.table("metrics")
     assert m["ci_method"].str.contains("clusters").all() or m["metric"].eq("icc_a1").any()
     assert (m["ci_low"] <= m["estimate"] + 1e-12).all() and (
@@ -169,12 +170,12 @@ def test_bootstrap_mode_clustered_and_headline(scores):
 def test_judge_only_and_expert_only_score_studies(scores):
     st, _, _ = scores
     judges_only = Study(st.ratings[st.ratings["role"] == "judge"], st.items, st.scales)
-    res = score_study(judges_only, n_resamples=50)
+    res = score_study(judges_only, bootstrap=Bootstrap(50))
     assert res.metrics.empty
     assert "no gold score" in " ".join(res.not_applicable.values()) or res.not_applicable
     assert set(res.reliability["role"]) == {"judge"}
     experts_only = Study(st.ratings[st.ratings["role"] == "expert"], st.items, st.scales)
-    res = score_study(experts_only, n_resamples=50)
+    res = score_study(experts_only, bootstrap=Bootstrap(50))
     assert set(res.metrics["role"]) == {"expert"}
     assert "the study has no judges" in res.not_applicable["quality: judges against gold"]
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from conftest import EXTERNAL, MAPPINGS, ROOT
+from medjudge import Bootstrap
 
 
 def test_section_presents_the_analysis(llmbar_study, demo_study):
@@ -18,7 +19,7 @@ def test_section_presents_the_analysis(llmbar_study, demo_study):
     sec = sec_stab.build(ReportContext(llmbar_study, n_resamples=60))
     assert sec.applies and sec.findings
     t = sec.tables["tbl-stability"]
-    res = stability(llmbar_study, dimension="preference", n_resamples=60)
+    res = stability(llmbar_study, dimension="preference", bootstrap=Bootstrap(60))
     # the LLMBar file's six evaluators (GPT-4, ChatGPT, ChatGPT-0301, PaLM2, LLaMA2, Falcon; see
     # data/external/llmbar/SOURCE.md), each under 8-15 prompting strategies
     assert sorted(t["evaluator"]) == sorted(res.flips["evaluator"]) and len(t) == 6

@@ -14,8 +14,8 @@ Accuracy, intervals and tests between judges (arrays in)
 Study-level analyses (a :class:`Study` in, tables/results out)
     evaluate_judges, audit_study, study_alt_test, subgroup_accuracy, heterogeneity_table,
     position_bias, bias_report, run_consistency
-Results
-    Estimate, TestResult
+Settings and results
+    Bootstrap (the one way to configure resampling), Estimate, TestResult
 
 Examples
 --------
@@ -54,7 +54,7 @@ _API: dict[str, str] = {
     # accuracy, intervals, tests
     "judge_accuracy": "medjudge.stats.accuracy",
     "proportion_ci": "medjudge.stats.intervals",
-    "paired_difference_ci": "medjudge.stats.intervals",
+    "paired_difference_ci": "medjudge.stats.paired_intervals",
     "mcnemar": "medjudge.stats.mcnemar",
     "paired_bootstrap": "medjudge.stats.paired_bootstrap",
     "all_pairs": "medjudge.stats.pairwise",
@@ -70,7 +70,8 @@ _API: dict[str, str] = {
     "position_bias": "medjudge.analyses.position",
     "bias_report": "medjudge.analyses.bias",
     "run_consistency": "medjudge.analyses.consistency",
-    # results
+    # settings and results
+    "Bootstrap": "medjudge.stats.resampling",
     "Estimate": "medjudge.stats.results",
     "TestResult": "medjudge.stats.results",
 }

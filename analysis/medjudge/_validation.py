@@ -164,3 +164,64 @@ TOP = IntRange(1, 1_000_000, what="count")
 MIN_N = IntRange(1, 1_000_000_000, what="count")
 #: simulated items (13 organ systems need one item each).
 ITEMS = IntRange(13, 200_000, what="number of items")
+
+
+def check_choice(name: str, value: Any, allowed: tuple[Any, ...] | list[Any]) -> Any:
+    """``value`` if it is one of ``allowed``, else :class:`ValueError` naming ``name``.
+
+    Examples
+    --------
+    >>> check_choice("policy", "wrong", ("wrong", "exclude", "half"))
+    'wrong'
+    >>> check_choice("policy", "wrnog", ("wrong", "exclude", "half"))
+    Traceback (most recent call last):
+    ...
+    ValueError: policy: 'wrnog' is not allowed (one of 'wrong', 'exclude', 'half')
+    """
+    ok = any(a is value or (isinstance(value, type(a)) and a == value) for a in allowed)
+    if not ok:
+        shown = ", ".join(repr(a) for a in allowed)
+        raise ValueError(f"{name}: {value!r} is not allowed (one of {shown})")
+    return value
+
+
+def check_instance(name: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    """``value`` if it is an instance of ``kind``, else :class:`ValueError` naming ``name``.
+
+    Examples
+    --------
+    >>> check_instance("seed", 3, int, "an integer")
+    3
+    >>> check_instance("seed", "3", int, "an integer")
+    Traceback (most recent call last):
+    ...
+    ValueError: seed: '3' is not allowed (an integer)
+    """
+    if not isinstance(value, kind):
+        raise ValueError(f"{name}: {value!r} is not allowed ({what})")
+    return value
+
+
+def check_names(name: str, value: Any, allowed: Any, what: str = "a list of names") -> list:
+    """``value`` as a list if it is a list/tuple of names all in ``allowed``.
+
+    A bare string is refused (it is not a list of names: ``"overall"`` would be read as
+    seven one-letter names).
+
+    Examples
+    --------
+    >>> check_names("dimensions", ["overall"], ["overall", "accuracy"])
+    ['overall']
+    >>> check_names("dimensions", ["overal"], ["overall", "accuracy"])
+    Traceback (most recent call last):
+    ...
+    ValueError: dimensions: 'overal' is not allowed (one of 'overall', 'accuracy')
+    """
+    allowed = list(allowed)
+    shown = ", ".join(repr(a) for a in allowed[:12]) + (" ..." if len(allowed) > 12 else "")
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name}: {value!r} is not allowed ({what}, each one of {shown})")
+    for v in value:
+        if not isinstance(v, str) or v not in allowed:
+            raise ValueError(f"{name}: {v!r} is not allowed (one of {shown})")
+    return list(value)

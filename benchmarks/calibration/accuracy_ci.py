@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from medjudge import Bootstrap
 from medjudge.stats.accuracy import accuracy_arrays, judge_accuracy  # noqa: E402
 from medjudge.stats.intervals import wilson_interval  # noqa: E402
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval  # noqa: E402
@@ -73,7 +74,7 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
             res["wilson (effective n, no df; before)"] = wilson_interval(p * ne, ne)
         w = ResamplePlan(design.n_items, boot, int(rng.integers(1 << 31)), clusters=cl).weights()
         for m in ("bootstrap-percentile", "bootstrap-bca"):
-            f = judge_accuracy(y, clusters=cl, method=m, weights=w, n_resamples=boot)
+            f = judge_accuracy(y, clusters=cl, method=m, weights=w, bootstrap=Bootstrap(boot))
             res[f"{m} (+ boundary fallback)"] = (f.ci_low.to_numpy(), f.ci_high.to_numpy())
         # before: the percentile bootstrap without the fallback
         from medjudge.stats.accuracy import bootstrap_accuracy

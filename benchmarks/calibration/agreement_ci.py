@@ -68,7 +68,7 @@ def _coefs(n_raters: int, q: int):
             lambda X, W: fleiss_kappa_core(X, W, categories=cats),
         ),
         "krippendorff_alpha": (
-            lambda X: krippendorff_alpha(X, level="nominal", categories=cats),
+            lambda X: krippendorff_alpha(X, scale="nominal", categories=cats),
             lambda X, W: krippendorff_alpha_core(X, W, level="nominal", categories=cats),
         ),
         "gwet_ac1": (

@@ -70,11 +70,11 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
                 policy="wrong",
                 n_resamples=boot,
                 seed=seed_r,
-                level=0.95,
+                confidence_level=0.95,
             )
             old = pd.concat(
                 [
-                    all_pairs({d: o.outcome}, st.judges, dimensions=[d], level=0.95)
+                    all_pairs({d: o.outcome}, st.judges, dimensions=[d], confidence_level=0.95)
                     for d, o in outcomes.items()
                 ]
             )

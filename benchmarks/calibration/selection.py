@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from medjudge import Bootstrap
 from medjudge.analyses.evaluation import evaluate_judges  # noqa: E402
 from medjudge.analyses.heterogeneity import heterogeneity_table  # noqa: E402
 from medjudge.analyses.subgroups import best_judge_by_subgroup, stack_outcomes  # noqa: E402
@@ -82,7 +83,7 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
         for organ_per_image in (True, False):
             st = _study(rng, design, n_judges, 0.8, organ_per_image)
             so = stack_outcomes(st)
-            h = heterogeneity_table(st, "organ", stacked=so, n_permutations=boot, seed=1)
+            h = heterogeneity_table(st, "organ", stacked=so, bootstrap=Bootstrap(boot, seed=1))
             if organ_per_image:
                 res["het_perm"].append(list(h["pvalue"] < 0.05))
                 res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))
@@ -90,9 +91,9 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
                 res["best_new"].append(list(b["excluded_from_best_set"] != ""))
                 f, c = _old_best_flags(st, so)
                 res["best_old"].append([1] * f + [0] * (c - f))
-                ev = evaluate_judges(st, n_resamples=boot, family="table")
+                ev = evaluate_judges(st, bootstrap=Bootstrap(boot), family="table")
                 res["grid_table"].append([bool((ev.pairs["p_holm"] < 0.05).any())])
-                ev_d = evaluate_judges(st, n_resamples=boot, family="dimension")
+                ev_d = evaluate_judges(st, bootstrap=Bootstrap(boot), family="dimension")
                 res["grid_dimension"].append([bool((ev_d.pairs["p_holm"] < 0.05).any())])
                 lb = ev.leaderboard[ev.leaderboard["dimension"] == st.dimensions[0]]
                 # all judges tied: a set "excludes the truth" when it rules out rank 1 or rank K

@@ -20,7 +20,8 @@ Examples
 ...              (f"q{i}", "j1", "judge", gold if i % 4 else "A"),
 ...              (f"q{i}", "j2", "judge", "A")]
 >>> df = pd.DataFrame(rows, columns=["item", "rater", "role", "value"]).assign(dimension="overall")
->>> res = evaluate_at_scale(df, n_resamples=200, seed=1)
+>>> from medjudge import Bootstrap
+>>> res = evaluate_at_scale(df, bootstrap=Bootstrap(200, seed=1))
 >>> [(r.judge, r.accuracy) for r in res.leaderboard.itertuples()]  # 36/40 and 26/40
 [('j1', 0.9), ('j2', 0.65)]
 """
@@ -34,6 +35,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
+
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
 from ..engine.reduce import ENGINES, ReducedStudy, reduce_verdicts
 from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
@@ -92,8 +95,7 @@ def evaluate_at_scale(
     cluster: str | None = None,
     policy: Literal["wrong", "exclude", "half"] = "wrong",
     confidence_level: float = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     family: Family = "table",
     partitions: int | None = None,
 ) -> ScaleEvaluation:
@@ -112,10 +114,9 @@ def evaluate_at_scale(
         Invalid (empty) judge verdicts count as wrong, are excluded, or get half credit.
     confidence_level : float
         Coverage of every interval.
-    n_resamples : int
-        Poisson cluster-bootstrap replicates (drawn in blocks; memory stays bounded).
-    seed : int
-        Seed of the counter-based weights.
+    bootstrap : Bootstrap, optional
+        Poisson cluster-bootstrap replicates (drawn in blocks; memory stays bounded) and the
+        seed of the counter-based weights (default 1,000 replicates, seed 0).
     family : {"table", "dimension"}
         Holm adjustment over every pair shown (all dimensions), or within each dimension.
 
@@ -136,6 +137,8 @@ def evaluate_at_scale(
     frequencies. Comput Methods Programs Biomed 83:57-62.
     Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand J Stat 6:65-70.
     """
+    boot = Bootstrap(1000) if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     _validate(policy, confidence_level, n_resamples, family, engine)
     red = (
         source

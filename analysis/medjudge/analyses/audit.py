@@ -22,7 +22,8 @@ from medjudge.stats.audit import (
     pairwise_matrix,
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, plan_arguments
+from medjudge.stats.results import Presentable
 
 
 def dimension_reliability(
@@ -40,14 +41,10 @@ def dimension_reliability(
         m = study.matrix(dim, role=role)
         if m.values.shape[1] < 2:
             continue
-        plan = (
-            ResamplePlan(n_items=m.values.shape[0], n_resamples=n_resamples, seed=seed)
-            if ci in ("bootstrap", "auto")
-            else None
-        )
         t = agreement_table(
-            m.values, level=m.scale, ci=ci, plan=plan, coefficients=list(coefficients)
-        )
+            m.values, scale=m.scale, ci=ci, bootstrap=Bootstrap(n_resamples, seed),
+            coefficients=list(coefficients),
+        )  # fmt: skip
         t.insert(0, "dimension", dim)
         t["n_raters"] = m.values.shape[1]
         frames.append(t)
@@ -89,11 +86,11 @@ def subgroup_reliability(
             plan = (
                 ResamplePlan(len(idx), n_resamples, seed) if ci in ("bootstrap", "auto") else None
             )
-            kw = {"ci": ci, "plan": plan, "confidence": confidence}
+            kw = {"ci": ci, "confidence_level": confidence, **plan_arguments(plan)}
             if scale.is_categorical:
                 fk = fleiss_kappa(X, categories=cats, **kw)
                 row.update(fleiss_kappa=fk.estimate, fleiss_low=fk.ci_low, fleiss_high=fk.ci_high)
-            ka = krippendorff_alpha(X, level=scale, **kw)
+            ka = krippendorff_alpha(X, scale=scale, **kw)
             row.update(
                 alpha=ka.estimate,
                 alpha_low=ka.ci_low,
@@ -105,9 +102,25 @@ def subgroup_reliability(
     return pd.DataFrame(rows)
 
 
-@dataclass
-class AuditReport:
-    """Everything :func:`audit_study` computed (tables are tidy DataFrames)."""
+@dataclass(repr=False)
+class AuditReport(Presentable):
+    """Everything :func:`audit_study` computed (tables are tidy DataFrames).
+
+    ``to_frame()`` is the reliability table (one row per dimension x coefficient, intervals in
+    ``ci_low``, ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables.
+    """
+
+    def to_frame(self) -> pd.DataFrame:
+        """The reliability table."""
+        return self.reliability.copy()
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"AuditReport({len(self.dimensions)} dimensions, role={s.get('role')!r}, "
+            f"{len(self.reliability)} reliability rows, ci={s.get('ci')!r}, "
+            f"B={s.get('n_resamples')})"
+        )
 
     reliability: pd.DataFrame
     dimensions: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -137,13 +150,44 @@ def audit_study(
     role: str = "expert",
     subgroups: tuple[str, ...] = ("organ_system", "department"),
     ci: str = "auto",
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     top: int = 20,
     with_dawid_skene: bool = True,
 ) -> AuditReport:
     """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
     per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items.
+
+    Parameters
+    ----------
+    study : Study
+        Ratings of the ``role`` raters (two or more per dimension for agreement).
+    dimensions : list of str, optional
+        Dimensions to audit (default: all).
+    role : str, default "expert"
+        Whose reliability is audited.
+    subgroups : tuple of str
+        Item attributes for subgroup reliability (those the study has are used).
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        Interval of the agreement coefficients (see :func:`medjudge.fleiss_kappa`).
+    bootstrap : Bootstrap, optional
+        Resampling settings (default 2,000 replicates, seed 0; the seed also starts
+        Dawid–Skene's random restarts).
+    top : int, default 20
+        Disputed items to list.
+    with_dawid_skene : bool, default True
+        Fit the Dawid–Skene model (rater confusion matrices, posterior labels).
+
+    Returns
+    -------
+    AuditReport
+        ``reliability`` (one row per dimension x coefficient), ``dimensions`` (per-dimension
+        tables), ``settings``.
+
+    References
+    ----------
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed.
+    Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates
+    using the EM algorithm. Applied Statistics 28:20-28.
 
     Examples
     --------
@@ -151,11 +195,26 @@ def audit_study(
     >>> import medjudge as mj
     >>> from medjudge.data.simulate import example_study
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> rep = mj.audit_study(study, n_resamples=200, with_dawid_skene=False)
+    >>> rep = mj.audit_study(study, bootstrap=mj.Bootstrap(200), with_dawid_skene=False)
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']
     """
-    dims = dimensions or study.dimensions
+    from .._validation import TOP, check_choice
+
+    b = as_bootstrap(bootstrap)
+    b.interval("bca", allowed=("bca",))
+    n_resamples, seed = b.n_resamples, b.seed
+    check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
+    TOP.check("top", top)
+    from ._arguments import check_dimensions
+
+    dims = check_dimensions(study, dimensions)
+    if isinstance(subgroups, str) or not isinstance(subgroups, (list, tuple)) or not all(
+        isinstance(s, str) for s in subgroups
+    ):
+        raise ValueError(
+            f"subgroups: {subgroups!r} is not allowed (a list of item attribute names)"
+        )
     settings = {
         "role": role,
         "ci": ci,

@@ -42,9 +42,10 @@ import pandas as pd
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
-from medjudge.stats.intervals import paired_difference_interval, wilson_interval
+from medjudge.stats.intervals import wilson_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
     "label_balance",
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 
-def label_balance(study: Study, by: Sequence[str] = (), level: float = 0.95) -> pd.DataFrame:
+def label_balance(study: Study, by: Sequence[str] = (), confidence_level: float = 0.95) -> pd.DataFrame:
     """Gold prevalence of each category per dimension (x ``by`` cell), Wilson interval."""
     rows = []
     for dim in study.dimensions:
@@ -72,7 +73,7 @@ def label_balance(study: Study, by: Sequence[str] = (), level: float = 0.95) -> 
             n = int(np.isfinite(codes).sum())
             for ci, cat in enumerate(cats):
                 k = int((codes == ci).sum())
-                lo, hi = wilson_interval(k, n, level)
+                lo, hi = wilson_interval(k, n, confidence_level)
                 rows.append(
                     {
                         "dimension": dim,
@@ -90,7 +91,7 @@ def label_balance(study: Study, by: Sequence[str] = (), level: float = 0.95) -> 
     return pd.DataFrame(rows)
 
 
-def constant_answer_scores(study: Study, level: float = 0.95) -> pd.DataFrame:
+def constant_answer_scores(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
     """Accuracy of always-<category> and of prevalence guessing, per dimension."""
     frames = []
     for dim in study.dimensions:
@@ -100,7 +101,7 @@ def constant_answer_scores(study: Study, level: float = 0.95) -> pd.DataFrame:
             continue
         cats = study.scales[dim].categories
         t = trivial_baselines(
-            g.codes, categories=np.arange(len(cats)), labels=list(cats), level=level
+            g.codes, categories=np.arange(len(cats)), labels=list(cats), level=confidence_level
         )
         t.insert(0, "dimension", dim)
         frames.append(t)
@@ -198,7 +199,7 @@ def length_bias(
     len_a: str = "answer1_len",
     len_b: str = "answer2_len",
     order: str = "AB",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     include_experts: bool = True,
 ) -> pd.DataFrame:
     """Does a rater pick the longer answer more often than the gold does? (paired, per dimension).
@@ -232,11 +233,11 @@ def length_bias(
             n = n11 + b + c + n22
             if n == 0:
                 continue
-            lo, hi = paired_difference_interval(n11, b, c, n22, level, "tango")
+            lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
             _, p = mcnemar_pvalue(b, c, "midp")
             # accuracy gap: right when gold is the longer (n11 of n11 + c) vs when it is the shorter
             k1, m1, k2, m2 = n11, n11 + c, n22, b + n22
-            gap, glo, ghi, gp = _two_sample(k1, m1, k2, m2, level)
+            gap, glo, ghi, gp = _two_sample(k1, m1, k2, m2, confidence_level)
             rows.append(
                 {
                     "dimension": dim,
@@ -271,7 +272,7 @@ def length_bias(
 
 
 def _two_sample(
-    k1: int, n1: int, k2: int, n2: int, level: float
+    k1: int, n1: int, k2: int, n2: int, confidence_level: float
 ) -> tuple[float, float, float, float]:
     """Difference of two independent proportions: Newcombe (1998) hybrid score interval and the
     score test (statsmodels ``confint_proportions_2indep`` / ``test_proportions_2indep``)."""
@@ -279,13 +280,13 @@ def _two_sample(
 
     if n1 == 0 or n2 == 0:
         return np.nan, np.nan, np.nan, np.nan
-    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=1 - level)
+    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=1 - confidence_level)
     p = test_proportions_2indep(k1, n1, k2, n2, method="score").pvalue
     return k1 / n1 - k2 / n2, float(lo), float(hi), float(p)
 
 
 def bias_report(
-    study: Study, *, cluster: str | None = None, level: float = 0.95
+    study: Study, *, cluster: str | None = None, confidence_level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
     """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis).
 
@@ -302,19 +303,23 @@ def bias_report(
     from medjudge.analyses.consistency import run_consistency
     from medjudge.analyses.position import a_rate_table, swap_table
 
+    from .._validation import CONFIDENCE_LEVEL
+    from ._arguments import check_attribute
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if cluster is not None:
+        check_attribute(study, cluster, "cluster")
     out: dict[str, pd.DataFrame] = {}
-    if cluster is not None and cluster not in study.items.columns:
-        cluster = None
     if {"AB", "BA"} <= set(study.orders):
-        out["position_swap"] = swap_table(study, cluster=cluster, level=level)
-    out["position_single_order"] = a_rate_table(study, level=level)
-    out["label_balance"] = label_balance(study, level=level)
-    out["constant_answers"] = constant_answer_scores(study, level=level)
+        out["position_swap"] = swap_table(study, cluster=cluster, confidence_level=level)
+    out["position_single_order"] = a_rate_table(study, confidence_level=level)
+    out["label_balance"] = label_balance(study, confidence_level=level)
+    out["constant_answers"] = constant_answer_scores(study, confidence_level=level)
     ds = dimension_structure(study)
     if len(ds["summary"]):
         out["dimension_structure"] = ds["summary"]
         out["dimension_pairs"] = ds["pairs"]
-    lb = length_bias(study, level=level)
+    lb = length_bias(study, confidence_level=level)
     if len(lb):
         out["length_bias"] = lb
     rc = run_consistency(study)

@@ -32,13 +32,14 @@ import pandas as pd
 from medjudge.data.model import Study
 from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.results import Presentable
 from medjudge.stats.self_preference import self_preference
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
 
 
 @dataclass(frozen=True)
-class BiasSuiteResult:
+class BiasSuiteResult(Presentable):
     """Effects table (``judge, effect, estimate, ci_low, ci_high, level, pvalue, p_holm …``),
     the settings, and one sentence per effect that did not apply."""
 
@@ -243,7 +244,7 @@ def bias_suite(
         from medjudge.analyses.position import a_rate_table
 
         pos_order = order if order in study.orders else ""
-        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, level=level)
+        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, confidence_level=level)
         for r in pos.itertuples():
             rows.append(
                 {

@@ -9,7 +9,7 @@ from medjudge.stats.consistency import consistency_arrays
 from medjudge.stats.intervals import wilson_interval
 
 
-def run_consistency(study: Study, level: float = 0.95) -> pd.DataFrame:
+def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
     """One row per rater x dimension (x order) with more than one run; empty when there is none.
 
     Examples
@@ -22,6 +22,9 @@ def run_consistency(study: Study, level: float = 0.95) -> pd.DataFrame:
     >>> type(t).__name__
     'DataFrame'
     """
+    from .._validation import CONFIDENCE_LEVEL
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     r = study.ratings
     runs = r.groupby(["rater", "dimension", "order"])["run"].nunique()
     rows = []

@@ -22,14 +22,25 @@ from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity,
 from ..stats.multiplicity import add_multiplicity, adjust_pvalues
 from ..stats.pairwise import all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
-from ..stats.resampling import ResamplePlan
+from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
+from ..stats.results import Presentable
+from ._arguments import check_dimensions
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
 
-@dataclass(frozen=True)
-class JudgeEvaluation:
-    """Every table of a judge evaluation, plus the settings that produced them."""
+@dataclass(frozen=True, repr=False)
+class JudgeEvaluation(Presentable):
+    """Every table of a judge evaluation, plus the settings that produced them.
+
+    ``table(name)`` returns one of ``leaderboard`` (default), ``pairs``, ``sensitivity``,
+    ``classification``, ``baselines``, ``expert_ceiling``; interval columns are ``ci_low``,
+    ``ci_high`` and ``level``.
+    """
+
+    TABLES = (
+        "leaderboard", "pairs", "sensitivity", "classification", "baselines", "expert_ceiling",
+    )  # fmt: skip
 
     leaderboard: pd.DataFrame
     pairs: pd.DataFrame
@@ -39,6 +50,24 @@ class JudgeEvaluation:
     expert_ceiling: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def table(self, name: str = "leaderboard") -> pd.DataFrame:
+        """One of the tables (a copy)."""
+        from .._validation import check_choice
+
+        return getattr(self, check_choice("name", name, self.TABLES)).copy()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The leaderboard: accuracy of every judge x dimension with its interval."""
+        return self.table("leaderboard")
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (
+            f"JudgeEvaluation({len(s.get('judges', []))} judges x {len(s.get('dimensions', []))} "
+            f"dimensions, {len(self.pairs)} pairwise tests, B={s.get('n_resamples')}, "
+            f"level={s.get('level')}, cluster={s.get('cluster')!r})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +84,9 @@ class JudgeEvaluation:
 
 def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
     """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
+    from ._arguments import check_cluster
+
+    check_cluster(study, cluster)
     if cluster in (None, "none", ""):
         return None, None
     declared = getattr(study, "cluster", None)
@@ -155,7 +187,7 @@ def _pairs_by_dimension(
     policy: Policy,
     n_resamples: int,
     seed: int,
-    level: float,
+    confidence_level: float,
 ) -> pd.DataFrame:
     """All pairs when the gold item sets differ between dimensions.
 
@@ -173,9 +205,8 @@ def _pairs_by_dimension(
             dimensions=[d],
             policy=policy,
             clusters=cl_for(o),
-            n_resamples=n_resamples,
-            seed=seed,
-            level=level,
+            bootstrap=Bootstrap(n_resamples, seed),
+            confidence_level=confidence_level,
         )
         frames.append(t)
     table = pd.concat(frames, ignore_index=True)
@@ -226,21 +257,53 @@ def evaluate_judges(
     study: Study,
     *,
     policy: Policy = "wrong",
-    seed: int = 0,
-    n_resamples: int = 2000,
+    bootstrap: Bootstrap | None = None,
+    confidence_level: float = 0.95,
     cluster: str | None = "auto",
     gold: str = "auto",
     order: str | None = None,
     dimensions: list[str] | None = None,
-    level: float = 0.95,
     family: str = "table",
 ) -> JudgeEvaluation:
     """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study.
 
-    ``family`` is the multiplicity family of the pairwise tests' ``p_holm``: ``"table"``
-    (default: every pair of every dimension shown together — the grid a reader scans) or
-    ``"dimension"`` (Holm within each dimension). ``settings["multiplicity"]`` names the family,
-    the method and the number of tests it covers.
+    Parameters
+    ----------
+    study : Study
+        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        What an invalid (unparseable) verdict counts as.
+    bootstrap : Bootstrap, optional
+        Resampling of items (or clusters) for the rank sets and paired intervals; percentile
+        intervals (``method`` None or ``"percentile"``). Default ``Bootstrap()``: 2,000
+        replicates, seed 0.
+    confidence_level : float, default 0.95
+        Coverage of every interval (reported as ``level``).
+    cluster : str or None, default "auto"
+        Items sharing this column's value are resampled and tested together; ``"auto"`` uses
+        the study's declared cluster, None treats items as independent.
+    gold : str, default "auto"
+        Gold rule (``"auto"``: supplied gold, else the strict expert majority).
+    order, dimensions
+        Presentation order to evaluate and dimensions to include (default: all).
+    family : {"table", "dimension"}, default "table"
+        Multiplicity family of the pairwise tests' ``p_holm``: every pair of every dimension
+        shown together (the grid a reader scans) or Holm within each dimension.
+        ``settings["multiplicity"]`` names the family, the method and the number of tests.
+
+    Returns
+    -------
+    JudgeEvaluation
+        ``leaderboard`` (accuracy with clustered intervals, rank sets, letters), ``pairs``
+        (paired differences, McNemar tests, Holm), ``sensitivity``, ``classification``,
+        ``baselines``, ``ceiling``, ``settings`` and ``excluded`` counts.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scand. J.
+    Statist. 6:65-70.
+    Durkalski, V. L. et al. (2003). Analysis of clustered matched-pair data. Statistics in
+    Medicine 22:2417-2428 (clustered McNemar).
 
     Examples
     --------
@@ -248,21 +311,19 @@ def evaluate_judges(
     >>> import medjudge as mj
     >>> from medjudge.data.simulate import example_study
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> ev = mj.evaluate_judges(study, n_resamples=200)
+    >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(200))
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)
     """
-    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED
+    from .._validation import CONFIDENCE_LEVEL, check_choice
 
-    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
-    seed = SEED.check("seed", seed)
-    level = CONFIDENCE_LEVEL.check("level", level)
-    dims = list(dimensions) if dimensions else study.dimensions
-    unknown = [d for d in dims if d not in study.dimensions]
-    if unknown:
-        raise ValueError(
-            f"dimensions: {unknown[0]!r} is not a dimension of the study; have {study.dimensions}"
-        )
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", allowed=("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_choice("family", family, ("table", "dimension"))
+    dims = check_dimensions(study, dimensions)
     clusters, cluster_col = cluster_ids(study, cluster)
     judges = study.judges
     outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}
@@ -302,7 +363,7 @@ def evaluate_judges(
         )
         lb.insert(0, "dimension", d)
         boards.append(lb)
-        s = policy_sensitivity(o.outcome, judges, clusters=cl, level=level)
+        s = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
         s.insert(0, "dimension", d)
         sens.append(s)
         cats = list(range(len(o.scale.categories)))
@@ -322,14 +383,13 @@ def evaluate_judges(
             dimensions=dims,
             policy=policy,
             clusters=None if clusters is None else cl_for(first),
-            n_resamples=n_resamples,
-            seed=seed,
-            level=level,
+            bootstrap=boot,
+            confidence_level=level,
             weights=shared_w,
         )
     else:
         pairs = _pairs_by_dimension(
-            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, level=level
+            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, confidence_level=level
         )
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)

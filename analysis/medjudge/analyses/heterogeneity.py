@@ -19,6 +19,7 @@ from medjudge.stats.heterogeneity import (
 )
 from medjudge.stats.intervals import z_value
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
 
 def heterogeneity_table(
@@ -27,10 +28,9 @@ def heterogeneity_table(
     *,
     judges: Sequence[str] | None = None,
     policy: Policy = "wrong",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     cluster: str | None = "auto",
-    n_permutations: int = 999,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Per judge x dimension: does accuracy differ across the groups of ``across``?
@@ -38,7 +38,8 @@ def heterogeneity_table(
     The headline ``pvalue`` honours clusters. When items are clustered (several questions per
     image) and ``across`` is constant within each cluster (organ, department), it is a
     **cluster permutation test** of Pearson's chi-square: the groups are permuted over whole
-    clusters (``n_permutations``, ``seed``), p = (1 + #{X²* >= X²}) / (1 + B). Pearson's own
+    clusters (``bootstrap.n_resamples`` permutations with ``bootstrap.seed``; default 999,
+    seed 0), p = (1 + #{X²* >= X²}) / (1 + B). Pearson's own
     p-value assumes independent items and over-rejects with clustered items; it is kept as
     ``p_pearson``. Without clusters (or when ``across`` varies within clusters) the headline is
     Pearson's chi-square, and ``test`` says so. Cochran's Q and I² (Higgins & Thompson 2002)
@@ -51,12 +52,20 @@ def heterogeneity_table(
     >>> import medjudge as mj
     >>> from medjudge.data.simulate import example_study
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> h = mj.heterogeneity_table(study, 'organ_system', n_permutations=99)
+    >>> h = mj.heterogeneity_table(study, 'organ_system', bootstrap=mj.Bootstrap(99))
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True
     """
+    from .._validation import CONFIDENCE_LEVEL, check_choice
     from .evaluation import cluster_ids
 
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    from ._arguments import check_attribute
+
+    check_attribute(study, across, "across", extra=("dimension",))
+    b = Bootstrap(999) if bootstrap is None else as_bootstrap(bootstrap)
+    n_permutations, seed = b.n_resamples, b.seed
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     rows = so.rows
@@ -377,7 +386,7 @@ def correctness_model(
     judges: Sequence[str] | None = None,
     policy: Literal["wrong", "exclude"] = "wrong",
     method: ModelMethod = "glm-cluster",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Logistic model of correctness over all judges as a tidy coefficient table.
@@ -406,7 +415,7 @@ def correctness_model(
     res = _fit(yy, x, groups, method)
     params, cov = np.asarray(res.params), np.asarray(res.cov_params())
     se = np.sqrt(np.diag(cov))
-    z = z_value(level)
+    z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         zs = params / se
     t = pd.DataFrame(

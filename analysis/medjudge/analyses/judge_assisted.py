@@ -22,7 +22,6 @@ its usable verdicts (a fixed rule that never looks at gold, so PPI stays unbiase
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,8 +30,16 @@ import pandas as pd
 
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
 from medjudge.stats.ppi.mean import classical_mean, ppi_mean
-from medjudge.stats.ppi.rogan_gladen import rogan_gladen
-from medjudge.stats.ppi.stratified import ppi_mean_stratified
+from medjudge.stats.results import Presentable
+
+from .judge_assisted_rows import (
+    _by_rows,
+    _naive,
+    _ratio,
+    _rogan_gladen_row,
+    _row,
+    _targets,
+)
 
 __all__ = ["PPIResult", "judge_assisted_estimate", "ASSUMPTION"]
 
@@ -63,7 +70,7 @@ COLUMNS = [
 
 
 @dataclass(frozen=True)
-class PPIResult:
+class PPIResult(Presentable):
     """Judge-assisted estimates beside the expert-only and judge-only ones.
 
     Attributes
@@ -130,103 +137,6 @@ class PPIResult:
         if len(t) > 8:
             lines.append(f"  … {len(t) - 8} more (see .table())")
         return "\n".join(lines)
-
-
-def _row(dim: str, judge: str, target: str, subgroup: str, method: str, e: Any, **kw: Any) -> dict:
-    d = {
-        "dimension": dim,
-        "judge": judge,
-        "target": target,
-        "subgroup": subgroup,
-        "method": method,
-        "estimate": e.estimate,
-        "se": e.se,
-        "ci_low": e.ci_low,
-        "ci_high": e.ci_high,
-        "level": e.level,
-        "lam": e.extra.get("lam") if isinstance(e.extra.get("lam"), float) else math.nan,
-        "n_labelled": e.extra.get("n_labelled", e.n),
-        "n_unlabelled": e.extra.get("n_unlabelled", 0),
-        "n_clusters": e.extra.get("n_clusters"),
-        "effective_n": e.extra.get("effective_n", math.nan),
-        "width_ratio": math.nan,
-        "bias": math.nan,
-        "bias_se": math.nan,
-    }
-    d.update(kw)
-    return d
-
-
-def _naive(
-    dim: str,
-    judge: str,
-    target: str,
-    sub: str,
-    y: np.ndarray,
-    f_l: np.ndarray,
-    f_u: np.ndarray,
-    cl: np.ndarray | None,
-    clu: np.ndarray | None,
-    level: float,
-    interval: str,
-) -> dict:
-    f_all = np.concatenate([f_l, f_u])
-    c_all = None if cl is None else np.concatenate([cl, clu])
-    e = classical_mean(f_all, clusters=c_all, confidence_level=level, interval=interval)
-    b = classical_mean(f_l - y, clusters=cl, confidence_level=level, interval=interval)
-    return _row(
-        dim,
-        judge,
-        target,
-        sub,
-        "naive",
-        e,
-        n_labelled=0,
-        n_unlabelled=f_all.size,
-        effective_n=math.nan,
-        bias=b.estimate,
-        bias_se=b.se,
-    )
-
-
-def _indicator(k: int):
-    """Coder ``c -> 1{c == k}`` keeping NaN (no verdict) as NaN."""
-
-    def code(c: np.ndarray) -> np.ndarray:
-        return np.where(np.isnan(c), np.nan, (c == k).astype(float))
-
-    return code
-
-
-def _targets(scale: Any, categories: list[str] | None, contrast: tuple[str, str] | None):
-    """(name, coder) pairs: a coder maps category codes (NaN kept) to the target variable."""
-    if not scale.is_categorical:
-        if categories or contrast:
-            raise ValueError("categories/contrast need a categorical scale; this one is numeric")
-        return [("mean", lambda c: c, None)]
-    cats = list(scale.categories)
-    if contrast is not None:
-        a, b = contrast
-        for v in (a, b):
-            if v not in cats:
-                raise ValueError(f"contrast category {v!r} is not one of {cats}")
-        ia, ib = cats.index(a), cats.index(b)
-        return [
-            (
-                f"{a} - {b}",
-                lambda c, ia=ia, ib=ib: np.where(
-                    np.isnan(c), np.nan, (c == ia).astype(float) - (c == ib).astype(float)
-                ),
-                None,
-            )
-        ]
-    chosen = cats if not categories else list(categories)
-    for v in chosen:
-        if v not in cats:
-            raise ValueError(f"category {v!r} is not one of {cats}")
-    if not categories and len(cats) == 2:
-        chosen = cats[:1]  # the other rate is 1 minus this one
-    return [(v, _indicator(cats.index(v)), cats.index(v)) for v in chosen]
 
 
 def judge_assisted_estimate(
@@ -495,126 +405,3 @@ def judge_assisted_estimate(
         + "; cluster-robust when cluster is given",
     }
     return PPIResult(df, counts, settings, notes)
-
-
-def _ratio(e: Any, e0: Any) -> float:
-    """Interval width of ``e`` over that of the expert-only ``e0`` (same interval rules)."""
-    w, w0 = e.ci_high - e.ci_low, e0.ci_high - e0.ci_low
-    return w / w0 if w0 > 0 and np.isfinite(w) else math.nan
-
-
-def _rogan_gladen_row(
-    dim: str,
-    judge: str,
-    tname: str,
-    y: np.ndarray,
-    pred_l: np.ndarray,
-    pred_u: np.ndarray,
-    k: int,
-    level: float,
-    ce: Any,
-    notes: list[str],
-) -> list[dict]:
-    ok_l, ok_u = np.isfinite(pred_l), np.isfinite(pred_u)
-    if ok_u.sum() == 0:
-        return []
-    yl = y[ok_l] > 0.5
-    fl = pred_l[ok_l] == k
-    pos_u = int((pred_u[ok_u] == k).sum())
-    try:
-        e = rogan_gladen(
-            pos_u,
-            int(ok_u.sum()),
-            int((fl & yl).sum()),
-            int(yl.sum()),
-            int((~fl & ~yl).sum()),
-            int((~yl).sum()),
-            confidence_level=level,
-        )
-    except ValueError as err:
-        notes.append(f"{dim}/{tname}/{judge}: Rogan-Gladen not possible ({err}).")
-        return []
-    return [
-        _row(
-            dim,
-            judge,
-            tname,
-            "all",
-            "rogan-gladen",
-            e,
-            n_labelled=int(ok_l.sum()),
-            n_unlabelled=int(ok_u.sum()),
-            effective_n=math.nan,
-            width_ratio=_ratio(e, ce),
-        )
-    ]
-
-
-def _by_rows(
-    dim: str,
-    judge: str,
-    tname: str,
-    y: np.ndarray,
-    f_l: np.ndarray,
-    f_u: np.ndarray,
-    s_l: np.ndarray,
-    s_u: np.ndarray,
-    cl: np.ndarray | None,
-    clu: np.ndarray | None,
-    level: float,
-    notes: list[str],
-    with_classical: bool,
-    interval: str = "t",
-) -> list[dict]:
-    out: list[dict] = []
-    try:
-        overall, per = ppi_mean_stratified(
-            y,
-            f_l,
-            f_u,
-            s_l,
-            s_u,
-            clusters=cl,
-            clusters_unlabeled=clu,
-            confidence_level=level,
-            interval=interval,
-        )
-    except ValueError as err:
-        notes.append(f"{dim}/{tname}/{judge}: stratified PPI skipped ({err}).")
-        return out
-    ce = classical_mean(y, clusters=cl, confidence_level=level, interval=interval)
-    out.append(
-        _row(
-            dim,
-            judge,
-            tname,
-            "all",
-            "ppi++ stratified",
-            overall,
-            width_ratio=_ratio(overall, ce),
-        )
-    )
-    for h, e in per.items():
-        yh = y[s_l == h]
-        c0 = classical_mean(
-            yh,
-            clusters=None if cl is None else cl[s_l == h],
-            confidence_level=level,
-            interval=interval,
-        )
-        if with_classical:
-            out.append(
-                _row(
-                    dim,
-                    "(experts only)",
-                    tname,
-                    h,
-                    "classical",
-                    c0,
-                    n_unlabelled=0,
-                    effective_n=float(yh.size),
-                    width_ratio=1.0,
-                )
-            )
-        out.append(_row(dim, judge, tname, h, "ppi++", e, width_ratio=_ratio(e, c0)))
-    return out

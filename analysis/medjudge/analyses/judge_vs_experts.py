@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +16,7 @@ from medjudge.stats.judge_vs_experts import (
     Scoring,
     alt_test,
 )
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 
 
 # ---------------------------------------------------------------------------------------------
@@ -62,6 +62,11 @@ def study_alt_test(
     >>> len(res) == len(study.judges)
     True
     """
+    from ..stats.judge_vs_experts import check_alt_arguments
+    from ._arguments import check_dimensions
+
+    check_alt_arguments(epsilon, q, invalid, min_items_per_annotator)
+    check_dimensions(study, [dimension], "dimension")
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "the alternative-annotator test (one test per annotator)")
     scale = study.scales[dimension]
@@ -98,20 +103,21 @@ def judge_expert_agreement(
     dimension: str,
     *,
     judges: list[str] | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence: float = 0.95,
-    method: Literal["percentile", "basic", "bca"] = "bca",
 ) -> pd.DataFrame:
     """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
 
     One row per judge x left-out expert ``e``: ``kappa_judge_e`` (Cohen's kappa with ``e``,
     analytic FCE interval), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
     kappa with the other experts), and their difference ``judge_minus_expert`` with a paired
-    bootstrap interval (item resamples, ``n_resamples``, ``seed``; the same resamples for every
+    bootstrap interval (item resamples drawn as ``bootstrap`` says; the same resamples for every
     row). A negative difference whose interval excludes 0 means the judge agrees with the other
     experts less than expert ``e`` does.
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
+    method = boot.interval("bca")
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "leave-one-expert-out agreement")
     scale = study.scales[dimension]
@@ -150,7 +156,7 @@ def judge_expert_agreement(
     for jj, judge in enumerate(jm.raters):
         for e, expert in enumerate(ex.raters):
             others = np.delete(E, e, axis=1)
-            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence=confidence)
+            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence)
             row: dict[str, Any] = {
                 "judge": judge,
                 "expert": expert,

@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.results import Presentable
+
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
 from ..stats.confusion import (
@@ -43,7 +46,7 @@ TABLES = ("metrics", "classes", "confusion", "baseline_tests")
 
 
 @dataclass(frozen=True)
-class JudgeGoldResult:
+class JudgeGoldResult(Presentable):
     """Every judge (and trivial baseline) against gold, per dimension.
 
     Tables (tidy; interval columns ``ci_low, ci_high, level``):
@@ -146,8 +149,7 @@ def judge_vs_gold(
     order: str | None = None,
     dimensions: list[str] | None = None,
     kappa_weights: str = "linear",
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
 ) -> JudgeGoldResult:
@@ -163,7 +165,8 @@ def judge_vs_gold(
         image_id/case_id/…; ``none``: items independent).
     kappa_weights : agreement weights for *ordinal* dimensions (``linear``: Cicchetti–Allison,
         ``quadratic``: Fleiss–Cohen); nominal dimensions always use identity weights.
-    n_resamples, seed : the cluster bootstrap shared by all judges of a dimension (kappa and
+    bootstrap : Bootstrap, optional
+        The cluster bootstrap shared by all judges of a dimension (kappa and
         the paired accuracy difference).
     confidence_level : coverage of every interval. alpha : size of the baseline tests (Holm).
 
@@ -179,6 +182,7 @@ def judge_vs_gold(
 
     Examples
     --------
+    >>> import medjudge as mj
     >>> from medjudge.data.model import Study
     >>> from medjudge.data.scale import Scale
     >>> rows = [(f"i{i}", r, role, "d", v) for i, (g, a) in enumerate(
@@ -187,14 +191,16 @@ def judge_vs_gold(
     >>> ratings = pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"])
     >>> st = Study(ratings, pd.DataFrame({"item": [f"i{i}" for i in range(6)]}),
     ...            {"d": Scale("nominal", ("x", "y"))})
-    >>> res = judge_vs_gold(st, n_resamples=200, gold="reference", cluster="none")
+    >>> res = judge_vs_gold(st, bootstrap=mj.Bootstrap(200), gold="reference", cluster="none")
     Traceback (most recent call last):
     ...
     ValueError: method='reference' needs reference=<rater>
-    >>> res = judge_vs_gold(st, n_resamples=200, cluster="none")
+    >>> res = judge_vs_gold(st, bootstrap=mj.Bootstrap(200), cluster="none")
     >>> res.table().query("judge == 'm'")[["metric", "estimate"]].round(3).values.tolist()
     [['accuracy', 0.833], ['kappa', 0.667]]
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     _check_args(policy, kappa_weights, confidence_level, alpha)
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
@@ -242,7 +248,7 @@ def judge_vs_gold(
             names,
             policy=policy,
             clusters=cl,
-            level=confidence_level,  # type: ignore[arg-type]
+            confidence_level=confidence_level,  # type: ignore[arg-type]
         )
         # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
         plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)

@@ -39,7 +39,8 @@ from medjudge.stats.bradley_terry import (
     win_probability,
 )
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
-from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
+from medjudge.stats.results import Presentable
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
@@ -47,7 +48,7 @@ EXPERTS = "experts"
 
 
 @dataclass(frozen=True)
-class ModelRankingResult:
+class ModelRankingResult(Presentable):
     """Answer-model rankings per source (experts' gold, each judge) with bootstrap intervals.
 
     Tables (``.table(name)``): ``strengths`` (one row per source x model: ``strength``, ``se``,
@@ -175,8 +176,7 @@ def answer_model_ranking(
     include_experts: bool = True,
     ties: Ties = "half",
     cluster: str | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     simultaneous: bool = True,
     order: str = "AB",
@@ -192,7 +192,8 @@ def answer_model_ranking(
     judges : judges to rank by (default all); ``include_experts`` adds the experts' gold.
     ties : ``"half"`` (a tie is half a win each) or ``"davidson"``.
     cluster : item attribute whose values are resampled together (e.g. instruction id).
-    n_resamples, seed : the cluster bootstrap (:class:`~medjudge.stats.resampling.ResamplePlan`).
+    bootstrap : Bootstrap, optional
+        The cluster bootstrap (replicates, seed).
     confidence_level : coverage of every interval and rank set.
     simultaneous : rank confidence sets jointly over all models (True) or per model.
     order : presentation order whose judge verdicts are used when a judge has both.
@@ -209,13 +210,16 @@ def answer_model_ranking(
 
     Examples
     --------
+    >>> import medjudge as mj
     >>> import medjudge.data.tables as t
     >>> s = t.load_any("data/external/pandalm_testset/verdicts_wide.csv",
     ...                "data/mappings/pandalm_wide.toml")            # doctest: +SKIP
-    >>> res = answer_model_ranking(s, n_resamples=200)               # doctest: +SKIP
+    >>> res = answer_model_ranking(s, bootstrap=mj.Bootstrap(200))               # doctest: +SKIP
     >>> res.table("strengths").columns[:4].tolist()                  # doctest: +SKIP
     ['source', 'model', 'strength', 'se']
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     models = tuple(models) if models is not None else tuple(study.answer_models)
     if len(models) != 2:
         raise ValueError(
@@ -391,7 +395,7 @@ def _correlations(
     boots: dict[str, np.ndarray],
     sets: dict[str, dict[str, np.ndarray]],
     model_names: list[str],
-    level: float,
+    confidence_level: float,
 ) -> pd.DataFrame:
     if EXPERTS not in est:
         return pd.DataFrame()
@@ -400,7 +404,7 @@ def _correlations(
         return pd.DataFrame()
     ref, ref_b = est[EXPERTS], boots[EXPERTS]
     j = len(judges)
-    sim_level = 1 - (1 - level) / j
+    sim_level = 1 - (1 - confidence_level) / j
     taus_b = np.column_stack([rank_correlation(boots[s], ref_b, "kendall") for s in judges])
     # selection: the judge with the highest tau in each resample (ties shared)
     tb = np.where(np.isnan(taus_b), -np.inf, taus_b)
@@ -413,7 +417,7 @@ def _correlations(
         for meth, col in (("kendall", "kendall_tau"), ("spearman", "spearman_rho")):
             point = float(rank_correlation(est[s], ref, meth))
             bb = taus_b[:, n_j] if meth == "kendall" else rank_correlation(boots[s], ref_b, meth)
-            lo, hi = bootstrap_interval(point, bb, level=level, method="percentile")
+            lo, hi = bootstrap_interval(point, bb, level=confidence_level, method="percentile")
             slo, shi = bootstrap_interval(point, bb, level=sim_level, method="percentile")
             prefix = "" if meth == "kendall" else "rho_"
             row[col] = point
@@ -421,7 +425,7 @@ def _correlations(
             row[f"{prefix}ci_high"] = float(hi)
             row[f"{prefix}simultaneous_ci_low"] = float(slo)
             row[f"{prefix}simultaneous_ci_high"] = float(shi)
-        row["level"] = level
+        row["level"] = confidence_level
         d_j = np.sign(est[s][:, None] - est[s][None, :])
         d_e = np.sign(ref[:, None] - ref[None, :])
         iu = np.triu_indices(k, 1)

@@ -49,9 +49,9 @@ from scipy import stats
 
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.multiplicity import adjust_pvalues
+from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
     "SwapData",
@@ -176,20 +176,20 @@ def swap_counts(
     }
 
 
-def _rate(ind: np.ndarray, keep: np.ndarray, clusters, level: float) -> pd.DataFrame:
+def _rate(ind: np.ndarray, keep: np.ndarray, clusters, confidence_level: float) -> pd.DataFrame:
     """Wilson (cluster-aware: effective-n Wilson) interval of the column means of ``ind`` over ``keep``."""
     y = np.where(keep, ind.astype(float), np.nan)
-    return judge_accuracy(y, policy="exclude", clusters=clusters, level=level)
+    return judge_accuracy(y, policy="exclude", clusters=clusters, confidence_level=confidence_level)
 
 
-def _binom(k: np.ndarray, n: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _binom(k: np.ndarray, n: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     p = np.full(k.shape, np.nan)
     lo, hi = p.copy(), p.copy()
     for i, (kk, nn) in enumerate(zip(k, n, strict=True)):
         if nn > 0:
             r = stats.binomtest(int(kk), int(nn), 0.5)
             p[i] = r.pvalue
-            ci = r.proportion_ci(confidence_level=level, method="exact")
+            ci = r.proportion_ci(confidence_level=confidence_level, method="exact")
             lo[i], hi[i] = ci.low, ci.high
     return p, lo, hi
 
@@ -202,7 +202,7 @@ def swap_table(
     by: Sequence[str] | None = None,
     policy: Policy = "wrong",
     cluster: str | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Position-bias table for judges with both orders: one row per judge (x ``by`` group).
 
@@ -229,7 +229,7 @@ def swap_table(
                 for k, idx in items.reset_index().groupby(list(by), sort=True)["item"]
             ]
         for key, rows in groups:
-            frames.append(_swap_rows(sd, rows, key, by or [], items, policy, cluster, level))
+            frames.append(_swap_rows(sd, rows, key, by or [], items, policy, cluster, confidence_level))
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
@@ -237,7 +237,7 @@ def swap_table(
     return out
 
 
-def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd.DataFrame:
+def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, confidence_level) -> pd.DataFrame:
     ab, ba, g = sd.ab[rows], sd.ba[rows], sd.gold[rows]
     design = sd.in_ab[rows] & sd.in_ba[rows]
     cnt = swap_counts(ab, ba, g, design)
@@ -251,7 +251,7 @@ def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd
         df[k] = v.astype(int)
     n = cnt["n"]
     # swap consistency: consistent / n (n = items judged in both orders)
-    r = _rate(both & (ab == ba), design, cl, level)
+    r = _rate(both & (ab == ba), design, cl, confidence_level)
     df["consistency"], df["consistency_ci_low"], df["consistency_ci_high"] = (
         r["accuracy"],
         r["ci_low"],
@@ -263,14 +263,14 @@ def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd
     nv = va.astype(float) + vb.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(design & (nv > 0), first / np.where(nv > 0, nv, 1), np.nan)
-    rr = _rate(np.nan_to_num(share), design & (nv > 0), cl, level)
+    rr = _rate(np.nan_to_num(share), design & (nv > 0), cl, confidence_level)
     df["first_shown_rate"] = cnt["first_choices"] / np.where(
         cnt["valid_verdicts"] > 0, cnt["valid_verdicts"], np.nan
     )
     df["first_shown_ci_low"], df["first_shown_ci_high"] = rr["ci_low"], rr["ci_high"]
     # inconsistent pairs: first-first vs second-second, exact binomial = exact McNemar AB vs BA
     k1, k2 = cnt["first_first"], cnt["second_second"]
-    p, lo, hi = _binom(k1, k1 + k2, level)
+    p, lo, hi = _binom(k1, k1 + k2, confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         df["p_first_inconsistent"] = k1 / (k1 + k2)
     df["p_first_ci_low"], df["p_first_ci_high"], df["p_first_binom"] = lo, hi, p
@@ -291,7 +291,9 @@ def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, level) -> pd
     }
     for name, y in variants.items():
         # y already carries the policy (NaN only under 'exclude'); cells outside the design drop out
-        a = judge_accuracy(np.where(keep, y, np.nan), policy="exclude", clusters=cl, level=level)
+        a = judge_accuracy(
+            np.where(keep, y, np.nan), policy="exclude", clusters=cl, confidence_level=confidence_level
+        )
         df[name], df[f"{name}_ci_low"], df[f"{name}_ci_high"] = (
             a["accuracy"],
             a["ci_low"],
@@ -309,7 +311,7 @@ def a_rate_table(
     *,
     judges: Sequence[str] | None = None,
     order: str = "AB",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Single-order check: judge's A-rate (code 0) against the gold A-rate on the same items.
 
@@ -337,7 +339,7 @@ def a_rate_table(
             n = n11 + b + c + n22
             if n == 0:
                 continue
-            lo, hi = paired_difference_interval(n11, b, c, n22, level, "tango")
+            lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
             _, pm = mcnemar_pvalue(b, c, "midp")
             _, pe = mcnemar_pvalue(b, c, "exact")
             rows.append(
@@ -368,7 +370,11 @@ def a_rate_table(
 
 
 def position_bias(
-    study: Study, *, cluster: str | None = None, policy: Policy = "wrong", level: float = 0.95
+    study: Study,
+    *,
+    cluster: str | None = None,
+    policy: Policy = "wrong",
+    confidence_level: float = 0.95,
 ) -> dict[str, pd.DataFrame]:
     """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB).
 
@@ -382,7 +388,14 @@ def position_bias(
     >>> sorted(pb)
     ['single_order', 'swap']
     """
+    from .._validation import CONFIDENCE_LEVEL
+    from ._arguments import check_attribute, check_policy
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_policy(policy)
+    if cluster is not None:
+        check_attribute(study, cluster, "cluster")
     return {
-        "swap": swap_table(study, cluster=cluster, policy=policy, level=level),
-        "single_order": a_rate_table(study, level=level),
+        "swap": swap_table(study, cluster=cluster, policy=policy, confidence_level=level),
+        "single_order": a_rate_table(study, confidence_level=level),
     }

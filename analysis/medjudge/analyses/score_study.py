@@ -28,9 +28,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.results import Presentable
+
 from ..data.model import Study
 from ..stats.agreement.icc import icc
-from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
@@ -59,7 +62,7 @@ METRIC_ORDER = (
 
 
 @dataclass(frozen=True)
-class ScoreStudyResult:
+class ScoreStudyResult(Presentable):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,
@@ -154,13 +157,18 @@ def _rows_for(
                 ("pearson", pearson_interval(x, y, confidence_level=confidence_level)),
             ):
                 est[key] = (e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method)
-            ic = {e.name: e for e in icc(pair, ci="analytic", confidence=confidence_level)}["ICC2"]
+            ic = {e.name: e for e in icc(pair, ci="analytic", confidence_level=confidence_level)}[
+                "ICC2"
+            ]
         else:
             ic = {
                 e.name: e
                 for e in icc(
-                    pair, ci="bootstrap", confidence=confidence_level, plan=plan, method="bca"
-                )
+                    pair,
+                    ci="bootstrap",
+                    confidence_level=confidence_level,
+                    **plan_arguments(plan, "bca"),
+                )  # fmt: skip
             }["ICC2"]
         est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
         for metric in METRIC_ORDER:
@@ -192,7 +200,7 @@ def _reliability(
         return []
     exch = getattr(study, "is_exchangeable", lambda r: False)(role)
     forms = ("ICC1",) if exch else ("ICC1", "ICC2", "ICC2k")
-    res = {e.name: e for e in icc(m.values, ci="analytic", confidence=confidence_level)}
+    res = {e.name: e for e in icc(m.values, ci="analytic", confidence_level=confidence_level)}
     out = []
     for f in forms:
         e = res[f]
@@ -220,8 +228,7 @@ def score_study(
     gold: str = "auto",
     cluster: str | None = "auto",
     dimensions: list[str] | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
 ) -> ScoreStudyResult:
@@ -233,7 +240,7 @@ def score_study(
     gold : gold method (``auto``: supplied gold, else the study's rule, else the experts' mean).
     cluster : item attribute to cluster-resample by (``auto``: the study's declared cluster
         column, else image_id/case_id/…; ``none``).
-    n_resamples, seed : the shared bootstrap. confidence_level : coverage of every interval.
+    bootstrap : the shared bootstrap (Bootstrap). confidence_level : coverage of every interval.
     interval : ``bootstrap`` (BCa, cluster-aware) or ``analytic`` (closed forms, independent
         items) for bias, limits of agreement, Pearson, CCC and ICC.
 
@@ -261,10 +268,13 @@ def score_study(
     ...            {"q": Scale("interval", low=1, high=10)},
     ...            gold_table=pd.DataFrame({"item": [f"i{i}" for i in range(30)], "dimension": "q",
     ...                                     "value": np.round(truth, 1)}))
-    >>> res = score_study(st, n_resamples=200)
+    >>> from medjudge import Bootstrap
+    >>> res = score_study(st, bootstrap=Bootstrap(200))
     >>> sorted(set(res.table()["metric"])) == sorted(METRIC_ORDER)
     True
     """
+    boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
     if not 0.0 < confidence_level < 1.0:
@@ -355,7 +365,7 @@ def score_study(
     )
 
 
-def _headline(dimension: str, metrics: pd.DataFrame, level: float) -> str:
+def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) -> str:
     if metrics.empty:
         return f"{dimension}: no rater could be compared with a reference score."
     m = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "judge")]
@@ -365,7 +375,7 @@ def _headline(dimension: str, metrics: pd.DataFrame, level: float) -> str:
     best = mae.iloc[0]
     ccc = m[(m["metric"] == "ccc") & (m["rater"] == best["rater"])].iloc[0]
     bias = m[(m["metric"] == "bias") & (m["rater"] == best["rater"])].iloc[0]
-    lvl = f"{round(100 * level)}%"
+    lvl = f"{round(100 * confidence_level)}%"
     s = (
         f"{dimension}: the judge closest to gold is {best['rater']} (MAE {best['estimate']:.2f}, "
         f"{lvl} CI {best['ci_low']:.2f}–{best['ci_high']:.2f}; CCC {ccc['estimate']:.2f}; "

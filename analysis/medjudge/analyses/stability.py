@@ -19,14 +19,15 @@ import numpy as np
 import pandas as pd
 
 from medjudge.data.model import Study
-from medjudge.stats.resampling import ResamplePlan, bootstrap_interval
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
+from medjudge.stats.results import Presentable
 from medjudge.stats.variance_components import COMPONENTS, flip_shares, variance_components
 
 __all__ = ["StabilityResult", "stability"]
 
 
 @dataclass(frozen=True)
-class StabilityResult:
+class StabilityResult(Presentable):
     """``components`` (evaluator x component: ``variance``, ``share``, ``ci_low``, ``ci_high``,
     ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``)."""
 
@@ -63,8 +64,7 @@ def stability(
     dimension: str | None = None,
     prompt_separator: str = "/",
     order: str = "AB",
-    n_resamples: int = 1000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
 ) -> StabilityResult:
     """Variance components (item, prompt, item x prompt, run) and flip shares per evaluator.
@@ -84,11 +84,14 @@ def stability(
 
     Examples
     --------
+    >>> import medjudge as mj
     >>> from medjudge.data.tables import load_any
     >>> s = load_any("data/external/llmbar/verdicts_long.csv",
     ...              "data/mappings/llmbar_long.toml")              # doctest: +SKIP
-    >>> stability(s, n_resamples=200).table("flips").head()         # doctest: +SKIP
+    >>> stability(s, bootstrap=mj.Bootstrap(200)).table("flips").head()         # doctest: +SKIP
     """
+    boot = Bootstrap(1000) if bootstrap is None else as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
     if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
         raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
     if not (isinstance(n_resamples, int | np.integer) and n_resamples >= 50):

@@ -160,7 +160,7 @@ def subgroup_accuracy(
     policy: Policy = "wrong",
     cluster: str | None = None,
     method: AccuracyMethod = "wilson",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     min_n: int = MIN_N,
     max_half_width: float = MAX_HALF_WIDTH,
     order: str | None = None,
@@ -182,6 +182,20 @@ def subgroup_accuracy(
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
     """
+    from .._validation import CONFIDENCE_LEVEL
+    from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
+    from .._validation import MIN_N as MIN_N_RANGE
+    from ._arguments import check_attributes, check_dimensions, check_policy
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_policy(policy)
+    MIN_N_RANGE.check("min_n", min_n)
+    HALF_WIDTH_RANGE.check("max_half_width", max_half_width)
+    if dimensions is not None:
+        check_dimensions(study, dimensions)
+    check_attributes(study, by, "by", extra=("dimension", "judge"))
+    if cluster is not None:
+        check_attributes(study, [cluster], "cluster")
     keys = [k for k in by if k != "judge"]
     so = (
         stacked
@@ -191,8 +205,6 @@ def subgroup_accuracy(
     rows = so.rows
     pooled = "dimension" not in keys and rows["dimension"].nunique() > 1
     if cluster is not None:
-        if cluster not in rows.columns:
-            raise KeyError(f"cluster attribute {cluster!r} is not an item attribute")
         cl_all = rows[cluster].astype(str).to_numpy()
     elif pooled:
         cl_all = rows["item"].astype(str).to_numpy()
@@ -204,7 +216,7 @@ def subgroup_accuracy(
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            res[idx], so.judges, policy="exclude", clusters=cl, method=method, level=level
+            res[idx], so.judges, policy="exclude", clusters=cl, method=method, confidence_level=level
         )
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy
@@ -230,7 +242,7 @@ def subgroup_agreement(
     coefficient: str = "fleiss_kappa",
     role: str = "expert",
     dimensions: Sequence[str] | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     min_n: int = MIN_N,
     max_half_width: float = MAX_HALF_WIDTH,
 ) -> pd.DataFrame:
@@ -258,7 +270,7 @@ def subgroup_agreement(
             if X.shape[0] < 2:
                 continue
             kw = {"categories": cats} if cats is not None else {}
-            e = fn(X, confidence=level, **kw)
+            e = fn(X, confidence_level=confidence_level, **kw)
             r = {
                 "dimension": dim,
                 **dict(zip(keys, key, strict=True)),
@@ -289,7 +301,7 @@ def best_judge_by_subgroup(
     judges: Sequence[str] | None = None,
     policy: Policy = "wrong",
     alpha: float = 0.05,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     cluster: str | None = "auto",
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
@@ -336,7 +348,7 @@ def best_judge_by_subgroup(
         yc = y[:, present]
         with np.errstate(invalid="ignore", divide="ignore"):
             pairs = all_pairs(
-                yc, names, policy="exclude", ci="tango", level=level, family=(), within="holm"
+                yc, names, policy="exclude", ci="tango", confidence_level=confidence_level, family=(), within="holm"
             )
             m = ~np.isnan(yc)
             acc_all = np.nansum(yc, 0) / m.sum(0)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from medjudge.stats.resampling import Bootstrap
+
 from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
 
@@ -30,7 +32,7 @@ def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -
         from ..analyses.judge_vs_gold import judge_vs_gold
 
         try:
-            jg = judge_vs_gold(study, dimensions=cat, seed=seed, n_resamples=n_resamples)
+            jg = judge_vs_gold(study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed))
         except ValueError as exc:  # e.g. no gold can be derived
             print(f"\njudges against gold: not computed ({exc})")
         else:
@@ -50,7 +52,7 @@ def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -
     if num:
         from ..analyses.score_study import score_study
 
-        sc = score_study(study, dimensions=num, seed=seed, n_resamples=n_resamples)
+        sc = score_study(study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed))
         print("\nscore dimensions:")
         for d in sc.settings["dimensions"]:
             print(f"  {sc.headline[d]}")

@@ -20,7 +20,7 @@ import pandas as pd
 from ..data.errors import InputError
 from ..data.io import LINE, read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
-from ..stats.resampling import ResamplePlan
+from ..stats.resampling import Bootstrap
 from . import _options as opt
 from ._common import dump_json, refuse_with_mapping, term_width
 
@@ -98,7 +98,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
     p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument("--confidence", type=opt.CONFIDENCE_LEVEL, default=0.95)
+    p.add_argument(
+        "--confidence-level", dest="confidence", type=opt.CONFIDENCE_LEVEL, default=0.95,
+        help="coverage of the intervals",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)
 
@@ -273,11 +276,6 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     X, items, raters, level, labels = load_ratings(args)
     n_missing = int(np.isnan(X).sum())
     ci = None if args.ci == "none" else args.ci
-    plan = (
-        ResamplePlan(n_items=X.shape[0], n_resamples=args.resamples, seed=args.seed)
-        if ci in ("bootstrap", "auto")
-        else None
-    )
     categories = np.arange(len(labels), dtype=float) if labels is not None else None
     kw: dict[str, Any] = {}
     if labels is not None and isinstance(level, str):
@@ -293,12 +291,11 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
             coefficients = [c for c in coefficients if c not in PER_RATER]
     table = agreement_table(
         X,
-        level=level,
+        scale=level,
         weights=args.weights,
         ci=ci,
-        plan=plan,
-        confidence=args.confidence,
-        method=args.method,
+        confidence_level=args.confidence,
+        bootstrap=Bootstrap(args.resamples, args.seed, method=args.method),
         coefficients=coefficients,
         **kw,
     )

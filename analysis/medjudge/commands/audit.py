@@ -20,6 +20,7 @@ from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
+from ..stats.resampling import Bootstrap
 from . import _options as opt
 from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
 
@@ -90,7 +91,11 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     if args.judge_dimension is not None:
         check_dimensions(study, [args.judge_dimension], "--judge-dimension")
     rep = audit_study(
-        study, dimensions=dims, ci=args.ci, n_resamples=args.resamples, seed=args.seed, top=args.top
+        study,
+        dimensions=dims,
+        ci=args.ci,
+        bootstrap=Bootstrap(args.resamples, args.seed),
+        top=args.top,
     )
     out: dict[str, Any] = {
         "study": study.name,
@@ -124,7 +129,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         if study.scales[jd].is_categorical:
             out["judge_vs_experts_dimension"] = jd
             out["judge_vs_experts"] = judge_expert_agreement(
-                study, jd, n_resamples=args.resamples, seed=args.seed, method="percentile"
+                study, jd, bootstrap=Bootstrap(args.resamples, args.seed, method="percentile")
             )
     return out
 

@@ -76,6 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _run_engine(args: argparse.Namespace) -> int:
     from medjudge.analyses.at_scale import evaluate_at_scale
+    from medjudge.stats.resampling import Bootstrap
 
     cluster = None if args.cluster in ("auto", "none", "", None) else args.cluster
     res = evaluate_at_scale(
@@ -83,8 +84,7 @@ def _run_engine(args: argparse.Namespace) -> int:
         engine=args.engine,
         cluster=cluster,
         policy=args.policy,
-        n_resamples=args.resamples,
-        seed=args.seed,
+        bootstrap=Bootstrap(args.resamples, args.seed),
     )
     if args.json:
         print(dump_json(res.to_dict()))
@@ -103,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
     if args.engine != "memory":
         return _run_engine(args)
 
+    from medjudge.stats.resampling import Bootstrap
+
     from ._progress import progress
 
     with progress(args, f"loading {args.path}"):
@@ -119,8 +121,7 @@ def run(args: argparse.Namespace) -> int:
         from medjudge.analyses.score_study import score_study
 
         out["scores"] = score_study(
-            study, gold=args.gold_method, cluster=args.cluster, dimensions=num, seed=args.seed,
-            n_resamples=args.resamples, interval=args.score_intervals,
+            study, gold=args.gold_method, cluster=args.cluster, dimensions=num, bootstrap=Bootstrap(args.resamples, args.seed), interval=args.score_intervals,
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
@@ -242,12 +243,12 @@ def _print_scores(res) -> None:
 def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
     from medjudge.analyses.evaluation import evaluate_judges
     from medjudge.analyses.judge_vs_gold import judge_vs_gold
+    from medjudge.stats.resampling import Bootstrap
 
     ev = evaluate_judges(
         study,
         policy=args.policy,
-        seed=args.seed,
-        n_resamples=args.resamples,
+        bootstrap=Bootstrap(args.resamples, args.seed),
         cluster=args.cluster,
         gold=args.gold_method,
         order=args.eval_order,
@@ -257,6 +258,6 @@ def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001,
     jg = judge_vs_gold(
         study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
         order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
-        n_resamples=args.resamples, seed=args.seed, alpha=args.alpha,
+        bootstrap=Bootstrap(args.resamples, args.seed), alpha=args.alpha,
     )  # fmt: skip
     return ev, jg

@@ -15,6 +15,8 @@ import argparse
 
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ..analyses.models import answer_model_ranking
 from ._common import add_input_args, dump_json, load_input, term_width
 
@@ -97,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
         include_experts=not args.no_experts,
         ties=args.ties,
         cluster=args.cluster,
-        n_resamples=args.n_resamples,
-        seed=args.seed,
+        bootstrap=Bootstrap(args.n_resamples, args.seed),
         confidence_level=args.confidence_level,
         simultaneous=not args.marginal_ranks,
     )

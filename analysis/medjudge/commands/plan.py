@@ -276,7 +276,7 @@ def run_alt_test(args: argparse.Namespace) -> int:
 
 
 def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
-    from ..analyses.judge_assisted import _targets
+    from ..analyses.judge_assisted_rows import _targets
     from ..analyses.judge_vs_experts import judge_order
     from ..data.tables import load_any
     from ..stats.planning import ppi_pilot

@@ -14,12 +14,9 @@ import sys
 import threading
 from pathlib import Path
 
-import pandas as pd
-
-from ..analyses.evaluation import cluster_ids
+from ..analyses.policies import accuracy_table, categorical_dimensions
 from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
-from ..stats.accuracy import policy_sensitivity
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._output import output_folder
@@ -47,53 +44,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-POLICIES = ("wrong", "exclude", "half")
-
-
 class _ReportFailed(Exception):
     """A report did not render: the staged outputs are discarded."""
-
-
-def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
-    """Judge × dimension accuracy against gold under each invalid-verdict policy.
-
-    The intervals are the report's: :func:`medjudge.stats.accuracy.policy_sensitivity`
-    (Wilson with the effective sample size of the cluster design, clusters as in
-    :func:`medjudge.analyses.evaluation.cluster_ids`), so ``accuracy.csv`` and the judge
-    report agree. ``wrong`` is the Med-RewardBench rule (no usable verdict counts as wrong),
-    ``exclude`` drops such items, ``half`` counts them 0.5.
-    """
-    clusters, _ = cluster_ids(study)
-    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
-    rows = []
-    for dim in categorical_dimensions(study):
-        o = study.outcomes(dim)
-        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
-        sens = policy_sensitivity(o.outcome, list(o.judges), clusters=cl, level=confidence_level)
-        n_all = len(o.items)
-        for r in sens.itertuples(index=False):
-            for pol in POLICIES:
-                rows.append(
-                    {
-                        "judge": r.judge,
-                        "dimension": dim,
-                        "policy": pol,
-                        "accuracy": getattr(r, f"accuracy_{pol}"),
-                        "ci_low": getattr(r, f"ci_low_{pol}"),
-                        "ci_high": getattr(r, f"ci_high_{pol}"),
-                        "level": confidence_level,
-                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
-                        "n_unusable": int(r.n_invalid),
-                        "gold": o.gold_method,
-                        "order": o.order or "",
-                    }
-                )
-    return pd.DataFrame(rows)
-
-
-def categorical_dimensions(study: Study) -> list[str]:
-    """Dimensions on which accuracy means something (nominal/ordinal labels)."""
-    return [d for d in study.dimensions if study.scales[d].is_categorical]
 
 
 def _no_accuracy_reason(study: Study) -> str | None:

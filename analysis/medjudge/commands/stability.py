@@ -16,6 +16,8 @@ import argparse
 
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 
@@ -61,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.separator:
         raise ValueError("--separator must be a non-empty string")
     res = stability(
-        study, dimension=dimension, prompt_separator=args.separator, n_resamples=args.resamples,
-        seed=args.seed, confidence_level=args.confidence_level,
+        study, dimension=dimension, prompt_separator=args.separator, bootstrap=Bootstrap(args.resamples, args.seed), confidence_level=args.confidence_level,
     )  # fmt: skip
     if args.json:
         print(dump_json(res.to_dict()))

@@ -127,6 +127,13 @@ class ReportContext:
         adopt(self)  # the renderer's precomputed results, when they were made for this study
 
     # ------------------------------------------------------------------ shared results
+    @property
+    def bootstrap(self) -> Any:
+        """The report's resampling settings (:class:`medjudge.Bootstrap`)."""
+        from ..stats.resampling import Bootstrap
+
+        return Bootstrap(self.n_resamples, self.seed)
+
     def get(self, name: str, compute: Callable[[], T]) -> T:
         """The shared result ``name``, computed by ``compute()`` the first time it is asked."""
         if name not in self._cache:

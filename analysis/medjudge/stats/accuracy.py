@@ -29,7 +29,7 @@ Intervals (defaults chosen by the coverage study in docs/inference.md):
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,9 @@ from medjudge.stats.intervals import (
     z_value,
 )
 from medjudge.stats.resampling import (
+    Bootstrap,
     ResamplePlan,
+    as_bootstrap,
     bootstrap_interval,
     bootstrap_se,
 )
@@ -234,18 +236,53 @@ def judge_accuracy(
     aggregation: Aggregation = "micro",
     clusters: np.ndarray | None = None,
     method: AccuracyMethod = "wilson",
-    level: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
     weights: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Accuracy of every judge with its interval: one tidy row per judge.
 
-    Columns: ``judge, accuracy, se, ci_low, ci_high, ci_method, level, n, n_invalid,
-    n_clusters, policy, aggregation``. See the module docstring for the methods. Bootstrap
-    methods draw ``n_resamples`` cluster resamples (``seed``) from the shared engine — or use a
-    precomputed ``weights`` matrix so that several tables share the same resamples; macro
-    aggregation resamples within groups (strata).
+    Accuracy is ``sum_i c_ij / sum_i m_ij`` (``c`` correct, ``m`` counted verdicts under the
+    invalid-verdict ``policy``); micro pools items, macro averages group accuracies. See the
+    module docstring for the interval methods.
+
+    Parameters
+    ----------
+    outcome : ndarray, shape (n_items, n_judges)
+        1 correct, 0 wrong, NaN invalid verdict.
+    judges : list of str, optional
+        Column names (default ``judge_0`` ...).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        An invalid verdict counts as wrong, is left out, or earns half credit.
+    groups : ndarray, optional
+        Group label per item (for ``aggregation="macro"``).
+    aggregation : {"micro", "macro"}, default "micro"
+    clusters : ndarray, optional
+        Cluster label per item (a case, an image): cluster-robust SE and effective n for the
+        score intervals, whole clusters resampled by the bootstrap.
+    method : {"wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"}
+        The interval (Wilson 1927 by default).
+    confidence_level : float, default 0.95
+    bootstrap : Bootstrap, optional
+        Replicates and seed of the bootstrap methods (default 2,000, seed 0); macro aggregation
+        resamples within groups (strata).
+    weights : ndarray, optional
+        A precomputed ``(B, n_items)`` resample-weight matrix, so that several tables share the
+        same resamples (advanced; overrides ``bootstrap``'s draws).
+
+    Returns
+    -------
+    DataFrame
+        ``judge, accuracy, se, ci_low, ci_high, ci_method, level, n, n_invalid, n_clusters,
+        policy, aggregation``.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22:209-212.
+    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
+    expected number of positive counts estimated from survey data. Survey Methodology 24:193-201.
+    Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, appendix A.
 
     Examples
     --------
@@ -256,11 +293,23 @@ def judge_accuracy(
     >>> t[['judge', 'accuracy', 'n', 'n_invalid']].values.tolist()
     [['a', 0.8, 5, 0], ['b', 0.6, 5, 1]]
     """
+    from .._validation import CONFIDENCE_LEVEL, check_choice
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("method", method, get_args(AccuracyMethod))
+    check_choice("policy", policy, POLICIES)
+    check_choice("aggregation", aggregation, ("micro", "macro"))
+    b = as_bootstrap(bootstrap)
+    if method.startswith("bootstrap-"):
+        b.interval(method.split("-")[1], allowed=(method.split("-")[1],))
+    seed = b.seed
     y = _as_2d(outcome)
     j = y.shape[1]
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
     if len(judges) != j:
-        raise ValueError(f"{len(judges)} judge names for {j} outcome columns")
+        raise ValueError(
+            f"judges: {len(judges)} names is not allowed (one per outcome column: {j})"
+        )
     a = accuracy_arrays(y, policy=policy, groups=groups, aggregation=aggregation, clusters=clusters)
     p, se, n = a["estimate"], a["se"], a["n"]
     n_cl = a["n_clusters"] if clusters is not None else None
@@ -280,7 +329,7 @@ def judge_accuracy(
     elif method in ("bootstrap-percentile", "bootstrap-bca"):
         kind = method.split("-")[1]
         strata = groups if aggregation == "macro" else None
-        plan = ResamplePlan(y.shape[0], n_resamples, seed, clusters=clusters, strata=strata)
+        plan = b.plan(y.shape[0], clusters=clusters, strata=strata)
         boot = bootstrap_accuracy(
             y,
             policy=policy,

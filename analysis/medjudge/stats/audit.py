@@ -17,7 +17,7 @@ Building blocks (numpy in, tidy DataFrames out; every coefficient comes from
   with its own interval and item count, so a weak subgroup is visible with its uncertainty.
 * :func:`disputed_items` — items ranked by disagreement (pairwise agreement among the raters
   of the item, then the Dawid–Skene posterior of the winning class), with every rater's label.
-* :func:`audit_study` — all of the above for a :class:`~medjudge.data.model.Study`.
+* :func:`medjudge.analyses.audit.audit_study` (the study-level floor) runs all of the above for a study.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from .agreement import (
     fleiss_category_kappas,
 )
 from .intervals import wilson_interval
-from .resampling import ResamplePlan
+from .resampling import ResamplePlan, plan_arguments
 
 RELIABILITY_COEFFICIENTS = ("percent_agreement", "fleiss_kappa", "gwet_ac", "krippendorff_alpha")
 
@@ -78,7 +78,7 @@ def annotator_agreement(
         n = int(both.sum())
         k = float((own[both] == ref[both]).sum())
         lo, hi = wilson_interval(k, n, confidence)
-        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence=confidence)
+        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence_level=confidence)
         rows.append(
             {
                 "rater": name,
@@ -131,8 +131,8 @@ def pairwise_matrix(
                 values=values,
                 weights=weights,
                 ci=ci,
-                plan=plan,
-                confidence=confidence,
+                confidence_level=confidence,
+                **plan_arguments(plan),
             )
             rows.append(
                 {
@@ -167,16 +167,17 @@ def category_agreement(
     A = np.asarray(X, dtype=float)
     cats = _cats(A, categories)
     out = []
-    for e in fleiss_category_kappas(A, categories=cats, confidence=confidence):
+    for e in fleiss_category_kappas(A, categories=cats, confidence_level=confidence):
         code = e.extra["category"]
         idx = int(np.flatnonzero(cats == code)[0])
         out.append(
             {
                 "category": labels[idx] if labels is not None else code,
                 "kappa": e.estimate,
-                "kappa_low": e.ci_low,
-                "kappa_high": e.ci_high,
+                "ci_low": e.ci_low,
+                "ci_high": e.ci_high,
                 "ci_method": e.ci_method,
+                "level": e.level,
                 "share": float(np.nanmean(A == code) / np.mean(~np.isnan(A)))
                 if np.isfinite(A).any()
                 else math.nan,

@@ -42,12 +42,12 @@ from typing import Literal
 
 import numpy as np
 
+from .accuracy import POLICIES
 from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .intervals import mean_ci, wilson_interval
 
 Policy = Literal["wrong", "exclude", "half"]
-POLICIES: tuple[str, ...] = ("wrong", "exclude", "half")
 
 __all__ = [
     "check_gold_pred",

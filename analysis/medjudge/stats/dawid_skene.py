@@ -47,12 +47,14 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
+from .results import Presentable
+
 Init = Literal["majority", "random"]
 _TINY = 1e-300  # floor inside log(): a zero probability contributes ~ -690, not -inf
 
 
-@dataclass(frozen=True)
-class DawidSkeneResult:
+@dataclass(frozen=True, repr=False)
+class DawidSkeneResult(Presentable):
     """Fitted Dawid–Skene model.
 
     Attributes
@@ -102,6 +104,21 @@ class DawidSkeneResult:
 
     def max_posterior(self) -> np.ndarray:
         return self.posteriors.max(axis=1)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per rater: model accuracy and per-class sensitivity."""
+        return self.rater_table()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able summary (see :meth:`summary`)."""
+        return self.summary()
+
+    def __repr__(self) -> str:
+        return (
+            f"DawidSkeneResult({len(self.raters)} raters, {len(self.items)} items, "
+            f"{self.categories.size} classes, {'converged' if self.converged else 'NOT converged'}"
+            f" after {self.n_iter} iterations, init={self.init!r}, seed={self.seed})"
+        )
 
     def summary(self, labels: list[str] | None = None) -> dict[str, Any]:
         """Small JSON-able summary (no per-item arrays); ``labels`` name the category codes."""
@@ -195,9 +212,17 @@ def dawid_skene(
 
     Returns a :class:`DawidSkeneResult`; ``to_gold`` turns it into an alternative gold label.
     """
+    from .._validation import SEED, IntRange, RealRange, check_choice
+
+    check_choice("init", init, ("majority", "random"))
+    SEED.check("seed", seed)
+    IntRange(1, 10**7, what="count").check("max_iter", max_iter)
+    RealRange(0.0, math.inf, open_low=False, what="tolerance").check("tol", tol)
+    RealRange(0.0, math.inf, open_low=False, what="pseudo-count").check("smoothing", smoothing)
+    check_choice("require_dominance", require_dominance, (True, False))
     A = np.asarray(X.to_numpy(dtype=float) if hasattr(X, "to_numpy") else X, dtype=float)
     if A.ndim != 2:
-        raise ValueError(f"ratings must be items x raters, got shape {A.shape}")
+        raise ValueError(f"X: an array of shape {A.shape} is not allowed (items x raters)")
     n, R = A.shape
     cats = np.unique(A[~np.isnan(A)]) if categories is None else np.asarray(categories, dtype=float)
     observed = ~np.isnan(A)
@@ -210,8 +235,6 @@ def dawid_skene(
     q = cats.size
     if q < 2:
         raise ValueError("Dawid-Skene needs at least two categories")
-    if smoothing < 0:
-        raise ValueError("smoothing must be >= 0")
     n_raters_used = int((observed.sum(axis=0) > 0).sum())
     if n_raters_used < 3:
         raise ValueError(

@@ -1,4 +1,6 @@
-"""Analytic confidence intervals: proportions, clustered means, paired differences.
+"""Analytic confidence intervals: proportions and (clustered) means.
+
+Paired differences of proportions are in :mod:`medjudge.stats.paired_intervals`.
 
 Everything here is vectorised: counts, totals and tables may be arrays of any (broadcastable)
 shape, so the intervals of 32 judges x 6 dimensions or of 496 judge pairs are one call.
@@ -33,7 +35,6 @@ from medjudge._lazy import stats
 from medjudge.stats.results import Estimate
 
 ProportionMethod = Literal["wilson", "clopper-pearson", "wald", "jeffreys"]
-PairedMethod = Literal["tango", "newcombe", "wald"]
 
 __all__ = [
     "z_value",
@@ -46,12 +47,6 @@ __all__ = [
     "clustered_mean_se",
     "effective_n",
     "mean_ci",
-    "paired_table",
-    "newcombe_paired_interval",
-    "tango_paired_interval",
-    "wald_paired_interval",
-    "paired_difference_interval",
-    "paired_difference_ci",
 ]
 
 
@@ -161,11 +156,31 @@ def proportion_interval(
 def proportion_ci(
     count: int,
     nobs: int,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: ProportionMethod = "wilson",
     name: str = "proportion",
 ) -> Estimate:
     """One proportion as an :class:`Estimate` (SE is the binomial ``sqrt(p(1-p)/n)``).
+
+    Parameters
+    ----------
+    count, nobs : int
+        Successes and trials (``0 <= count <= nobs``).
+    confidence_level : float, default 0.95
+    method : str, default "wilson"
+        ``"wilson"`` (score interval, Wilson 1927), ``"clopper-pearson"`` (exact), ``"wald"``
+        or ``"jeffreys"`` — see :func:`proportion_interval`.
+    name : str
+        Name carried by the estimate.
+
+    Returns
+    -------
+    Estimate
+
+    References
+    ----------
+    Wilson, E. B. (1927). JASA 22:209-212. Brown, L. D., Cai, T. T. & DasGupta, A. (2001).
+    Interval estimation for a binomial proportion. Statistical Science 16:101-133.
 
     Examples
     --------
@@ -175,6 +190,16 @@ def proportion_ci(
     >>> round(e.ci_low, 3), round(e.ci_high, 3), e.ci_method
     (0.722, 0.875, 'wilson')
     """
+    from .._validation import CONFIDENCE_LEVEL, check_choice, check_instance
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    check_choice("method", method, tuple(sorted(_PROPORTION)))
+    for arg, v in (("count", count), ("nobs", nobs)):
+        check_instance(arg, v, (int, float, np.number), "a non-negative count")
+        if not (np.isfinite(v) and v >= 0):
+            raise ValueError(f"{arg}: {v!r} is not allowed (a non-negative count)")
+    if count > nobs:
+        raise ValueError(f"count: {count!r} is not allowed (at most nobs = {nobs})")
     lo, hi = proportion_interval(count, nobs, level, method)
     p = count / nobs if nobs > 0 else np.nan
     se = float(np.sqrt(p * (1 - p) / nobs)) if nobs > 0 else np.nan
@@ -321,183 +346,3 @@ def mean_ci(
     else:
         raise ValueError(f"unknown method {method!r}")
     return {"estimate": mean, "se": se, "low": lo, "high": hi, "n": n, "n_clusters": np.asarray(c)}
-
-
-# ----------------------------------------------------------------------------------------------
-# paired difference of proportions
-# ----------------------------------------------------------------------------------------------
-def paired_table(y1: np.ndarray, y2: np.ndarray) -> np.ndarray:
-    """2x2 paired table ``[[n11, n12], [n21, n22]]`` of two binary vectors (1 = success).
-
-    ``n12`` counts items where the first is a success and the second not (McNemar's *b*).
-    Rows with NaN in either vector are dropped.
-    """
-    y1 = np.asarray(y1, dtype=float)
-    y2 = np.asarray(y2, dtype=float)
-    ok = ~(np.isnan(y1) | np.isnan(y2))
-    a, b = y1[ok] > 0.5, y2[ok] > 0.5
-    return np.array([[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]])
-
-
-def _unpack(n11, n12, n21, n22):
-    return tuple(np.asarray(v, dtype=float) for v in (n11, n12, n21, n22))
-
-
-def wald_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Wald interval for ``delta = p1+ - p+1 = (n12 - n21)/N``:
-    ``SE = sqrt((n12 + n21) - (n12 - n21)^2/N) / N`` (Agresti 2013, sec. 11.1)."""
-    n11, n12, n21, n22 = _unpack(n11, n12, n21, n22)
-    n = n11 + n12 + n21 + n22
-    z = z_value(level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d = (n12 - n21) / n
-        se = np.sqrt(np.maximum((n12 + n21) - (n12 - n21) ** 2 / n, 0.0)) / n
-    return d - z * se, d + z * se
-
-
-def newcombe_paired_interval(
-    n11, n12, n21, n22, level: float = 0.95
-) -> tuple[np.ndarray, np.ndarray]:
-    """Newcombe (1998, method 10) hybrid-score ('square-and-add') interval for a paired difference.
-
-    With Wilson limits ``(l1, u1)`` for ``p1 = (n11+n12)/N`` and ``(l2, u2)`` for
-    ``p2 = (n11+n21)/N``, and the continuity-corrected correlation ``phi`` of the table
-    (``A = n11 n22 - n12 n21``; ``phi = (A - N/2)/sqrt(r1 r2 c1 c2)`` if ``A > N/2``, 0 if
-    ``0 <= A <= N/2``, ``A/sqrt(r1 r2 c1 c2)`` if ``A < 0``; 0 when a margin is empty)::
-
-        L = d - sqrt((p1-l1)^2 - 2 phi (p1-l1)(u2-p2) + (u2-p2)^2)
-        U = d + sqrt((u1-p1)^2 - 2 phi (u1-p1)(p2-l2) + (p2-l2)^2)
-    """
-    n11, n12, n21, n22 = _unpack(n11, n12, n21, n22)
-    n = n11 + n12 + n21 + n22
-    r1, r2, c1, c2 = n11 + n12, n21 + n22, n11 + n21, n12 + n22
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p1, p2 = r1 / n, c1 / n
-        l1, u1 = wilson_interval(r1, n, level)
-        l2, u2 = wilson_interval(c1, n, level)
-        prod = r1 * r2 * c1 * c2
-        a = n11 * n22 - n12 * n21
-        root = np.sqrt(np.where(prod > 0, prod, 1.0))
-        phi = np.where(a > n / 2, (a - n / 2) / root, np.where(a >= 0, 0.0, a / root))
-        phi = np.where(prod > 0, phi, 0.0)
-        d = p1 - p2
-        lo = d - np.sqrt(
-            np.maximum((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2, 0.0)
-        )
-        hi = d + np.sqrt(
-            np.maximum((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2, 0.0)
-        )
-    return np.clip(lo, -1, 1), np.clip(hi, -1, 1)
-
-
-def _tango_statistic(
-    delta: np.ndarray, n12: np.ndarray, n21: np.ndarray, n: np.ndarray
-) -> np.ndarray:
-    """Tango's score statistic ``T(delta)`` with the restricted MLE of ``p21``."""
-    a = 2 * n
-    b = -n12 - n21 + (2 * n - n12 + n21) * delta
-    c = -n21 * delta * (1 - delta)
-    with np.errstate(
-        invalid="ignore", divide="ignore"
-    ):  # empty tables (n = 0) give NaN, masked later
-        p21 = (np.sqrt(np.maximum(b * b - 4 * a * c, 0.0)) - b) / (2 * a)
-        var = n * (2 * p21 + delta * (1 - delta))
-        return (n12 - n21 - n * delta) / np.sqrt(np.maximum(var, 1e-300))
-
-
-def tango_paired_interval(
-    n11, n12, n21, n22, level: float = 0.95, tol: float = 1e-10
-) -> tuple[np.ndarray, np.ndarray]:
-    """Tango (1998) asymptotic score interval for ``delta = (n12 - n21)/N``.
-
-    The limits are the roots in ``delta`` of ``T(delta) = +-z`` where::
-
-        T(delta) = (n12 - n21 - N delta) / sqrt(N (2 p21~ + delta (1 - delta)))
-
-    and ``p21~`` is the MLE of ``p21`` under ``p12 - p21 = delta``:
-    ``p21~ = (sqrt(B^2 - 4AC) - B) / 2A``, ``A = 2N``, ``B = -n12 - n21 + (2N - n12 + n21) delta``,
-    ``C = -n21 delta (1 - delta)``. ``T`` decreases in ``delta``; roots are found by vectorised
-    bisection (all tables at once). Fagerland et al. (2014, Stat Methods Med Res) recommend it
-    with Newcombe's hybrid score interval for paired differences.
-    """
-    n11, n12, n21, n22 = _unpack(n11, n12, n21, n22)
-    n12, n21, n11, n22 = np.broadcast_arrays(n12, n21, n11, n22)
-    n = n11 + n12 + n21 + n22
-    z = z_value(level)
-    est = np.where(n > 0, (n12 - n21) / np.where(n > 0, n, 1), np.nan)
-
-    def root(target: float) -> np.ndarray:
-        lo = np.full(n.shape, -1.0 + 1e-12)
-        hi = np.full(n.shape, 1.0 - 1e-12)
-        for _ in range(int(np.ceil(np.log2(2.0 / tol)))):
-            mid = 0.5 * (lo + hi)
-            f = _tango_statistic(mid, n12, n21, n) - target
-            # T decreasing: f > 0 means the root lies above mid
-            lo = np.where(f > 0, mid, lo)
-            hi = np.where(f > 0, hi, mid)
-        return 0.5 * (lo + hi)
-
-    low = np.where(est <= -1, -1.0, root(z))
-    high = np.where(est >= 1, 1.0, root(-z))
-    bad = ~(n > 0)
-    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
-
-
-_PAIRED = {
-    "tango": tango_paired_interval,
-    "newcombe": newcombe_paired_interval,
-    "wald": wald_paired_interval,
-}
-
-
-def paired_difference_interval(
-    n11, n12, n21, n22, level: float = 0.95, method: PairedMethod = "tango"
-) -> tuple[np.ndarray, np.ndarray]:
-    """Interval for a paired difference of proportions by name (default Tango's score interval)."""
-    try:
-        fn = _PAIRED[method]
-    except KeyError:
-        raise ValueError(
-            f"unknown paired interval {method!r}; use one of {sorted(_PAIRED)}"
-        ) from None
-    return fn(n11, n12, n21, n22, level)
-
-
-def paired_difference_ci(
-    table: np.ndarray,
-    level: float = 0.95,
-    method: PairedMethod = "tango",
-    name: str = "accuracy_difference",
-) -> Estimate:
-    """Paired difference ``p1 - p2 = (n12 - n21)/N`` of a 2x2 paired table as an :class:`Estimate`.
-
-    ``table = [[n11, n12], [n21, n22]]``, rows = first rater/judge (success, failure), columns =
-    second. SE is the Wald SE; the interval is the chosen (score) method.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> e = mj.paired_difference_ci(np.array([[40, 12], [5, 43]]))
-    >>> round(e.estimate, 2), round(e.ci_low, 3), round(e.ci_high, 3)
-    (0.07, -0.012, 0.157)
-    """
-    t = np.asarray(table, dtype=float)
-    if t.shape != (2, 2):
-        raise ValueError(f"table must be 2x2, got shape {t.shape}")
-    (n11, n12), (n21, n22) = t
-    n = t.sum()
-    lo, hi = paired_difference_interval(n11, n12, n21, n22, level, method)
-    d = (n12 - n21) / n
-    se = np.sqrt(max((n12 + n21) - (n12 - n21) ** 2 / n, 0.0)) / n
-    return Estimate(
-        name,
-        float(d),
-        float(se),
-        float(lo),
-        float(hi),
-        method,
-        level,
-        int(n),
-        extra={"n11": int(n11), "n12": int(n12), "n21": int(n21), "n22": int(n22)},
-    )

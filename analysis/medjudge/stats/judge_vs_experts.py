@@ -55,6 +55,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .._validation import ALPHA, IntRange, RealRange, check_choice
+from .results import Presentable
+
 Scoring = Literal["accuracy", "neg_rmse"]
 InvalidPolicy = Literal["exclude", "wrong"]
 
@@ -103,9 +106,21 @@ def one_sided_paired_t(d: np.ndarray, epsilon: float) -> tuple[float, float, int
 # ---------------------------------------------------------------------------------------------
 # alt-test
 # ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class AltTestResult:
+@dataclass(frozen=True, repr=False)
+class AltTestResult(Presentable):
     """Outcome of the alt-test for one judge (one row per excluded annotator in ``table``)."""
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per left-out annotator: the judge's and the annotator's advantage, p-value."""
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        return (
+            f"AltTestResult({self.judge}: {'passed' if self.passed else 'not passed'}, "
+            f"winning rate {self.winning_rate:.3g}, advantage probability "
+            f"{self.advantage_probability:.3g}, epsilon={self.epsilon:g}, q={self.q:g}, "
+            f"n={self.n_items})"
+        )
 
     judge: str
     winning_rate: float
@@ -176,6 +191,15 @@ def epsilon_for(annotators: str) -> float:
         ) from None
 
 
+
+def check_alt_arguments(epsilon: Any, q: Any, invalid: Any, min_items_per_annotator: Any) -> None:
+    """The alt-test's options, checked once (one line naming the argument)."""
+    RealRange(0.0, 1.0, open_low=False, what="a margin").check("epsilon", epsilon)
+    ALPHA.check("q", q)
+    check_choice("invalid", invalid, ("exclude", "wrong"))
+    IntRange(1, 10**9, what="count").check("min_items_per_annotator", min_items_per_annotator)
+
+
 def alt_test(
     judge: Any,
     annotators: Any,
@@ -213,14 +237,20 @@ def alt_test(
     >>> r.passed
     True
     """
+    check_alt_arguments(epsilon, q, invalid, min_items_per_annotator)
+    check_choice("scoring", scoring, ("accuracy", "neg_rmse"))
+    min_annotators_per_item = IntRange(2, 10**6, what="count").check(
+        "min_annotators_per_item", min_annotators_per_item
+    )
     f = np.asarray(judge, dtype=float).ravel()
     H = np.asarray(annotators, dtype=float)
     if H.ndim != 2 or H.shape[0] != f.size:
-        raise ValueError(f"annotators must be ({f.size}, m), got {H.shape}")
+        raise ValueError(
+            f"annotators: an array of shape {H.shape} is not allowed (items x annotators, "
+            f"{f.size} rows like judge)"
+        )
     m = H.shape[1]
     names = annotator_names or [f"annotator_{j}" for j in range(m)]
-    if invalid not in ("exclude", "wrong"):
-        raise ValueError(f"invalid must be 'exclude' or 'wrong', got {invalid!r}")
     n_humans = (~np.isnan(H)).sum(axis=1)
     keep = n_humans >= min_annotators_per_item
     no_verdict = keep & np.isnan(f)

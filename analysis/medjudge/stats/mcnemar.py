@@ -70,15 +70,27 @@ def mcnemar_pvalue(
 
 
 def _table_from(y1_or_table: np.ndarray, y2: np.ndarray | None) -> np.ndarray:
+    def arr(name: str, v: object) -> np.ndarray:
+        try:
+            return np.asarray(v, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}: {v!r} is not allowed (numbers)") from None
+
     if y2 is None:
-        t = np.asarray(y1_or_table, dtype=float)
-        if t.shape != (2, 2):
-            raise ValueError(f"expected a 2x2 paired table, got shape {t.shape}")
+        t = arr("y1_or_table", y1_or_table)
+        if t.shape != (2, 2) or not np.isfinite(t).all() or (t < 0).any():
+            raise ValueError(
+                f"y1_or_table: an array of shape {t.shape} is not allowed (a 2x2 paired table "
+                "of non-negative counts, or the first judge's 0/1 outcomes with y2)"
+            )
         return t
-    y1 = np.asarray(y1_or_table, dtype=float)
-    y2 = np.asarray(y2, dtype=float)
-    if y1.shape != y2.shape:
-        raise ValueError(f"paired outcomes must have the same shape, got {y1.shape} and {y2.shape}")
+    y1 = arr("y1_or_table", y1_or_table)
+    y2 = arr("y2", y2)
+    if y1.ndim != 1 or y1.shape != y2.shape:
+        raise ValueError(
+            f"y2: an array of shape {y2.shape} is not allowed (0/1 outcomes, one per item like "
+            f"y1_or_table: {y1.shape})"
+        )
     ok = ~(np.isnan(y1) | np.isnan(y2))
     a, b = y1[ok] > 0.5, y2[ok] > 0.5
     return np.array(
@@ -104,6 +116,9 @@ def mcnemar(
     >>> round(r.pvalue, 4), r.method
     (0.0963, 'McNemar midp')
     """
+    from .._validation import check_choice
+
+    check_choice("method", method, ("midp", "exact", "asymptotic", "asymptotic-cc"))
     t = _table_from(y1_or_table, y2)
     (n11, b), (c, n22) = t
     stat, p = mcnemar_pvalue(b, c, method)

@@ -35,6 +35,20 @@ def _bh(p: np.ndarray) -> np.ndarray:
     return out
 
 
+#: adjustment methods (statsmodels ``multipletests`` names; ``hs`` is its Holm-Sidak alias)
+METHODS = (
+    "holm", "fdr_bh", "bonferroni", "sidak", "holm-sidak", "hs", "simes-hochberg", "hommel",
+    "fdr_by", "fdr_tsbh", "fdr_tsbky",
+)  # fmt: skip
+
+
+def check_method(name: str, method: object) -> str:
+    """``method`` if it is one of :data:`METHODS`, else a one-line :class:`ValueError`."""
+    from .._validation import check_choice
+
+    return check_choice(name, method, METHODS)
+
+
 def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     """Adjusted p-values: ``holm`` (Holm 1979), ``fdr_bh`` (Benjamini & Hochberg 1995), or any
     other statsmodels ``multipletests`` method (``bonferroni``, ``hs``, ``fdr_by`` …).
@@ -51,7 +65,13 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     >>> mj.adjust_pvalues(np.array([0.01, 0.04, 0.03])).round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(p, dtype=float)
+    check_method("method", method)
+    try:
+        p = np.asarray(p, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"p: {p!r} is not allowed (an array of p-values in [0, 1])") from None
+    if ((p < 0) | (p > 1)).any():
+        raise ValueError("p: values outside [0, 1] are not allowed (p-values; NaN = missing)")
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():

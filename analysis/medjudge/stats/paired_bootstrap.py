@@ -18,7 +18,7 @@ from medjudge.stats.accuracy import (
     apply_policy,
     bootstrap_accuracy,
 )
-from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
 from medjudge.stats.results import Estimate
 
 __all__ = ["paired_bootstrap", "cohen_kappa_weighted"]
@@ -57,16 +57,14 @@ def paired_bootstrap(
     statistic: Literal["accuracy", "kappa"] = "accuracy",
     policy: Policy = "wrong",
     clusters: np.ndarray | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    method: Literal["percentile", "bca", "basic"] | None = None,
-    level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    confidence_level: float = 0.95,
 ) -> Estimate:
     """Paired bootstrap interval for the difference ``stat(a) - stat(b)`` of two judges.
 
-    ``method`` defaults to ``percentile`` for accuracy and ``bca`` for kappa (the choices that
+    ``bootstrap.method`` defaults to ``percentile`` for accuracy and ``bca`` for kappa (the choices that
     covered best in docs/inference.md; for an accuracy difference on independent items at small
-    n prefer Tango's score interval, :func:`medjudge.stats.intervals.paired_difference_ci`).
+    n prefer Tango's score interval, :func:`medjudge.stats.paired_intervals.paired_difference_ci`).
 
     Both judges are evaluated on the *same* resamples (rows of the engine's weight matrix),
     so the interval reflects the correlation between them. ``statistic="accuracy"``: ``a`` and
@@ -83,16 +81,31 @@ def paired_bootstrap(
     >>> rng = np.random.default_rng(0)
     >>> a = (rng.random(200) < 0.8).astype(float)
     >>> b = (rng.random(200) < 0.7).astype(float)
-    >>> e = mj.paired_bootstrap(a, b, n_resamples=500)
+    >>> e = mj.paired_bootstrap(a, b, bootstrap=mj.Bootstrap(500))
     >>> round(e.estimate, 3), bool(e.ci_low < e.estimate < e.ci_high)
     (0.075, True)
     """
-    if method is None:
-        method = "bca" if statistic == "kappa" else "percentile"
+    from .._validation import CONFIDENCE_LEVEL, check_choice
+
+    check_choice("statistic", statistic, ("accuracy", "kappa"))
+    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    boot = as_bootstrap(bootstrap)
+    method = boot.interval("bca" if statistic == "kappa" else "percentile")
+    n_resamples, seed = boot.n_resamples, boot.seed
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(
+            f"b: {b.shape[0] if b.ndim == 1 else b.shape} values is not allowed (one per item, "
+            f"like a: {a.shape[0] if a.ndim == 1 else a.shape})"
+        )
     n = a.shape[0]
-    plan = ResamplePlan(n, n_resamples, seed, clusters=clusters)
+    if clusters is not None and np.shape(clusters) != (n,):
+        raise ValueError(
+            f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
+        )
+    plan = boot.plan(n, clusters=clusters)
     w = plan.weights()
     if statistic == "accuracy":
         y = np.column_stack([a, b])

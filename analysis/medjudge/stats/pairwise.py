@@ -9,7 +9,7 @@ across the table — 496 pairs for 32 judges in a few matrix products.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,6 @@ from medjudge.stats.accuracy import (
     apply_policy,
     bootstrap_accuracy,
 )
-from medjudge.stats.intervals import paired_difference_interval
 from medjudge.stats.mcnemar import (
     McNemarMethod,
     _clustered_mcnemar_matrix,
@@ -29,7 +28,8 @@ from medjudge.stats.mcnemar import (
     pairwise_counts,
 )
 from medjudge.stats.multiplicity import add_multiplicity
-from medjudge.stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from medjudge.stats.paired_intervals import paired_difference_interval
+from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
 
 PairCI = Literal["auto", "bootstrap-percentile", "bootstrap-bca", "tango", "newcombe", "wald"]
 
@@ -48,7 +48,8 @@ def _as_3d(
         y = y[None]
     if y.ndim != 3:
         raise ValueError(
-            f"outcome must be (n_items, n_judges) or (n_dimensions, n_items, n_judges), got {y.shape}"
+            f"outcome: an array of shape {y.shape} is not allowed ((n_items, n_judges) or "
+            "(n_dimensions, n_items, n_judges))"
         )
     dims = (
         list(dimensions)
@@ -56,7 +57,9 @@ def _as_3d(
         else ([""] if y.shape[0] == 1 else [f"dim_{i}" for i in range(y.shape[0])])
     )
     if len(dims) != y.shape[0]:
-        raise ValueError(f"{len(dims)} dimension names for {y.shape[0]} outcome slices")
+        raise ValueError(
+            f"dimensions: {len(dims)} names is not allowed (one per outcome slice: {y.shape[0]})"
+        )
     return y, dims
 
 
@@ -87,9 +90,8 @@ def all_pairs(
     test: McNemarMethod = "midp",
     ci: PairCI = "auto",
     clusters: np.ndarray | None = None,
-    n_resamples: int = 2000,
-    seed: int = 0,
-    level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    confidence_level: float = 0.95,
     weights: np.ndarray | None = None,
     family: Sequence[str] = ("dimension",),
     within: str = "holm",
@@ -116,7 +118,7 @@ def all_pairs(
       dimension) and ``p_fdr_bh`` across the whole table.
 
     All judges and dimensions share one weight matrix (``weights``, or drawn from
-    ``n_resamples``/``seed``/``clusters``), so the cost is a few matrix products. Bootstrap
+    ``bootstrap`` and ``clusters``), so the cost is a few matrix products. Bootstrap
     replicates of the differences are held as ``boot_dtype`` (float32 by default: the
     replicates are differences of accuracies, and float32's 1e-7 relative precision is far
     below the Monte Carlo error; it halves memory and sort time).
@@ -131,11 +133,35 @@ def all_pairs(
     >>> t[['judge_a', 'judge_b', 'difference']].round(3).values.tolist()
     [['a', 'b', 0.103], ['a', 'c', 0.313], ['b', 'c', 0.21]]
     """
+    from .._validation import CONFIDENCE_LEVEL, check_choice, check_names
+    from .multiplicity import check_method
+
+    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_choice("test", test, get_args(McNemarMethod))
+    check_choice("ci", ci, get_args(PairCI))
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    boot = as_bootstrap(bootstrap)
+    if ci.startswith("bootstrap-"):
+        boot.interval(ci.split("-")[1], allowed=(ci.split("-")[1],))
+    else:
+        boot.interval("percentile", allowed=("percentile",))
+    check_names("family", family, ("dimension", "judge_a", "judge_b"), "a list of table columns")
+    check_method("within", within)
+    check_method("across", across)
+    check_choice("boot_dtype", boot_dtype, (np.float32, np.float64))
+    if dimensions is not None and (
+        isinstance(dimensions, str) or not isinstance(dimensions, list | tuple)
+    ):
+        raise ValueError(f"dimensions: {dimensions!r} is not allowed (a list of names)")
     y3, dims = _as_3d(outcome, dimensions)
     n_dim, n, j = y3.shape
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
     if len(judges) != j:
-        raise ValueError(f"{len(judges)} judge names for {j} outcome columns")
+        raise ValueError(f"judges: {len(judges)} names is not allowed (one per outcome column: {j})")
+    if clusters is not None and np.shape(clusters) != (n,):
+        raise ValueError(
+            f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
+        )
     ii, jj = np.triu_indices(j, 1)
     if ci == "auto":
         # the defaults that covered in docs/inference.md: Tango's score interval for binary
@@ -149,7 +175,7 @@ def all_pairs(
         w = (
             weights
             if weights is not None
-            else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
+            else boot.plan(n, clusters=clusters).weights()
         )
         w = np.asarray(w)
         # one product for all dimensions and judges

@@ -29,7 +29,7 @@ from medjudge.stats.accuracy import AccuracyMethod, Policy, bootstrap_accuracy, 
 from medjudge.stats.mcnemar import McNemarMethod
 from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan
 
 __all__ = ["bootstrap_ranks", "rank_intervals", "letter_groups", "groups_from_pairs", "leaderboard"]
 
@@ -176,9 +176,8 @@ def leaderboard(
         policy=policy,
         clusters=clusters,
         method=method,
-        level=level,
-        n_resamples=n_resamples,
-        seed=seed,
+        confidence_level=level,
+        bootstrap=Bootstrap(n_resamples, seed),
     )
     w = (
         weights
@@ -222,6 +221,7 @@ def leaderboard(
             "ci_low": acc["ci_low"].to_numpy(),
             "ci_high": acc["ci_high"].to_numpy(),
             "ci_method": acc["ci_method"].to_numpy(),
+            "level": level,
             "rank_low": r_lo,
             "rank_high": r_hi,
             "rank_set": "simultaneous",

@@ -9,11 +9,47 @@ what the library computed.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
+
+#: rows shown by a result's notebook view (``_repr_html_``); ``to_frame()`` holds them all
+HTML_ROWS = 20
+
+
+def _fmt(v: Any) -> str:
+    """A number for a one-line summary: 4 significant digits, NaN as ``nan``."""
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.4g}"
+    return str(v)
+
+
+class Presentable:
+    """How every medjudge result presents itself (mixed into the result classes).
+
+    ``repr(result)`` is one short line; in a notebook ``_repr_html_`` shows that line over the
+    first :data:`HTML_ROWS` rows of ``to_frame()`` (the result's main tidy table, whose interval
+    columns are ``ci_low``, ``ci_high`` and ``level``); ``to_dict()`` is plain JSON.
+    """
+
+    def to_frame(self) -> pd.DataFrame:
+        """The result's main tidy table (``table()`` with its default name)."""
+        return self.table()  # type: ignore[attr-defined]
+
+    def _repr_html_(self) -> str:
+        frame = self.to_frame()
+        shown = frame.head(HTML_ROWS).to_html(
+            index=False, na_rep="—", float_format=lambda v: f"{v:.4g}", border=0
+        )
+        more = (
+            f"<p>{len(frame) - HTML_ROWS} more rows: <code>.to_frame()</code></p>"
+            if len(frame) > HTML_ROWS
+            else ""
+        )
+        return f"<div><p><b>{html.escape(repr(self))}</b></p>{shown}{more}</div>"
 
 
 def _clean(v: Any) -> Any:
@@ -26,8 +62,8 @@ def _clean(v: Any) -> Any:
     return v
 
 
-@dataclass(frozen=True)
-class Estimate:
+@dataclass(frozen=True, repr=False)
+class Estimate(Presentable):
     """A point estimate with its uncertainty.
 
     Attributes
@@ -66,6 +102,14 @@ class Estimate:
         """Return ``(low, high)``."""
         return (self.ci_low, self.ci_high)
 
+    def __repr__(self) -> str:
+        ci = (
+            f", {100 * self.level:g}% CI [{_fmt(self.ci_low)}, {_fmt(self.ci_high)}] ({self.ci_method})"
+            if not (math.isnan(self.ci_low) and math.isnan(self.ci_high))
+            else ""
+        )
+        return f"Estimate({self.name} = {_fmt(self.estimate)}{ci}, n={self.n})"
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["extra"] = {k: _clean(v) for k, v in self.extra.items()}
@@ -82,8 +126,8 @@ class Estimate:
         return pd.DataFrame([flat])
 
 
-@dataclass(frozen=True)
-class TestResult:
+@dataclass(frozen=True, repr=False)
+class TestResult(Presentable):
     """A hypothesis test: statistic, p-value, method and the counts it rests on.
 
     Examples
@@ -105,6 +149,12 @@ class TestResult:
     n: int = 0
     counts: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (
+            f"TestResult({self.name}: statistic={_fmt(self.statistic)}, "
+            f"p={_fmt(self.pvalue)}, {self.method}, n={self.n})"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

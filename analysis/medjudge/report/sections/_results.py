@@ -7,12 +7,12 @@ result. ``why_no_*`` return one sentence saying why an analysis does not apply t
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.audit import audit_study
 from ...analyses.bias import dimension_structure, length_bias
@@ -22,16 +22,6 @@ from ...analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
 from ...analyses.position import position_bias
 from ...analyses.subgroups import stack_outcomes, subgroup_accuracy
 from ..context import ReportContext, alt_invalid_rule
-
-
-def with_level(fn: Callable[..., Any], *args: Any, confidence_level: float, **kw: Any) -> Any:
-    """Call ``fn`` passing the confidence level under the name its signature uses."""
-    params = inspect.signature(fn).parameters
-    for name in ("confidence_level", "level", "confidence"):
-        if name in params:
-            kw[name] = confidence_level
-            break
-    return fn(*args, **kw)
 
 
 # ---------------------------------------------------------------------------- applicability
@@ -75,11 +65,13 @@ def why_no_audit(ctx: ReportContext) -> str | None:
 def evaluation(ctx: ReportContext) -> Any:
     return ctx.get(
         "evaluation",
-        lambda: with_level(
-            evaluate_judges, ctx.study, policy=ctx.policy, seed=ctx.seed,
-            n_resamples=ctx.n_resamples, confidence_level=ctx.confidence_level,
+        lambda: evaluate_judges(
+            ctx.study,
+            policy=ctx.policy,
+            bootstrap=ctx.bootstrap,
+            confidence_level=ctx.confidence_level,
         ),
-    )  # fmt: skip
+    )
 
 
 def headline_board(ctx: ReportContext) -> pd.DataFrame:
@@ -114,36 +106,38 @@ def stacked(ctx: ReportContext) -> Any:
 def subgroups(ctx: ReportContext, attribute: str) -> pd.DataFrame:
     return ctx.get(
         f"subgroups:{attribute}",
-        lambda: with_level(
-            subgroup_accuracy, ctx.study, (attribute,), policy=ctx.policy, stacked=stacked(ctx),
+        lambda: subgroup_accuracy(
+            ctx.study,
+            (attribute,),
+            policy=ctx.policy,
+            stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
-    )  # fmt: skip
+    )
 
 
 def heterogeneity(ctx: ReportContext, attribute: str) -> pd.DataFrame:
     return ctx.get(
         f"heterogeneity:{attribute}",
-        lambda: with_level(
-            heterogeneity_table, ctx.study, attribute, policy=ctx.policy, stacked=stacked(ctx),
+        lambda: heterogeneity_table(
+            ctx.study,
+            attribute,
+            policy=ctx.policy,
+            stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
-    )  # fmt: skip
+    )
 
 
 def position(ctx: ReportContext) -> dict[str, pd.DataFrame]:
     return ctx.get(
         "position",
-        lambda: with_level(
-            position_bias, ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level
-        ),
+        lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),
     )
 
 
 def length(ctx: ReportContext) -> pd.DataFrame:
-    return ctx.get(
-        "length", lambda: with_level(length_bias, ctx.study, confidence_level=ctx.confidence_level)
-    )
+    return ctx.get("length", lambda: length_bias(ctx.study, confidence_level=ctx.confidence_level))
 
 
 def structure(ctx: ReportContext) -> pd.DataFrame:
@@ -156,17 +150,19 @@ def audit(ctx: ReportContext) -> Any:
     return ctx.get(
         "audit",
         lambda: audit_study(
-            ctx.study, ci=ctx.reliability_ci, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            ctx.study,
+            ci=ctx.reliability_ci,
+            bootstrap=ctx.bootstrap,
             subgroups=attrs,
         ),
-    )  # fmt: skip
+    )
 
 
 def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
     return ctx.get(
         "judge_agreement",
         lambda: judge_expert_agreement(
-            ctx.study, ctx.headline, n_resamples=ctx.n_resamples, seed=ctx.seed
+            ctx.study, ctx.headline, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed)
         ),
     )
 
@@ -175,10 +171,13 @@ def alt_results(ctx: ReportContext) -> list[Any]:
     return ctx.get(
         "alt_test",
         lambda: study_alt_test(
-            ctx.study, ctx.headline, epsilon=ctx.epsilon, q=ctx.alpha,
+            ctx.study,
+            ctx.headline,
+            epsilon=ctx.epsilon,
+            q=ctx.alpha,
             invalid=alt_invalid_rule(ctx.policy),  # type: ignore[arg-type]
         ),
-    )  # fmt: skip
+    )
 
 
 def finite(x: Any) -> bool:

@@ -71,7 +71,7 @@ def category_table(au: Any, dimension: str, level: str = "95%") -> pd.DataFrame:
         {
             "category": c["category"].astype(str).to_numpy(),
             "share of labels": [fmt_num(v, 3) for v in c["share"]],
-            f"κ [{level} CI]": est_ci_column(c, "kappa", "kappa_low", "kappa_high"),
+            f"κ [{level} CI]": est_ci_column(c, "kappa", "ci_low", "ci_high"),
             "n": [fmt_int(v) for v in c["n"]],
         }
     )

@@ -10,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ...analyses.judge_vs_gold import judge_vs_gold
 from ..tables import fmt_ci
 from . import Finding, Section, md
@@ -37,7 +39,7 @@ def result(ctx: Any) -> Any:
     return ctx.get(
         "judge_vs_gold",
         lambda: judge_vs_gold(
-            s, policy=ctx.policy, dimensions=cat, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            s, policy=ctx.policy, dimensions=cat, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed),
             confidence_level=ctx.confidence_level, alpha=ctx.alpha,
         ),
     )  # fmt: skip

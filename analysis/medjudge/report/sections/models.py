@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ...analyses.models import EXPERTS, answer_model_ranking
 from ..context import ReportContext
 from ..layout import at_page_width
@@ -46,8 +48,7 @@ def result(ctx: ReportContext) -> Any:
     return ctx.get(
         "models",
         lambda: answer_model_ranking(
-            ctx.study, dimension=ctx.headline, n_resamples=max(ctx.n_resamples, MIN_RESAMPLES),
-            seed=ctx.seed, confidence_level=ctx.confidence_level,
+            ctx.study, dimension=ctx.headline, bootstrap=Bootstrap(max(ctx.n_resamples, MIN_RESAMPLES), ctx.seed), confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip
 

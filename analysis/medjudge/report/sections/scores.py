@@ -10,6 +10,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ...analyses.score_study import score_study
 from ..tables import fmt_ci, fmt_num
 from . import Finding, Section, md
@@ -24,7 +26,7 @@ def result(ctx: Any) -> Any:
     return ctx.get(
         "score_study",
         lambda: score_study(
-            s, dimensions=num, n_resamples=ctx.n_resamples, seed=ctx.seed,
+            s, dimensions=num, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed),
             confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip

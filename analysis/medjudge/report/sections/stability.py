@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge.stats.resampling import Bootstrap
+
 from ...analyses.stability import stability
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
@@ -51,8 +53,7 @@ def result(ctx: ReportContext) -> Any:
     return ctx.get(
         "stability",
         lambda: stability(
-            ctx.study, dimension=ctx.headline, n_resamples=max(ctx.n_resamples, MIN_RESAMPLES),
-            seed=ctx.seed, confidence_level=ctx.confidence_level,
+            ctx.study, dimension=ctx.headline, bootstrap=Bootstrap(max(ctx.n_resamples, MIN_RESAMPLES), ctx.seed), confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip
 

@@ -21,7 +21,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import ResamplePlan, weighted_bootstrap
+from ..resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
 from ..results import Estimate
 
 CI = Literal["analytic", "bootstrap", "none"]
@@ -38,10 +38,35 @@ coefficients")."""
 
 def check_ci(ci: str | None) -> str:
     """Normalise the ``ci=`` argument (``"auto"`` is resolved later by :func:`resolve_ci`)."""
-    ci = "none" if ci is None else ci
-    if ci not in ("auto", "analytic", "bootstrap", "none"):
-        raise ValueError(f"ci must be 'auto', 'analytic', 'bootstrap' or None, got {ci!r}")
-    return ci
+    from ..._validation import check_choice
+
+    check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
+    return "none" if ci is None else ci
+
+
+def resampling(
+    bootstrap: Bootstrap | None,
+    clusters: Any,
+    n_items: int,
+    confidence_level: float,
+    default_method: BootMethod = "bca",
+) -> tuple[ResamplePlan, BootMethod, float]:
+    """The public arguments ``bootstrap``, ``clusters``, ``confidence_level``, checked.
+
+    Returns the :class:`ResamplePlan` for ``n_items`` rows, the interval method and the level.
+    """
+    from ..._validation import CONFIDENCE_LEVEL
+
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    b = as_bootstrap(bootstrap)
+    if clusters is not None:
+        clusters = np.asarray(clusters)
+        if clusters.ndim != 1 or clusters.shape[0] != n_items:
+            raise ValueError(
+                f"clusters: {clusters.shape[0] if clusters.ndim else 'a scalar'} labels for "
+                f"{n_items} items is not allowed (one label per item, in the row order of the ratings)"
+            )
+    return b.plan(n_items, clusters), b.interval(default_method), level
 
 
 def resolve_ci(ci: str, n: int) -> str:

@@ -116,21 +116,21 @@ def finish(out: np.ndarray, batched: bool) -> np.ndarray | float:
     return out if batched else float(out[0])
 
 
-def resolve_level(level: Any) -> tuple[str, Any, Any]:
+def resolve_level(level: Any, name: str = "scale") -> tuple[str, Any, Any]:
     """Accept ``"nominal"``…``"ratio"`` or a scale object with ``.level`` / ``.categories``.
 
     Returns ``(level, categories, values)``; for a categorical scale object the codes are
     ``0..K-1`` (the data model's encoding) and the values come from ``numeric_values()``.
     """
+    allowed = ", ".join(repr(v) for v in LEVELS)
     if isinstance(level, str):
         if level not in LEVELS:
-            raise ValueError(f"unknown measurement level {level!r}; use one of {LEVELS}")
+            raise ValueError(f"{name}: {level!r} is not allowed (one of {allowed} or a Scale)")
         return level, None, None
+    arg = name
     name = getattr(level, "level", None)
     if name not in LEVELS:
-        raise ValueError(
-            f"cannot read a measurement level from {level!r}; pass one of {LEVELS} or a Scale"
-        )
+        raise ValueError(f"{arg}: {level!r} is not allowed (one of {allowed} or a Scale)")
     cats = tuple(getattr(level, "categories", ()) or ())
     if name in ("nominal", "ordinal") and cats:
         codes = np.arange(len(cats), dtype=float)

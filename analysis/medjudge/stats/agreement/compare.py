@@ -32,14 +32,14 @@ from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, paired_difference
 from .coding import as_ratings
-from .icc import icc_core
-from .kappa import (
+from .gwet_framework import (
     brennan_prediger_core,
     conger_kappa_core,
     fleiss_kappa_core,
     gwet_ac_core,
     percent_agreement_core,
 )
+from .icc import icc_core
 from .kendall import kendall_w_core
 from .krippendorff import krippendorff_alpha_core
 from .two_raters import cohen_kappa_core, scott_pi_core

@@ -154,7 +154,7 @@ def _irrcac(e: Estimate, kind: str, layout: str, X: np.ndarray, kw: dict[str, An
     if kind == "alpha":
         from .krippendorff import irrcac_alpha_se
 
-        se = irrcac_alpha_se(X, kw.get("level"), kw.get("categories"), kw.get("values"), layout)
+        se = irrcac_alpha_se(X, kw.get("scale"), kw.get("categories"), kw.get("values"), layout)
     elif layout == "table" and e.name != "cohen_kappa" and n >= 1:
         se = e.se * math.sqrt((n - 1) / n)  # irrCAC's table functions divide by n^2
     extra = dict(e.extra)

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod
+from .bootstrap import resampling
 from .coding import as_ratings, resolve_categories, resolve_level
 from .icc import icc
 from .kappa import brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, percent_agreement
@@ -105,8 +105,9 @@ def agreement(
 ) -> Estimate:
     """One coefficient from a long table, e.g. ``agreement(df, "fleiss_kappa", ci="bootstrap")``.
 
-    ``kwargs`` go to the coefficient (``categories``, ``weights``, ``level``, ``ci``, ``plan`` …);
-    a ``plan`` must follow the item order of the pivoted table (sorted item ids).
+    ``kwargs`` go to the coefficient (``categories``, ``weights``, ``scale``, ``ci``,
+    ``bootstrap``, ``clusters`` …); ``clusters`` must follow the item order of the pivoted table
+    (sorted item ids).
     """
     fn = COEFFICIENTS[coefficient] if isinstance(coefficient, str) else coefficient
     X = long_to_wide(data, item=item, rater=rater, value=value)
@@ -133,28 +134,44 @@ def _row(e: Estimate, measurement: str, weights: str) -> dict[str, Any]:
 def agreement_table(
     X: Any,
     *,
-    level: Any,
+    scale: Any,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray | None = None,
     ci: str | None = "auto",
-    plan: ResamplePlan | None = None,
-    confidence: float = 0.95,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
     coefficients: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Tidy table of the agreement coefficients suited to a measurement ``level``.
+    """Tidy table of the agreement coefficients suited to a measurement ``scale``.
 
     Parameters
     ----------
-    X : items x raters array or wide DataFrame (NaN = missing).
-    level : ``"nominal"``, ``"ordinal"``, ``"interval"``, ``"ratio"`` or a Scale object
-        (required: the level decides the weights and Krippendorff's metric).
-    categories, values : category codes and their numeric values (see ``coding``).
-    weights : override the level's default weights of the kappa family (nominal: identity,
+    X : array_like or DataFrame, shape (n_items, n_raters)
+        Ratings, NaN = missing.
+    scale : {"nominal", "ordinal", "interval", "ratio"} or Scale
+        The measurement level (required: it decides the weights and Krippendorff's metric).
+    categories, values : sequence of float, optional
+        Category codes and their numeric values (see ``coding``).
+    weights : str or ndarray, optional
+        Override the scale's default weights of the kappa family (nominal: identity,
         ordinal: Gwet's ordinal, interval: quadratic, ratio: ratio).
-    ci : ``"analytic"``, ``"bootstrap"`` (all coefficients share ``plan``'s resamples) or None.
-    coefficients : subset of names to compute (default: all that apply).
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        With ``"bootstrap"`` all coefficients share the same resamples.
+    confidence_level : float, default 0.95
+    bootstrap : Bootstrap, optional
+        Resampling settings (BCa by default).
+    clusters : array_like, optional
+        One label per item: items sharing a label are resampled together.
+    coefficients : sequence of str, optional
+        Subset of names to compute (default: all that apply).
+
+    Returns
+    -------
+    DataFrame
+        One row per coefficient: ``coefficient, estimate, se, ci_low, ci_high, ci_method, level,
+        n, measurement, weights, pa, pe`` (``level`` is the confidence level).
 
     Rows: percent agreement; for two raters Cohen's kappa, Scott's pi and (nominal) PABAK;
     Fleiss, Conger, Brennan–Prediger, Gwet's AC1/AC2 and Krippendorff's alpha; Kendall's W
@@ -166,17 +183,27 @@ def agreement_table(
     >>> import numpy as np
     >>> import medjudge as mj
     >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> t = mj.agreement_table(X, level='nominal', ci=None)
+    >>> t = mj.agreement_table(X, scale='nominal', ci=None)
     >>> t[['coefficient', 'estimate']].round(3).values.tolist()[:3]
     [['percent_agreement', 0.778], ['fleiss_kappa', 0.556], ['conger_kappa', 0.571]]
     """
-    lvl, s_cats, s_vals = resolve_level(level)
+    lvl, s_cats, s_vals = resolve_level(scale, "scale")
     categories = s_cats if categories is None else categories
     values = s_vals if values is None else values
     A = as_ratings(X)
+    resampling(bootstrap, clusters, A.shape[0], confidence_level)  # check once, up front
+    if coefficients is not None:
+        from ..._validation import check_names
+
+        coefficients = check_names(
+            "coefficients", coefficients, (*COEFFICIENTS, "gwet_ac1", "gwet_ac2", "icc", "ICC"),
+            "a list of coefficient names",
+        )  # fmt: skip
     wts = LEVEL_WEIGHTS[lvl] if weights is None else weights
     wname = weights_name(wts)
-    common = {"ci": ci, "confidence": confidence, "plan": plan, "method": method}
+    common = {
+        "ci": ci, "confidence_level": confidence_level, "bootstrap": bootstrap, "clusters": clusters
+    }  # fmt: skip
     want = set(coefficients) if coefficients is not None else None
 
     def wanted(name: str) -> bool:
@@ -206,16 +233,12 @@ def agreement_table(
                 rows.append(_row(fn(A, weights=wts, **cat_kw, **common), lvl, wname))
     if wanted("krippendorff_alpha"):
         kcat = cat_kw if lvl in ("nominal", "ordinal") else {}
-        rows.append(_row(krippendorff_alpha(A, level=lvl, **kcat, **common), lvl, f"{lvl} metric"))
+        rows.append(_row(krippendorff_alpha(A, scale=lvl, **kcat, **common), lvl, f"{lvl} metric"))
     if lvl != "nominal" and A.shape[1] >= 2 and wanted("kendall_w"):
         kci = None if ci == "analytic" else ci
-        rows.append(
-            _row(
-                kendall_w(A, ci=kci, confidence=confidence, plan=plan, method=method), lvl, "ranks"
-            )
-        )
+        rows.append(_row(kendall_w(A, **{**common, "ci": kci}), lvl, "ranks"))
     if lvl in ("interval", "ratio") and A.shape[1] >= 2 and (want is None or want & {"icc", "ICC"}):
-        for e in icc(A, ci=ci, confidence=confidence, plan=plan, method=method):
+        for e in icc(A, **common):
             row = _row(e, lvl, "")
             row["coefficient"] = e.extra["shrout_fleiss"]
             rows.append(row)

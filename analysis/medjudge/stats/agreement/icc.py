@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod, bootstrap_estimate, check_ci
+from .bootstrap import bootstrap_estimate, check_ci, resampling
 from .coding import as_ratings, finish, item_weights
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -154,9 +154,9 @@ def icc(
     X: Any,
     *,
     ci: str | None = "analytic",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> list[Estimate]:
     """The six ICC forms with F-based (``ci="analytic"``) or bootstrap intervals.
 
@@ -165,6 +165,31 @@ def icc(
     pingouin. Each :class:`Estimate` is named ``ICC1`` … ``ICC3k`` with the Shrout–Fleiss and
     McGraw–Wong labels, the F test (``F``, ``df1``, ``df2``, ``p_value``) and the mean squares
     in ``extra``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_targets, n_raters)
+        Interval/ratio scores; rows with a missing rating are excluded and counted.
+    ci : {"analytic", "bootstrap", None}, default "analytic"
+        F-based exact intervals (McGraw & Wong 1996, Table 7) or the bootstrap.
+    confidence_level : float, default 0.95
+        Coverage of the intervals.
+    bootstrap : Bootstrap, optional
+        Resampling settings for ``ci="bootstrap"`` (BCa by default).
+    clusters : array_like, optional
+        One label per target: targets sharing a label are resampled together.
+
+    Returns
+    -------
+    list of Estimate
+        ICC1, ICC2, ICC3, ICC1k, ICC2k, ICC3k.
+
+    References
+    ----------
+    Shrout, P. E. & Fleiss, J. L. (1979). Intraclass correlations: uses in assessing rater
+    reliability. Psychological Bulletin 86:420-428.
+    McGraw, K. O. & Wong, S. P. (1996). Forming inferences about some intraclass correlation
+    coefficients. Psychological Methods 1:30-46.
 
     Examples
     --------
@@ -177,6 +202,7 @@ def icc(
     ci = check_ci(ci)
     ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)
     X, ok = _complete(X)
+    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
     Xc = X[ok]
     n = int(ok.sum())

@@ -36,202 +36,46 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
-from .coding import (
-    Categories,
-    as_ratings,
-    category_counts,
-    finish,
-    indicators,
-    item_weights,
-    resolve_categories,
-)
+from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .coding import as_ratings, resolve_categories
 from .conventions import agreement_input
-from .weights import weight_matrix, weights_name
+from .gwet_framework import (
+    _NAMES,
+    _REFS,
+    FAMILY,
+    _family,
+    _fnl_se0,
+    _linearized_se,
+    _prepare,
+    brennan_prediger_core,
+    conger_kappa_core,
+    fleiss_kappa_core,
+    gwet_ac_core,
+    percent_agreement_core,
+)
+from .weights import weights_name
 
-FAMILY = ("percent", "fleiss", "gwet", "bp", "conger")
-_NAMES = {
-    "percent": "percent_agreement",
-    "fleiss": "fleiss_kappa",
-    "gwet": "gwet_ac",
-    "bp": "brennan_prediger",
-    "conger": "conger_kappa",
-}
-_REFS = {
-    "percent": "Gwet 2014",
-    "fleiss": "Fleiss 1971; Gwet 2014",
-    "gwet": "Gwet 2008",
-    "bp": "Brennan & Prediger 1981; Gwet 2014",
-    "conger": "Conger 1980; Gwet 2014",
-}
-
-
-@dataclass(frozen=True)
-class _Prep:
-    X: np.ndarray
-    cats: Categories
-    C: np.ndarray  # (n, q) counts r_ik
-    r: np.ndarray  # (n,) raters per item
-    Wm: np.ndarray  # (q, q) weights
-    pa_i: np.ndarray  # (n,) per-item agreement (0 when r_i < 2)
-    two: np.ndarray  # (n,) float, item rated >= 2 times
-    rated: np.ndarray  # (n,) float, item rated >= 1 time
-    share: np.ndarray  # (n, q) r_ik / r_i (0 for unrated items)
-
-
-def _prepare(
-    X: Any,
-    categories: Sequence[float] | np.ndarray | None,
-    values: Sequence[float] | np.ndarray | None,
-    weights: str | np.ndarray,
-) -> _Prep:
-    X = as_ratings(X)
-    cats = resolve_categories(X, categories, values)
-    C = category_counts(X, cats)
-    Wm = weight_matrix(cats.values, weights)
-    r = C.sum(axis=1)
-    Cw = C @ Wm.T
-    sumq = (C * (Cw - 1.0)).sum(axis=1)
-    two = r >= 2
-    den = np.where(two, r * (r - 1.0), 1.0)
-    pa_i = np.where(two, sumq / den, 0.0)
-    share = np.where(r[:, None] > 0, C / np.where(r > 0, r, 1.0)[:, None], 0.0)
-    return _Prep(X, cats, C, r, Wm, pa_i, two.astype(float), (r >= 1).astype(float), share)
-
-
-def _conger_pe(p: _Prep, W: np.ndarray) -> np.ndarray:
-    n, nr = p.X.shape
-    q = p.cats.q
-    ind = indicators(p.X, p.cats)  # (n, r, q)
-    obs = ind.sum(axis=2)  # (n, r)
-    ng = W @ obs  # (k, r)
-    ngk = (W @ ind.reshape(n, nr * q)).reshape(-1, nr, q)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        P = ngk / ng[:, :, None]
-    pbar = P.mean(axis=1)
-    s2 = (np.einsum("brk,brl->bkl", P, P) - nr * pbar[:, :, None] * pbar[:, None, :]) / (nr - 1)
-    return np.einsum("kl,bkl->b", p.Wm, pbar[:, :, None] * pbar[:, None, :] - s2 / nr)
-
-
-def _family(p: _Prep, kind: str, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(coef, pa, pe)`` for every row of the item weights ``W`` (k, n)."""
-    q = p.cats.q
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pa = (W @ p.pa_i) / (W @ p.two)
-        if kind == "percent":
-            pe = np.zeros_like(pa)
-        elif kind == "bp":
-            pe = np.full_like(pa, p.Wm.sum() / q**2 if q >= 2 else np.nan)
-        else:
-            pi = (W @ p.share) / (W @ p.rated)[:, None]
-            if q < 2:
-                pe = np.full_like(pa, np.nan)
-            elif kind == "fleiss":
-                pe = np.einsum("bk,kl,bl->b", pi, p.Wm, pi)
-            elif kind == "gwet":
-                pe = p.Wm.sum() / (q * (q - 1)) * (pi * (1 - pi)).sum(axis=1)
-            elif kind == "conger":
-                if p.X.shape[1] < 2:
-                    raise ValueError("Conger's kappa needs at least two raters (columns)")
-                pe = _conger_pe(p, W)
-            else:  # pragma: no cover - guarded by callers
-                raise ValueError(kind)
-        coef = (pa - pe) / (1 - pe)
-    return coef, pa, pe
-
-
-def _core(kind: str):
-    def core(
-        X: Any,
-        w: np.ndarray | None = None,
-        *,
-        categories: Sequence[float] | np.ndarray | None = None,
-        values: Sequence[float] | np.ndarray | None = None,
-        weights: str | np.ndarray = "identity",
-    ) -> np.ndarray | float:
-        p = _prepare(X, categories, values, weights)
-        W, batched = item_weights(w, p.X.shape[0])
-        return finish(_family(p, kind, W)[0], batched)
-
-    core.__name__ = f"{_NAMES[kind]}_core"
-    core.__doc__ = (
-        f"{_NAMES[kind]} of ratings ``X`` (items x raters, NaN = missing) under item weights "
-        "``w`` ((n,) or (k, n)); see the module docstring for the formula."
-    )
-    return core
-
-
-percent_agreement_core = _core("percent")
-fleiss_kappa_core = _core("fleiss")
-gwet_ac_core = _core("gwet")
-brennan_prediger_core = _core("bp")
-conger_kappa_core = _core("conger")
-
-
-def _linearized_se(p: _Prep, kind: str, coef: float, pe: float) -> float:
-    """Gwet's linearisation standard error on the rated items (irrCAC formulas)."""
-    keep = p.rated > 0
-    C, r, two = p.C[keep], p.r[keep], p.two[keep]
-    pa_i = p.pa_i[keep]
-    n = int(keep.sum())
-    n2 = two.sum()
-    q = p.cats.q
-    if n < 2 or n2 == 0 or not np.isfinite(coef):
-        return math.nan
-    if kind == "percent":
-        x = (n / n2) * pa_i
-    else:
-        x = (n / n2) * (pa_i - pe * two) / (1 - pe)
-        if kind != "bp":
-            if kind == "gwet":
-                pi = p.share[keep].mean(axis=0)
-                pe_i = p.Wm.sum() / (q * (q - 1)) * (C @ (1 - pi)) / r
-            elif kind == "fleiss":
-                pi = p.share[keep].mean(axis=0)
-                pi_w = (p.Wm @ pi + p.Wm.T @ pi) / 2
-                pe_i = (C @ pi_w) / r
-            else:  # conger
-                pe_i = _conger_pe_items(p, keep)
-            x = x - 2 * (1 - coef) * (pe_i - pe) / (1 - pe)
-    return float(np.sqrt(((x - coef) ** 2).sum() / (n * (n - 1))))
-
-
-def _conger_pe_items(p: _Prep, keep: np.ndarray) -> np.ndarray:
-    """Per-item linearised chance agreement of Conger's kappa (Gwet 2014, ch. 5)."""
-    X = p.X[keep]
-    n, nr = X.shape
-    D = indicators(X, p.cats)  # delta_igl
-    E = (~np.isnan(X)).astype(float)  # epsilon_ig
-    ng = E.sum(axis=0)
-    P = D.sum(axis=0) / ng[:, None]  # p_gl (r, q)
-    A = D - (E - ng / n)[:, :, None] * P[None, :, :]
-    lam_k = (n / ng)[None, :, None] * (A @ p.Wm.T)  # (n, r, q): lambda_ig^(k)
-    lam = (lam_k * (nr * P.mean(axis=0)[None, None, :] - P[None, :, :])).sum(axis=2)
-    return lam.sum(axis=1) / (nr * (nr - 1))
-
-
-def _fnl_se0(p: _Prep) -> tuple[float, np.ndarray]:
-    """Fleiss, Nee & Landis (1979) null SEs (overall, per category); NaN unless m is constant."""
-    r = p.r[p.rated > 0]
-    q = p.cats.q
-    if r.size == 0 or np.unique(r).size != 1 or r[0] < 2:
-        return math.nan, np.full(q, np.nan)
-    m, n = float(r[0]), r.size
-    pj = p.C[p.rated > 0].sum(axis=0) / (n * m)
-    pq = pj * (1 - pj)
-    c = 2.0 / (n * m * (m - 1))
-    if pq.sum() <= 0:
-        return math.nan, np.full(q, math.sqrt(c))
-    se0 = math.sqrt(c) * math.sqrt(max(pq.sum() ** 2 - (pq * (1 - 2 * pj)).sum(), 0.0)) / pq.sum()
-    return se0, np.full(q, math.sqrt(c))
+__all__ = [
+    "FAMILY",
+    "brennan_prediger",
+    "brennan_prediger_core",
+    "conger_kappa",
+    "conger_kappa_core",
+    "fleiss_category_kappas",
+    "fleiss_kappa",
+    "fleiss_kappa_core",
+    "gwet_ac",
+    "gwet_ac_core",
+    "percent_agreement",
+    "percent_agreement_core",
+]
 
 
 def _estimate(
@@ -242,13 +86,14 @@ def _estimate(
     values: Sequence[float] | np.ndarray | None,
     weights: str | np.ndarray,
     ci: str | None,
-    confidence: float,
-    plan: ResamplePlan | None,
-    method: BootMethod,
+    confidence_level: float,
+    bootstrap: Bootstrap | None,
+    clusters: Any,
 ) -> Estimate:
     ci = check_ci(ci)
     p = _prepare(X, categories, values, weights)
     n_all = p.X.shape[0]
+    plan, method, confidence = resampling(bootstrap, clusters, n_all, confidence_level)
     coef, pa, pe = (float(a[0]) for a in _family(p, kind, np.ones((1, n_all))))
     n = int(p.rated.sum())
     ci = resolve_ci(ci, n)
@@ -310,81 +155,239 @@ def _estimate(
     )
 
 
-_DOC_PARAMS = """
+_PARAMS = """
     Parameters
     ----------
-    X : items x raters array of category codes, NaN = missing.
-    categories : all allowed codes (unused ones still count); default: the observed values.
-    values : numeric value of each category for weights (default: the codes themselves).
-    weights : ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
+    X : array_like, shape (n_items, n_raters)
+        Category codes, NaN = missing (or a table/counts with ``layout=``).
+    categories : sequence of float, optional
+        All allowed codes (unused ones still count); default: the observed values.
+    values : sequence of float, optional
+        Numeric value of each category for weights (default: the codes themselves).
+    weights : str or ndarray, default "identity"
+        ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` or a q x q matrix
         (see :mod:`medjudge.stats.agreement.weights`; applied by category value).
-    ci : ``"auto"`` (default: the BCa bootstrap below 100 rated items, the analytic interval
-        from 100 on — chosen by the coverage study in docs/calibration.md), ``"analytic"``
-        (Gwet's linearisation, t with n-1 df), ``"bootstrap"`` (shared resampling engine with
-        ``plan``; item-level, 2000 resamples, seed 0 by default) or None.
-    confidence : confidence level of the interval.
-    plan : :class:`~medjudge.stats.resampling.ResamplePlan` (clusters, strata, B, seed).
-    method : bootstrap interval: ``"bca"`` (default), ``"percentile"`` or ``"basic"``.
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on
+        (chosen by the coverage study in docs/calibration.md); ``"analytic"``: Gwet's
+        linearisation with t (n-1 df); ``"bootstrap"``: see ``bootstrap``; None: no interval.
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+    bootstrap : Bootstrap, optional
+        Resampling settings (replicates, seed, interval method — BCa by default).
+    clusters : array_like, optional
+        One label per item (row): items sharing a label (a case, an image) are resampled
+        together.
+
+    Returns
+    -------
+    Estimate
+        ``estimate``, ``se``, ``ci_low``/``ci_high`` at ``level``, ``n`` rated items,
+        ``excluded`` counts; ``extra`` holds ``pa``, ``pe``, ``q``, ``raters``.
 """
 
 
-def _public(kind: str, summary: str, example: str = ""):
-    def fn(
-        X: Any,
-        *,
-        categories: Sequence[float] | np.ndarray | None = None,
-        values: Sequence[float] | np.ndarray | None = None,
-        weights: str | np.ndarray = "identity",
-        ci: str | None = "auto",
-        confidence: float = 0.95,
-        plan: ResamplePlan | None = None,
-        method: BootMethod = "bca",
-    ) -> Estimate:
-        return _estimate(
-            kind,
-            X,
-            categories=categories,
-            values=values,
-            weights=weights,
-            ci=ci,
-            confidence=confidence,
-            plan=plan,
-            method=method,
-        )
-
-    fn.__name__ = _NAMES[kind]
-    fn.__doc__ = summary + "\n" + _DOC_PARAMS + example
-    return agreement_input("conger" if kind == "conger" else "multi")(fn)
+def _doc(fn):
+    fn.__doc__ = fn.__doc__.replace("{params}", _PARAMS)
+    return fn
 
 
-percent_agreement = _public(
-    "percent",
-    "Percent agreement ``pa`` among any number of raters, missing ratings allowed (Gwet 2014).",
-    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.percent_agreement(X, ci=None).estimate, 3)\n    0.778\n",
-)
-fleiss_kappa = _public(
-    "fleiss",
-    "Fleiss' (1971) kappa, generalised to unequal raters per item and to weights (Gwet 2014).\n\n"
-    "With identity weights and a constant number of raters per item, ``extra`` also holds the "
-    "Fleiss, Nee & Landis (1979) null SE ``se0`` with ``z`` and a two-sided ``p_value``.",
-    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> e = mj.fleiss_kappa(X, ci='analytic')\n    >>> round(e.estimate, 3), e.ci_method\n    (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')\n",
-)
-gwet_ac = _public(
-    "gwet",
-    "Gwet's AC1 (identity weights) / AC2 (any other weights) (Gwet 2008; 2014 ch. 4).",
-    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.gwet_ac(X, ci=None).estimate, 3)\n    0.556\n",
-)
-brennan_prediger = _public(
-    "bp",
-    "Brennan & Prediger's (1981) coefficient, ``pe = T_w / q^2`` (uniform chance agreement).",
-    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.brennan_prediger(X, ci=None).estimate, 3)\n    0.556\n",
-)
-conger_kappa = _public(
-    "conger",
-    "Conger's (1980) kappa: Cohen's kappa with rater-specific marginals for r >= 2 raters.",
-    "\n    Examples\n    --------\n    >>> import numpy as np\n    >>> import medjudge as mj\n    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])\n    >>> round(mj.conger_kappa(X, ci=None).estimate, 3)\n    0.571\n",
-)
+@agreement_input("multi")
+@_doc
+def percent_agreement(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
+) -> Estimate:
+    """Percent agreement among any number of raters, missing ratings allowed.
+
+    ``pa = (1/n2) sum_i sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1))`` over the ``n2`` items rated
+    at least twice (``r_ik`` raters of item ``i`` in category ``k``, ``r*`` weighted counts);
+    no chance correction (Gwet 2014, ch. 2).
+    {params}
+    References
+    ----------
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 2 and 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> round(mj.percent_agreement(X, ci=None).estimate, 3)
+    0.778
+    """
+    return _estimate(
+        "percent", X, categories=categories, values=values, weights=weights, ci=ci,
+        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
+
+
+@agreement_input("multi")
+@_doc
+def fleiss_kappa(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
+) -> Estimate:
+    """Fleiss' kappa, generalised to unequal raters per item and to weights.
+
+    ``kappa = (pa - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l`` and
+    ``pi_k = (1/n) sum_i r_ik / r_i`` (Fleiss 1971, eq. 2-9; unequal raters per item and
+    weights as in Gwet 2014, ch. 5). With identity weights and a constant number of raters per
+    item, ``extra`` also holds the Fleiss, Nee & Landis (1979) null SE ``se0`` with ``z`` and a
+    two-sided ``p_value`` (for testing kappa = 0; too narrow for intervals).
+    {params}
+    References
+    ----------
+    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
+    Bulletin 76:378-382.
+    Fleiss, J. L., Nee, J. C. M. & Landis, J. R. (1979). Large sample variance of kappa in the
+    case of different sets of raters. Psychological Bulletin 86:974-977.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> e = mj.fleiss_kappa(X, ci='analytic')
+    >>> round(e.estimate, 3), e.ci_method
+    (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')
+    """
+    return _estimate(
+        "fleiss", X, categories=categories, values=values, weights=weights, ci=ci,
+        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
+
+
+@agreement_input("multi")
+@_doc
+def gwet_ac(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
+) -> Estimate:
+    """Gwet's AC1 (identity weights) or AC2 (any other weights).
+
+    ``AC = (pa - pe) / (1 - pe)`` with ``pe = T_w / (q (q-1)) sum_k pi_k (1 - pi_k)``,
+    ``T_w = sum_kl w_kl`` (Gwet 2008, eq. 15-16; Gwet 2014, ch. 4): a chance agreement that
+    stays small when one category dominates, so AC1 avoids kappa's prevalence paradox.
+    {params}
+    References
+    ----------
+    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of
+    high agreement. British Journal of Mathematical and Statistical Psychology 61:29-48.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 4-5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> round(mj.gwet_ac(X, ci=None).estimate, 3)
+    0.556
+    """
+    return _estimate(
+        "gwet", X, categories=categories, values=values, weights=weights, ci=ci,
+        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
+
+
+@agreement_input("multi")
+@_doc
+def brennan_prediger(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
+) -> Estimate:
+    """Brennan & Prediger's coefficient: uniform chance agreement ``pe = T_w / q^2``.
+
+    ``BP = (pa - T_w / q^2) / (1 - T_w / q^2)`` (Brennan & Prediger 1981; weighted form in
+    Gwet 2014, ch. 5). With two raters and identity weights this is PABAK.
+    {params}
+    References
+    ----------
+    Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and
+    alternatives. Educational and Psychological Measurement 41:687-699.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> round(mj.brennan_prediger(X, ci=None).estimate, 3)
+    0.556
+    """
+    return _estimate(
+        "bp", X, categories=categories, values=values, weights=weights, ci=ci,
+        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
+
+
+@agreement_input("conger")
+@_doc
+def conger_kappa(
+    X: Any,
+    *,
+    categories: Sequence[float] | np.ndarray | None = None,
+    values: Sequence[float] | np.ndarray | None = None,
+    weights: str | np.ndarray = "identity",
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
+) -> Estimate:
+    """Conger's kappa: Cohen's kappa with rater-specific marginals for two or more raters.
+
+    ``pe = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)`` with ``p_gk`` the share of rater ``g``'s
+    ratings in category ``k``, ``pbar_k`` their mean and ``s2_kl`` their covariance across the
+    ``r`` raters (Conger 1980, eq. 9; Gwet 2014, ch. 5). Equals Cohen's kappa for two raters.
+    {params}
+    References
+    ----------
+    Conger, A. J. (1980). Integration and generalization of kappas for multiple raters.
+    Psychological Bulletin 88:322-328.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+    >>> round(mj.conger_kappa(X, ci=None).estimate, 3)
+    0.571
+    """
+    return _estimate(
+        "conger", X, categories=categories, values=values, weights=weights, ci=ci,
+        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
 
 
 def fleiss_category_kappas(
@@ -392,9 +395,9 @@ def fleiss_category_kappas(
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     ci: str | None = "auto",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> list[Estimate]:
     """Fleiss (1971) per-category kappas ``kappa_j`` (category j vs all others).
 
@@ -411,8 +414,9 @@ def fleiss_category_kappas(
     for j, code in enumerate(cats.codes):
         Xj = np.where(np.isnan(X), np.nan, (X == code).astype(float))
         e = fleiss_kappa(
-            Xj, categories=[0.0, 1.0], ci=ci, confidence=confidence, plan=plan, method=method
-        )
+            Xj, categories=[0.0, 1.0], ci=ci, confidence_level=confidence_level,
+            bootstrap=bootstrap, clusters=clusters,
+        )  # fmt: skip
         extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
         extra["category"] = float(code)
         if np.isfinite(se0s[j]):

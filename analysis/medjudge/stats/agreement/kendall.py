@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod, bootstrap_estimate, check_ci, resolve_ci
+from .bootstrap import bootstrap_estimate, check_ci, resampling, resolve_ci
 from .coding import as_ratings, finish, item_weights
 
 
@@ -62,13 +62,39 @@ def kendall_w(
     X: Any,
     *,
     ci: str | None = None,
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> Estimate:
     """Kendall's W (tie-corrected) with the chi-square test in ``extra`` (``chi2``, ``df``,
     ``p_value``); ``ci="bootstrap"`` adds an item-level bootstrap interval (there is no
     standard analytic interval for W, so ``ci="analytic"`` gives none).
+
+    ``W = 12 S / (m^2 (n^3 - n) - m T)`` for ``m`` raters ranking ``n`` items, ``S`` the sum of
+    squared deviations of the rank sums and ``T`` the tie correction; ``chi2 = m (n-1) W`` on
+    ``n-1`` df (Kendall & Babington Smith 1939; Siegel & Castellan 1988, sec. 9.4).
+
+    Parameters
+    ----------
+    X : array_like, shape (n_items, n_raters)
+        Scores or ranks; items with a missing rating are excluded and counted.
+    ci : {None, "bootstrap", "analytic", "auto"}, default None
+    confidence_level : float, default 0.95
+    bootstrap : Bootstrap, optional
+        Resampling settings for ``ci="bootstrap"`` (BCa by default).
+    clusters : array_like, optional
+        One label per item: items sharing a label are resampled together.
+
+    Returns
+    -------
+    Estimate
+
+    References
+    ----------
+    Kendall, M. G. & Babington Smith, B. (1939). The problem of m rankings. Annals of
+    Mathematical Statistics 10:275-287.
+    Siegel, S. & Castellan, N. J. (1988). Nonparametric Statistics for the Behavioral Sciences,
+    2nd ed., sec. 9.4.
 
     Examples
     --------
@@ -83,6 +109,7 @@ def kendall_w(
     if X.shape[1] < 2:
         raise ValueError("Kendall's W needs at least two raters (columns)")
     ok = ~np.isnan(X).any(axis=1)
+    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     n = int(ok.sum())
     ci = resolve_ci(ci, n)
     m = X.shape[1]

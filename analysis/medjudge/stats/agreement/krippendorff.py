@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
+from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
 from .coding import (
     LEVELS,
     as_ratings,
@@ -260,47 +260,67 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
 def krippendorff_alpha(
     X: Any,
     *,
-    level: Any,
+    scale: Any,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     ci: str | None = "auto",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> Estimate:
     """Krippendorff's (2011) alpha with an analytic or bootstrap interval.
 
     Parameters
     ----------
-    X : units (items) x coders (raters) array, NaN = missing.
-    level : ``"nominal"``, ``"ordinal"``, ``"interval"``, ``"ratio"`` or a Scale object; no
-        default -- the krippendorff package defaults to interval, wrong for categorical data.
-    categories, values : codes and their numeric values (nominal/ordinal; optional otherwise).
-    ci : ``"auto"`` (default: BCa bootstrap below 100 rated units, analytic from 100 on; see
-        docs/calibration.md), ``"analytic"`` (Gwet's linearisation, t with n-1 df),
-        ``"bootstrap"`` or None.
-    plan : resampling plan (units, clusters, strata) for ``ci="bootstrap"``.
+    X : array_like, shape (n_units, n_coders)
+        Units (items) x coders (raters), NaN = missing.
+    scale : {"nominal", "ordinal", "interval", "ratio"} or Scale
+        The measurement level, required: the krippendorff package defaults to interval, wrong
+        for categorical data.
+    categories, values : sequence of float, optional
+        Codes and their numeric values (nominal/ordinal; optional otherwise).
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        ``"auto"``: the bootstrap below 100 rated units, analytic from 100 on (see
+        docs/calibration.md); ``"analytic"``: Gwet's linearisation, t with n-1 df.
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+    bootstrap : Bootstrap, optional
+        Resampling settings (replicates, seed, interval method — BCa by default).
+    clusters : array_like, optional
+        One label per unit: units sharing a label are resampled together.
+
+    Returns
+    -------
+    Estimate
+        ``extra`` holds the ``scale``, observed and expected disagreement ``D_o``, ``D_e``.
+
+    References
+    ----------
+    Krippendorff, K. (2011). Computing Krippendorff's alpha-reliability. Annenberg School for
+    Communication, University of Pennsylvania (the coincidence-matrix formulas used here).
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5 (variance).
 
     Examples
     --------
     >>> import numpy as np
     >>> import medjudge as mj
     >>> X = np.array([[1, 1, np.nan], [2, 2, 2], [3, 3, 2], [1, 2, 1], [3, 3, 3]])
-    >>> round(mj.krippendorff_alpha(X, level='ordinal', ci=None).estimate, 3)
+    >>> round(mj.krippendorff_alpha(X, scale='ordinal', ci=None).estimate, 3)
     0.793
     """
     ci = check_ci(ci)
-    lvl, s_cats, s_vals = resolve_level(level)
+    lvl, s_cats, s_vals = resolve_level(scale, "scale")
     categories = s_cats if categories is None else categories
     values = s_vals if values is None else values
     p = _AlphaPrep(X, lvl, categories, values)
+    plan, method, confidence = resampling(bootstrap, clusters, p.n_units, confidence_level)
     ones = np.ones((1, p.n_units))
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
     rated = int((p.m >= 1).sum())
     ci = resolve_ci(ci, rated)
     extra: dict[str, Any] = {
-        "level": lvl,
+        "scale": lvl,
         "pairable_values": npair,
         "pairable_units": int(p.pair.sum()),
         "D_o": obs / npair if npair else math.nan,

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import ResamplePlan
+from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import BootMethod, analytic_estimate, bootstrap_estimate, check_ci, resolve_ci
+from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
 from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
 from .conventions import agreement_input
 from .kappa import brennan_prediger, fleiss_kappa
@@ -260,9 +260,9 @@ def cohen_kappa(
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
     ci: str | None = "auto",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> Estimate:
     """Cohen's kappa of two raters (columns of ``X``), unweighted or weighted by category value.
 
@@ -270,6 +270,25 @@ def cohen_kappa(
     weights when categories are equally spaced; a q x q matrix gives Cohen's (1968) weighted
     kappa with any agreement weights. Analytic SE: Fleiss, Cohen & Everitt (1969), normal
     interval; ``extra`` holds po, pe, the null SE ``se0``, ``z`` and two-sided ``p_value``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted).
+    categories, values, weights, ci, confidence_level, bootstrap, clusters
+        As in :func:`medjudge.fleiss_kappa`.
+
+    Returns
+    -------
+    Estimate
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. EPM 20:37-46.
+    Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70:213-220.
+    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of kappa and
+    weighted kappa. Psychological Bulletin 72:323-327.
 
     Examples
     --------
@@ -283,6 +302,7 @@ def cohen_kappa(
     """
     ci = check_ci(ci)
     X, complete, cats, excluded = _common(X, categories, values)
+    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     Wm = weight_matrix(cats.values, weights)
     n = int(complete.sum())
     ci = resolve_ci(ci, n)
@@ -334,9 +354,9 @@ def scott_pi(
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray = "identity",
     ci: str | None = "auto",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> Estimate:
     """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
 
@@ -358,9 +378,9 @@ def scott_pi(
         values=cats.values,
         weights=weights,
         ci=ci,
-        confidence=confidence,
-        plan=plan,
-        method=method,
+        confidence_level=confidence_level,
+        bootstrap=bootstrap,
+        clusters=clusters,
     )
     extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
     return Estimate(
@@ -411,9 +431,9 @@ def pabak(
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     ci: str | None = "auto",
-    confidence: float = 0.95,
-    plan: ResamplePlan | None = None,
-    method: BootMethod = "bca",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    clusters: Any = None,
 ) -> Estimate:
     """Prevalence- and bias-adjusted kappa (Byrt et al. 1993) shown next to Cohen's kappa.
 
@@ -432,8 +452,9 @@ def pabak(
     X, complete, cats, excluded = _common(X, categories, None)
     Xc = np.where(complete[:, None], X, np.nan)
     e = brennan_prediger(
-        Xc, categories=cats.codes, ci=ci, confidence=confidence, plan=plan, method=method
-    )
+        Xc, categories=cats.codes, ci=ci, confidence_level=confidence_level,
+        bootstrap=bootstrap, clusters=clusters,
+    )  # fmt: skip
     k = cohen_kappa(X, categories=cats.codes, ci=None)
     extra = {"po": e.extra["pa"], "q": cats.q, "cohen_kappa": k.estimate}
     extra.update(prevalence_bias_indices(X, categories=cats.codes))

@@ -1,0 +1,60 @@
+"""Accuracy of every judge under each invalid-verdict policy: the ``accuracy.csv`` of ``run``.
+
+One row per judge x dimension x policy (``wrong``: the Med-RewardBench rule, no usable verdict
+counts as wrong; ``exclude``: such items are dropped; ``half``: they count 0.5), with the
+report's intervals, so the file and the judge report agree.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..data.model import Study
+from ..stats.accuracy import POLICIES, policy_sensitivity
+from .evaluation import cluster_ids
+
+__all__ = ["accuracy_table", "categorical_dimensions"]
+
+
+def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
+    """Judge × dimension accuracy against gold under each invalid-verdict policy.
+
+    The intervals are the report's: :func:`medjudge.stats.accuracy.policy_sensitivity`
+    (Wilson with the effective sample size of the cluster design, clusters as in
+    :func:`medjudge.analyses.evaluation.cluster_ids`), so ``accuracy.csv`` and the judge
+    report agree. ``wrong`` is the Med-RewardBench rule (no usable verdict counts as wrong),
+    ``exclude`` drops such items, ``half`` counts them 0.5.
+    """
+    clusters, _ = cluster_ids(study)
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
+    rows = []
+    for dim in categorical_dimensions(study):
+        o = study.outcomes(dim)
+        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+        sens = policy_sensitivity(
+            o.outcome, list(o.judges), clusters=cl, confidence_level=confidence_level
+        )
+        n_all = len(o.items)
+        for r in sens.itertuples(index=False):
+            for pol in POLICIES:
+                rows.append(
+                    {
+                        "judge": r.judge,
+                        "dimension": dim,
+                        "policy": pol,
+                        "accuracy": getattr(r, f"accuracy_{pol}"),
+                        "ci_low": getattr(r, f"ci_low_{pol}"),
+                        "ci_high": getattr(r, f"ci_high_{pol}"),
+                        "level": confidence_level,
+                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "n_unusable": int(r.n_invalid),
+                        "gold": o.gold_method,
+                        "order": o.order or "",
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def categorical_dimensions(study: Study) -> list[str]:
+    """Dimensions on which accuracy means something (nominal/ordinal labels)."""
+    return [d for d in study.dimensions if study.scales[d].is_categorical]

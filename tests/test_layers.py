@@ -1,0 +1,77 @@
+"""The house has floors and imports only go down (issue 11, DESIGN.md "layers").
+
+``stats`` (arrays in, arrays out: numpy/scipy/statsmodels, no Study) < ``data`` and ``engine``
+(loading, the data model, columnar reduction) < ``analyses`` (a Study in, a result out) <
+``report`` (sections, figures, rendering) < ``commands`` (parse arguments, call one analysis,
+print or write). A module may import its own floor and the floors below, never above; the
+package loads no module by a computed name except the CLI's lazy sub-command table and the
+front door's PEP 562 ``__getattr__`` (and ``_lazy``'s third-party modules).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "analysis" / "medjudge"
+FLOOR = {"stats": 1, "data": 2, "engine": 2, "analyses": 3, "report": 4, "commands": 5}
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] in FLOOR)
+
+
+def _imported_floors(path: Path) -> set[str]:
+    rel = path.relative_to(PACKAGE).parts
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and (node.module or "").startswith("medjudge."):
+                out.add(node.module.split(".")[1])
+            elif node.level > 0:
+                base = list(rel[:-1])[: len(rel) - node.level]
+                parts = base + [m for m in (node.module or "").split(".") if m]
+                if parts:
+                    out.add(parts[0])
+                else:  # "from .. import x" at the package root
+                    out.update(a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.update(a.name.split(".")[1] for a in node.names if a.name.startswith("medjudge."))
+    return {f for f in out if f in FLOOR}
+
+
+def test_there_are_modules_on_every_floor():
+    assert {p.relative_to(PACKAGE).parts[0] for p in MODULES} == set(FLOOR)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
+def test_imports_only_go_down(path):
+    own = path.relative_to(PACKAGE).parts[0]
+    up = sorted(f for f in _imported_floors(path) if FLOOR[f] > FLOOR[own])
+    assert not up, f"{path.relative_to(PACKAGE)} ({own}) imports from the floor above: {up}"
+
+
+def test_stats_floor_takes_no_study():
+    """``stats`` is arrays in, arrays out: no function there takes a ``study``."""
+    hits = []
+    for p in MODULES:
+        if p.relative_to(PACKAGE).parts[0] != "stats":
+            continue
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+                if "study" in names:
+                    hits.append(f"{p.relative_to(PACKAGE)}:{node.name}")
+    assert not hits, hits
+
+
+def test_no_module_is_loaded_by_a_computed_name():
+    # the CLI's sub-command table, the front door's PEP 562 __getattr__ and _lazy.py (third-party
+    # modules such as scipy.stats imported on first use, for start-up time)
+    allowed = {PACKAGE / "cli.py", PACKAGE / "__init__.py", PACKAGE / "_lazy.py"}
+    hits = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if p not in allowed
+        and ("import_module(" in (t := p.read_text(encoding="utf-8")) or "optional_module(" in t)
+    ]
+    assert not hits, hits
