@@ -87,10 +87,12 @@ def cluster_robust_glm(
     >>> np.round(b, 4).tolist()
     [0.6667, 0.0]
     """
-    import statsmodels.api as sm
+    # the GLM alone: statsmodels.api would import all of statsmodels (0.4 s more)
+    from statsmodels.genmod import families
+    from statsmodels.genmod.generalized_linear_model import GLM
 
-    fam = {"binomial": sm.families.Binomial(), "gaussian": sm.families.Gaussian()}[family]
-    model = sm.GLM(np.asarray(y, dtype=float), np.asarray(x, dtype=float), family=fam)
+    fam = {"binomial": families.Binomial(), "gaussian": families.Gaussian()}[family]
+    model = GLM(np.asarray(y, dtype=float), np.asarray(x, dtype=float), family=fam)
     codes = _cluster_codes(clusters, len(y))
     if codes is None:
         res = model.fit(cov_type="HC0")
