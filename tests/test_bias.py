@@ -182,7 +182,7 @@ def test_run_consistency_against_loop():
     assert rc["flips"] == flips and rc["n_items"] == 40 and rc["runs"] == 3
     dis = np.mean([1 - sum(c * (c - 1) for c in r.value_counts()) / 6 for _, r in wide.iterrows()])
     assert rc["pairwise_disagreement"] == pytest.approx(dis)
-    assert rc["flip_ci_low"] < rc["flip_rate"] < rc["flip_ci_high"]
+    assert rc["ci_low"] < rc["flip_rate"] < rc["ci_high"] and rc["level"] == 0.95
 
 
 def test_table_rank_correlations_with_ties_equal_scipy():

@@ -17,6 +17,12 @@ Study-level analyses (a :class:`Study` in, tables/results out)
 Settings and results
     Bootstrap (the one way to configure resampling), Estimate, TestResult
 
+One vocabulary: ``confidence_level`` is an interval's coverage (results report it as ``level``
+next to ``ci_low`` and ``ci_high``); ``scale`` is the measurement level; ``bootstrap=Bootstrap(
+n_resamples, seed, method, scheme)`` configures every resampling; ``clusters=`` (arrays: one
+label per item) or ``cluster=`` (studies: a column) names what is resampled and tested together.
+Every function checks its arguments and names the bad one, its value and what is allowed.
+
 Examples
 --------
 >>> import medjudge as mj

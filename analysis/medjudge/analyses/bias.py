@@ -322,7 +322,7 @@ def bias_report(
     lb = length_bias(study, confidence_level=level)
     if len(lb):
         out["length_bias"] = lb
-    rc = run_consistency(study)
+    rc = run_consistency(study, confidence_level=level)
     if len(rc):
         out["run_consistency"] = rc
     return out

@@ -45,8 +45,9 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
                 "order": order,
                 "runs": int(k),
                 **st,
-                "flip_ci_low": float(lo),
-                "flip_ci_high": float(hi),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "level": level,
             }
         )
     return pd.DataFrame(rows)

@@ -82,8 +82,8 @@ _SHOW = {
         "runs",
         "n_items",
         "flip_rate",
-        "flip_ci_low",
-        "flip_ci_high",
+        "ci_low",
+        "ci_high",
         "within_item_variance",
     ],
 }
