@@ -1,0 +1,76 @@
+"""Document options of a report and the renderer's error, shared by the writer and the renderer.
+
+Which format options apply (``format: html: ...`` over document-level keys), the figure format
+and execution defaults, the metadata pandoc must not see, and :class:`RenderError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+_EXT = {"html": "html", "pdf": "pdf"}
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+_DROP_META = {
+    "format", "execute", "jupyter", "engine", "knitr", "params", "fig-format", "fig-width",
+    "fig-height", "fig-dpi", "embed-resources", "self-contained", "html-math-method",
+    "keep-typ", "keep-md", "keep-ipynb", "code-fold", "code-tools", "theme", "toc",
+    "number-sections", "toc-depth", "filters",
+}  # fmt: skip
+
+_FIG_DEFAULT = {"html": "png", "pdf": "svg"}
+
+
+class RenderError(RuntimeError):
+    """A report could not be rendered; the message names the file, chunk and line."""
+
+    def __init__(self, message: str, *, traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.traceback = traceback
+
+
+def _asset(name: str) -> Path:
+    return Path(str(resources.files("medjudge.report") / "assets" / name))
+
+
+def _format_options(meta: Mapping[str, Any], fmt: str) -> dict[str, Any]:
+    """Options under ``format: {html: ..., typst: ...}`` for one output format."""
+    spec = meta.get("format")
+    key = "typst" if fmt == "pdf" else "html"
+    if isinstance(spec, Mapping):
+        opts = spec.get(key) or (spec.get("pdf") if fmt == "pdf" else None) or {}
+        return dict(opts) if isinstance(opts, Mapping) else {}
+    return {}
+
+
+def _doc_option(meta: Mapping[str, Any], name: str, fmts: Sequence[str], default: Any) -> Any:
+    if name in meta:
+        return meta[name]
+    for fmt in fmts:
+        opts = _format_options(meta, fmt)
+        if name in opts:
+            return opts[name]
+    return default
+
+
+def _fig_format(meta: Mapping[str, Any], fmt: str) -> str:
+    value = _format_options(meta, fmt).get("fig-format", meta.get("fig-format"))
+    value = str(value or _FIG_DEFAULT[fmt]).lower()
+    if value in ("retina", "jpeg", "jpg"):
+        value = "png"
+    if value not in ("png", "svg"):
+        raise RenderError(f"fig-format {value!r} is not supported by the built-in renderer")
+    return value
+
+
+def _execute_defaults(meta: Mapping[str, Any]) -> dict[str, Any]:
+    base = {"echo": True, "warning": True, "output": True, "include": True, "error": False}
+    ex = meta.get("execute")
+    if isinstance(ex, Mapping):
+        base.update(ex)
+    return base
