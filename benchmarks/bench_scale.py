@@ -36,8 +36,9 @@ from medjudge.data.synthetic import write_verdict_parquet as write_table
 ENGINE = """
 import json, resource, sys, time
 t = time.perf_counter()
+from medjudge import Bootstrap
 from medjudge.analyses.at_scale import evaluate_at_scale
-res = evaluate_at_scale(sys.argv[1], cluster="image_id", n_resamples=int(sys.argv[2]), seed=1)
+res = evaluate_at_scale(sys.argv[1], cluster="image_id", bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
 out = {"seconds": time.perf_counter() - t, "pairs": len(res.pairs),
        "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 print(json.dumps(out))
@@ -78,6 +79,7 @@ t = time.perf_counter()
 import pandas as pd
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
+from medjudge import Bootstrap
 from medjudge.analyses.evaluation import evaluate_judges
 r = pd.read_parquet(sys.argv[1])
 items = r[["item", "image_id"]].drop_duplicates("item")
@@ -86,7 +88,7 @@ r["value"] = r["value"].astype(object).where(r["value"].notna(), None)
 r["status"] = ["ok" if v is not None or role == "expert" else "invalid"
                for v, role in zip(r["value"], r["role"])]
 study = Study(ratings=r, items=items, scales={"overall": Scale("nominal", ("A", "B", "T"))})
-ev = evaluate_judges(study, n_resamples=int(sys.argv[2]), seed=1, cluster="image_id")
+ev = evaluate_judges(study, bootstrap=Bootstrap(int(sys.argv[2]), seed=1), cluster="image_id")
 out = {"seconds": time.perf_counter() - t,
        "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 print(json.dumps(out))
