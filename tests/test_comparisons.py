@@ -262,7 +262,9 @@ def test_paired_bootstrap_kappa_difference():
     gold = rng.integers(0, 2, 400).astype(float)
     good = np.where(rng.random(400) < 0.85, gold, 1 - gold)
     bad = np.where(rng.random(400) < 0.65, gold, 1 - gold)
-    e = paired_bootstrap(good, bad, gold=gold, statistic="kappa", bootstrap=Bootstrap(1000, method="bca"))
+    e = paired_bootstrap(
+        good, bad, gold=gold, statistic="kappa", bootstrap=Bootstrap(1000, method="bca")
+    )
     from statsmodels.stats.inter_rater import cohens_kappa
 
     table = np.histogram2d(good, gold, bins=2)[0]

@@ -88,7 +88,9 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
         coefs = _coefs(len(accs), prev.size)
         # population values: one large draw of the same design
         big = make_design(rng, 300_000 // max(int(size), 1), size)
-        lab, _ = rater_labels(rng, difficulty(rng, big, 1, sd_c, SD_ITEM), prev, list(accs), sd_total)
+        lab, _ = rater_labels(
+            rng, difficulty(rng, big, 1, sd_c, SD_ITEM), prev, list(accs), sd_total
+        )
         Xbig = lab[:, :, 0].T
         truth = {c: float(core(Xbig, None)) for c, (_, core) in coefs.items()}
         design = make_design(rng, g, size)

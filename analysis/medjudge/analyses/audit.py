@@ -209,8 +209,10 @@ def audit_study(
     from ._arguments import check_dimensions
 
     dims = check_dimensions(study, dimensions)
-    if isinstance(subgroups, str) or not isinstance(subgroups, (list, tuple)) or not all(
-        isinstance(s, str) for s in subgroups
+    if (
+        isinstance(subgroups, str)
+        or not isinstance(subgroups, (list, tuple))
+        or not all(isinstance(s, str) for s in subgroups)
     ):
         raise ValueError(
             f"subgroups: {subgroups!r} is not allowed (a list of item attribute names)"

@@ -56,7 +56,9 @@ __all__ = [
 ]
 
 
-def label_balance(study: Study, by: Sequence[str] = (), confidence_level: float = 0.95) -> pd.DataFrame:
+def label_balance(
+    study: Study, by: Sequence[str] = (), confidence_level: float = 0.95
+) -> pd.DataFrame:
     """Gold prevalence of each category per dimension (x ``by`` cell), Wilson interval."""
     rows = []
     for dim in study.dimensions:
@@ -280,7 +282,9 @@ def _two_sample(
 
     if n1 == 0 or n2 == 0:
         return np.nan, np.nan, np.nan, np.nan
-    lo, hi = confint_proportions_2indep(k1, n1, k2, n2, method="newcomb", alpha=1 - confidence_level)
+    lo, hi = confint_proportions_2indep(
+        k1, n1, k2, n2, method="newcomb", alpha=1 - confidence_level
+    )
     p = test_proportions_2indep(k1, n1, k2, n2, method="score").pvalue
     return k1 / n1 - k2 / n2, float(lo), float(hi), float(p)
 

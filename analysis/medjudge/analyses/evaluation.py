@@ -389,7 +389,13 @@ def evaluate_judges(
         )
     else:
         pairs = _pairs_by_dimension(
-            outcomes, judges, cl_for, policy=policy, n_resamples=n_resamples, seed=seed, confidence_level=level
+            outcomes,
+            judges,
+            cl_for,
+            policy=policy,
+            n_resamples=n_resamples,
+            seed=seed,
+            confidence_level=level,
         )
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)

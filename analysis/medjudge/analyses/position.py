@@ -182,7 +182,9 @@ def _rate(ind: np.ndarray, keep: np.ndarray, clusters, confidence_level: float) 
     return judge_accuracy(y, policy="exclude", clusters=clusters, confidence_level=confidence_level)
 
 
-def _binom(k: np.ndarray, n: np.ndarray, confidence_level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _binom(
+    k: np.ndarray, n: np.ndarray, confidence_level: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     p = np.full(k.shape, np.nan)
     lo, hi = p.copy(), p.copy()
     for i, (kk, nn) in enumerate(zip(k, n, strict=True)):
@@ -229,7 +231,9 @@ def swap_table(
                 for k, idx in items.reset_index().groupby(list(by), sort=True)["item"]
             ]
         for key, rows in groups:
-            frames.append(_swap_rows(sd, rows, key, by or [], items, policy, cluster, confidence_level))
+            frames.append(
+                _swap_rows(sd, rows, key, by or [], items, policy, cluster, confidence_level)
+            )
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
@@ -237,7 +241,9 @@ def swap_table(
     return out
 
 
-def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, confidence_level) -> pd.DataFrame:
+def _swap_rows(
+    sd: SwapData, rows, key, by, items, policy, cluster, confidence_level
+) -> pd.DataFrame:
     ab, ba, g = sd.ab[rows], sd.ba[rows], sd.gold[rows]
     design = sd.in_ab[rows] & sd.in_ba[rows]
     cnt = swap_counts(ab, ba, g, design)
@@ -292,7 +298,10 @@ def _swap_rows(sd: SwapData, rows, key, by, items, policy, cluster, confidence_l
     for name, y in variants.items():
         # y already carries the policy (NaN only under 'exclude'); cells outside the design drop out
         a = judge_accuracy(
-            np.where(keep, y, np.nan), policy="exclude", clusters=cl, confidence_level=confidence_level
+            np.where(keep, y, np.nan),
+            policy="exclude",
+            clusters=cl,
+            confidence_level=confidence_level,
         )
         df[name], df[f"{name}_ci_low"], df[f"{name}_ci_high"] = (
             a["accuracy"],

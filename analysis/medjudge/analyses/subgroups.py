@@ -216,7 +216,12 @@ def subgroup_accuracy(
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            res[idx], so.judges, policy="exclude", clusters=cl, method=method, confidence_level=level
+            res[idx],
+            so.judges,
+            policy="exclude",
+            clusters=cl,
+            method=method,
+            confidence_level=level,
         )
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy
@@ -348,7 +353,13 @@ def best_judge_by_subgroup(
         yc = y[:, present]
         with np.errstate(invalid="ignore", divide="ignore"):
             pairs = all_pairs(
-                yc, names, policy="exclude", ci="tango", confidence_level=confidence_level, family=(), within="holm"
+                yc,
+                names,
+                policy="exclude",
+                ci="tango",
+                confidence_level=confidence_level,
+                family=(),
+                within="holm",
             )
             m = ~np.isnan(yc)
             acc_all = np.nansum(yc, 0) / m.sum(0)

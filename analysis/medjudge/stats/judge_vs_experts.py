@@ -191,7 +191,6 @@ def epsilon_for(annotators: str) -> float:
         ) from None
 
 
-
 def check_alt_arguments(epsilon: Any, q: Any, invalid: Any, min_items_per_annotator: Any) -> None:
     """The alt-test's options, checked once (one line naming the argument)."""
     RealRange(0.0, 1.0, open_low=False, what="a margin").check("epsilon", epsilon)

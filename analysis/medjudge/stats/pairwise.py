@@ -157,7 +157,9 @@ def all_pairs(
     n_dim, n, j = y3.shape
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
     if len(judges) != j:
-        raise ValueError(f"judges: {len(judges)} names is not allowed (one per outcome column: {j})")
+        raise ValueError(
+            f"judges: {len(judges)} names is not allowed (one per outcome column: {j})"
+        )
     if clusters is not None and np.shape(clusters) != (n,):
         raise ValueError(
             f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
@@ -172,11 +174,7 @@ def all_pairs(
     boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
     w = None
     if boot_kind is not None:
-        w = (
-            weights
-            if weights is not None
-            else boot.plan(n, clusters=clusters).weights()
-        )
+        w = weights if weights is not None else boot.plan(n, clusters=clusters).weights()
         w = np.asarray(w)
         # one product for all dimensions and judges
         ys = [apply_policy(y3[d], policy) for d in range(n_dim)]
