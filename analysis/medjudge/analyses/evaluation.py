@@ -24,7 +24,7 @@ from ..stats.pairwise import all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ..stats.results import Presentable
-from ._arguments import check_dimensions
+from ._arguments import check_dimensions, check_policy
 
 CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
 
@@ -321,7 +321,7 @@ def evaluate_judges(
     boot.interval("percentile", allowed=("percentile",))
     n_resamples, seed = boot.n_resamples, boot.seed
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
-    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_policy(policy)
     check_choice("family", family, ("table", "dimension"))
     dims = check_dimensions(study, dimensions)
     clusters, cluster_col = cluster_ids(study, cluster)

@@ -56,13 +56,12 @@ def heterogeneity_table(
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
+    from .._validation import CONFIDENCE_LEVEL
+    from ._arguments import check_attribute, check_policy
     from .evaluation import cluster_ids
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
-    check_choice("policy", policy, ("wrong", "exclude", "half"))
-    from ._arguments import check_attribute
-
+    check_policy(policy)
     check_attribute(study, across, "across", extra=("dimension",))
     b = Bootstrap(999) if bootstrap is None else as_bootstrap(bootstrap)
     n_permutations, seed = b.n_resamples, b.seed

@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from medjudge.stats.accuracy import (
+    POLICIES,
     Policy,
     _as_2d,
     _jackknife_accuracy,
@@ -88,7 +89,7 @@ def paired_bootstrap(
     from .._validation import CONFIDENCE_LEVEL, check_choice
 
     check_choice("statistic", statistic, ("accuracy", "kappa"))
-    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_choice("policy", policy, POLICIES)
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     boot = as_bootstrap(bootstrap)
     method = boot.interval("bca" if statistic == "kappa" else "percentile")

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.accuracy import (
+    POLICIES,
     Policy,
     _as_2d,
     _jackknife_accuracy,
@@ -136,7 +137,7 @@ def all_pairs(
     from .._validation import CONFIDENCE_LEVEL, check_choice, check_names
     from .multiplicity import check_method
 
-    check_choice("policy", policy, ("wrong", "exclude", "half"))
+    check_choice("policy", policy, POLICIES)
     check_choice("test", test, get_args(McNemarMethod))
     check_choice("ci", ci, get_args(PairCI))
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
