@@ -57,7 +57,7 @@ def test_html_is_self_contained(demo_reports):
     for kind in ("judges", "audit"):
         html = files[kind]["html"].read_text(encoding="utf-8")
         assert not NETWORK.search(html), f"{kind}: network reference"
-        n_img = html.count("data:image/png;base64,")
+        n_img = html.count("data:image/svg+xml;base64,")
         assert n_img >= 3, f"{kind}: figures not embedded ({n_img})"
         assert "?@" not in html, f"{kind}: unresolved cross-reference"
 
