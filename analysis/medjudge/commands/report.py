@@ -145,6 +145,8 @@ def render_reports(
     kernel_env: dict[str, dict[str, str]] = {}
     if share:
         shared_dir, kernel_env, thread = _share(study, params, kinds)
+    elif parallel and {"judges", "audit"} <= set(kinds):
+        shared_dir, kernel_env = _exchange()
 
     def one(kind: str) -> dict[str, Path]:
         return render_qmd(
@@ -168,6 +170,21 @@ def render_reports(
             import shutil
 
             shutil.rmtree(shared_dir, ignore_errors=True)
+
+
+def _exchange() -> tuple[str, dict[str, dict[str, str]]]:
+    """A private exchange folder through which the audit kernel, which has less to compute,
+    computes some of the judge report's slowest results before its own report
+    (:mod:`medjudge.report.exchange`; the reports are byte-identical either way)."""
+    import tempfile
+
+    from ..report.exchange import EXCHANGE_ENV, HELP_ENV
+
+    folder = tempfile.mkdtemp(prefix="medjudge-exchange-")
+    return folder, {
+        "judges": {EXCHANGE_ENV: folder},
+        "audit": {EXCHANGE_ENV: folder, HELP_ENV: "judges"},
+    }
 
 
 def _share(

@@ -137,7 +137,9 @@ class ReportContext:
     def get(self, name: str, compute: Callable[[], T]) -> T:
         """The shared result ``name``, computed by ``compute()`` the first time it is asked."""
         if name not in self._cache:
-            self._cache[name] = compute()
+            from .exchange import get
+
+            self._cache[name] = get(self, name, compute)  # compute(), or the other kernel's
         return self._cache[name]
 
     # ------------------------------------------------------------------ words

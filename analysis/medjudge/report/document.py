@@ -57,6 +57,9 @@ class Report:
 
 def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -> Report:
     """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`."""
+    from .exchange import help_other
+
+    help_other(ctx, kind)  # when asked to: the other report's slowest results, first
     built: dict[str, Section] = {}
     for mod in modules:
         if not getattr(mod, "COLLECTS", False):
