@@ -73,6 +73,7 @@ def render_reports(
     author: str | None = None,
     study: Any = None,
     share: bool = False,
+    exchange: bool = True,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -85,6 +86,11 @@ def render_reports(
     reports are byte-identical either way. Off by default: measured on the 2-core machine
     (``benchmarks/bench_paper_scale.py``) it saves no wall time — the two kernels already
     compute in parallel — and costs ~2 CPU-s of pickling and imports in this process.
+
+    With ``exchange`` (the default; only when the judge and the audit report are rendered side
+    by side) the audit kernel, which has less to compute, first computes the judge report's
+    slowest results for it (:mod:`medjudge.report.exchange`); the reports are byte-identical
+    either way.
     """
     from ..report.render import render_qmd
 
@@ -145,7 +151,7 @@ def render_reports(
     kernel_env: dict[str, dict[str, str]] = {}
     if share:
         shared_dir, kernel_env, thread = _share(study, params, kinds)
-    elif parallel and {"judges", "audit"} <= set(kinds):
+    elif exchange and parallel and {"judges", "audit"} <= set(kinds):
         shared_dir, kernel_env = _exchange()
 
     def one(kind: str) -> dict[str, Path]:
