@@ -126,16 +126,6 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @contextlib.contextmanager
 def folder_lock(out: Path) -> Iterator[Path]:
     """Exclusive, non-blocking lock for writing ``out`` (a file beside it, removed afterwards)."""
