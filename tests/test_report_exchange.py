@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from medjudge.data.tables import load_any
-from medjudge.report import exchange
+from medjudge.report import exchange, shared
 from medjudge.report.context import ReportContext
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,8 +77,24 @@ def test_helped_kernel_computes_when_the_helper_failed(study, tmp_path, monkeypa
         exchange.get(ctx, "broken", boom)
     monkeypatch.setitem(exchange._state, "helping", False)
     monkeypatch.delenv(exchange.HELP_ENV)
-    monkeypatch.setenv(exchange.WAIT_ENV, "30")
+    monkeypatch.setenv(shared.WAIT_ENV, "30")
     assert exchange.get(ctx, "broken", lambda: "recomputed") == "recomputed"
+
+
+def test_helped_kernel_computes_what_the_helper_could_not_publish(study, tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.setenv(exchange.EXCHANGE_ENV, str(tmp_path))
+    monkeypatch.setenv(exchange.HELP_ENV, "judges")
+    monkeypatch.setitem(exchange._state, "helping", True)
+    ctx = _ctx(study)
+    with pytest.raises(Exception):  # noqa: B017 - pickle's own error type
+        exchange.get(ctx, "unpicklable", lambda: threading.Lock())
+    monkeypatch.setitem(exchange._state, "helping", False)
+    monkeypatch.delenv(exchange.HELP_ENV)
+    monkeypatch.setenv(shared.WAIT_ENV, "30")
+    assert exchange.get(ctx, "unpicklable", lambda: "recomputed") == "recomputed"
+    assert not list(tmp_path.glob("*.part"))
 
 
 def test_helped_kernel_does_not_wait_for_a_helper_that_exited(study, tmp_path, monkeypatch):
@@ -93,7 +109,7 @@ def test_helped_kernel_does_not_wait_for_a_helper_that_exited(study, tmp_path, m
     gone.wait()
     (tmp_path / "helper.pid").write_text(str(gone.pid))
     assert exchange._claim(exchange._base(str(tmp_path), ctx, "lost"))
-    monkeypatch.setenv(exchange.WAIT_ENV, "60")
+    monkeypatch.setenv(shared.WAIT_ENV, "60")
     t0 = time.monotonic()
     assert exchange.get(ctx, "lost", lambda: "recomputed") == "recomputed"
     assert time.monotonic() - t0 < 10

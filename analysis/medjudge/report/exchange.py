@@ -16,7 +16,8 @@ slowest results (:func:`medjudge.report.judges.heavy_results`):
   has already claimed is left to it (an input the helper needs but the other kernel claimed is
   computed locally, as without the exchange);
 * the helped kernel, finding a result claimed by the helper, waits for its pickle — or
-  computes the result itself if the helper failed, exited, or :data:`WAIT_ENV` seconds passed.
+  computes the result itself if the helper failed, exited, or
+  :data:`~medjudge.report.shared.WAIT_ENV` seconds passed.
 
 The results are the same function calls with the same settings and seeds in either kernel, so
 the reports are byte-identical to those of kernels that compute everything themselves
@@ -42,9 +43,6 @@ __all__ = ["EXCHANGE_ENV", "HELP_ENV", "get", "help_other"]
 EXCHANGE_ENV = "MEDJUDGE_REPORT_EXCHANGE"
 #: Environment variable of the helping kernel: the report it helps (``judges``).
 HELP_ENV = "MEDJUDGE_REPORT_HELP"
-#: Seconds the helped kernel waits for a result the helper claimed (default 600).
-WAIT_ENV = "MEDJUDGE_REPORT_SHARED_WAIT"
-
 T = TypeVar("T")
 
 _state = {"helping": False, "depth": 0}
@@ -85,7 +83,7 @@ def _helper_alive(folder: str) -> bool:
 
 def _wait(folder: str, base: Path) -> Any | None:
     """The helper's published result at ``base`` (None: it failed, exited or timed out)."""
-    from .shared import _wait_load
+    from .shared import WAIT_ENV, _wait_load
 
     pickle_path = f"{base}.pickle"
     deadline = time.monotonic() + float(os.environ.get(WAIT_ENV, "600"))
@@ -116,12 +114,13 @@ def get(ctx: ReportContext, name: str, compute: Callable[[], T]) -> T:
         _state["depth"] += 1
         try:
             value = compute()
+            write_shared({"value": value}, f"{base}.pickle")
         except BaseException:
-            mark_failed(f"{base}.pickle")  # the helped kernel computes it (and reports errors)
+            # the helped kernel computes it (and reports errors); also when it cannot be pickled
+            mark_failed(f"{base}.pickle")
             raise
         finally:
             _state["depth"] -= 1
-        write_shared({"value": value}, f"{base}.pickle")
         return value
     if helper:  # the helped kernel claimed it: leave it (or compute an input of ours locally)
         if _state["depth"] == 0:

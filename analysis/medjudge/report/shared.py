@@ -121,8 +121,12 @@ def write_shared(bundle: dict[str, Any], path: str | Path) -> Path:
     a kernel waiting for it sees either no file or the whole file."""
     path = Path(path)
     part = path.with_name(path.name + ".part")
-    with open(part, "wb") as fh:
-        pickle.dump(bundle, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    try:
+        with open(part, "wb") as fh:
+            pickle.dump(bundle, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:
+        part.unlink(missing_ok=True)  # e.g. an object that cannot be pickled
+        raise
     os.replace(part, path)
     return path
 
