@@ -64,11 +64,11 @@ def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
-    try:
-        import pypandoc
+    from .pandoc import PandocNotFound, pandoc_version
 
-        versions["pandoc"] = pypandoc.get_pandoc_version()
-    except (ImportError, OSError):
+    try:
+        versions["pandoc"] = pandoc_version()
+    except PandocNotFound:
         versions["pandoc"] = "not installed"
     try:
         versions["typst (python)"] = metadata.version("typst")

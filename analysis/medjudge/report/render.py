@@ -37,6 +37,8 @@ import nbformat
 from .._threads import one_blas_thread
 from .escape import RAW_TOKEN_ENV
 from .notebook_markdown import _front_matter, notebook_to_markdown
+from .pandoc import PandocNotFound
+from .pandoc import pandoc_path as _pandoc_binary
 from .qmd import QmdError, inject_parameters, parse_qmd
 from .render_options import (
     _ANSI,
@@ -101,18 +103,12 @@ def _check_cancelled(path: str) -> None:
 
 
 def pandoc_path() -> str:
-    """Path of the pandoc binary shipped with ``pypandoc_binary`` (falls back to PATH)."""
+    """Path of the pandoc binary the renderer runs (:func:`medjudge.report.pandoc.pandoc_path`:
+    ``PYPANDOC_PANDOC``, else the one shipped with ``pypandoc_binary``, else PATH)."""
     try:
-        import pypandoc
-
-        return pypandoc.get_pandoc_path()
-    except (ImportError, OSError) as exc:  # pragma: no cover - depends on the install
-        found = shutil.which("pandoc")
-        if found:
-            return found
-        raise RenderError(
-            "pandoc not found: install the report extra (pip install 'medjudge[report]')"
-        ) from exc
+        return _pandoc_binary()
+    except PandocNotFound as exc:  # pragma: no cover - depends on the install
+        raise RenderError(str(exc)) from None
 
 
 def _normalise_to(to: str | Iterable[str]) -> list[str]:
@@ -182,6 +178,10 @@ def execute_notebook(
         timeout=timeout,
         record_timing=False,
         allow_errors=False,
+        # every output has arrived when the last cell is done (nbclient waits for the
+        # kernel's idle status): stop the kernel at once instead of asking it to shut down,
+        # which took ~1 s of waiting between the last cell and the typesetting
+        shutdown_kernel="immediate",
         extra_arguments=["--IPKernelApp.log_level=ERROR"],  # silence the TCP warning
         resources={"metadata": {"path": str(cwd)}},
     )
