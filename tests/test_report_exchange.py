@@ -127,7 +127,8 @@ def test_without_the_variables_nothing_is_shared(study, tmp_path, monkeypatch):
 def test_heavy_results_follow_the_study(study):
     from medjudge.report.judges import heavy_results
 
-    assert len(heavy_results(_ctx(study))) == 2  # heterogeneity by organ system, position
+    # heterogeneity by organ system, position, length bias
+    assert len(heavy_results(_ctx(study))) == 3
     experts_only = load_any(DEMO)
     experts_only.ratings = experts_only.ratings[experts_only.ratings["role"] == "expert"]
     assert heavy_results(_ctx(experts_only)) == []

@@ -45,7 +45,8 @@ def judges_report(study: Study, **settings: Any) -> Report:
 
 def heavy_results(ctx: ReportContext) -> list[Callable[[], Any]]:
     """The judge report's slowest results (wild cluster bootstrap tests of heterogeneity, the
-    position-bias tables), as calls a second kernel can make beforehand
+    position-bias tables) and the length-bias table (it balances the two kernels' work), as
+    calls a second kernel can make beforehand
     (:mod:`medjudge.report.exchange`); only those the report's sections will ask for."""
     from .sections import _results as R
 
@@ -57,4 +58,5 @@ def heavy_results(ctx: ReportContext) -> list[Callable[[], Any]]:
         jobs.append(lambda: R.heterogeneity(ctx, attr))
     if len(ctx.study.scales[ctx.headline].categories) == 2:
         jobs.append(lambda: R.position(ctx))
+    jobs.append(lambda: R.length(ctx))
     return jobs
