@@ -244,6 +244,10 @@ def _main(argv: list[str] | None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _requested_command(argv)
+    if from_command_line and command is not None:
+        from ._malloc import keep_freed_memory_here
+
+        keep_freed_memory_here()  # before the data are read (0.1-0.3 s less system time)
     if command == "run":  # before the command's module imports numpy
         from ._threads import one_blas_thread
 

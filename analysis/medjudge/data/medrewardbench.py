@@ -271,18 +271,29 @@ def load_medrewardbench(
 
 
 class _Rows:
-    """The ratings rows, gathered column by column in the order of :data:`_COLUMNS`."""
+    """The ratings rows, gathered record by record in the order of :data:`_COLUMNS`.
+
+    A record (one expert line or one prediction line) gives one row per dimension whose
+    columns other than ``dimension`` and ``value`` are the same in every row: they are kept
+    once per record and repeated when the frame is built.
+    """
+
+    #: the columns a record holds once (every column but ``dimension`` and ``value``)
+    _SHARED = tuple(c for c in _COLUMNS if c not in ("dimension", "value"))
 
     def __init__(self) -> None:
-        self.columns: tuple[list, ...] = tuple([] for _ in _COLUMNS)
+        self.shared: tuple[list, ...] = tuple([] for _ in self._SHARED)
+        self.counts: list[int] = []
+        self.dimensions: list[str] = []
+        self.values: list = []
 
     def __bool__(self) -> bool:
-        return bool(self.columns[0])
+        return bool(self.counts)
 
     def append(self, row: tuple) -> None:
         """Add one row (a tuple in the order of :data:`_COLUMNS`)."""
-        for column, value in zip(self.columns, row, strict=True):
-            column.append(value)
+        item, rater, role, dimension, value, *rest = row
+        self.extend([dimension], [value], item, rater, role, *rest)
 
     def extend(
         self,
@@ -295,15 +306,13 @@ class _Rows:
     ) -> None:
         """Add one row per dimension: ``values[k]`` for ``dimensions[k]``; ``item``, ``rater``,
         ``role`` and ``rest`` (order … note, as in :data:`_COLUMNS`) the same in every row."""
-        n = len(dimensions)
-        c = self.columns
-        c[0].extend([item] * n)
-        c[1].extend([rater] * n)
-        c[2].extend([role] * n)
-        c[3].extend(dimensions)
-        c[4].extend(values)
-        for column, value in zip(c[5:], rest, strict=True):
-            column.extend([value] * n)
+        if len(rest) != len(self._SHARED) - 3 or len(values) != len(dimensions):
+            raise ValueError("a record needs every column of _COLUMNS once")
+        self.counts.append(len(dimensions))
+        self.dimensions.extend(dimensions)
+        self.values.extend(values)
+        for column, value in zip(self.shared, (item, rater, role, *rest), strict=True):
+            column.append(value)
 
     def frame(self) -> pd.DataFrame:
         """The rows as ``pd.DataFrame.from_records(rows, columns=_COLUMNS)`` would give them.
@@ -312,22 +321,38 @@ class _Rows:
         from one pyarrow array when that is what pandas infers for text (pandas 3); every
         other column is inferred by pandas as before (same values and dtypes).
         """
+        counts = np.asarray(self.counts, dtype=np.intp)
+        per_row = dict(zip(self._SHARED, self.shared, strict=True))
         text = pd.Series(["x"]).dtype
         if getattr(text, "storage", None) != "pyarrow":
-            rows = list(zip(*self.columns, strict=True))
+            rows_of = np.repeat(np.arange(len(counts)), counts)
+            columns = {
+                name: (
+                    {"dimension": self.dimensions, "value": self.values}[name]
+                    if name in ("dimension", "value")
+                    else [per_row[name][i] for i in rows_of]
+                )
+                for name in _COLUMNS
+            }
+            rows = list(zip(*(columns[name] for name in _COLUMNS), strict=True))
             return pd.DataFrame.from_records(rows, columns=list(_COLUMNS))
         import pyarrow as pa
 
+        take = pa.array(np.repeat(np.arange(len(counts), dtype=np.int64), counts))
         data: dict[str, object] = {}
-        for name, values in zip(_COLUMNS, self.columns, strict=True):
+        for name in _COLUMNS:
+            once = name not in ("dimension", "value")
+            values = per_row[name] if once else getattr(self, f"{name}s")
             try:
                 arr = pa.array(values, type=pa.large_string(), from_pandas=True)
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 arr = None  # not all text (numbers …): pandas decides
             if arr is None or arr.null_count == len(arr):  # no text at all: pandas decides too
+                if once:
+                    values = np.repeat(np.array(values, dtype=object), counts).tolist()
                 data[name] = values
             else:
-                data[name] = pd.array(arr, dtype=text)
+                data[name] = pd.array(arr.take(take) if once else arr, dtype=text)
         return pd.DataFrame(data, columns=list(_COLUMNS))
 
 

@@ -23,6 +23,7 @@ normalisation, validation), :mod:`~medjudge.data.gold` (gold rules), :mod:`~medj
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,13 +57,14 @@ class RatingMatrix:
 
 def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
     """Positions that sort item ids naturally (``q2`` before ``q10``; ties keep input order)."""
-    import re
-
+    split = _DIGIT_RUNS.split
     keys = [
-        tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(x)))
-        for x in ids
+        tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))) for x in ids
     ]
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+
+
+_DIGIT_RUNS = re.compile(r"(\d+)")
 
 
 @dataclass

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 import nbformat
 
+from .._malloc import keep_freed_memory
 from .._threads import one_blas_thread
 from .escape import RAW_TOKEN_ENV
 from .notebook_markdown import _front_matter, notebook_to_markdown
@@ -171,6 +172,7 @@ def execute_notebook(
     )
     kernel_env.update(env or {})
     one_blas_thread(kernel_env)  # two kernels side by side: no spin-waiting BLAS helpers
+    keep_freed_memory(kernel_env)  # fewer page faults and mmap calls (medjudge._malloc)
     client = NotebookClient(
         nb,
         kernel_name="python3",
