@@ -27,6 +27,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from medjudge.stats.results import Presentable
 
+from .._fork import map_in_two
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
 from ..stats.confusion import (
@@ -152,6 +153,7 @@ def judge_vs_gold(
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
+    processes: int = 1,
 ) -> JudgeGoldResult:
     """Every judge against gold on every categorical dimension, with trivial baselines beside.
 
@@ -169,6 +171,11 @@ def judge_vs_gold(
         The cluster bootstrap shared by all judges of a dimension (kappa and
         the paired accuracy difference).
     confidence_level : coverage of every interval. alpha : size of the baseline tests (Holm).
+    processes : int, default 1
+        ``2``: every second dimension is computed in a forked child process where that is
+        possible (:func:`medjudge._fork.map_in_two`: POSIX, no other thread, two cores); the
+        results are the same either way (each dimension has its own bootstrap plan and Holm
+        family). ``medjudge run`` uses 2.
 
     Returns
     -------
@@ -204,6 +211,8 @@ def judge_vs_gold(
     _check_args(policy, kappa_weights, confidence_level, alpha)
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    if int(processes) < 1:
+        raise ValueError(f"processes must be >= 1, got {processes}")
     if not study.judges:
         raise ValueError("the study has no judges: nothing to compare with gold")
     dims = list(dimensions) if dimensions else list(study.dimensions)
@@ -217,20 +226,22 @@ def judge_vs_gold(
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     judges = list(study.judges)
 
-    metrics, classes, confusion, tests = [], [], [], []
-    headline: dict[str, str] = {}
-    excluded: dict[str, dict[str, int]] = {}
-    gold_methods: dict[str, str] = {}
-    n_items: dict[str, int] = {}
-    for d in dims:
+    def one(d: str) -> dict[str, Any]:
+        """Everything of dimension ``d`` (independent of the other dimensions)."""
         scale = study.scales[d]
         o = study.outcomes(d, gold=study.gold(d, gold), order=order)
-        excluded[d] = dict(o.excluded)
-        gold_methods[d] = o.gold_method
-        n_items[d] = len(o.items)
+        metrics: list[dict] = []
+        classes: list[dict] = []
+        confusion: list[dict] = []
+        part: dict[str, Any] = {
+            "excluded": dict(o.excluded), "gold_method": o.gold_method, "n_items": len(o.items),
+            "metrics": metrics, "classes": classes, "confusion": confusion, "tests": None,
+        }  # fmt: skip
         if len(o.items) < 2:
-            headline[d] = f"{d}: fewer than two items with gold ({len(o.items)}); not evaluated."
-            continue
+            part["headline"] = (
+                f"{d}: fewer than two items with gold ({len(o.items)}); not evaluated."
+            )
+            return part
         cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
         q = len(scale.categories)
         g = o.gold.astype(float)
@@ -399,8 +410,20 @@ def judge_vs_gold(
         tt = pd.DataFrame(rows)
         tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
         tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
-        tests.append(tt)
-        headline[d] = _headline(d, tt, best, float(point[bi]), alpha, policy)
+        part["tests"] = tt
+        part["headline"] = _headline(d, tt, best, float(point[bi]), alpha, policy)
+        return part
+
+    # each dimension on its own; with processes=2 every second one in a forked child
+    parts = map_in_two(one, dims, fork=None if processes > 1 else False)
+    metrics = [row for p in parts for row in p["metrics"]]
+    classes = [row for p in parts for row in p["classes"]]
+    confusion = [row for p in parts for row in p["confusion"]]
+    tests = [p["tests"] for p in parts if p["tests"] is not None]
+    headline = {d: p["headline"] for d, p in zip(dims, parts, strict=True)}
+    excluded = {d: p["excluded"] for d, p in zip(dims, parts, strict=True)}
+    gold_methods = {d: p["gold_method"] for d, p in zip(dims, parts, strict=True)}
+    n_items = {d: p["n_items"] for d, p in zip(dims, parts, strict=True)}
 
     settings = {
         "policy": policy,

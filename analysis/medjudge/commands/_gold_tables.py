@@ -32,7 +32,9 @@ def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -
         from ..analyses.judge_vs_gold import judge_vs_gold
 
         try:
-            jg = judge_vs_gold(study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed))
+            jg = judge_vs_gold(
+                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed), processes=2
+            )
         except ValueError as exc:  # e.g. no gold can be derived
             print(f"\njudges against gold: not computed ({exc})")
         else:

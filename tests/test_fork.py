@@ -1,0 +1,114 @@
+"""Independent parts computed half in a forked child (medjudge._fork.map_in_two)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from medjudge._fork import map_in_two
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork (POSIX)")
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+
+
+def test_every_second_part_is_computed_in_a_child():
+    pids = map_in_two(lambda _x: os.getpid(), range(5), fork=True)
+    me = os.getpid()
+    assert [p == me for p in pids] == [True, False, True, False, True]
+    assert len({pids[1], pids[3]}) == 1  # one child
+
+
+def test_results_are_those_of_the_loop():
+    items = list(range(7))
+    fn = lambda x: {"x": x, "a": np.arange(x) ** 2, "f": pd.DataFrame({"v": [x] * x})}  # noqa: E731
+    got = map_in_two(fn, items, fork=True)
+    for x, r in zip(items, got, strict=True):
+        assert r["x"] == x
+        np.testing.assert_array_equal(r["a"], np.arange(x) ** 2)
+        pd.testing.assert_frame_equal(r["f"], pd.DataFrame({"v": [x] * x}))
+
+
+def test_a_failing_child_leaves_its_parts_to_the_parent():
+    me = os.getpid()
+
+    def fn(x):
+        if os.getpid() != me:
+            raise RuntimeError("only in the child")
+        return x + 1
+
+    assert map_in_two(fn, [1, 2, 3, 4], fork=True) == [2, 3, 4, 5]
+
+
+def test_an_error_of_a_part_is_raised_here():
+    def fn(x):
+        if x == 3:
+            raise ValueError("bad part 3")
+        return x
+
+    with pytest.raises(ValueError, match="bad part 3"):
+        map_in_two(fn, [0, 1, 2, 3], fork=True)  # part 3 is the child's
+
+
+def test_warnings_come_back_in_the_order_of_the_parts():
+    def fn(x):
+        warnings.warn(f"part {x}", UserWarning, stacklevel=1)
+        return x
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        map_in_two(fn, [0, 1, 2, 3], fork=True)
+    assert [str(w.message) for w in caught] == ["part 0", "part 1", "part 2", "part 3"]
+
+
+def test_no_fork_while_another_thread_runs():
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        pids = map_in_two(lambda _x: os.getpid(), range(4))
+    finally:
+        stop.set()
+        t.join()
+    assert set(pids) == {os.getpid()}
+
+
+def test_never_forks_when_told_not_to():
+    assert set(map_in_two(lambda _x: os.getpid(), range(4), fork=False)) == {os.getpid()}
+
+
+def test_judge_vs_gold_is_the_same_in_two_processes(monkeypatch):
+    import medjudge._fork as F
+    from medjudge import Bootstrap
+    from medjudge.analyses.judge_vs_gold import judge_vs_gold
+    from medjudge.data.tables import load_any
+
+    study = load_any(DEMO)
+    forked: list[bool] = []
+    real = F.map_in_two
+
+    def spy(fn, items, *, fork=None):
+        forked.append(fork is not False)
+        return real(fn, items, fork=fork if fork is False else True)
+
+    monkeypatch.setattr("medjudge.analyses.judge_vs_gold.map_in_two", spy)
+    one = judge_vs_gold(study, bootstrap=Bootstrap(200, 3), processes=1)
+    two = judge_vs_gold(study, bootstrap=Bootstrap(200, 3), processes=2)
+    assert forked == [False, True]
+    for name in ("metrics", "classes", "confusion", "baseline_tests"):
+        pd.testing.assert_frame_equal(one.table(name), two.table(name), check_exact=True)
+    assert one.headline == two.headline
+    assert one.settings == two.settings
+
+
+def test_processes_must_be_positive():
+    from medjudge.analyses.judge_vs_gold import judge_vs_gold
+    from medjudge.data.tables import load_any
+
+    with pytest.raises(ValueError, match="processes must be >= 1"):
+        judge_vs_gold(load_any(DEMO), processes=0)
