@@ -259,6 +259,7 @@ def _main(argv: list[str] | None) -> int:
         gc.freeze()
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
+    args.from_command_line = from_command_line  # this process is the command line
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("default")
