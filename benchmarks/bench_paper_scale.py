@@ -3,6 +3,9 @@
 Times, as fresh processes (wall clock, median of ``--runs``, with the 1-minute load average
 before each run — the machine may be shared), the commands a user types:
 
+0. a machine speed gauge: the same fixed numpy/pandas/Python work in every bench (no medjudge),
+   to read the other rows against the machine's speed at the moment (it varied by a third
+   within an hour on the shared 2-core VM);
 1. ``medjudge --help`` (target <= 0.3 s) against ``python -c pass``;
 2. ``medjudge run data/demo --report none`` (target <= 1.5 s, start-up included);
 3. ``medjudge run data/demo`` — the tables and both reports, HTML and PDF (target <= 10 s);
@@ -38,6 +41,22 @@ render_reports(sys.argv[1], out=sys.argv[2], share=mode == "share", exchange=mod
 """
 
 
+#: the same fixed work in every bench (imports, numpy, pandas, a Python loop; no medjudge): its
+#: time shows how fast the machine runs at that moment (it varies by a third on the shared VM)
+GAUGE = """
+import numpy as np, pandas as pd
+rng = np.random.default_rng(0)
+x = rng.random(2_000_000)
+for _ in range(3):
+    np.sort(x)
+df = pd.DataFrame({"g": rng.integers(0, 1000, 1_000_000), "v": rng.random(1_000_000)})
+df.groupby("g")["v"].mean()
+s = 0
+for i in range(2_000_000):
+    s += i
+"""
+
+
 def _time(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
@@ -62,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         out = str(Path(tmp) / "out")
         cases = {
             "python -c pass": (["-c", "pass"], None),
+            "machine speed gauge (fixed numpy/pandas/Python work)": (["-c", GAUGE], None),
             "medjudge --help": ([*cli, "--help"], 0.3),
             "medjudge run data/demo --report none": (
                 [*cli, "run", str(DEMO), "--out", out, "--report", "none"], 1.5),
