@@ -67,17 +67,22 @@ def test_kernel_does_not_wait_when_the_renderer_failed(tmp_path, monkeypatch):
     assert shared._bundle() is None  # returns at once: no precomputed results
 
 
-def test_shared_and_unshared_reports_are_byte_identical(tmp_path):
+def test_shared_and_unshared_reports_are_byte_identical(tmp_path, monkeypatch):
     pytest.importorskip("nbclient")
     from medjudge.commands.report import render_reports
 
+    # a study the caller loaded from a relative path is not handed over as it is: its file
+    # paths are relative to a folder the kernels do not run in (it used to fail the render)
+    monkeypatch.chdir(ROOT)
+    relative = load_any(Path("data") / "demo")
     out = {}
-    for share in (True, False):
-        dest = tmp_path / f"share{int(share)}"
+    for variant, share, study in (("shared", True, None), ("unshared", False, None),
+                                  ("given relative", True, relative)):  # fmt: skip
+        dest = tmp_path / variant.replace(" ", "_")
         res = render_reports(
             DEMO, kinds=["audit"], out=dest, to="html", resamples=50, share=share,
-            command="medjudge report data/demo",
+            command="medjudge report data/demo", study=study,
         )  # fmt: skip
-        out[share] = res["audit"]["html"].read_bytes()
+        out[variant] = res["audit"]["html"].read_bytes()
         assert not [p for p in os.listdir(dest) if p.startswith(".")]
-    assert out[True] == out[False]
+    assert out["shared"] == out["unshared"] == out["given relative"]

@@ -224,6 +224,10 @@ def _share(
     def work() -> None:
         try:
             st = study
+            if st is not None and not all(Path(p).is_absolute() for p in st.sources):
+                # read from a relative path: the kernels run in another folder and read the
+                # study's files (provenance) by these paths; load it as they would
+                st = None
             if st is None:
                 from ..data.tables import load_any
 
