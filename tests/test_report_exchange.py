@@ -64,10 +64,22 @@ def test_helper_leaves_what_the_other_kernel_claimed(study, tmp_path, monkeypatc
     assert exchange.get(ctx, "slow", lambda: "mine") == "mine"
 
 
-def test_helped_kernel_computes_when_the_helper_failed(study, tmp_path, monkeypatch):
-    monkeypatch.setenv(exchange.EXCHANGE_ENV, str(tmp_path))
+def _as_helper(monkeypatch, folder):
+    """This process plays the audit kernel, in its help phase."""
+    monkeypatch.setenv(exchange.EXCHANGE_ENV, str(folder))
     monkeypatch.setenv(exchange.HELP_ENV, "judges")
     monkeypatch.setitem(exchange._state, "helping", True)
+
+
+def _as_helped(monkeypatch):
+    """This process now plays the judge kernel, waiting at most 30 s."""
+    monkeypatch.setitem(exchange._state, "helping", False)
+    monkeypatch.delenv(exchange.HELP_ENV)
+    monkeypatch.setenv(shared.WAIT_ENV, "30")
+
+
+def test_helped_kernel_computes_when_the_helper_failed(study, tmp_path, monkeypatch):
+    _as_helper(monkeypatch, tmp_path)
     ctx = _ctx(study)
 
     def boom():
@@ -75,24 +87,18 @@ def test_helped_kernel_computes_when_the_helper_failed(study, tmp_path, monkeypa
 
     with pytest.raises(ValueError):
         exchange.get(ctx, "broken", boom)
-    monkeypatch.setitem(exchange._state, "helping", False)
-    monkeypatch.delenv(exchange.HELP_ENV)
-    monkeypatch.setenv(shared.WAIT_ENV, "30")
+    _as_helped(monkeypatch)
     assert exchange.get(ctx, "broken", lambda: "recomputed") == "recomputed"
 
 
 def test_helped_kernel_computes_what_the_helper_could_not_publish(study, tmp_path, monkeypatch):
     import threading
 
-    monkeypatch.setenv(exchange.EXCHANGE_ENV, str(tmp_path))
-    monkeypatch.setenv(exchange.HELP_ENV, "judges")
-    monkeypatch.setitem(exchange._state, "helping", True)
+    _as_helper(monkeypatch, tmp_path)
     ctx = _ctx(study)
     with pytest.raises(Exception):  # noqa: B017 - pickle's own error type
         exchange.get(ctx, "unpicklable", lambda: threading.Lock())
-    monkeypatch.setitem(exchange._state, "helping", False)
-    monkeypatch.delenv(exchange.HELP_ENV)
-    monkeypatch.setenv(shared.WAIT_ENV, "30")
+    _as_helped(monkeypatch)
     assert exchange.get(ctx, "unpicklable", lambda: "recomputed") == "recomputed"
     assert not list(tmp_path.glob("*.part"))
 
