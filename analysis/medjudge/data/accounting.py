@@ -36,7 +36,9 @@ def summary(study: Study) -> dict[str, object]:
         "status": _most_common(r["status"]),
         "status_per_judge": {
             rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
-            for rater, g in r[r["role"] == "judge"].groupby("rater", sort=False)
+            for rater, g in r.loc[r["role"] == "judge", ["rater", "status"]].groupby(
+                "rater", sort=False
+            )
         },
         "verdicts_without_value": int(r["value"].isna().sum()),
         "not_ok_reasons": (

@@ -1,0 +1,82 @@
+"""numpy.f2py / numpy.testing deferred on the command line (medjudge._lazy_imports)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+
+def _python(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_scipy_no_longer_runs_them_and_a_user_gets_the_real_modules() -> None:
+    out = _python(
+        """
+        import sys
+        from medjudge._lazy_imports import defer_numpy_extras
+        print(defer_numpy_extras())
+        import scipy.special, scipy.stats
+        print(type(sys.modules["numpy.f2py"]).__name__, "charset_normalizer" in sys.modules)
+        import numpy, numpy.testing
+        numpy.testing.assert_allclose(1.0, 1.0)  # the first attribute access runs it
+        print(type(numpy.testing).__name__, callable(numpy.f2py.run_main))
+        """
+    )
+    assert out.splitlines() == [
+        "['numpy.f2py', 'numpy.testing']",
+        "_LazyModule False",
+        "module True",
+    ]
+
+
+def test_without_it_scipy_imports_them() -> None:
+    # the reason for the module: if scipy stops doing this, the deferral can go
+    out = _python(
+        """
+        import sys, scipy.special
+        print("numpy.f2py" in sys.modules, "numpy.testing" in sys.modules)
+        """
+    )
+    assert out == "True True"
+
+
+def test_already_imported_or_not_numpy_is_left_alone() -> None:
+    out = _python(
+        """
+        import sys, numpy.testing
+        from medjudge._lazy_imports import defer_numpy_extras
+        print(defer_numpy_extras(("numpy.testing", "json.decoder", "numpy.no_such_module")))
+        print(type(sys.modules["numpy.testing"]).__name__)
+        """
+    )
+    assert out.splitlines() == ["[]", "module"]
+
+
+def test_the_command_line_defers_them_and_the_results_do_not_change(tmp_path) -> None:
+    from medjudge.cli import main
+
+    study, a, b = (str(tmp_path / x) for x in ("sim", "cli", "in_process"))
+    assert main(["simulate", "--items", "60", "--out", study, "--quiet"]) == 0
+    out = _python(
+        f"""
+        import sys, medjudge.cli as cli
+        cli._exit_now = lambda code: None
+        sys.argv = ["medjudge", "run", {study!r}, "--report", "none", "--out", {a!r}, "--quiet"]
+        cli.main()
+        print(type(sys.modules["numpy.f2py"]).__name__)
+        """
+    )
+    assert out.splitlines()[-1] == "_LazyModule"
+    # in-process main(argv) (notebooks, tests) leaves numpy as it is; the tables are the same
+    assert main(["run", study, "--report", "none", "--out", b, "--quiet"]) == 0
+    tables = sorted(p.name for p in (tmp_path / "cli").glob("*.csv"))
+    assert "judge_vs_gold.csv" in tables
+    for name in [*tables, "validation.json"]:
+        assert (tmp_path / "cli" / name).read_bytes() == (
+            tmp_path / "in_process" / name
+        ).read_bytes()
