@@ -85,15 +85,21 @@ def plurality_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, di
     }
 
 
+def resolve_gold_method(study: Study, dimension: str, method: GoldMethod) -> GoldMethod:
+    """The method ``"auto"`` stands for: ``supplied`` when the study has a gold table, else
+    ``majority`` (categorical scale) or ``mean`` of the experts; other methods unchanged."""
+    if method != "auto":
+        return method
+    if study.gold_table is not None:
+        return "supplied"
+    return "majority" if study.scales[dimension].is_categorical else "mean"
+
+
 def derive_gold(study: Study, dimension: str, method: GoldMethod, reference: str | None) -> Gold:
     """Gold label of one dimension of ``study`` by ``method`` (see :meth:`Study.gold
     <medjudge.data.model.Study.gold>`, which caches it)."""
     scale = study.scales[dimension]
-    if method == "auto":
-        if study.gold_table is not None:
-            method = "supplied"
-        else:
-            method = "majority" if scale.is_categorical else "mean"
+    method = resolve_gold_method(study, dimension, method)
     if method == "mean":
         if not study.experts:
             raise ValueError("no expert ratings: mean gold is impossible; use supplied gold")

@@ -282,7 +282,7 @@ class _Rows:
     _SHARED = tuple(c for c in _COLUMNS if c not in ("dimension", "value"))
 
     def __init__(self) -> None:
-        self.shared: tuple[list, ...] = tuple([] for _ in self._SHARED)
+        self.records: list[tuple] = []  # the shared columns of each record, in _SHARED order
         self.counts: list[int] = []
         self.dimensions: list[str] = []
         self.values: list = []
@@ -311,8 +311,7 @@ class _Rows:
         self.counts.append(len(dimensions))
         self.dimensions.extend(dimensions)
         self.values.extend(values)
-        for column, value in zip(self.shared, (item, rater, role, *rest), strict=True):
-            column.append(value)
+        self.records.append((item, rater, role, *rest))
 
     def frame(self) -> pd.DataFrame:
         """The rows as ``pd.DataFrame.from_records(rows, columns=_COLUMNS)`` would give them.
@@ -322,7 +321,8 @@ class _Rows:
         other column is inferred by pandas as before (same values and dtypes).
         """
         counts = np.asarray(self.counts, dtype=np.intp)
-        per_row = dict(zip(self._SHARED, self.shared, strict=True))
+        shared = [list(c) for c in zip(*self.records, strict=True)] or [[] for _ in self._SHARED]
+        per_row = dict(zip(self._SHARED, shared, strict=True))
         text = pd.Series(["x"]).dtype
         if getattr(text, "storage", None) != "pyarrow":
             rows_of = np.repeat(np.arange(len(counts)), counts)

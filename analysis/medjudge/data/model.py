@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import accounting
 from .errors import InputError
-from .gold import Gold, GoldMethod, derive_gold
+from .gold import Gold, GoldMethod, derive_gold, resolve_gold_method
 from .outcomes import JudgeOutcomes, judge_outcomes
 from .ratings import ROLES, _normalise_ratings, _validate
 from .scale import Scale
@@ -106,6 +106,9 @@ class Study:
 
     def __post_init__(self) -> None:
         self.ratings = _normalise_ratings(self.ratings)
+        self._codes: dict[str, np.ndarray] = {}
+        self._views: dict[object, object] = {}
+        self._views_of: pd.DataFrame | None = None  # the checks below fill the caches too
         self.items = self.items.copy()
         if "item" not in self.items.columns:
             raise InputError("items table has no 'item' column")
@@ -136,9 +139,6 @@ class Study:
         bad = [r for r in self.exchangeable if r not in ROLES]
         if bad:
             raise InputError(f"exchangeable roles must be among {ROLES}, got {bad}")
-        self._codes: dict[str, np.ndarray] = {}
-        self._views: dict[object, object] = {}
-        self._views_of: pd.DataFrame | None = None
 
     def _cached(self, key: object, compute):  # noqa: ANN001, ANN202
         """Memoise a derived view of ``ratings`` (categorical codes, rater lists, row masks).
@@ -297,6 +297,8 @@ class Study:
           ``human_answer``).
         * ``auto`` — ``supplied`` when a gold table exists, else ``majority`` of the experts.
         """
+        if dimension in self.scales:  # "auto" and the method it stands for: one cache entry
+            method = resolve_gold_method(self, dimension, method)
         return self._cached(
             ("gold", dimension, method, reference),
             lambda: derive_gold(self, dimension, method, reference),

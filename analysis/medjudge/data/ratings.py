@@ -67,8 +67,9 @@ def _validate(study: Study) -> None:
             line=_line(row),
             column="status",
         )
+    has_value = r["value"].notna().to_numpy()
     for dim, scale in study.scales.items():
-        sub = r.loc[(r["dimension"] == dim).to_numpy() & r["value"].notna().to_numpy(), "value"]
+        sub = r.loc[study._rows(dim) & has_value, "value"]
         # each distinct label checked once (the first row holding a bad one is named);
         # categories compare as text, as Scale.contains does (1 and 1.0 are different)
         keys = sub.astype(str) if scale.is_categorical else sub
