@@ -36,6 +36,7 @@ from ..stats.confusion import (
     gold_kappa_core,
     ordinal_error_rates,
 )
+from ..stats.groups import group_codes
 from ..stats.mcnemar import clustered_mcnemar, mcnemar
 from ..stats.multiplicity import adjust_pvalues
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
@@ -223,7 +224,11 @@ def judge_vs_gold(
     if not dims:
         raise ValueError("no categorical dimension: judges against gold needs category labels")
     clusters, cluster_col = cluster_ids(study, cluster)
-    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
+    # integer codes in sorted-label order: every clustered statistic below groups (and orders
+    # its clusters) exactly as with the labels, without sorting text again per judge and class
+    cluster_of = (
+        None if clusters is None else pd.Series(group_codes(clusters)[0], index=study.item_ids)
+    )
     judges = list(study.judges)
 
     def one(d: str) -> dict[str, Any]:

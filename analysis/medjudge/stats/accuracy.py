@@ -34,6 +34,7 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 
+from medjudge.stats.groups import group_codes
 from medjudge.stats.intervals import (
     clopper_pearson_interval,
     effective_n,
@@ -151,9 +152,8 @@ def accuracy_arrays(
         s = e
         c = (m > 0).sum(0)
     else:
-        _, cc = np.unique(np.asarray(clusters), return_inverse=True)
-        cc = cc.ravel()
-        s = np.zeros((int(cc.max()) + 1, e.shape[1]))
+        cc, n_cl = group_codes(clusters)
+        s = np.zeros((n_cl, e.shape[1]))
         np.add.at(s, cc, e)
         cm = np.zeros_like(s)
         np.add.at(cm, cc, m)
@@ -217,9 +217,8 @@ def _jackknife_accuracy(y: np.ndarray, m: np.ndarray, clusters: np.ndarray | Non
     if clusters is None:
         sy, sm = (m * y), m
     else:
-        _, cc = np.unique(np.asarray(clusters), return_inverse=True)
-        cc = cc.ravel()
-        sy = np.zeros((int(cc.max()) + 1, y.shape[1]))
+        cc, n_cl = group_codes(clusters)
+        sy = np.zeros((n_cl, y.shape[1]))
         sm = np.zeros_like(sy)
         np.add.at(sy, cc, m * y)
         np.add.at(sm, cc, m)

@@ -45,6 +45,7 @@ import numpy as np
 from .accuracy import POLICIES
 from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
+from .groups import group_codes
 from .intervals import mean_ci, wilson_interval
 
 Policy = Literal["wrong", "exclude", "half"]
@@ -215,8 +216,7 @@ def rate_intervals(
     out = {k: np.full(cols, np.nan) for k in keys}
     # integer codes in sorted-label order, once: every column's clusters then group (and sum)
     # exactly as the labels would, without sorting strings again for each column
-    cl = None if clusters is None else np.unique(np.asarray(clusters), return_inverse=True)[1]
-    cl = None if cl is None else cl.ravel()
+    cl = None if clusters is None else group_codes(clusters)[0]
     for c in range(cols):
         rows = m[:, c]
         n = int(rows.sum())
@@ -236,7 +236,7 @@ def rate_intervals(
         out["se"][c] = float(se)
         out["ci_low"][c] = float(lo)
         out["ci_high"][c] = float(hi)
-        out["n_clusters"][c] = n if cl is None else len(np.unique(cl[rows]))
+        out["n_clusters"][c] = n if cl is None else group_codes(cl[rows])[1]
     return out
 
 

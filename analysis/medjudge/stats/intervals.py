@@ -32,6 +32,7 @@ import numpy as np
 from scipy.special import ndtri, stdtrit
 
 from medjudge._lazy import stats
+from medjudge.stats.groups import group_codes
 from medjudge.stats.results import Estimate
 
 ProportionMethod = Literal["wilson", "clopper-pearson", "wald", "jeffreys"]
@@ -213,9 +214,7 @@ def _cluster_sum(e: np.ndarray, clusters: np.ndarray | None) -> tuple[np.ndarray
     """Sum rows of ``e`` (n, ...) within clusters -> (C, ...)."""
     if clusters is None:
         return e, e.shape[0]
-    _, codes = np.unique(np.asarray(clusters), return_inverse=True)
-    codes = codes.ravel()
-    c = int(codes.max()) + 1
+    codes, c = group_codes(clusters)
     out = np.zeros((c,) + e.shape[1:])
     np.add.at(out, codes, e)
     return out, c

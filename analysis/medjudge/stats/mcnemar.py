@@ -17,6 +17,7 @@ from scipy.special import chdtrc
 
 from medjudge._lazy import stats
 from medjudge.stats.accuracy import Policy, apply_policy
+from medjudge.stats.groups import group_codes
 from medjudge.stats.results import TestResult
 
 McNemarMethod = Literal["midp", "exact", "asymptotic", "asymptotic-cc"]
@@ -158,8 +159,8 @@ def clustered_mcnemar(y1: np.ndarray, y2: np.ndarray, clusters: np.ndarray) -> T
     y2 = np.asarray(y2, dtype=float)
     ok = ~(np.isnan(y1) | np.isnan(y2))
     d = (y1[ok] > 0.5).astype(float) - (y2[ok] > 0.5).astype(float)
-    _, cc = np.unique(np.asarray(clusters)[ok], return_inverse=True)
-    s = np.bincount(cc.ravel(), weights=d)
+    cc, _ = group_codes(np.asarray(clusters)[ok])
+    s = np.bincount(cc, weights=d)
     den = float(np.sum(s**2))
     stat = float(s.sum() ** 2 / den) if den > 0 else 0.0
     p = float(chdtrc(1, stat)) if den > 0 else 1.0  # chi2(1).sf without importing scipy.stats
@@ -191,9 +192,7 @@ def _clustered_mcnemar_matrix(
     ``G_ii + G_jj - 2 G_ij`` with the ``J x J`` Gram matrix ``G = C^T C``; otherwise one
     segment sum per pair (O(n) memory).
     """
-    _, cc = np.unique(np.asarray(clusters), return_inverse=True)
-    cc = cc.ravel()
-    g = int(cc.max()) + 1 if cc.size else 0
+    cc, g = group_codes(clusters)
     n_j = y.shape[1]
     ym = y * m
     if np.all(m == 1):

@@ -26,6 +26,8 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from .groups import group_codes
+
 Method = Literal["multinomial", "poisson"]
 
 
@@ -239,11 +241,7 @@ def _codes(labels: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
     labels = np.asarray(labels)
     if labels.shape != (n,):
         raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
-    _, codes = np.unique(
-        labels.astype(str) if labels.dtype == object else labels, return_inverse=True
-    )
-    codes = codes.ravel()
-    return codes, int(codes.max()) + 1 if n else 0
+    return group_codes(labels.astype(str) if labels.dtype == object else labels)
 
 
 def resample_weights(
