@@ -112,3 +112,87 @@ def test_processes_must_be_positive():
 
     with pytest.raises(ValueError, match="processes must be >= 1"):
         judge_vs_gold(load_any(DEMO), processes=0)
+
+
+# ---- a job beside the parts (beside_next_fork): run's accuracy table in the map's child
+def _forks_here() -> bool:
+    from medjudge._fork import can_fork
+
+    return can_fork()
+
+
+def test_the_child_parts_leave_room_for_the_job_beside():
+    from medjudge._fork import _child_parts
+
+    assert _child_parts(6, 0) == [1, 3, 5]
+    assert _child_parts(6, 2) == [1, 3]  # child: job + 2 parts, here: 4 parts
+    assert _child_parts(7, 1) == [1, 3, 5]
+    assert _child_parts(2, 2) == []  # the child computes only the job
+    assert _child_parts(3, 9) == []
+
+
+def test_the_job_beside_is_computed_by_the_child_with_fewer_parts():
+    if not _forks_here():
+        pytest.skip("no fork here (one usable core or other threads)")
+    from medjudge._fork import beside_next_fork
+
+    me = os.getpid()
+    with beside_next_fork(os.getpid, weight=2) as side:
+        pids = map_in_two(lambda _x: os.getpid(), range(6))
+    child = side.result()
+    assert child != me
+    assert pids == [me, child, me, child, me, me]
+
+
+def test_the_job_beside_without_a_map_or_with_a_failing_child_is_computed_here():
+    from medjudge._fork import beside_next_fork
+
+    me = os.getpid()
+    with beside_next_fork(os.getpid) as side:
+        pass  # no map_in_two in the block
+    assert side.result() == me
+
+    def only_here():
+        if os.getpid() != me:
+            raise RuntimeError("fails in the child")
+        return "here"
+
+    with beside_next_fork(only_here, weight=1) as side:
+        assert map_in_two(lambda x: x + 1, [1, 2, 3], fork=True) == [2, 3, 4]
+    assert side.result() == "here"
+
+
+def test_warnings_of_the_job_beside_come_with_its_result():
+    from medjudge._fork import beside_next_fork
+
+    def job():
+        warnings.warn("from the job", UserWarning, stacklevel=1)
+        return 1
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with beside_next_fork(job, weight=1) as side:
+            map_in_two(lambda x: x, [0, 1, 2], fork=True)
+        assert side.result() == 1
+        assert [str(w.message) for w in caught] == ["from the job"]
+        assert side.result() == 1  # a second call: the same result, the warning not again
+        assert len(caught) == 1
+
+
+def test_run_tables_are_the_same_without_any_fork(tmp_path, monkeypatch):
+    import medjudge._fork as F
+    from medjudge.cli import main
+
+    if not F.can_fork():
+        pytest.skip("no fork here (one usable core or other threads)")
+    assert (
+        main(["run", str(DEMO), "--report", "none", "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    )
+    monkeypatch.setattr(F, "can_fork", lambda: False)
+    assert (
+        main(["run", str(DEMO), "--report", "none", "--out", str(tmp_path / "b"), "--quiet"]) == 0
+    )
+    names = sorted(p.name for p in (tmp_path / "a").iterdir() if p.name != "MANIFEST.json")
+    assert {"accuracy.csv", "judge_vs_gold.csv", "validation.json"} <= set(names)
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

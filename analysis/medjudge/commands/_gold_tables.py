@@ -15,46 +15,73 @@ Each part that does not apply to the study is named with the reason on standard 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from medjudge.stats.resampling import Bootstrap
 
 from ..data.model import Study
 from ..report.escape import spreadsheet_frame as safe_csv
 
+if TYPE_CHECKING:
+    from ..analyses.judge_vs_gold import JudgeGoldResult
+    from ..analyses.score_study import ScoreStudyResult
 
-def write_gold_tables(study: Study, out: Path, *, seed: int, n_resamples: int) -> list[Path]:
-    """Compute and write the tables above; print the headlines. Returns the files written."""
-    written: list[Path] = []
+
+@dataclass
+class GoldTables:
+    """What :func:`compute_gold_tables` found, for :func:`write_gold_tables`."""
+
+    judges: JudgeGoldResult | None = None  # None: no categorical dimension, or see ``why``
+    why_not: str | None = None  # why the judges were not compared with gold
+    scores: ScoreStudyResult | None = None  # None: no score dimension
+
+
+def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTables:
+    """Judges against gold on the categorical dimensions and the score tables (nothing
+    printed or written; :func:`write_gold_tables` does that)."""
+    parts = GoldTables()
     cat = [d for d in study.dimensions if study.scales[d].is_categorical]
     num = [d for d in study.dimensions if not study.scales[d].is_categorical]
     if cat and study.judges:
         from ..analyses.judge_vs_gold import judge_vs_gold
 
         try:
-            jg = judge_vs_gold(
+            parts.judges = judge_vs_gold(
                 study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed), processes=2
             )
         except ValueError as exc:  # e.g. no gold can be derived
-            print(f"\njudges against gold: not computed ({exc})")
-        else:
-            print("\njudges against gold and the trivial baselines:")
-            for d in jg.settings["dimensions"]:
-                print(f"  {jg.headline[d]}")
-            for name, fname in (
-                ("metrics", "judge_vs_gold.csv"),
-                ("classes", "per_class.csv"),
-                ("confusion", "confusion.csv"),
-                ("baseline_tests", "baseline_tests.csv"),
-            ):
-                safe_csv(jg.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
-                written.append(out / fname)
+            parts.why_not = str(exc)
     elif cat:
-        print("\njudges against gold: not computed (the study has no judges)")
+        parts.why_not = "the study has no judges"
     if num:
         from ..analyses.score_study import score_study
 
-        sc = score_study(study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed))
+        parts.scores = score_study(study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed))
+    return parts
+
+
+def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
+    """Write the tables above into ``out``; print the headlines. Returns the files written."""
+    written: list[Path] = []
+    jg = parts.judges
+    if parts.why_not is not None:
+        print(f"\njudges against gold: not computed ({parts.why_not})")
+    elif jg is not None:
+        print("\njudges against gold and the trivial baselines:")
+        for d in jg.settings["dimensions"]:
+            print(f"  {jg.headline[d]}")
+        for name, fname in (
+            ("metrics", "judge_vs_gold.csv"),
+            ("classes", "per_class.csv"),
+            ("confusion", "confusion.csv"),
+            ("baseline_tests", "baseline_tests.csv"),
+        ):
+            safe_csv(jg.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
+            written.append(out / fname)
+    sc = parts.scores
+    if sc is not None:
         print("\nscore dimensions:")
         for d in sc.settings["dimensions"]:
             print(f"  {sc.headline[d]}")

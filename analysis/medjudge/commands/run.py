@@ -102,10 +102,25 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
+    from .._fork import beside_next_fork
+    from ._gold_tables import compute_gold_tables, write_gold_tables
+
     why_not = _no_accuracy_reason(study)
-    if why_not is None:
+    # the accuracy table is computed by the forked child that takes part of the judges
+    # against gold (medjudge._fork.map_in_two); it costs about two of their dimensions.
+    # Without that child (one core, the report threads running) it is computed here, after
+    # them; its warnings are issued when it is received, after theirs.
+    accuracy = None
+    with contextlib.ExitStack() as stack:
+        if why_not is None:
+            accuracy = stack.enter_context(
+                beside_next_fork(lambda: accuracy_table(study), weight=2)
+            )
+        with progress(args, "judges against gold and score tables"):
+            gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
+    if accuracy is not None:
         with progress(args, "accuracy against gold"):
-            acc = accuracy_table(study)
+            acc = accuracy.result()
         safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
         written.append(out / "accuracy.csv")
         head = acc[acc["policy"] == "wrong"].pivot(
@@ -125,12 +140,7 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         )
     else:
         print(f"\naccuracy against gold not computed: {why_not}")
-    from ._gold_tables import write_gold_tables
-
-    with progress(args, "judges against gold and score tables"):
-        return written[1:] + list(
-            write_gold_tables(study, out, seed=args.seed, n_resamples=args.resamples)
-        )
+    return written[1:] + write_gold_tables(gold, out)
 
 
 class _Reports:
