@@ -415,3 +415,30 @@ def test_hanna_long_table_loads_with_its_mapping(tmp_path):
     assert len(s.experts) == 3 and len(s.judges) == 20
     assert s.load_counts["verdicts_invalid"] == 1051
     assert len(s.ratings) == 19_008 + 126_720
+
+
+# ---- the Med-RewardBench loader's row store against pandas' own from_records
+@pytest.mark.parametrize("missing_lines", [False, True])
+def test_rows_frame_is_what_from_records_gives(missing_lines):
+    from medjudge.data.medrewardbench import _COLUMNS, _Rows
+
+    rows = _Rows()
+    expected = []
+    dims = ["accuracy", "overall"]
+    for k in range(40):
+        line = float("nan") if missing_lines and k % 7 == 3 else k + 1
+        note = None if k % 3 else "no verdict"
+        raw = "[[A]]" if k % 5 else None
+        values = ["A", None] if k % 4 else ["B", "A"]
+        shared = (f"q{k}", f"judge{k % 3}", "judge", "AB", raw, "ok", "1", "f.jsonl", line, note)
+        rows.extend(dims, values, *shared)
+        for d, v in zip(dims, values, strict=True):
+            expected.append(shared[:3] + (d, v) + shared[3:])
+    rows.append(("q0", "e1", "expert", "accuracy", "A", "AB", np.nan, "ok", np.nan, "x", 7, np.nan))
+    expected.append(
+        ("q0", "e1", "expert", "accuracy", "A", "AB", np.nan, "ok", np.nan, "x", 7, np.nan)
+    )
+    got = rows.frame()
+    want = pd.DataFrame.from_records(expected, columns=list(_COLUMNS))
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert str(got["line"].dtype) == ("float64" if missing_lines else "int64")

@@ -348,6 +348,10 @@ class _Rows:
             except (pa.ArrowInvalid, pa.ArrowTypeError):
                 arr = None  # not all text (numbers …): pandas decides
             if arr is None or arr.null_count == len(arr):  # no text at all: pandas decides too
+                if once and values and all(type(v) in (int, float) for v in values):
+                    # line numbers (NaN: none): the int64 / float64 array pandas would infer
+                    data[name] = np.repeat(np.asarray(values), counts)
+                    continue
                 if once:
                     values = np.repeat(np.array(values, dtype=object), counts).tolist()
                 data[name] = values
