@@ -119,20 +119,15 @@ def load_medrewardbench(
             )
         for d in dimensions:
             v = ha.get(d)
-            if v is not None and str(v).strip().upper() not in ("A", "B"):
+            label = None if v is None else _ab_label(v)
+            if v is not None and label is None:
                 raise InputError(
                     f"label {v!r} for {d!r} is outside the declared scale A/B",
                     file=f,
                     line=ln,
                     column=f"human_answer.{d}",
                 )
-            gold_rows.append(
-                {
-                    "item": qid,
-                    "dimension": d,
-                    "value": None if v is None else str(v).strip().upper(),
-                }
-            )
+            gold_rows.append({"item": qid, "dimension": d, "value": label})
         attrs = {
             k: v
             for k, v in rec.items()
@@ -169,7 +164,8 @@ def load_medrewardbench(
                 if v is None or v == "":
                     counts["expert_labels_missing"] = counts.get("expert_labels_missing", 0) + 1
                     continue
-                if str(v).strip().upper() not in ("A", "B"):
+                label = _ab_label(v)
+                if label is None:
                     raise InputError(
                         f"label {v!r} for {d!r} is outside the declared scale A/B",
                         file=ef,
@@ -177,7 +173,7 @@ def load_medrewardbench(
                         column=f"labels.{d}",
                     )
                 dims.append(d)
-                values.append(str(v).strip().upper())
+                values.append(label)
             ratings.extend(
                 dims, values, qid, str(rec["annotator"]), "expert", "AB", np.nan, "ok", np.nan,
                 ef_name, ln, np.nan,
@@ -193,7 +189,8 @@ def load_medrewardbench(
                 file=pf,
                 hint=f"rename it or move it out of {PRED_DIR}/",
             )
-    parsed_text: dict[str, ParsedVerdict] = {}
+    # verdict text -> its parse and values in the two presentation orders
+    parsed_text: dict[str, tuple[ParsedVerdict, list, list]] = {}
     judged_any = False
     # (judge, order, run) -> items with a prediction line, and the last file that had any:
     # a judge's predictions may be split over several files (the documented glob allows it)
@@ -214,15 +211,15 @@ def load_medrewardbench(
             run = str(rec.get("run", "1"))
             raw = rec["chosen_answer"]
             if isinstance(raw, str):  # judges repeat themselves: parse each distinct text once
-                parsed = parsed_text.get(raw)
-                if parsed is None:
-                    parsed = parsed_text[raw] = parse_verdict(raw, dimensions, broadcast=broadcast)
+                known = parsed_text.get(raw)
+                if known is None:
+                    known = parsed_text[raw] = _parsed(raw, dimensions, broadcast)
+                parsed, as_ab, as_ba = known
+                raw_text = raw
             else:
-                parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
-            raw_text = raw if isinstance(raw, str) else _dump(raw)
-            values = [parsed.choices[d] for d in dimensions]
-            if order == "BA":
-                values = [None if v is None else _FLIP[v] for v in values]
+                parsed, as_ab, as_ba = _parsed(raw, dimensions, broadcast)
+                raw_text = _dump(raw)
+            values = as_ba if order == "BA" else as_ab
             # one row per dimension; every other column is the same for all of them
             ratings.extend(
                 dimensions, values, qid, judge, "judge", order, raw_text, parsed.status, run,
@@ -377,6 +374,27 @@ def _known_item(
             hint="check that the file belongs to this bundle",
         )
     return qid
+
+
+#: the labels as they are usually written, and their canonical form
+_AB = {"A": "A", "B": "B", "a": "A", "b": "B"}
+
+
+def _ab_label(v: object) -> str | None:
+    """``"A"``/``"B"`` for a label (case and surrounding spaces ignored), else ``None``."""
+    label = _AB.get(v) if isinstance(v, str) else None
+    if label is None:
+        label = str(v).strip().upper()
+    return label if label in ("A", "B") else None
+
+
+def _parsed(
+    raw: object, dimensions: tuple[str, ...], broadcast: bool
+) -> tuple[ParsedVerdict, list, list]:
+    """A verdict's parse and its values per dimension in order AB and mapped back from BA."""
+    parsed = parse_verdict(raw, dimensions, broadcast=broadcast)
+    as_ab = [parsed.choices[d] for d in dimensions]
+    return parsed, as_ab, [None if v is None else _FLIP[v] for v in as_ab]
 
 
 def _judge_from_stem(stem: str) -> str:
