@@ -80,3 +80,20 @@ def test_the_command_line_defers_them_and_the_results_do_not_change(tmp_path) ->
         assert (tmp_path / "cli" / name).read_bytes() == (
             tmp_path / "in_process" / name
         ).read_bytes()
+
+
+def test_report_kernels_defer_them_and_keep_the_namespace_clean(tmp_path) -> None:
+    import nbformat
+
+    from medjudge.report.render import execute_notebook
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "import sys, scipy.special\n"
+            "print(type(sys.modules['numpy.f2py']).__name__, "
+            "sorted(k for k in dir() if 'lazy' in k))"
+        )
+    ]
+    out = execute_notebook(nb, cwd=tmp_path)
+    assert out.cells[0].outputs[0]["text"] == "_LazyModule []\n"
