@@ -84,7 +84,6 @@ def test_the_command_line_defers_them_and_the_results_do_not_change(tmp_path) ->
 
 def test_report_kernels_defer_them_and_keep_the_namespace_clean(tmp_path) -> None:
     import nbformat
-
     from medjudge.report.render import execute_notebook
 
     nb = nbformat.v4.new_notebook()
