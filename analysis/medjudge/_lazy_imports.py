@@ -9,9 +9,10 @@ s of the command line's start-up, a sixth of ``medjudge run`` on the paper-scale
 
 :func:`defer_numpy_extras` registers both with :class:`importlib.util.LazyLoader`, the standard
 library's lazy import: the module object exists, and its code runs on the first attribute
-access, so any code that does use them gets the real modules. It is called only by the command
-line (``medjudge.cli``), never on ``import medjudge``, so notebooks, tests and programs see
-numpy as it is.
+access, so any code that does use them gets the real modules. It is called by the command
+line (``medjudge.cli``) and at the start of each report kernel
+(``medjudge.report.render.KERNEL_START``), never on ``import medjudge``: notebooks, tests and
+programs see numpy as it is.
 
 Examples
 --------
