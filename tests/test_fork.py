@@ -131,24 +131,41 @@ def test_the_child_parts_leave_room_for_the_job_beside():
     assert _child_parts(3, 9) == []
 
 
-def test_the_job_beside_is_computed_by_the_child_with_fewer_parts():
-    if not _forks_here():
-        pytest.skip("no fork here (one usable core or other threads)")
-    from medjudge._fork import beside_next_fork
+def _fresh_python(code: str) -> str:
+    """Run ``code`` in a new interpreter (no leftover threads of other tests: forks allowed)."""
+    import subprocess
+    import sys
+    import textwrap
 
-    me = os.getpid()
-    with beside_next_fork(os.getpid, weight=2) as side:
-        pids = map_in_two(lambda _x: os.getpid(), range(6))
-    child = side.result()
-    assert child != me
-    assert pids == [me, child, me, child, me, me]
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_the_job_beside_is_computed_by_the_child_with_fewer_parts():
+    from medjudge._fork import usable_cores
+
+    if usable_cores() < 2:
+        pytest.skip("one usable core: no fork")
+    out = _fresh_python(
+        """
+        import os
+        from medjudge._fork import beside_next_fork, map_in_two
+        with beside_next_fork(os.getpid, weight=2) as side:
+            pids = map_in_two(lambda _x: os.getpid(), range(6))
+        me, child = os.getpid(), side.result()
+        print(child != me, [{me: "here", child: "child"}[p] for p in pids])
+        """
+    )
+    assert out == "True ['here', 'child', 'here', 'child', 'here', 'here']"
 
 
 def test_the_job_beside_without_a_map_or_with_a_failing_child_is_computed_here():
     from medjudge._fork import beside_next_fork
 
     me = os.getpid()
-    with beside_next_fork(os.getpid) as side:
+    with beside_next_fork(os.getpid, fork=True) as side:
         pass  # no map_in_two in the block
     assert side.result() == me
 
@@ -157,7 +174,7 @@ def test_the_job_beside_without_a_map_or_with_a_failing_child_is_computed_here()
             raise RuntimeError("fails in the child")
         return "here"
 
-    with beside_next_fork(only_here, weight=1) as side:
+    with beside_next_fork(only_here, weight=1, fork=True) as side:
         assert map_in_two(lambda x: x + 1, [1, 2, 3], fork=True) == [2, 3, 4]
     assert side.result() == "here"
 
@@ -171,28 +188,40 @@ def test_warnings_of_the_job_beside_come_with_its_result():
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with beside_next_fork(job, weight=1) as side:
+        with beside_next_fork(job, weight=1, fork=True) as side:
             map_in_two(lambda x: x, [0, 1, 2], fork=True)
+        assert caught == []  # raised in the child: issued here with the result
         assert side.result() == 1
         assert [str(w.message) for w in caught] == ["from the job"]
         assert side.result() == 1  # a second call: the same result, the warning not again
         assert len(caught) == 1
 
 
-def test_run_tables_are_the_same_without_any_fork(tmp_path, monkeypatch):
-    import medjudge._fork as F
-    from medjudge.cli import main
+def test_run_tables_are_the_same_without_any_fork(tmp_path):
+    from medjudge._fork import usable_cores
 
-    if not F.can_fork():
-        pytest.skip("no fork here (one usable core or other threads)")
-    assert (
-        main(["run", str(DEMO), "--report", "none", "--out", str(tmp_path / "a"), "--quiet"]) == 0
-    )
-    monkeypatch.setattr(F, "can_fork", lambda: False)
-    assert (
-        main(["run", str(DEMO), "--report", "none", "--out", str(tmp_path / "b"), "--quiet"]) == 0
-    )
-    names = sorted(p.name for p in (tmp_path / "a").iterdir() if p.name != "MANIFEST.json")
+    if usable_cores() < 2:
+        pytest.skip("one usable core: no fork")
+    code = """
+        import medjudge._fork as F
+        from medjudge.cli import main
+        forks = []
+        real = F.InChild
+        class Spy(real):
+            def __init__(self, fn, *, fork=None):
+                forks.append(True)
+                super().__init__(fn, fork=fork)
+        F.InChild = Spy
+        if {no_fork}:
+            F.can_fork = lambda: False
+        assert main(["run", {demo!r}, "--report", "none", "--out", {out!r}, "--quiet"]) == 0
+        print(len(forks))
+        """
+    a, b = tmp_path / "a", tmp_path / "b"
+    forks_a = _fresh_python(code.format(no_fork=False, demo=str(DEMO), out=str(a)))
+    forks_b = _fresh_python(code.format(no_fork=True, demo=str(DEMO), out=str(b)))
+    assert (forks_a.splitlines()[-1], forks_b.splitlines()[-1]) == ("1", "0")
+    names = sorted(p.name for p in a.iterdir() if p.name != "MANIFEST.json")
     assert {"accuracy.csv", "judge_vs_gold.csv", "validation.json"} <= set(names)
     for name in names:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name

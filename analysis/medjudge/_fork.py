@@ -150,7 +150,9 @@ _BESIDE: list[Beside] = []  # jobs waiting for the next child of map_in_two
 
 
 @contextlib.contextmanager
-def beside_next_fork(fn: Callable[[], R], *, weight: float = 1.0) -> Iterator[Beside[R]]:
+def beside_next_fork(
+    fn: Callable[[], R], *, weight: float = 1.0, fork: bool | None = None
+) -> Iterator[Beside[R]]:
     """Give ``fn()`` to the child of the next :func:`map_in_two` in this block.
 
     Parameters
@@ -160,6 +162,9 @@ def beside_next_fork(fn: Callable[[], R], *, weight: float = 1.0) -> Iterator[Be
     weight : float
         Its cost in parts of that map: the child then takes that many parts fewer, so that
         both processes finish together.
+    fork : bool, optional
+        ``None`` (default): give it to a child when :func:`can_fork`; ``True``: always (the map
+        still decides whether it forks); ``False``: compute it at once.
 
     Yields
     ------
@@ -176,7 +181,7 @@ def beside_next_fork(fn: Callable[[], R], *, weight: float = 1.0) -> Iterator[Be
     ([1, 4, 9, 16], 'side')
     """
     job = Beside(fn, weight)
-    if not can_fork():  # no child will take it: computed now, its warnings raised as they come
+    if not (can_fork() if fork is None else fork):  # computed now, its warnings as they come
         job._done = (fn(), [])
         yield job
         return
