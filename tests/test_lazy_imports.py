@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -89,10 +90,22 @@ def test_report_kernels_defer_them_and_keep_the_namespace_clean(tmp_path) -> Non
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_code_cell(
-            "import sys, scipy.special\n"
+            "import gc, sys, scipy.special\n"
             "print(type(sys.modules['numpy.f2py']).__name__, "
-            "sorted(k for k in dir() if 'lazy' in k))"
+            "sorted(k for k in dir() if k.startswith('_mj')), gc.get_freeze_count() > 0)"
         )
     ]
     out = execute_notebook(nb, cwd=tmp_path)
-    assert out.cells[0].outputs[0]["text"] == "_LazyModule []\n"
+    assert out.cells[0].outputs[0]["text"] == "_LazyModule [] True\n"
+
+
+def test_report_building_freezes_only_in_a_report_kernel() -> None:
+    code = (
+        "import gc; from medjudge.report.document import _freeze_in_kernel; "
+        "_freeze_in_kernel(); print(gc.get_freeze_count() > 0)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MEDJUDGE_RENDER"}
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    env["MEDJUDGE_RENDER"] = "1"
+    kernel = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert (plain.stdout.strip(), kernel.stdout.strip()) == ("False", "True")

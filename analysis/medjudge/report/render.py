@@ -61,10 +61,13 @@ __all__ = [
 
 Engine = Literal["auto", "builtin", "quarto"]
 
-#: run by each report kernel when it starts, before the first chunk (a statement: no output,
-#: no name left in the report's namespace)
+#: run by each report kernel when it starts, before the first chunk (statements: no output,
+#: no name left in the report's namespace): numpy's developer submodules deferred
+#: (medjudge._lazy_imports), and the kernel's own start-up objects (IPython, ipykernel, zmq)
+#: frozen for the cycle collector, as the command line does after its imports
 KERNEL_START = [
-    "import medjudge._lazy_imports as _mj_lazy; _mj_lazy.defer_numpy_extras(); del _mj_lazy"
+    "import medjudge._lazy_imports as _mj_lazy; _mj_lazy.defer_numpy_extras(); del _mj_lazy",
+    "import gc as _mj_gc; _mj_gc.freeze(); del _mj_gc",
 ]
 
 
