@@ -182,49 +182,87 @@ def execute_notebook(
     kernel_env.update(env or {})
     one_blas_thread(kernel_env)  # two kernels side by side: no spin-waiting BLAS helpers
     keep_freed_memory(kernel_env)  # fewer page faults and mmap calls (medjudge._malloc)
-    client = NotebookClient(
-        nb,
-        kernel_name="python3",
-        kernel_manager_class=_kernel_manager_class(),
-        timeout=timeout,
-        record_timing=False,
-        allow_errors=False,
-        # every output has arrived when the last cell is done (nbclient waits for the
-        # kernel's idle status): stop the kernel at once instead of asking it to shut down,
-        # which took ~1 s of waiting between the last cell and the typesetting
-        shutdown_kernel="immediate",
-        extra_arguments=[
-            "--IPKernelApp.log_level=ERROR",  # silence the TCP warning
-            # numpy.f2py and numpy.testing, which scipy's import touches, loaded only if used
-            # (medjudge._lazy_imports: 0.08-0.2 s of each kernel's start)
-            f"--IPKernelApp.exec_lines={KERNEL_START!r}",
-        ],
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    _check_cancelled(path)
-    with _ACTIVE_LOCK:
-        _ACTIVE.add(client)
-    try:
-        # the kernel process's own stderr (not the cells') would print tracebacks of its
-        # shutdown on Ctrl-C; the cells' output reaches the report through the notebook
-        client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
-    except CellExecutionError as exc:
-        raise _chunk_error(nb, path, exc) from None
-    except CellTimeoutError as exc:
-        raise RenderError(f"{path}: a chunk exceeded the {timeout}s timeout: {exc}") from None
-    except DeadKernelError as exc:
+    manager = _kernel_manager_class()
+    for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
+        client = NotebookClient(
+            nb,
+            kernel_name="python3",
+            kernel_manager_class=manager,
+            timeout=timeout,
+            record_timing=False,
+            allow_errors=False,
+            # every output has arrived when the last cell is done (nbclient waits for the
+            # kernel's idle status): stop the kernel at once instead of asking it to shut down,
+            # which took ~1 s of waiting between the last cell and the typesetting
+            shutdown_kernel="immediate",
+            extra_arguments=[
+                "--IPKernelApp.log_level=ERROR",  # silence the TCP warning
+                # numpy.f2py and numpy.testing, which scipy's import touches, loaded only if
+                # used (medjudge._lazy_imports: 0.08-0.2 s of each kernel's start)
+                f"--IPKernelApp.exec_lines={KERNEL_START!r}",
+            ],
+            resources={"metadata": {"path": str(cwd)}},
+        )
         _check_cancelled(path)
-        raise RenderError(f"{path}: the Python kernel died during execution: {exc}") from None
-    finally:
         with _ACTIVE_LOCK:
-            _ACTIVE.discard(client)
-        # nbclient registers a kernel clean-up at exit; after an interrupted run the kernel is
-        # gone and that clean-up would print a traceback when Python exits
-        cleanup = getattr(client, "_cleanup_kernel", None)
-        if cleanup is not None:
-            atexit.unregister(cleanup)
+            _ACTIVE.add(client)
+        try:
+            # the kernel process's own stderr (not the cells') would print tracebacks of its
+            # shutdown on Ctrl-C; the cells' output reaches the report through the notebook
+            client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
+        except CellExecutionError as exc:
+            raise _chunk_error(nb, path, exc) from None
+        except CellTimeoutError as exc:
+            raise RenderError(f"{path}: a chunk exceeded the {timeout}s timeout: {exc}") from None
+        except DeadKernelError as exc:
+            _check_cancelled(path)
+            raise RenderError(f"{path}: the Python kernel died during execution: {exc}") from None
+        except RuntimeError as exc:
+            _check_cancelled(path)
+            if not _did_not_start(exc) or _ran_any_cell(nb):
+                raise
+            if attempt < KERNEL_START_ATTEMPTS:
+                continue  # nothing has run: start another kernel
+            raise RenderError(
+                f"{path}: the Python kernel did not start ({KERNEL_START_ATTEMPTS} attempts): {exc}"
+            ) from None
+        finally:
+            with _ACTIVE_LOCK:
+                _ACTIVE.discard(client)
+            # nbclient registers a kernel clean-up at exit; after an interrupted run the kernel
+            # is gone and that clean-up would print a traceback when Python exits
+            cleanup = getattr(client, "_cleanup_kernel", None)
+            if cleanup is not None:
+                atexit.unregister(cleanup)
+        break
     _check_cancelled(path)
     return nb
+
+
+#: kernels started for one notebook before giving up, when one exits before it answers
+KERNEL_START_ATTEMPTS = 3
+
+
+def _did_not_start(exc: RuntimeError) -> bool:
+    """Whether jupyter_client gave up waiting for a new kernel's first answer.
+
+    A kernel can exit at start-up when a port it was given is taken in the meantime — a rare,
+    known race of jupyter_client when kernels start at the same moment (jupyter/jupyter_client
+    #154, nteract/papermill #511); ``run`` starts two. Nothing has run in it: another kernel is
+    started.
+    """
+    text = str(exc)
+    return text.startswith("Kernel died before replying to kernel_info") or text.startswith(
+        "Kernel didn't respond"
+    )
+
+
+def _ran_any_cell(nb: nbformat.NotebookNode) -> bool:
+    return any(
+        c.get("execution_count") is not None or c.get("outputs")
+        for c in nb.cells
+        if c.cell_type == "code"
+    )
 
 
 def _kernel_manager_class() -> Any:
