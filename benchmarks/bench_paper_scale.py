@@ -60,7 +60,12 @@ for i in range(2_000_000):
 def _time(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, *args], env=env, check=True, stdout=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    if done.returncode != 0:  # what the command said, then stop
+        sys.stderr.write(done.stderr.decode(errors="replace"))
+        raise SystemExit(f"bench: exit status {done.returncode}: {' '.join(args)}")
     return time.perf_counter() - t0, load
 
 
