@@ -208,9 +208,9 @@ def test_run_tables_are_the_same_without_any_fork(tmp_path):
         forks = []
         real = F.InChild
         class Spy(real):
-            def __init__(self, fn, *, fork=None):
+            def __init__(self, fn):
                 forks.append(True)
-                super().__init__(fn, fork=fork)
+                super().__init__(fn)
         F.InChild = Spy
         if {no_fork}:
             F.can_fork = lambda: False

@@ -55,30 +55,16 @@ def can_fork() -> bool:
 
 
 class InChild(Generic[R]):
-    """``fn()`` computed in a forked child while this process goes on; :meth:`result` waits.
+    """``fn()`` computed in a child forked now, while this process goes on.
 
-    Parameters
-    ----------
-    fn : callable
-        Takes no argument; its result must pickle (it comes back through a pipe).
-    fork : bool, optional
-        ``None`` (default): fork when :func:`can_fork`; ``False``: compute ``fn()`` here, now.
-
-    Notes
-    -----
-    :meth:`result` returns what ``fn()`` returned and re-issues the warnings it raised. If the
-    child failed (an exception, a result that does not pickle, a signal), ``fn()`` is computed
-    here instead, so an error is raised here as it would be without the child. Call
-    :meth:`result` or :meth:`close` once: each waits for the child.
+    :meth:`answer` waits for the child and returns ``(fn(), its warnings)``, or ``None`` if
+    the child failed (an exception, a result that does not pickle, a signal): the caller then
+    computes it here, so an error is raised here as it would be without the child. Call
+    :meth:`answer` or :meth:`close` once: each waits for the child. ``fn``'s result must
+    pickle (it comes back through a pipe).
     """
 
-    def __init__(self, fn: Callable[[], R], *, fork: bool | None = None) -> None:
-        self._fn = fn
-        self._pid: int | None = None
-        self._done: tuple[R, list[warnings.WarningMessage]] | None = None
-        if not (can_fork() if fork is None else fork):
-            self._done = recorded(fn)
-            return
+    def __init__(self, fn: Callable[[], R]) -> None:
         read_end, write_end = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -87,7 +73,7 @@ class InChild(Generic[R]):
             status = 1
             try:
                 os.close(read_end)
-                payload = pickle.dumps(recorded(fn), protocol=5)
+                payload = pickle.dumps(_recorded(fn), protocol=5)
                 with os.fdopen(write_end, "wb") as pipe:
                     pipe.write(payload)
                 status = 0
@@ -96,14 +82,11 @@ class InChild(Generic[R]):
         os.close(write_end)
         self._pid, self._read = pid, read_end
 
-    def _wait(self) -> tuple[R, list[warnings.WarningMessage]] | None:
-        """The child's answer (``None`` if it failed); reaps the child."""
-        if self._pid is None:
-            return self._done
+    def answer(self) -> tuple[R, list[warnings.WarningMessage]] | None:
+        """The child's result and warnings (``None`` if it failed); reaps the child."""
         with os.fdopen(self._read, "rb") as pipe:
             payload = pipe.read()
         _, status = os.waitpid(self._pid, 0)
-        self._pid = None
         if status == 0:
             try:
                 return pickle.loads(payload)
@@ -113,15 +96,7 @@ class InChild(Generic[R]):
 
     def close(self) -> None:
         """Wait for the child and drop its answer (after an error elsewhere)."""
-        self._wait()
-
-    def result(self) -> R:
-        """What ``fn()`` returned (computed here if the child failed); its warnings re-issued."""
-        done = self._wait()
-        result, caught = done if done is not None else recorded(self._fn)
-        reissue(caught)
-        self._done = (result, [])
-        return result
+        self.answer()
 
 
 class Beside(Generic[R]):
@@ -139,9 +114,9 @@ class Beside(Generic[R]):
 
     def result(self) -> R:
         if self._done is None:
-            self._done = recorded(self.fn)
+            self._done = _recorded(self.fn)
         result, caught = self._done
-        reissue(caught)
+        _reissue(caught)
         self._done = (result, [])
         return result
 
@@ -197,7 +172,7 @@ def _child_parts(n: int, weight: float) -> list[int]:
     """Indices of the parts a child takes: every second one, fewer by ``weight`` (half of it
     from each side) when the child also computes a job of that weight."""
     theirs = list(range(1, n, 2))
-    keep = max(0, min(len(theirs), int(round((n - weight) / 2))))
+    keep = max(0, min(len(theirs), round((n - weight) / 2)))
     return theirs[:keep]
 
 
@@ -233,19 +208,19 @@ def map_in_two(fn: Callable[[T], R], items: Sequence[T], *, fork: bool | None = 
 
     def in_child() -> tuple[object, list]:
         # each part's warnings recorded; re-issued below in the parts' order
-        first = None if side is None else recorded(side.fn)
-        return first, [recorded(lambda x=items[i]: fn(x)) for i in theirs]
+        first = None if side is None else _recorded(side.fn)
+        return first, [_recorded(lambda x=items[i]: fn(x)) for i in theirs]
 
-    child = InChild(in_child, fork=True)
+    child = InChild(in_child)
     done: dict[int, tuple[R, list[warnings.WarningMessage]]] = {}
     try:
         for i in range(len(items)):
             if i not in theirs:
-                done[i] = recorded(lambda x=items[i]: fn(x))
+                done[i] = _recorded(lambda x=items[i]: fn(x))
     except BaseException:
         child.close()
         raise
-    answer = child._wait()  # None: the child failed; its parts are computed below, here
+    answer = child.answer()  # None: the child failed; its parts are computed below, here
     if answer is not None:
         first, parts = answer[0]
         if side is not None:
@@ -253,13 +228,13 @@ def map_in_two(fn: Callable[[T], R], items: Sequence[T], *, fork: bool | None = 
         done.update(zip(theirs, parts, strict=True))
     results = []
     for i, x in enumerate(items):
-        result, caught = done[i] if i in done else recorded(lambda x=x: fn(x))
-        reissue(caught)
+        result, caught = done[i] if i in done else _recorded(lambda x=x: fn(x))
+        _reissue(caught)
         results.append(result)
     return results
 
 
-def recorded(fn: Callable[[], R]) -> tuple[R, list[warnings.WarningMessage]]:
+def _recorded(fn: Callable[[], R]) -> tuple[R, list[warnings.WarningMessage]]:
     """``fn()`` and the warnings it raised (recorded under the filters in force)."""
     with warnings.catch_warnings(record=True) as caught:
         result = fn()
@@ -269,7 +244,7 @@ def recorded(fn: Callable[[], R]) -> tuple[R, list[warnings.WarningMessage]]:
     return result, list(caught)
 
 
-def reissue(caught: list[warnings.WarningMessage]) -> None:
+def _reissue(caught: list[warnings.WarningMessage]) -> None:
     """Issue recorded warnings again here, with the registry of the module that raised them
     (so the ``default`` action shows each once, as if raised here)."""
     for w in caught:
