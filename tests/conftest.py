@@ -43,11 +43,11 @@ def demo_reports(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
     first = tmp_path_factory.mktemp("first")
     cmd = command_line(["report"], "data/demo", {"resamples": DEMO_RESAMPLES})
-    files = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    files = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd, workers=2)
     for fmts in files.values():
         for p in fmts.values():
             shutil.copy2(p, first / p.name)
-    again = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    again = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd, workers=2)
     assert again == files
     return files, first
 

@@ -25,6 +25,7 @@ PUBLIC = {
     "brennan_prediger",
     "cohen_kappa",
     "conger_kappa",
+    "datasets",
     "dawid_skene",
     "evaluate_judges",
     "fleiss_kappa",

@@ -4,7 +4,7 @@ The front door: ``import medjudge as mj`` gives the curated API below. Names are
 (PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
 
 Loading
-    load, Study, Scale, simulate
+    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``)
 Agreement coefficients (arrays in, :class:`Estimate` out)
     cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
@@ -44,6 +44,7 @@ _API: dict[str, str] = {
     "Study": "medjudge.data.model",
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
+    "datasets": "medjudge.data.datasets:*",  # the module: mj.datasets.demo(), .example()
     # agreement coefficients
     "cohen_kappa": "medjudge.stats.agreement",
     "scott_pi": "medjudge.stats.agreement",
@@ -90,7 +91,8 @@ def __getattr__(name: str) -> Any:
     if target is None:
         raise AttributeError(f"module 'medjudge' has no attribute {name!r}")
     module, _, attr = target.partition(":")
-    value = getattr(importlib.import_module(module), attr or name)
+    mod = importlib.import_module(module)
+    value = mod if attr == "*" else getattr(mod, attr or name)
     globals()[name] = value  # cache: the next access is a plain attribute lookup
     return value
 

@@ -27,7 +27,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from medjudge.stats.results import Presentable
 
-from .._fork import map_in_two
+from .._parallel import Workers, check_workers, map_workers
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
 from ..stats.confusion import (
@@ -154,7 +154,7 @@ def judge_vs_gold(
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
-    processes: int = 1,
+    workers: Workers = 1,
 ) -> JudgeGoldResult:
     """Every judge against gold on every categorical dimension, with trivial baselines beside.
 
@@ -172,11 +172,10 @@ def judge_vs_gold(
         The cluster bootstrap shared by all judges of a dimension (kappa and
         the paired accuracy difference).
     confidence_level : coverage of every interval. alpha : size of the baseline tests (Holm).
-    processes : int, default 1
-        ``2``: every second dimension is computed in a forked child process where that is
-        possible (:func:`medjudge._fork.map_in_two`: POSIX, no other thread, two cores); the
-        results are the same either way (each dimension has its own bootstrap plan and Holm
-        family). ``medjudge run`` uses 2.
+    workers : int or map-like callable, default 1
+        How the dimensions are mapped (each has its own bootstrap plan and Holm family, so the
+        results do not depend on it): ``1`` in order, an int > 1 that many threads, or a
+        map-like callable such as ``multiprocessing.Pool(2).map`` (scipy's convention).
 
     Returns
     -------
@@ -212,8 +211,7 @@ def judge_vs_gold(
     _check_args(policy, kappa_weights, confidence_level, alpha)
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
-    if int(processes) < 1:
-        raise ValueError(f"processes must be >= 1, got {processes}")
+    check_workers(workers)
     if not study.judges:
         raise ValueError("the study has no judges: nothing to compare with gold")
     dims = list(dimensions) if dimensions else list(study.dimensions)
@@ -419,8 +417,7 @@ def judge_vs_gold(
         part["headline"] = _headline(d, tt, best, float(point[bi]), alpha, policy)
         return part
 
-    # each dimension on its own; with processes=2 every second one in a forked child
-    parts = map_in_two(one, dims, fork=None if processes > 1 else False)
+    parts = map_workers(one, dims, workers)  # each dimension on its own
     metrics = [row for p in parts for row in p["metrics"]]
     classes = [row for p in parts for row in p["classes"]]
     confusion = [row for p in parts for row in p["confusion"]]

@@ -49,7 +49,7 @@ def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTab
 
         try:
             parts.judges = judge_vs_gold(
-                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed), processes=2
+                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed)
             )
         except ValueError as exc:  # e.g. no gold can be derived
             parts.why_not = str(exc)

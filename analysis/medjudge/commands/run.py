@@ -10,7 +10,6 @@ the report's clustered Wilson intervals), and prints the headline table. When th
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import threading
 from pathlib import Path
@@ -69,8 +68,6 @@ def run(args: argparse.Namespace) -> int:
         with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
             # the report kernels start, import and compute while the tables are made here
             reports = _Reports(args, study, out, final)
-            if reports.thread is not None and getattr(args, "from_command_line", False):
-                _yield_to_the_kernels()  # for the rest of the process: not when called in-process
             try:
                 more = _tables(args, study, out)
             except BaseException:
@@ -102,25 +99,17 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
-    from .._fork import beside_next_fork
     from ._gold_tables import compute_gold_tables, write_gold_tables
 
     why_not = _no_accuracy_reason(study)
-    # the accuracy table is computed by the forked child that takes part of the judges
-    # against gold (medjudge._fork.map_in_two); it costs about two of their dimensions.
-    # Without that child (one core, the report threads running) it is computed here, after
-    # them; its warnings are issued when it is received, after theirs.
+    with progress(args, "judges against gold and score tables"):
+        gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
     accuracy = None
-    with contextlib.ExitStack() as stack:
-        if why_not is None:
-            accuracy = stack.enter_context(
-                beside_next_fork(lambda: accuracy_table(study), weight=2)
-            )
-        with progress(args, "judges against gold and score tables"):
-            gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
-    if accuracy is not None:
+    if why_not is None:
         with progress(args, "accuracy against gold"):
-            acc = accuracy.result()
+            accuracy = accuracy_table(study)
+    if accuracy is not None:
+        acc = accuracy
         safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
         written.append(out / "accuracy.csv")
         head = acc[acc["policy"] == "wrong"].pivot(
@@ -192,10 +181,7 @@ class _Reports:
                     resamples=args.resamples,
                     policy="wrong",
                     command=command,
-                    # the study this run loaded is the reports' study unless command-line
-                    # mapping options or --broadcast changed how it was read (used when
-                    # sharing is on)
-                    study=study if _loaded_as_reports_load(args) else None,
+                    workers=2,  # the command line renders the reports side by side
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc
@@ -237,26 +223,3 @@ class _Reports:
                 + ", ".join(str(self.final / "reports" / p.name) for p in files.values())
             )
         return 0
-
-
-def _yield_to_the_kernels() -> None:
-    """Lower this thread's scheduling priority while it makes the tables beside the reports.
-
-    The two report kernels take ~9 s on two cores and the tables ~1 s: when the three compete,
-    the kernels should win, since the reports finish last. On Linux a priority is per thread:
-    the rendering thread, and the kernels it starts, keep theirs. Elsewhere it would lower the
-    whole process, so nothing is done.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import os
-
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
-def _loaded_as_reports_load(args: argparse.Namespace) -> bool:
-    """Whether ``load_input(args)`` read the data as the reports do: ``load_any(path, mapping)``."""
-    from ._common import mapping_from_args
-
-    return not getattr(args, "broadcast", False) and mapping_from_args(args) in (None, args.mapping)

@@ -321,6 +321,33 @@ class Study:
         # the first row of each item x judge (runs are not told apart here)
         return dense(v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True)
 
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        """One line of counts; ``summary()`` and, in a notebook, the HTML view give detail."""
+        roles = ", ".join(
+            f"{n} {self.role_label(r) if n != 1 else self.role_names.get(r, r)}"
+            for r, n in (("expert", len(self.experts)), ("judge", len(self.judges)))
+        )
+        return (
+            f"<Study {self.name!r}: {len(self.items):,} items, {roles}, "
+            f"{len(self.scales)} dimension{'s' if len(self.scales) != 1 else ''}, "
+            f"{len(self.ratings):,} ratings>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The counts per role and dimension as a small HTML table (Jupyter)."""
+        import html
+
+        rows = "".join(
+            f"<tr><td>{html.escape(str(d))}</td><td>{html.escape(sc.level)}</td>"
+            f"<td>{html.escape(', '.join(sc.categories) or '-')}</td></tr>"
+            for d, sc in self.scales.items()
+        )
+        return (
+            f"<p>{html.escape(repr(self))}</p><table><thead><tr><th>dimension</th>"
+            f"<th>scale</th><th>categories</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+
     # ------------------------------------------------------------------ accounting
     def summary(self) -> dict[str, object]:
         """Counts a user checks before trusting anything: per role, rater, dimension, status."""

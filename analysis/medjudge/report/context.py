@@ -122,9 +122,6 @@ class ReportContext:
             self.simulated = (
                 self.data is not None and (Path(self.data) / "truth" / "params.json").is_file()
             )
-        from .shared import adopt
-
-        adopt(self)  # the renderer's precomputed results, when they were made for this study
 
     # ------------------------------------------------------------------ shared results
     @property
@@ -137,9 +134,7 @@ class ReportContext:
     def get(self, name: str, compute: Callable[[], T]) -> T:
         """The shared result ``name``, computed by ``compute()`` the first time it is asked."""
         if name not in self._cache:
-            from .exchange import get
-
-            self._cache[name] = get(self, name, compute)  # compute(), or the other kernel's
+            self._cache[name] = compute()
         return self._cache[name]
 
     # ------------------------------------------------------------------ words

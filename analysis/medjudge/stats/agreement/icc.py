@@ -37,7 +37,7 @@ from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import bootstrap_estimate, check_ci, resampling
-from .coding import as_ratings, finish, item_weights
+from .coding import as_ratings, finish, from_rating_matrix, item_weights
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 MCGRAW_WONG = {
@@ -201,7 +201,7 @@ def icc(
     """
     ci = check_ci(ci)
     ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)
-    X, ok = _complete(X)
+    X, ok = _complete(from_rating_matrix(X, {}, ()))
     plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
     Xc = X[ok]

@@ -260,7 +260,7 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
 def krippendorff_alpha(
     X: Any,
     *,
-    scale: Any,
+    scale: Any = None,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     ci: str | None = "auto",
@@ -272,11 +272,11 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    X : array_like, shape (n_units, n_coders)
-        Units (items) x coders (raters), NaN = missing.
+    X : array_like or RatingMatrix, shape (n_units, n_coders)
+        Units (items) x coders (raters), NaN = missing; ``study.matrix(...)`` brings its scale.
     scale : {"nominal", "ordinal", "interval", "ratio"} or Scale
-        The measurement level, required: the krippendorff package defaults to interval, wrong
-        for categorical data.
+        The measurement level, required unless ``X`` is a study's matrix: the krippendorff
+        package defaults to interval, wrong for categorical data.
     categories, values : sequence of float, optional
         Codes and their numeric values (nominal/ordinal; optional otherwise).
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"
