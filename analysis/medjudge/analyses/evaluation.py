@@ -25,8 +25,7 @@ from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ..stats.results import Presentable
 from ._arguments import check_dimensions, check_policy
-
-CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
+from .design import resolve_clusters
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,27 +82,10 @@ class JudgeEvaluation(Presentable):
 
 
 def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
-    """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
-    from ._arguments import check_cluster
-
-    check_cluster(study, cluster)
-    if cluster in (None, "none", ""):
-        return None, None
-    declared = getattr(study, "cluster", None)
-    if cluster == "auto" and declared:
-        cluster = declared
-    cols = CLUSTER_COLUMNS if cluster == "auto" else (cluster,)
-    for c in cols:
-        if c in study.items.columns:
-            vals = study.items[c].astype(str).to_numpy()
-            if len(set(vals)) < len(vals):
-                return vals, c
-            return None, None  # every item its own cluster: plain bootstrap
-    if cluster != "auto":
-        raise ValueError(
-            f"cluster column {cluster!r} is not an item attribute; have {list(study.items.columns)}"
-        )
-    return None, None
+    """Cluster labels per item and the column they come from
+    (:func:`medjudge.analyses.design.resolve_clusters`)."""
+    c = resolve_clusters(study, cluster)
+    return c.labels, c.column if c.labels is not None else None
 
 
 def expert_ceiling(

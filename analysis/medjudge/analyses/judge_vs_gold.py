@@ -230,9 +230,54 @@ def judge_vs_gold(
     judges = list(study.judges)
 
     def one(d: str) -> dict[str, Any]:
-        """Everything of dimension ``d`` (independent of the other dimensions)."""
+        """Everything of dimension ``d`` (independent of the other dimensions): each block of
+        judges given the same items on those items, so that a judge and the baselines it is
+        compared with are scored on the same items."""
+        o_all = study.outcomes(d, gold=study.gold(d, gold), order=order)
+        blocks = o_all.blocks()
+        parts = [one_block(d, o) for o in blocks]
+        if len(parts) == 1:
+            return parts[0]
+        # the baselines once, on the largest item set; every judge's own comparison with the
+        # best baseline (tests) is on its own items
+        widest = max(range(len(blocks)), key=lambda k: len(blocks[k].items))
+        keep_base = {k: k == widest for k in range(len(parts))}
+        out = dict(parts[widest])
+        for key in ("metrics", "classes", "confusion"):
+            out[key] = [
+                row
+                for k, p in enumerate(parts)
+                for row in p[key]
+                if row.get("role") != "baseline" or keep_base[k]
+            ]
+        tests = [p["tests"] for p in parts if p["tests"] is not None]
+        if tests:
+            tt = pd.concat(tests, ignore_index=True)
+            tt = tt.set_index("judge").loc[[j for j in judges if j in set(tt["judge"])]]
+            tt = tt.reset_index()
+            tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
+            tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
+            out["tests"] = tt
+            wide = parts[widest]["tests"]
+            out["headline"] = _headline(
+                d, tt, str(wide["baseline"].iloc[0]), float(wide["baseline_accuracy"].iloc[0]),
+                alpha, policy,
+            ).replace(
+                " of the items;",
+                f" of the {len(blocks[widest].items):,} items (each judge is compared with it "
+                "on the items it was given);",
+                1,
+            )  # fmt: skip
+        out["n_items"] = len(o_all.items)
+        out["not_assigned"] = {
+            j: int(n) for j, n in zip(o_all.judges, o_all.n_not_assigned, strict=True) if n
+        }
+        return out
+
+    def one_block(d: str, o: Any) -> dict[str, Any]:
+        """Dimension ``d`` for judges that were all given the same items (``o``)."""
         scale = study.scales[d]
-        o = study.outcomes(d, gold=study.gold(d, gold), order=order)
+        judges = list(o.judges)
         metrics: list[dict] = []
         classes: list[dict] = []
         confusion: list[dict] = []
@@ -424,6 +469,7 @@ def judge_vs_gold(
     tests = [p["tests"] for p in parts if p["tests"] is not None]
     headline = {d: p["headline"] for d, p in zip(dims, parts, strict=True)}
     excluded = {d: p["excluded"] for d, p in zip(dims, parts, strict=True)}
+    not_assigned = {d: p.get("not_assigned", {}) for d, p in zip(dims, parts, strict=True)}
     gold_methods = {d: p["gold_method"] for d, p in zip(dims, parts, strict=True)}
     n_items = {d: p["n_items"] for d, p in zip(dims, parts, strict=True)}
 
@@ -448,6 +494,9 @@ def judge_vs_gold(
         "n_items_with_gold": n_items,
         "scales": {d: study.scales[d].to_dict() for d in dims},
     }
+    if any(not_assigned.values()):
+        # items a judge was never given: left out of its estimates under every policy
+        settings["not_assigned"] = {d: v for d, v in not_assigned.items() if v}
     skipped = [d for d in (dimensions or study.dimensions) if d not in dims]
     if skipped:
         settings["not_categorical"] = skipped

@@ -158,7 +158,7 @@ def subgroup_accuracy(
     judges: Sequence[str] | None = None,
     dimensions: Sequence[str] | None = None,
     policy: Policy = "wrong",
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     method: AccuracyMethod = "wilson",
     confidence_level: float = 0.95,
     min_n: int = MIN_N,
@@ -170,7 +170,9 @@ def subgroup_accuracy(
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
     n_invalid, n_clusters, policy, small, rule``. ``judge`` in ``by`` is accepted (it is always
-    a key). Pooling over dimensions (``dimension`` not in ``by``) clusters by item.
+    a key). ``cluster="auto"`` uses the study's clusters
+    (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
+    not in ``by``) clusters by item when there are none.
 
     Examples
     --------
@@ -194,8 +196,10 @@ def subgroup_accuracy(
     if dimensions is not None:
         check_dimensions(study, dimensions)
     check_attributes(study, by, "by", extra=("dimension", "judge"))
-    if cluster is not None:
-        check_attributes(study, [cluster], "cluster")
+    from .design import resolve_clusters
+
+    clusters = resolve_clusters(study, cluster)
+    cluster = clusters.column if clusters.labels is not None else None
     keys = [k for k in by if k != "judge"]
     so = (
         stacked

@@ -95,7 +95,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_input_args(p)
     p.add_argument(
-        "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
+        "--cluster",
+        default="auto",
+        help="item attribute whose values cluster items (auto: the mapping's cluster, else "
+        "image_id …; none)",
     )
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
@@ -137,7 +140,7 @@ def _pair(text: str | None, option: str) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
-    if args.cluster and args.cluster not in study.items.columns:
+    if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     rep = bias_report(study, cluster=args.cluster)
     models = _pair(args.models, "--models")

@@ -44,7 +44,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="invalid verdicts: count as wrong (Med-RewardBench), exclude, or count 0.5",
     )
     p.add_argument(
-        "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
+        "--cluster",
+        default="auto",
+        help="item attribute whose values cluster items, used by every table "
+        "(auto: the mapping's cluster, else image_id …; none)",
     )
     p.add_argument(
         "--min-n",
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"--by {unknown}: not an item attribute; have {[c for c in study.items.columns if c != 'item']}"
         )
-    if args.cluster and args.cluster not in study.items.columns:
+    if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     so = stack_outcomes(study)
     out: dict[str, pd.DataFrame] = {
@@ -93,12 +96,16 @@ def run(args: argparse.Namespace) -> int:
     }
     if attrs:
         across = attrs[0]
-        out["heterogeneity"] = heterogeneity_table(study, across, policy=args.policy, stacked=so)
+        out["heterogeneity"] = heterogeneity_table(
+            study, across, policy=args.policy, cluster=args.cluster, stacked=so
+        )
         if args.model != "none" and args.policy != "half":
             out["organ_effects"] = organ_effect_tests(
                 study, across, policy=args.policy, method=args.model, stacked=so
             )
-    out["best"] = best_judge_by_subgroup(study, by, policy=args.policy, stacked=so)
+    out["best"] = best_judge_by_subgroup(
+        study, by, policy=args.policy, cluster=args.cluster, stacked=so
+    )
     if args.json:
         print(
             dump_json(

@@ -319,7 +319,12 @@ class Study:
         v = self._dimension_view(dimension)
         keep = v.select(raters=judges, order=order)
         # the first row of each item x judge (runs are not told apart here)
-        return dense(v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True)
+        from .outcomes import NOT_ASSIGNED_STATUS
+
+        return dense(
+            v, keep, v.status, self.item_ids, judges, self.item_ids, NOT_ASSIGNED_STATUS,
+            first=True,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ display
     def __repr__(self) -> str:

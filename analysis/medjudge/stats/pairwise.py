@@ -195,9 +195,9 @@ def all_pairs(
         cnt = pairwise_counts(y3[d], policy)
         bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
         acc_a, acc_b = acc[ii], acc[jj]
-        common = policy == "exclude" and not np.all(m == 1.0)
+        common = not np.all(m == 1.0)  # excluded invalid verdicts or items not given
         if common:
-            # one item set per pair: the items both judges answered (estimate, interval and test)
+            # one item set per pair: the items both judges count (estimate, interval and test)
             mab = m[:, ii] * m[:, jj]
             nab = mab.sum(0)
             with np.errstate(invalid="ignore", divide="ignore"):

@@ -91,26 +91,56 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
 
 
 def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
-    """How many judges beat the best trivial baseline (Holm-adjusted McNemar), and by how much."""
+    """How many judges beat the best trivial baseline and how many are below it, from the
+    paired tests of each judge against it (Holm over the judges of the dimension)."""
     tests = res.table("baseline_tests", dimension)
     if tests.empty:
         return []
     judges = ctx.names_of("judge")
     n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
-    base = tests.iloc[0]
+    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < ctx.alpha)]
+    own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
+    base = tests.loc[tests["baseline_accuracy"].index[0]]
+    test = _test_names(tests)
+    where = (
+        "each judge scored with it on the items it was given"
+        if own_items
+        else f"right on {_num(base['baseline_accuracy'])} of the items"
+    )
     lead = (
         f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, right on {_num(base['baseline_accuracy'])} of the items; "
-        f"Holm-adjusted McNemar tests, α = {ctx.alpha:g})"
+        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {ctx.alpha:g})"
+    )
+    tail = (
+        f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
+        if len(below)
+        else ""
     )
     if n_beat == 0:
-        return [Finding(lead + ".", caveat="no judge beats a constant answer", weight=9)]
+        none = (
+            f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
+            f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, "
+            f"α = {ctx.alpha:g})"
+        )
+        return [
+            Finding(
+                none + tail + ".",
+                caveat="a leaderboard of judges that do not beat a constant answer ranks noise",
+                weight=11,
+            )
+        ]
     top = tests.loc[tests["difference"].idxmax()]
     text = (
-        f"{lead}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
+        f"{lead}{tail}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
         f"({ctx.level} CI {_ci(top['ci_low'], top['ci_high'])})."
     )
     return [Finding(text, weight=4)]
+
+
+def _test_names(tests: Any) -> str:
+    """The test(s) the table ran, as recorded in its rows (e.g. "McNemar mid-p")."""
+    names = list(dict.fromkeys(str(t) for t in tests["test"]))
+    return " / ".join(md(t) for t in names) + (" tests" if len(names) == 1 else "")
 
 
 def build(ctx: Any) -> Section:
