@@ -263,7 +263,8 @@ def test_table_label_outside_scale_names_line_and_column(tmp_path):
 def test_table_invalid_tokens_and_empty_cells_are_counted(tmp_path):
     p = _csv(tmp_path, "item,rater,value\n1,x,A\n2,x,??\n3,x,\n")
     s = load_table(p, LONG).summary()
-    assert s["status"] == {"ok": 1, "invalid": 2}
+    # a listed token is an unparseable verdict; an empty cell a missing one (data/FORMAT.md)
+    assert s["status"] == {"ok": 1, "invalid": 1, "missing": 1}
 
 
 def test_table_duplicates(tmp_path):
@@ -351,7 +352,8 @@ def test_long_table_roundtrip(tmp_path_factory, rows, rnd):
     s1, s2 = load_table(p1, LONG), load_table(p2, LONG)
     sm = s1.summary()
     assert sm["n_ratings"] == len(df)
-    assert sm["status"].get("invalid", 0) == int(df["value"].isin(["", "??"]).sum())
+    assert sm["status"].get("invalid", 0) == int((df["value"] == "??").sum())
+    assert sm["status"].get("missing", 0) == int((df["value"] == "").sum())
     m1 = s1.matrix("overall", items=sorted(s1.item_ids), raters=sorted(s1.raters())).values
     m2 = s2.matrix("overall", items=sorted(s1.item_ids), raters=sorted(s1.raters())).values
     np.testing.assert_array_equal(m1, m2)

@@ -122,17 +122,19 @@ def expert_ceiling(
         "n_no_gold",
         "reference",
     ]
-    if len(study.experts) < 3:
+    if len(study.experts) < 3 or "expert" in study.exchangeable:
+        # exchangeable annotation slots are not persons: no per-expert ceiling
         return pd.DataFrame(columns=cols)
+    from ..data.outcomes import NOT_ASSIGNED_STATUS, judge_matrix
+    from ..stats.accuracy import NOT_ASSIGNED
+
     m = study.matrix(dimension, role="expert")
     k = len(study.scales[dimension].categories)
     judges = judges if judges is not None else study.judges
     jm = None
     if judges:
-        if order is None:
-            orders = study.judge_orders()
-            order = ("AB" if "AB" in orders else orders[0]) if len(orders) > 1 else None
-        jm = study.matrix(dimension, raters=judges, order=order).values
+        codes, st, _ = judge_matrix(study, dimension, list(judges), order)
+        jm = np.where(st == NOT_ASSIGNED_STATUS, NOT_ASSIGNED, codes)
     rows = []
     for e, name in enumerate(m.raters):
         others = np.delete(m.values, e, axis=1)
@@ -143,7 +145,11 @@ def expert_ceiling(
         jacc = np.nan
         if jm is not None and ok.any():
             with np.errstate(invalid="ignore"):
-                out = np.where(np.isnan(jm[ok]), np.nan, (jm[ok] == g[ok][:, None]).astype(float))
+                out = np.where(
+                    np.isnan(jm[ok]) | np.isinf(jm[ok]),
+                    jm[ok],  # NaN: no usable verdict (policy); inf: not given (left out)
+                    (jm[ok] == g[ok][:, None]).astype(float),
+                )
             y, w = apply_policy(out, policy)
             jacc = float(np.nanmean((w * y).sum(0) / w.sum(0)))
         rows.append(

@@ -169,7 +169,8 @@ def subgroup_accuracy(
     """Accuracy of every judge in every cell of ``by``: one tidy row per judge x cell.
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
-    n_invalid, n_clusters, policy, small, rule``. ``judge`` in ``by`` is accepted (it is always
+    n_invalid, n_clusters, policy, small, rule, cluster`` (the column resampled together, or
+    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled). ``judge`` in ``by`` is accepted (it is always
     a key). ``cluster="auto"`` uses the study's clusters
     (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
     not in ``by``) clusters by item when there are none.
@@ -239,6 +240,9 @@ def subgroup_accuracy(
     )
     out["rule"] = SMALL_RULE.format(min_n=min_n, hw=max_half_width)
     out["gold"] = so.gold_method
+    # what the intervals resample and test together, and what n counts
+    out["cluster"] = cluster if cluster is not None else ("item" if pooled else "none")
+    out["n_unit"] = "verdicts (item x dimension)" if pooled else "items"
     if pooled:
         out["pooled_dimensions"] = int(rows["dimension"].nunique())
     return out

@@ -117,8 +117,12 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         )
         head = head[categorical_dimensions(study)]
         head["mean"] = head.mean(axis=1)
+        w = acc[acc["policy"] == "wrong"]
+        level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
+        methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"]))
         print(
-            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
+            f"{level} intervals in accuracy.csv: {methods})"
         )
         print(
             head.sort_values("mean", ascending=False)

@@ -43,8 +43,7 @@ def format_summary(s: dict, rater_table) -> str:
         )  # fmt: skip
         + (f"; items clustered by {s['cluster']!r}" if s.get("cluster") else ""),
         "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
-        "presentation: "
-        + ", ".join(f"{d} {k}" for d, k in s.get("presentation", {}).items()),
+        "presentation: " + ", ".join(f"{d} {k}" for d, k in s.get("presentation", {}).items()),
         "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         f"verdicts without a usable value: {s['verdicts_without_value']}",
         f"duplicates: {s['duplicates']}",

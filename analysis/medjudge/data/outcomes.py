@@ -89,6 +89,34 @@ class JudgeOutcomes:
         return [self.subset(js, given[:, js[0]]) for js in groups.values()]
 
 
+def judge_matrix(
+    study: Study, dimension: str, judges: list[str], order: str | None = None
+) -> tuple[np.ndarray, np.ndarray, tuple[str | None, ...]]:
+    """The judges' verdict codes and statuses, ``items x judges``, as the design says.
+
+    The order asked for; else, for a judge seen in both orders on the same items, its first
+    presentation (AB), and every other judge's one verdict per item whatever its order (a
+    randomised design keeps all its verdicts). Absent cells: NaN code, status
+    :data:`NOT_ASSIGNED_STATUS`. Returns ``(codes, statuses, order used per judge)``.
+    """
+    from .design import presentation_design
+
+    swapped = set(presentation_design(study, dimension).swap_judges)
+    orders = tuple(order if order is not None else ("AB" if j in swapped else None) for j in judges)
+    groups = list(dict.fromkeys(orders))
+    stacked = [j for o in groups for j, oj in zip(judges, orders, strict=True) if oj == o]
+    take = [stacked.index(j) for j in judges]
+    cols_m, cols_st = [], []
+    for o in groups:
+        js = [j for j, oj in zip(judges, orders, strict=True) if oj == o]
+        cols_m.append(study.matrix(dimension, raters=js, order=o).values)
+        cols_st.append(study._status_matrix(dimension, js, o))
+    n_all = len(study.item_ids)
+    codes = np.hstack(cols_m)[:, take] if cols_m else np.empty((n_all, 0))
+    st = np.hstack(cols_st)[:, take] if cols_st else np.empty((n_all, 0), dtype=object)
+    return codes, st, orders
+
+
 def judge_outcomes(
     study: Study,
     dimension: str,
@@ -110,23 +138,8 @@ def judge_outcomes(
                 f"order={order!r}: no judge verdicts in that presentation order; "
                 f"orders present: {', '.join(p for p in present if p) or 'none recorded'}"
             )
-    # which verdicts: the order asked for; else, for a judge seen in both orders on the same
-    # items, its first presentation (AB), and every other judge's one verdict per item
+    m_values, st, orders = judge_matrix(study, dimension, judges, order)
     swapped = set(presentation_design(study, dimension).swap_judges)
-    orders = tuple(
-        order if order is not None else ("AB" if j in swapped else None) for j in judges
-    )
-    groups = list(dict.fromkeys(orders))
-    stacked = [j for o in groups for j, oj in zip(judges, orders, strict=True) if oj == o]
-    take = [stacked.index(j) for j in judges]
-    cols_m, cols_st = [], []
-    for o in groups:
-        js = [j for j, oj in zip(judges, orders, strict=True) if oj == o]
-        cols_m.append(study.matrix(dimension, raters=js, order=o).values)
-        cols_st.append(study._status_matrix(dimension, js, o))
-    n_all = len(study.item_ids)
-    m_values = np.hstack(cols_m)[:, take] if cols_m else np.empty((n_all, 0))
-    st = np.hstack(cols_st)[:, take] if cols_st else np.empty((n_all, 0), dtype=object)
     has_gold = np.isfinite(gold.codes)
     absent = st[has_gold] == NOT_ASSIGNED_STATUS
     pred = np.where(absent, NOT_ASSIGNED, m_values[has_gold])

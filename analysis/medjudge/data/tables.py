@@ -260,11 +260,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     recoded = cell.map(lambda v: mapping.recode.get(v, v))
     is_invalid = cell.isin(mapping.invalid) | recoded.isin(mapping.invalid)
     is_empty = cell == ""
-    status = np.where(
-        is_invalid,
-        "invalid",
-        np.where(is_empty, np.where(mapping.layout == "wide", "missing", "invalid"), "ok"),
-    )
+    # an empty cell is a missing verdict (data/FORMAT.md), a listed token an unparseable one
+    status = np.where(is_invalid, "invalid", np.where(is_empty, "missing", "ok"))
     out["status"] = status
     out["value"] = recoded.astype(object).where(~(is_invalid | is_empty), None)
     ok_rows = out["value"].notna().to_numpy()

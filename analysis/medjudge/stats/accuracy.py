@@ -409,17 +409,19 @@ def policy_sensitivity(
 ) -> pd.DataFrame:
     """The headline accuracy under all three invalid-verdict policies, one row per judge.
 
-    Columns: ``judge, n_invalid, accuracy_wrong, ci_low_wrong, ci_high_wrong, accuracy_exclude,
-    ..., accuracy_half, ..., max_shift`` (largest absolute change of the point estimate
+    Columns: ``judge, n_invalid, n_not_assigned, accuracy_wrong, ci_low_wrong, ci_high_wrong,
+    ci_method_wrong, n_wrong, accuracy_exclude, ..., accuracy_half, ..., max_shift`` (largest absolute change of the point estimate
     between policies). ``kwargs`` go to :func:`judge_accuracy`.
     """
     kwargs.pop("policy", None)
     frames = {pol: judge_accuracy(outcome, judges, policy=pol, **kwargs) for pol in POLICIES}
-    base = frames["wrong"][["judge", "n_invalid", "aggregation"]].copy()
+    base = frames["wrong"][["judge", "n_invalid", "n_not_assigned", "aggregation"]].copy()
     for pol, f in frames.items():
         base[f"accuracy_{pol}"] = f["accuracy"].to_numpy()
         base[f"ci_low_{pol}"] = f["ci_low"].to_numpy()
         base[f"ci_high_{pol}"] = f["ci_high"].to_numpy()
+        base[f"ci_method_{pol}"] = f["ci_method"].to_numpy()
+        base[f"n_{pol}"] = f["n"].to_numpy()
     accs = base[[f"accuracy_{p}" for p in POLICIES]].to_numpy()
     base["max_shift"] = np.nanmax(accs, 1) - np.nanmin(accs, 1)
     return base
