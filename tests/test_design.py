@@ -7,11 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import medjudge as mj
 import numpy as np
 import pandas as pd
 import pytest
-
-import medjudge as mj
 from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.data.design import presentation_design

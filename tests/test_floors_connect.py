@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import medjudge as mj
 import numpy as np
 import pytest
-
-import medjudge as mj
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
 
