@@ -45,8 +45,14 @@ class Report:
         return [s.key for s in self.sections]
 
     def show(self, keys: Sequence[str] | None = None) -> None:
-        """Print every section (or those in ``keys``) as pandoc markdown."""
+        """Print every section that ran (or those in ``keys``) as pandoc markdown.
+
+        A section that does not apply to the study is left out of the document (and its table
+        of contents); the Methods section lists it once, with its reason, under "Not run".
+        """
         for s in self.sections:
+            if keys is None and not s.applies:
+                continue
             if keys is None or s.key in keys:
                 show_section(s)
 

@@ -214,13 +214,27 @@ def build(ctx: Any) -> Section:
         if d == head_dim:
             sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
+    met = res.table("metrics")
+
+    def recorded(metric: str) -> str:
+        return " / ".join(
+            md(m) for m in dict.fromkeys(met.loc[met["metric"] == metric, "ci_method"].astype(str))
+        )
+
+    rates = [m for m in ("too_low", "too_high") if m in set(met["metric"])]
     sec.methods.append(
-        "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
-        f"category of its own; {lvl} cluster-bootstrap BCa intervals ({s['n_resamples']} "
-        f"resamples, seed {s['seed']}, clusters: {md(s['cluster'])}). Recall, precision and the "
-        "too-low/too-high rates: Wilson intervals at the Korn–Graubard effective sample size. "
-        "Each judge against the best baseline: McNemar mid-p (clustered: Durkalski et al. 2003), "
-        f"Holm-adjusted across judges at alpha {s['alpha']:g}."
+        "Kappa against gold: Cohen (1960; weighted, Cohen 1968), "
+        + (
+            "items without a usable verdict left out"
+            if ctx.policy == "exclude"
+            else "an invalid verdict being a category of its own"
+        )
+        + f"; {lvl} {recorded('kappa')} intervals (clusters: {md(s['cluster'])}). Accuracy: "
+        + f"{recorded('accuracy')} intervals"
+        + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
+        + ". Each judge against the best baseline on the items it was given: "
+        + _test_names(res.table("baseline_tests"))
+        + f", Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
                        "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip

@@ -131,9 +131,13 @@ def build(ctx: ReportContext) -> Section:
         )
     sec.findings.append(Finding(text, weight=4))
     sec.methods.append(
-        f"Pairs of judges were compared on the items both were given: {test} (Fagerland et "
-        f"al. 2013; Durkalski et al. 2003 when clustered); {lvl} {cis} intervals for the "
-        f"difference. Multiplicity: {fam} (Holm 1979)."
+        f"Pairs of judges were compared on the items both were given: {test} ("
+        + (
+            "Durkalski et al. 2003"
+            if pairs["test"].astype(str).str.contains("clustered").any()
+            else "Fagerland et al. 2013"
+        )
+        + f"); {lvl} {cis} intervals for the difference. Multiplicity: {fam} (Holm 1979)."
     )
     sec.references += ["fagerland2013", "holm1979"]
     return sec

@@ -48,7 +48,8 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     skipped = [s for s in sections if not s.applies]
     if skipped:
         caveats.append(
-            "not shown for this study: " + ", ".join(md(s.title).lower() for s in skipped)
+            f"{len(skipped)} analyses do not apply to this study and are not shown (listed with "
+            "their reasons under Methods, *Not run*)"
         )
     if caveats:
         sec.text("**Caveats:** " + "; ".join(caveats) + ".")
