@@ -23,7 +23,7 @@ from medjudge.analyses.subgroups import (
 )
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import add_input_args, dump_json, load_input, table_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,8 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_input_args(p)
     p.add_argument(
         "--by",
-        default="organ_system,dimension",
-        help="comma-separated item attributes and/or 'dimension' (default: organ_system,dimension)",
+        default=None,
+        help="comma-separated item attributes and/or 'dimension' (default: the study's subgroup "
+        "attribute — organ_system, department, modality_type or subset, else the first item "
+        "attribute with 2-30 values — and dimension)",
     )
     p.add_argument(
         "--policy",
@@ -73,7 +75,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
-    by = [b.strip() for b in args.by.split(",") if b.strip()]
+    if args.by is None:
+        from ..analyses.subgroups import default_subgroup_attributes
+
+        by = default_subgroup_attributes(study) + (
+            ["dimension"] if len(study.dimensions) > 1 else []
+        )
+        if not by:
+            have = [str(c) for c in study.items.columns if c != "item"]
+            raise ValueError(
+                "--by: the study has no subgroup attribute to break down by; name one of the "
+                f"item attributes ({', '.join(have) or 'none'}) or 'dimension'"
+            )
+    else:
+        by = [b.strip() for b in args.by.split(",") if b.strip()]
     attrs = [b for b in by if b not in ("dimension", "judge")]
     unknown = [a for a in attrs if a not in study.items.columns]
     if unknown:
@@ -128,34 +143,37 @@ def run(args: argparse.Namespace) -> int:
     ):
         b = out["breakdown"]
         print(
-            f"# accuracy by {', '.join(by)} (policy={args.policy}; {b['rule'].iloc[0]}; "
-            f"{int(b['small'].sum())} of {len(b)} cells small)"
+            f"# accuracy by {', '.join(by)} (policy {args.policy}; {b['ci_method'].iloc[0]} "
+            f"{100 * b['level'].iloc[0]:g}% intervals; clusters: {b['cluster'].iloc[0]})\n"
+            f"# {int(b['small'].sum())} of {len(b)} cells small ({b['rule'].iloc[0]})"
         )
-        print(b[cols].to_string(line_width=term_width(), index=False, max_rows=60))
+        print(table_text(b[cols], 60, index=False))
         if "heterogeneity" in out:
             h = out["heterogeneity"]
             print(
                 f"\n# heterogeneity across {attrs[0]} (chi-square, Cochran Q, I²; Holm within judge)"
             )
-            print(
-                h[["judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm"]].to_string(
-                    line_width=term_width(), index=False, max_rows=80
-                )
-            )
+            tests = "; ".join(dict.fromkeys(h["test"].astype(str))) if "test" in h else ""
+            print(f"# test: {tests}" if tests else "", end="\n" if tests else "")
+            cols_h = [c for c in ("judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm")
+                      if c in h.columns]  # fmt: skip
+            print(table_text(h[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
             print(
-                out["organ_effects"][
-                    ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
-                ].to_string(line_width=term_width(), index=False)
+                table_text(
+                    out["organ_effects"][["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]],
+                    80,
+                    index=False,
+                )
             )
-        print(
-            "\n# best judge per cell (McNemar mid-p vs runner-up; set not separable from the best)"
-        )
         bb = out["best"]
         print(
-            bb.drop(columns=["ci_method", "test"]).to_string(
-                line_width=term_width(), index=False, max_rows=60
-            )
+            "\n# best judge per cell; runner-up: "
+            + "; ".join(dict.fromkeys(bb["test"].astype(str)))
         )
+        for m in dict.fromkeys(bb["best_set_method"].astype(str)):
+            print(f"# best set: {m}")
+        shown = bb.drop(columns=["ci_method", "test", "best_set_method"])
+        print(table_text(shown, 60, index=False))
     return 0

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
 
 __all__ = [
@@ -26,7 +27,6 @@ POLICY_LABELS = {
 }
 
 #: Item attributes tried for subgroup breakdowns when ``by`` is not given, in this order.
-SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
 
 #: Columns that identify clusters or answers, never subgroups.
 _NOT_SUBGROUPS = {"item", "image_id", "case_id", "patient_id", "cluster", "answer1_len",
@@ -70,7 +70,7 @@ class ReportContext:
         Size of every test (family-wise after the stated adjustment).
     by
         Item attributes for subgroup breakdowns; default: the first of
-        :data:`SUBGROUP_ATTRIBUTES` with at least two values.
+        :func:`medjudge.analyses.subgroups.default_subgroup_attributes`.
     names
         The study's own words for the roles, e.g. ``{"judge": "evaluator", "expert":
         "annotator"}`` (singular; plurals are formed by :meth:`names_of`).
@@ -165,10 +165,9 @@ class ReportContext:
         items = self.study.items
         if self.by is not None:
             return [b for b in self.by if items[b].nunique(dropna=True) > 1]
-        for col in SUBGROUP_ATTRIBUTES:
-            if col in items.columns and items[col].nunique(dropna=True) > 1:
-                return [col]
-        return []
+        from ..analyses.subgroups import default_subgroup_attributes
+
+        return default_subgroup_attributes(self.study)
 
     @property
     def subgroup_attribute(self) -> str | None:

@@ -49,18 +49,21 @@ def no_attribute_reason(ctx: ReportContext) -> str:
             + ", ".join(md(b) for b in ctx.by)
             + ") has two or more values"
         )
+    from ...analyses.subgroups import MAX_SUBGROUPS
+
     return (
-        "none of the default subgroup attributes ("
+        "no item attribute is a subgroup: none of "
         + ", ".join(md(a) for a in SUBGROUP_ATTRIBUTES)
-        + ") is an item attribute with two or more values; "
+        + f" is present, and no other attribute has 2 to {MAX_SUBGROUPS} values with 5 or more "
+        "items each"
         + (
-            "choose one of the items' attributes with --by ("
+            " (the items carry: "
             + ", ".join(md(a) for a in have[:8])
             + (", …" if len(have) > 8 else "")
-            + ")"
+            + "; choose one with --by)"
             if have
-            else "the items carry no attribute"
-        )
+            else ""
+        )  # fmt: skip
     )
 
 
