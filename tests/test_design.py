@@ -203,3 +203,42 @@ def test_swap_study_with_ties_uses_the_swap_data_and_excludes_ties(tmp_path):
     assert "both orders" in pos["method"]
     sw = mj.position_bias(st)["swap"]
     assert int(sw["second_second"].iloc[0]) > int(sw["first_first"].iloc[0])
+
+
+# ---------------------------------------------------------------------------- one design, every command
+def test_commands_agree_on_accuracy_n_and_interval(tmp_path, capsys):
+    """compare, subgroups, run (accuracy.csv) and bias (the swap table's order-AB accuracy) give
+    the same accuracy, n and interval for the same judge, dimension and policy (LLMBar, where
+    bias said 0.811 and compare 0.384 for one judge)."""
+    import json
+
+    from medjudge.cli import main
+
+    data = str(EXTERNAL / "llmbar" / "verdicts_long.csv")
+    mapping = str(MAPPINGS / "llmbar_long.toml")
+
+    def run_json(*argv: str) -> dict:
+        assert main([*argv, data, "--mapping", mapping, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    comp = pd.DataFrame(run_json("compare", "--resamples", "50")["leaderboard"])
+    sub = pd.DataFrame(run_json("subgroups", "--by", "dimension")["breakdown"])
+    bias = pd.DataFrame(run_json("bias")["position_swap"])
+    out = tmp_path / "out"
+    argv = ["run", data, "--mapping", mapping, "--out", str(out), "--report", "none"]
+    assert main([*argv, "--resamples", "50"]) == 0
+    capsys.readouterr()
+    acc = pd.read_csv(out / "accuracy.csv")
+    acc = acc[acc["policy"] == "wrong"]
+    for judge in ("GPT-4/Vanilla", "GPT-4/Metrics_Reference", "ChatGPT/CoT"):
+        c = comp[comp["judge"] == judge].iloc[0]
+        s = sub[sub["judge"] == judge].iloc[0]
+        a = acc[acc["judge"] == judge].iloc[0]
+        b = bias[bias["judge"] == judge].iloc[0]
+        for other in (s, a):
+            assert other["accuracy"] == pytest.approx(c["accuracy"], abs=1e-6)
+            assert int(other["n"]) == int(c["n"])
+            assert other["ci_low"] == pytest.approx(c["ci_low"], abs=1e-6)
+            assert other["ci_high"] == pytest.approx(c["ci_high"], abs=1e-6)
+        assert b["accuracy_ab"] == pytest.approx(c["accuracy"], abs=1e-6)
+        assert int(b["accuracy_ab_n"]) == int(c["n"])
