@@ -21,6 +21,7 @@ from medjudge.stats.resampling import Bootstrap
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stability",
