@@ -93,10 +93,25 @@ def all_wrong_case() -> str:
     study = make_study(y, SIZES_12)
     ev = mj.evaluate_judges(study)
     p = ev.pairs
-    cols = [c for c in ("judge_a", "judge_b", "difference", "ci_low", "ci_high", "pvalue", "p_holm")]
+    cols = [
+        c for c in ("judge_a", "judge_b", "difference", "ci_low", "ci_high", "pvalue", "p_holm")
+    ]
     extra = [c for c in ("min_attainable_p", "can_decide", "warning") if c in p.columns]
     lb = ev.leaderboard
-    lcols = [c for c in ("judge", "accuracy", "ci_low", "ci_high", "rank_low", "rank_high", "group", "letters") if c in lb.columns]
+    lcols = [
+        c
+        for c in (
+            "judge",
+            "accuracy",
+            "ci_low",
+            "ci_high",
+            "rank_low",
+            "rank_high",
+            "group",
+            "letters",
+        )
+        if c in lb.columns
+    ]
     out = p[cols + extra].round(5).to_string(index=False) + "\n\n"
     out += lb[lcols].round(4).to_string(index=False)
     # the same verdicts within the 4 largest images (a per-organ cell of 4 images)

@@ -67,7 +67,13 @@ def make_study(y: np.ndarray, sizes: np.ndarray, attrs: dict[str, np.ndarray] | 
     other = np.where(truth == "A", "B", "A")
     frames = [
         pd.DataFrame(
-            {"item": items, "rater": "expert", "role": "expert", "dimension": "overall", "value": truth}
+            {
+                "item": items,
+                "rater": "expert",
+                "role": "expert",
+                "dimension": "overall",
+                "value": truth,
+            }
         )
     ]
     for k in range(j):

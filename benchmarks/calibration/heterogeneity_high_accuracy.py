@@ -28,7 +28,7 @@ from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import medjudge as mj  # noqa: E402
-from hard_designs import SD_CLUSTER, SD_ITEM, SD_TOTAL, mc_se, make_study, sizes_h  # noqa: E402
+from hard_designs import SD_CLUSTER, SD_ITEM, SD_TOTAL, make_study, mc_se, sizes_h  # noqa: E402
 from study_sim import intercept_for  # noqa: E402
 
 PROBS = (0.45, 0.45, 0.10)
