@@ -11,15 +11,14 @@ import sys
 import warnings
 from pathlib import Path
 
+import medjudge as mj
 import numpy as np
 import pytest
-from scipy import stats
-from scipy.special import expit
-
-import medjudge as mj
 from medjudge.stats.intervals import cr2_mean_se, effective_n, wilson_interval
 from medjudge.stats.mcnemar import clustered_mcnemar
 from medjudge.stats.paired_intervals import clustered_score_interval
+from scipy import stats
+from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "calibration"))
 from hard_designs import SIZES_12, correctness, make_study  # noqa: E402
