@@ -406,7 +406,14 @@ def evaluate_judges(
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)
     boards = [
-        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]]) if len(b) else b
+        groups_from_pairs(
+            b,
+            pairs[pairs["dimension"] == b["dimension"].iloc[0]],
+            alpha=1.0 - level,
+            family=multiplicity["description"],
+        )
+        if len(b)
+        else b
         for b in boards
     ]
     settings = {
