@@ -233,3 +233,39 @@ def test_heterogeneity_within_permutation_detects_a_real_difference():
     st = make_study(y, sizes, {"subgroup": np.array(["g1", "g2", "g3"])[g]})
     h = mj.heterogeneity_table(st, "subgroup")
     assert h["pvalue"].iloc[0] < 0.01
+
+
+# ---------------------------------------------------------------------------------------------
+# plan: the fewest clusters with which a decision is possible
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n_tests", [1, 3, 6, 36])
+def test_units_to_decide_is_the_first_g_where_all_pairs_can_decide(n_tests):
+    from medjudge.stats.planning import units_to_decide
+
+    u = units_to_decide(n_tests)
+    g = u["clusters"]
+    # independent: the closed forms, smallest integer first
+    assert n_tests * stats.chi2.sf(g, 1) < 0.05 <= n_tests * stats.chi2.sf(g - 1, 1)
+    assert n_tests * 0.5 ** u["items_midp"] < 0.05 <= n_tests * 0.5 ** (u["items_midp"] - 1)
+    assert (
+        n_tests * 2 * 0.5 ** u["items_exact"] < 0.05 <= n_tests * 2 * 0.5 ** (u["items_exact"] - 1)
+    )
+
+
+def test_plan_decide_agrees_with_the_pairs_table():
+    from medjudge.stats.planning import units_to_decide
+
+    g = units_to_decide(6)["clusters"]  # 4 judges
+    for n_cl, expected in ((g, True), (g - 1, False)):
+        y = np.ones((2 * n_cl, 4))
+        y[:, 3] = 0.0
+        t = mj.all_pairs(y, clusters=np.repeat(np.arange(n_cl), 2))
+        assert bool(t["can_decide"].all()) is expected
+
+
+def test_cli_plan_decide(capsys):
+    from medjudge.cli import main
+
+    assert main(["plan", "decide", "--judges", "4", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"needed": 7' in out and '"n_tests": 6' in out
