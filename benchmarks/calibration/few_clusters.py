@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import medjudge as mj  # noqa: E402
-from hard_designs import SIZES_12, correctness, make_study  # noqa: E402
+from hard_designs import SIZES_12, correctness, make_study, mc_se  # noqa: E402
 
 ACC = 0.8
 
@@ -85,6 +85,32 @@ def paired_null(rng: np.random.Generator, reps: int) -> dict:
         "p_below_05": float(np.mean(rej)),
         "agree": float(np.mean(agree)),
         "mean_width": float(np.mean(width)),
+    }
+
+
+def power_weak_judge(rng: np.random.Generator, reps: int) -> dict:
+    """One judge at 0.55 against three at 0.85: how often the pairs table flags it (p_holm <
+    0.05 against at least one good judge), on all 12 images and per 'organ' of 4 images
+    (images 0-3, 4-7, 8-11), with the share of organ cells whose tests can decide at all."""
+    cl = np.repeat(np.arange(SIZES_12.size), SIZES_12)
+    organ = cl // 4
+    y = correctness(rng, SIZES_12, [0.85, 0.85, 0.85, 0.55], reps)
+    flag_all, flag_cell, can_cell = [], [], []
+    for r in range(reps):
+        t = mj.all_pairs(y[r], clusters=cl)
+        bad = t["judge_b"] == "judge_3"
+        flag_all.append(bool((t.loc[bad, "p_holm"] < 0.05).any()))
+        for o in range(3):
+            k = organ == o
+            t = mj.all_pairs(y[r][k], clusters=cl[k])
+            bad = t["judge_b"] == "judge_3"
+            flag_cell.append(bool((t.loc[bad, "p_holm"] < 0.05).any()))
+            can_cell.append(bool(t["can_decide"].all()))
+    return {
+        "flag_all": float(np.mean(flag_all)),
+        "flag_cell": float(np.mean(flag_cell)),
+        "can_cell": float(np.mean(can_cell)),
+        "reps": reps,
     }
 
 
@@ -149,6 +175,18 @@ def main() -> None:
         f"| {pr['pairs']} | {pr['ci_method']} | {pr['test']} | {100 * pr['covers_0']:.2f}% "
         f"({100 * pr['mc_se']:.2f}) | {100 * pr['p_below_05']:.2f}% | {100 * pr['agree']:.2f}% | "
         f"{pr['mean_width']:.3f} |"
+    )
+    pw = power_weak_judge(rng, args.reps // 2)
+    print(
+        "\n| one judge at 0.55 vs three at 0.85 | flagged (p_holm < 0.05 vs a good judge) | "
+        "organ cells (4 images) that can decide |\n|---|---|---|"
+    )
+    se_all = mc_se(pw["flag_all"], pw["reps"])
+    se_cell = mc_se(pw["flag_cell"], 3 * pw["reps"])
+    print(
+        f"| all 12 images, one family of 6 pairs | {100 * pw['flag_all']:.1f}% ({100 * se_all:.1f}) "
+        f"| - |\n| per organ of 4 images, 6 pairs each | {100 * pw['flag_cell']:.1f}% "
+        f"({100 * se_cell:.1f}) | {100 * pw['can_cell']:.0f}% |"
     )
     print("\nAll-wrong judge_3 against three all-right judges (evaluate_judges, defaults):\n")
     print(all_wrong_case())
