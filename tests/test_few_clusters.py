@@ -269,3 +269,21 @@ def test_cli_plan_decide(capsys):
     assert main(["plan", "decide", "--judges", "4", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"needed": 7' in out and '"n_tests": 6' in out
+
+
+def test_best_set_per_four_image_organ_says_it_cannot_decide():
+    """Fails before issue 28 (no such columns; the all-wrong judge stayed in every best set)."""
+    y = np.ones((88, 4))
+    y[:, 3] = 0.0
+    cl = np.repeat(np.arange(12), SIZES_12)
+    organ = np.array(["o1", "o2", "o3"])[cl // 4]
+    st = make_study(y, SIZES_12, {"organ_system": organ})
+    from medjudge.analyses.subgroups import best_judge_by_subgroup
+
+    b = best_judge_by_subgroup(st, ("organ_system",))
+    assert len(b) == 3 and not b["can_decide"].any()
+    assert (b["n_in_best_set"] == 4).all()  # kept: no data could exclude it
+    assert b["warning"].str.startswith("with 4 clusters this cell cannot show a difference").all()
+    # one organ-free table over the 12 images can decide and excludes the all-wrong judge
+    b12 = best_judge_by_subgroup(st, ())
+    assert bool(b12["can_decide"].iloc[0]) and "judge_3" in b12["excluded_from_best_set"].iloc[0]
