@@ -161,7 +161,7 @@ def ppi_mean(
     )
     lo, hi, suffix = est - z * se, est + z * se, _method_suffix(interval, df)
     extra_warn: dict[str, Any] = {}
-    if bool(np.all((y == 0) | (y == 1))) and lam_v != 0:
+    if bool(np.all((y == 0) | (y == 1))):
         k = int(min(y.sum(), n - y.sum()))
         if k <= FEW_LABELLED_EVENTS:
             which = "positives" if y.sum() <= n - y.sum() else "negatives"
@@ -267,7 +267,7 @@ def ppi_proportion(
         interval=interval,
     )
     var = out.se**2
-    if interval == "t" and np.isfinite(var) and out.extra["lam"] != 0:
+    if interval == "t" and np.isfinite(var):
         lo, hi, suffix = _wilson_effective(
             out.estimate,
             var,
