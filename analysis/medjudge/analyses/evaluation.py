@@ -20,7 +20,7 @@ import pandas as pd
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
 from ..stats.multiplicity import add_multiplicity, adjust_pvalues
-from ..stats.pairwise import all_pairs
+from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ..stats.results import Presentable
@@ -225,6 +225,12 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
         for _, sub in t.groupby("dimension", sort=False):
             t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["pvalue"].to_numpy(), "holm")
             sizes.append(int(sub["pvalue"].notna().sum()))
+    if "min_attainable_p" in t.columns:
+        # can this pair's test reach significance in the family just named? (issue 28)
+        alpha = 1.0 - float(t["level"].iloc[0]) if "level" in t.columns and len(t) else 0.05
+        t = add_decidability(
+            t, family=() if family == "table" else ("dimension",), alpha=alpha, method="holm"
+        )
     label = {
         "family": family,
         "method": "holm",
@@ -388,7 +394,14 @@ def evaluate_judges(
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)
     boards = [
-        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]]) if len(b) else b
+        groups_from_pairs(
+            b,
+            pairs[pairs["dimension"] == b["dimension"].iloc[0]],
+            alpha=1.0 - level,
+            family=multiplicity["description"],
+        )
+        if len(b)
+        else b
         for b in boards
     ]
     settings = {

@@ -377,6 +377,10 @@ def best_judge_by_subgroup(
     the pair is chosen from the data), ``best_set`` (comma-separated, best first),
     ``n_in_best_set``, ``excluded_from_best_set`` (judges shown to be worse than the best
     ones), ``best_set_method``; ``p_fdr_bh`` adjusts best-vs-runner-up over cells.
+    ``min_attainable_p_holm``, ``can_decide`` and ``warning`` say whether any pair of the cell
+    could reach significance after the cell's Holm adjustment with its clusters (or items)
+    (:func:`medjudge.stats.pairwise.add_decidability`): where it cannot, a best set holding
+    every judge is no evidence that the judges are tied.
     """
     from .evaluation import cluster_ids
 
@@ -418,7 +422,7 @@ def best_judge_by_subgroup(
         best, second = names[order[0]], names[order[1]]
         cl = None if cl_all is None else cl_all[idx]
         with np.errstate(invalid="ignore", divide="ignore"):
-            in_set, n_tests = _best_set(yc, names, cl, alpha)
+            in_set, n_tests, cell_pairs = _best_set(yc, names, cl, alpha)
         pr = pairs[
             ((pairs["judge_a"] == best) & (pairs["judge_b"] == second))
             | ((pairs["judge_a"] == second) & (pairs["judge_b"] == best))
@@ -447,6 +451,13 @@ def best_judge_by_subgroup(
                 "excluded_from_best_set": ",".join(out_of),
                 "best_set_method": method,
                 "family_size": n_tests,
+                # can any pair of this cell reach significance after Holm? (issue 28)
+                "min_attainable_p_holm": float(cell_pairs["min_attainable_p_holm"].min()),
+                "can_decide": bool(cell_pairs["can_decide"].any()),
+                "warning": ""
+                if cell_pairs["can_decide"].any()
+                else cell_pairs["warning"].iloc[0].replace("this pair", "this cell")
+                + "; the best set keeps every judge whatever the data",
             }
         )
     out = pd.DataFrame(rows)
@@ -460,8 +471,8 @@ def _best_set(
     names: list[str],
     clusters: np.ndarray | None,
     alpha: float,
-) -> tuple[np.ndarray, int]:
-    """Which judges can be best, and the number of tests in the cell's family.
+) -> tuple[np.ndarray, int, pd.DataFrame]:
+    """Which judges can be best, the number of tests in the cell's family, and its pairs.
 
     Every pair of judges is tested on the items both answered (McNemar mid-p; with clusters the
     clustered McNemar of Durkalski et al. 2003) and the p-values are Holm-adjusted over all
@@ -472,7 +483,14 @@ def _best_set(
     comparisons with the best, here with all pairs).
     """
     pairs = all_pairs(
-        y, names, policy="exclude", ci="tango", clusters=clusters, family=(), within="holm"
+        y,
+        names,
+        policy="exclude",
+        ci="tango" if clusters is None else "clustered-score",
+        clusters=clusters,
+        family=(),
+        within="holm",
+        confidence_level=1.0 - alpha,
     )
     in_set = np.ones(len(names), dtype=bool)
     pos = {n: i for i, n in enumerate(names)}
@@ -481,4 +499,4 @@ def _best_set(
     ):
         if p == p and p < alpha and d != 0:
             in_set[pos[b] if d > 0 else pos[a]] = False
-    return in_set, len(pairs)
+    return in_set, len(pairs), pairs

@@ -41,6 +41,7 @@ from scipy.special import ndtri
 from medjudge.stats.judge_vs_experts import alt_test
 
 __all__ = [
+    "units_to_decide",
     "ppi_pilot",
     "ppi_variance",
     "labels_for_ppi",
@@ -469,3 +470,37 @@ def alt_test_simulation(
             "mean_advantage_probability": np.nanmean(ap, axis=0),
         }
     )
+
+
+def units_to_decide(n_tests: int, alpha: float = 0.05) -> dict[str, int]:
+    """Fewest clusters (clustered McNemar) or items (mid-p McNemar) with which a pairwise
+    decision is *possible* after Holm over ``n_tests`` tests.
+
+    The clustered McNemar statistic of Durkalski et al. (2003) cannot exceed the number of
+    clusters ``G`` holding discordant items (Cauchy-Schwarz), so its smallest p-value is
+    ``chi²_1.sf(G)``; the mid-p McNemar test's smallest p-value with ``n`` common items is
+    ``0.5^n`` (every item discordant one way; exact test: ``2 * 0.5^n``). The first Holm step
+    multiplies by ``n_tests``. The answer is the smallest ``G`` (or ``n``) with
+    ``n_tests * p_min < alpha`` — a necessary condition, not power: with fewer, no data can
+    give a significant pair (see ``min_attainable_p`` in :func:`medjudge.all_pairs`).
+
+    Examples
+    --------
+    >>> units_to_decide(6)   # 4 judges, one family of 6 pairs
+    {'clusters': 7, 'items_midp': 7, 'items_exact': 8, 'n_tests': 6}
+    """
+    from scipy.special import chdtrc
+
+    if not isinstance(n_tests, int | np.integer) or n_tests < 1:
+        raise ValueError(f"n_tests: {n_tests!r} is not allowed (a positive integer)")
+    _prob(alpha, "alpha")
+    g = 1
+    while n_tests * chdtrc(1, g) >= alpha:
+        g += 1
+    midp = math.ceil(math.log2(n_tests / alpha) + 1e-12)
+    while n_tests * 0.5**midp >= alpha:
+        midp += 1
+    exact = midp
+    while n_tests * 2 * 0.5**exact >= alpha:
+        exact += 1
+    return {"clusters": g, "items_midp": midp, "items_exact": exact, "n_tests": int(n_tests)}
