@@ -195,6 +195,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         default="out/reports",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")

@@ -28,6 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         default="out",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
