@@ -115,7 +115,12 @@ def render_reports(
         "by": list(by) if by else None,
         "names": dict(names) if names else None,
     }
-    metadata = {"title": title, "author": author}
+    from ..report.escape import markdown as literal_markdown
+
+    # the front matter is read as markdown: --title/--author are literal text there (a raw
+    # attribute such as `<img ...>`{=html}, a link or an image is shown, not rendered)
+    metadata = {k: None if v is None else literal_markdown(v) for k, v in
+                {"title": title, "author": author}.items()}  # fmt: skip
     if template is not None:
         tpl = Path(template)
         if not tpl.is_file():
