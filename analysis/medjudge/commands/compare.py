@@ -194,7 +194,10 @@ def run(args: argparse.Namespace) -> int:
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
-        print(top.to_string(line_width=term_width(), index=False))
+        if len(top):
+            print(top.to_string(line_width=term_width(), index=False))
+        else:
+            print(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])

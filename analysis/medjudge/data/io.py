@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -22,6 +24,11 @@ _LONG_DIGITS = b"0" * 19
 
 
 def _check_file(path: Path) -> None:
+    if path.is_symlink() and not path.exists():
+        raise InputError(
+            f"is a broken symbolic link (its target {os.readlink(path)} does not exist)",
+            file=path,
+        )
     if not path.exists():
         raise InputError("file not found", file=path)
     if path.is_dir():
@@ -34,6 +41,17 @@ def _decode_error(path: Path, e: UnicodeDecodeError, line: int | None = None) ->
         file=path,
         line=line,
         hint="save the file as UTF-8",
+    )
+
+
+def _too_deep(path: Path, line: int | None) -> InputError:
+    """JSON nested deeper than Python's parser goes (about 1000 levels): refused, not a crash."""
+    return InputError(
+        "JSON nested too deeply (arrays/objects more than about "
+        f"{sys.getrecursionlimit()} levels deep)",
+        file=path,
+        line=line,
+        hint="each record should be a flat JSON object",
     )
 
 
@@ -78,6 +96,8 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
                 column=e.colno,
                 hint="each line must be one JSON object",
             ) from None
+        except RecursionError:
+            raise _too_deep(path, lineno) from None
         if not isinstance(obj, dict):
             raise InputError(
                 f"expected a JSON object, got {type(obj).__name__}",
@@ -111,6 +131,9 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
                 path, sep=sep, dtype=str, keep_default_na=False, na_values=[], encoding="utf-8-sig"
             )
             kind = "csv"
+            starts = _physical_lines(path, sep, len(df))
+            if starts is not None:  # quoted line breaks or blank lines: rows are not line - 1
+                df[LINE] = starts
         elif suffix == ".jsonl":
             recs = read_jsonl(path)
             df = pd.DataFrame([r for _, r in recs]).astype(object)
@@ -124,6 +147,8 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
                     raise InputError(
                         f"malformed JSON ({e.msg})", file=path, line=e.lineno, column=e.colno
                     ) from None
+                except RecursionError:
+                    raise _too_deep(path, None) from None
             if not isinstance(data, list) or not all(isinstance(x, dict) for x in data):
                 raise InputError("expected a JSON array of objects", file=path)
             df = pd.DataFrame(data).astype(object)
@@ -167,9 +192,44 @@ def _text(v: object) -> str:
     return str(v)
 
 
+def _physical_lines(path: Path, sep: str, n_rows: int) -> list[int] | None:
+    """The physical line on which each of the ``n_rows`` data rows of a CSV starts; None when
+    that is simply ``row + 2`` (one line per row, no blank lines), or when the rows cannot be
+    matched to pandas' (then ``row + 2`` is used, as before).
+
+    Counting newlines settles the common case; otherwise the file is read once more with the
+    :mod:`csv` module, whose ``line_num`` counts physical lines through quoted line breaks.
+    """
+    import csv
+    import gzip
+
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    breaks = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    if breaks == n_rows + 1 and b"\r\r" not in raw and raw.count(b"\r") <= raw.count(b"\r\n"):
+        return None
+    starts: list[int] = []
+    import io
+
+    # lines as a text file has them (\n, \r\n, \r), which is what line_num counts
+    reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""), delimiter=sep)
+    previous = 0
+    try:
+        for row in reader:
+            if row:  # pandas skips blank lines
+                starts.append(previous + 1)
+            previous = reader.line_num
+    except csv.Error:
+        return None
+    if len(starts) != n_rows + 1:
+        return None
+    return starts[1:]
+
+
 def line_numbers(df: pd.DataFrame, kind: str) -> pd.Series:
     """Line (or 1-based row) number of every row, for error messages."""
-    if kind == "jsonl" and LINE in df.columns:
+    if kind in ("jsonl", "csv") and LINE in df.columns:
         return df[LINE].astype(int)
     if kind == "csv":
         return pd.Series(df.index.to_numpy() + 2, index=df.index)

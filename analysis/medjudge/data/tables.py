@@ -40,6 +40,7 @@ value outside ``[scale]`` is an error naming file, line and column.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,8 @@ class TableMapping:
             data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"malformed TOML ({e})", file=path) from None
+        except RecursionError:
+            raise InputError("TOML nested too deeply", file=path) from None
         except UnicodeDecodeError as e:
             raise InputError(
                 f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})", file=path
@@ -439,6 +442,10 @@ def load_any(
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 
     p = Path(path)
+    if p.is_symlink() and not p.exists():
+        raise InputError(
+            f"is a broken symbolic link (its target {os.readlink(p)} does not exist)", file=p
+        )
     if not p.exists():
         raise InputError("not found: the path does not exist", file=p)
     if p.is_dir():
