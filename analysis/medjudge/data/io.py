@@ -131,6 +131,7 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
                 path, sep=sep, dtype=str, keep_default_na=False, na_values=[], encoding="utf-8-sig"
             )
             kind = "csv"
+            _refuse_duplicate_header(path, sep)
             starts = _physical_lines(path, sep, len(df))
             if starts is not None:  # quoted line breaks or blank lines: rows are not line - 1
                 df[LINE] = starts
@@ -190,6 +191,33 @@ def _text(v: object) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def _refuse_duplicate_header(path: Path, sep: str) -> None:
+    """A column name twice in the header: pandas would silently read the second as
+    ``NAME.1`` and the mapping would use the first — refused, naming both columns."""
+    import csv
+    import gzip
+
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        try:
+            header = next((row for row in reader if row), [])
+        except csv.Error:
+            return  # pandas has read it; its own error would have come first
+        line = reader.line_num
+    seen: dict[str, int] = {}
+    for pos, name in enumerate(header, start=1):
+        if name in seen and name != "":
+            raise InputError(
+                f"column {name!r} appears twice in the header (columns {seen[name]} and {pos})",
+                file=path,
+                line=line,
+                column=name,
+                hint="rename one of them",
+            )
+        seen.setdefault(name, pos)
 
 
 def _physical_lines(path: Path, sep: str, n_rows: int) -> list[int] | None:
