@@ -277,7 +277,7 @@ def test_title_and_author_are_literal_text(tmp_path, monkeypatch):
     payload = '`<img src="/etc/passwd" onerror="alert(1)">`{=html}'
     report_cmd.render_reports(
         path, kinds=["judges"], out=tmp_path / "o", mapping=mapping, title=payload,
-        author="[me](javascript:alert(1))", parallel=False, exchange=False,
+        author="[me](javascript:alert(1))", workers=1,
     )  # fmt: skip
     front = yaml.safe_dump({"title": seen["title"], "author": seen["author"]})
     html = _pandoc_standalone(f"---\n{front}---\n\nbody\n")

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .errors import InputError
@@ -175,12 +176,21 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
 
 
 def text_cells(df: pd.DataFrame) -> pd.DataFrame:
-    """Every cell as text, as a table file spells it: missing -> ``""``, ``2.0`` -> ``"2"``."""
-    for c in df.columns:
-        if c == LINE:
-            continue
-        df[c] = df[c].map(_text)
-    return df
+    """Every cell as text, as a table file spells it: missing -> ``""``, ``2.0`` -> ``"2"``.
+
+    One pass over one object array, and one new frame: setting the columns one by one made
+    reading quadratic in the number of columns (20,000 columns took 9.5 s, 100,000 over 200 s).
+    The line column (:data:`LINE`), if any, is kept (last).
+
+    >>> text_cells(pd.DataFrame({"a": [2.0, None], "b": ["x", 1]})).to_dict("list")
+    {'a': ['2', ''], 'b': ['x', '1']}
+    """
+    keep = np.asarray(df.columns != LINE, dtype=bool)
+    values = _TEXT_UFUNC(df.iloc[:, keep].to_numpy(dtype=object))
+    out = pd.DataFrame(values, index=df.index, columns=df.columns[keep])
+    if not keep.all():
+        out[LINE] = df[LINE].to_numpy()
+    return out
 
 
 def _text(v: object) -> str:
@@ -253,6 +263,9 @@ def _physical_lines(path: Path, sep: str, n_rows: int) -> list[int] | None:
     if len(starts) != n_rows + 1:
         return None
     return starts[1:]
+
+
+_TEXT_UFUNC = np.frompyfunc(_text, 1, 1)
 
 
 def line_numbers(df: pd.DataFrame, kind: str) -> pd.Series:
