@@ -180,3 +180,53 @@ def test_declared_template_parameter_is_accepted(tmp_path, monkeypatch):
     )  # fmt: skip
     assert rc == 0, err
     assert seen["policy"] == "exclude"
+
+
+@pytest.fixture()
+def long_verdicts(tmp_path):
+    pytest.importorskip("duckdb")
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(40):
+        gold = "AB"[i % 2]
+        rows += [
+            (f"q{i}", "e1", "expert", "overall", gold),
+            (f"q{i}", "e2", "expert", "overall", gold),
+        ]
+        for j in ("j1", "j2", "j3"):
+            rows.append(
+                (f"q{i}", j, "judge", "overall", gold if rng.random() < 0.75 else "BA"[i % 2])
+            )
+    f = tmp_path / "v.csv"
+    pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"]).to_csv(
+        f, index=False
+    )
+    return f
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--only", "overall"], "--only"),
+        (["--gold-method", "majority"], "--gold-method"),
+        (["--eval-order", "AB"], "--eval-order"),
+        (["--alpha", "0.1"], "--alpha"),
+        (["--kappa-weights", "quadratic"], "--kappa-weights"),
+    ],
+)
+def test_engine_refuses_options_it_would_ignore(long_verdicts, extra, needle):
+    rc, _, err = cli(["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50", *extra])
+    assert_one_line_error(rc, err, needle, "--engine duckdb")
+
+
+def test_engine_honours_family(long_verdicts):
+    outs = {}
+    for family in ("table", "dimension"):
+        rc, out, err = cli(
+            ["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50", "--json",
+             "--family", family]
+        )  # fmt: skip
+        assert rc == 0, err
+        outs[family] = out
+    assert '"dimension"' in outs["dimension"] and "Holm over 'dimension'" in outs["dimension"]
+    assert "Holm over 'table'" in outs["table"]
