@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from medjudge.report import escape
 from robust_support import cli
@@ -25,6 +25,8 @@ PIECES = [
     "\r",
     "\n",
     "\r\n",
+    "\n```\n",
+    "\n[z](javascript:alert(1))\n",
     "```",
     "~~~",
     "`",
@@ -222,8 +224,9 @@ def _sections_available() -> bool:
 
 
 @pytest.mark.skipif(not _sections_available(), reason="report sections not importable")
-@settings(max_examples=25)
+@settings(max_examples=40)
 @given(st.lists(NAMES, min_size=1, max_size=4))
+@example(["a\n```\n\n[z](javascript:alert(1))\n"])  # the issue's fence breaker, always tried
 def test_table_names_cannot_leave_the_raw_html_fence(names):
     md = _fenced_table(names)
     _check_html(_pandoc(md, "html"), names)
@@ -298,3 +301,76 @@ def _pandoc_standalone(markdown: str) -> str:
         check=True,
     )
     return proc.stdout
+
+
+# ------------------------------------------------------------ rendered reports, scanned
+HOSTILE_JUDGES = [
+    ISSUE_NAME,
+    'x\n```\n\n<a href="javascript:alert(1)">click</a> [y](javascript:alert(2))\n\n'
+    "```{=html}\n<script>alert(3)</script>\n```\n",
+    '`<img src="/etc/passwd" onerror="alert(4)">`{=html} ![i](/etc/passwd)',
+]
+
+
+class _LiveMarkup(HTMLParser):
+    """Anything in a rendered report that could run or fetch: scripts, event handlers,
+    ``javascript:`` in a link or source, links leaving the page, embeds of anything but the
+    report's own images and styles."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[tuple] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "script":
+            self.found.append(("script", a.get("src")))
+        for k, v in attrs:
+            if k.startswith("on"):
+                self.found.append((tag, k, v))
+            if tag != "meta" and v and "javascript:" in v.lower():
+                self.found.append((tag, k, v))
+        if tag == "a" and not (a.get("href") or "#").startswith("#"):
+            self.found.append(("a", a.get("href")))
+        if tag in ("img", "iframe", "embed", "object", "link", "source", "video", "audio"):
+            src = a.get("src") or a.get("href") or a.get("data") or ""
+            if not src.startswith(("data:image/png", "data:image/svg", "data:text/css", "#")):
+                self.found.append((tag, src[:80]))
+
+
+def _pdf_links(path: Path) -> list[str]:
+    from pypdf import PdfReader
+
+    out = []
+    for page in PdfReader(path).pages:
+        for annot in page.get("/Annots") or []:
+            action = annot.get_object().get("/A")
+            uri = action.get_object().get("/URI") if action is not None else None
+            if uri is not None:
+                out.append(str(uri))
+    if b"/JavaScript" in path.read_bytes():
+        out.append("/JavaScript")
+    return out
+
+
+def test_rendered_reports_have_no_live_markup_or_foreign_resource(tmp_path):
+    """The issue's payloads as judge names, --title and --author, through the built-in
+    renderer to HTML and PDF: the HTML has no script, event handler, outside link or foreign
+    embed, and the PDF no link annotation (before: 18 javascript: links in the HTML reports,
+    9 in the PDFs, an onerror image and /etc/passwd embedded as a data URI)."""
+    from medjudge.commands.report import report_dependencies_missing
+
+    if report_dependencies_missing():
+        pytest.skip("report extra not installed")
+    path, mapping = _write_quoted_wide(tmp_path / "in", HOSTILE_JUDGES)
+    out = tmp_path / "rep"
+    rc, _, err = cli(
+        ["report", path, "--mapping", mapping, "--kind", "judges", "--out", out,
+         "--resamples", "100", "--title", '`<img src="/etc/passwd" onerror="alert(1)">`{=html}',
+         "--author", "[me](javascript:alert(5))"]
+    )  # fmt: skip
+    assert rc == 0, err
+    scan = _LiveMarkup()
+    scan.feed((out / "judges.html").read_text(encoding="utf-8"))
+    assert scan.found == []
+    assert _pdf_links(out / "judges.pdf") == []
