@@ -220,3 +220,26 @@ def test_simulate_force_replaces_only_its_own_bundle(tmp_path):
     rc, _, err = cli(["simulate", "--out", out, "--items", "30", "--force"])
     assert_one_line_error(rc, err, "mine.jsonl", "will not be replaced")
     assert (out / "predictions" / "mine.jsonl").read_text() == "{}\n"
+
+
+def test_report_into_run_reports_folder_and_run_again(tmp_path):
+    """``run --out out`` then ``report --out out/reports`` (the defaults) then ``run`` again:
+    out/reports is proven by out/MANIFEST.json, then by its own manifest."""
+    out = tmp_path / "out"
+    with output_folder(out, argv=["run"]) as stage:
+        (stage / "validation.json").write_text("{}")
+        (stage / "reports").mkdir()
+        (stage / "reports" / "judges.html").write_text("<p>1</p>")
+    with output_folder(out / "reports", argv=["report"]) as stage:
+        (stage / "judges.html").write_text("<p>2</p>")
+    assert (out / "reports" / "judges.html").read_text() == "<p>2</p>"
+    with output_folder(out, argv=["run"]) as stage:
+        (stage / "validation.json").write_text("{}")
+    assert sorted(p.name for p in out.iterdir()) == ["MANIFEST.json", "validation.json"]
+    # but a file added to the report folder is still refused, from either level
+    with output_folder(out / "reports", argv=["report"]) as stage:
+        (stage / "judges.html").write_text("<p>3</p>")
+    (out / "reports" / "mine.txt").write_text("mine")
+    for target in (out, out / "reports"):
+        with pytest.raises(InputError, match="mine.txt"), output_folder(target, argv=["x"]):
+            pass

@@ -217,14 +217,27 @@ def _listed(folder: Path) -> dict[str, tuple[int, str]] | None:
     return listed
 
 
-def not_written_by_medjudge(folder: Path) -> tuple[str, str] | None:
+def _enclosing_listing(folder: Path, levels: int = 8) -> dict[str, tuple[int, str]] | None:
+    """What the nearest enclosing medjudge manifest lists under ``folder`` (a ``reports/``
+    written by ``run`` has no manifest of its own: ``OUT/MANIFEST.json`` lists its files)."""
+    real = Path(os.path.realpath(folder))
+    for anc in list(real.parents)[:levels]:
+        listed = _listed(anc)
+        if listed is not None:
+            prefix = real.relative_to(anc).as_posix() + "/"
+            return {p[len(prefix) :]: v for p, v in listed.items() if p.startswith(prefix)}
+    return None
+
+
+def not_written_by_medjudge(folder: Path, *, _inner: bool = False) -> tuple[str, str] | None:
     """The first entry of ``folder`` medjudge cannot prove it wrote, and why; None when every
     entry is proven (or the folder is empty).
 
-    Proof is the folder's ``MANIFEST.json``: the format marker, every file under the folder
-    listed with the size and SHA-256 it still has, every sub-folder holding a listed file, no
-    symbolic links or special files. A listed file that is missing proves nothing against the
-    folder (nothing of the user's would be lost).
+    Proof is the folder's ``MANIFEST.json`` (or, for a folder without one, the nearest
+    enclosing folder's, such as ``run``'s for its ``reports/``): the format marker, every file
+    listed with the size and SHA-256 it still has, every sub-folder holding a listed file or
+    proven by a manifest of its own, no symbolic links or special files. A listed file that is
+    missing proves nothing against the folder (nothing of the user's would be lost).
 
     Examples
     --------
@@ -238,6 +251,8 @@ def not_written_by_medjudge(folder: Path) -> tuple[str, str] | None:
     if not entries:
         return None
     listed = _listed(folder)
+    if listed is None and not _inner:
+        listed = _enclosing_listing(folder)
     if listed is None:
         others = [e for e in entries if e != MANIFEST]
         if others:
@@ -247,13 +262,21 @@ def not_written_by_medjudge(folder: Path) -> tuple[str, str] | None:
     for top, subdirs, names in os.walk(folder):
         rel_top = Path(top).relative_to(folder).as_posix()
         prefix = "" if rel_top == "." else rel_top + "/"
+        descend = []
         for name in sorted(subdirs):
             rel = prefix + name
-            if os.path.islink(os.path.join(top, name)):
+            full = Path(top) / name
+            if full.is_symlink():
                 return rel, "a symbolic link medjudge did not write"
+            if _listed(full) is not None:  # an output of its own (``report`` into OUT/reports)
+                inner = not_written_by_medjudge(full, _inner=True)
+                if inner is not None:
+                    return f"{rel}/{inner[0]}", inner[1]
+                continue
             if rel not in dirs:
                 return rel + "/", "medjudge did not write it"
-        subdirs.sort()
+            descend.append(name)
+        subdirs[:] = descend
         for name in sorted(names):
             rel = prefix + name
             if rel == MANIFEST:
