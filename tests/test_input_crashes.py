@@ -157,6 +157,21 @@ def test_compare_with_one_judge_gives_a_leaderboard_without_pairs(one_judge_bund
     assert "sim-control" in out and "no pairs: 1 judge" in out
 
 
+def test_run_with_one_judge_keeps_its_tables_and_renders(one_judge_bundle, tmp_path):
+    """Before: the judges report failed (numpy "Input must be 1- or 2-d."), run exited 1 and
+    no table was written."""
+    from medjudge.commands.report import report_dependencies_missing
+
+    out = tmp_path / "out"
+    report = "none" if report_dependencies_missing() else "judges"
+    rc, _, err = cli(["run", one_judge_bundle, "--out", out, "--report", report,
+                      "--resamples", "100"])  # fmt: skip
+    assert rc == 0, err
+    assert (out / "accuracy.csv").is_file() and (out / "judge_vs_gold.csv").is_file()
+    if report == "judges":
+        assert (out / "reports" / "judges.html").is_file()
+
+
 def test_all_pairs_of_one_judge_is_empty():
     from medjudge.stats.pairwise import all_pairs
     from medjudge.stats.resampling import Bootstrap
