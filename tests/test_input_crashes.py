@@ -123,6 +123,30 @@ def test_deep_jsonl_table_is_refused_naming_file_and_line(tmp_path):
     assert_one_line_error(rc, err, str(f), "line 2", "nested too deeply")
 
 
+@pytest.mark.parametrize("depth", [990, 2000])
+def test_deep_value_in_a_record_is_refused(tmp_path, depth):
+    """Nesting Python's parser still reads (990 levels) failed later, when the value was shown
+    as text (RecursionError, exit 3); a "[" inside a string does not count."""
+    f = tmp_path / "deep.jsonl"
+    f.write_text(
+        '{"item": "a", "rater": "r", "value": "A", "note": "[[[["}\n'
+        '{"item": "b", "rater": "r", "value": ' + "[" * depth + "]" * depth + "}\n"
+    )
+    rc, _, err = cli(["validate", f, "--item", "item", "--rater", "rater", "--value", "value"])
+    assert_one_line_error(rc, err, f"{f}, line 2", "nested too deeply")
+    g = tmp_path / "deep.json"
+    g.write_text('[\n{"item": "a", "rater": "r", "value": ' + "[" * depth + "]" * depth + "}]\n")
+    rc, _, err = cli(["validate", g, "--item", "item", "--rater", "rater", "--value", "value"])
+    assert_one_line_error(rc, err, f"{g}, line 2", "nested too deeply")
+
+
+def test_moderately_nested_values_are_read(tmp_path):
+    f = tmp_path / "ok.jsonl"
+    f.write_text('{"item": "a", "rater": "r", "value": "A", "meta": ' + "[" * 50 + "]" * 50 + "}\n")
+    rc, _, err = cli(["validate", f, "--item", "item", "--rater", "rater", "--value", "value"])
+    assert rc == 0, err
+
+
 def test_deep_json_prediction_in_a_bundle_is_refused(tmp_path):
     bundle = tmp_path / "b"
     shutil.copytree(DEMO, bundle)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import sys
+import re
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +48,30 @@ def _decode_error(path: Path, e: UnicodeDecodeError, line: int | None = None) ->
 def _too_deep(path: Path, line: int | None) -> InputError:
     """JSON nested deeper than Python's parser goes (about 1000 levels): refused, not a crash."""
     return InputError(
-        "JSON nested too deeply (arrays/objects more than about "
-        f"{sys.getrecursionlimit()} levels deep)",
+        f"JSON nested too deeply (arrays/objects more than {MAX_JSON_DEPTH} levels deep)",
         file=path,
         line=line,
         hint="each record should be a flat JSON object",
     )
+
+
+#: deepest nesting of arrays/objects accepted in a JSON record (records are flat objects;
+#: deeper values — a few hundred levels — would exhaust Python's recursion when shown as text)
+MAX_JSON_DEPTH = 256
+_JSON_STRING = re.compile(rb'"(?:\\.|[^"\\])*"')
+
+
+def _too_deep_at(data: bytes, limit: int = MAX_JSON_DEPTH) -> int | None:
+    """Byte offset where JSON ``data`` nests deeper than ``limit`` (strings ignored); None if
+    it does not. Counting brackets first keeps ordinary records free of the scan."""
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    masked = _JSON_STRING.sub(lambda m: b"_" * len(m.group(0)), data)
+    codes = np.frombuffer(masked, dtype=np.uint8)
+    step = np.isin(codes, (ord("["), ord("{"))).astype(np.int64)
+    step -= np.isin(codes, (ord("]"), ord("}")))
+    over = np.flatnonzero(np.cumsum(step) > limit)
+    return int(over[0]) if over.size else None
 
 
 def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
@@ -70,6 +88,8 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     if _fast_loads is not None and _LONG_DIGITS not in data.translate(_DIGITS_AS_ZERO):
         fast = _fast_loads
     for lineno, bline in enumerate(data.splitlines(), start=1):
+        if _too_deep_at(bline) is not None:
+            raise _too_deep(path, lineno)
         if fast is not None:
             # orjson when installed (~5x faster); any line it refuses or that is not an
             # object goes through the standard parser below, which names the problem
@@ -142,6 +162,9 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
             df[LINE] = [ln for ln, _ in recs]
             kind = "jsonl"
         elif suffix == ".json":
+            deep = _too_deep_at(path.read_bytes())
+            if deep is not None:
+                raise _too_deep(path, path.read_bytes()[:deep].count(b"\n") + 1)
             with path.open(encoding="utf-8-sig") as fh:
                 try:
                     data = json.load(fh)
