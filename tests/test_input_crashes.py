@@ -327,3 +327,38 @@ def test_reading_sets_no_column_one_by_one(tmp_path, monkeypatch):
     df, _ = read_table(f)
     assert df.shape == (3, n + 3) and (df[f"c{n - 1}"] == "").all()
     assert len(calls) <= 3, len(calls)
+
+
+def test_icc_bootstrap_with_a_missing_rating_matches_a_manual_bootstrap():
+    """A missing rating made every bootstrap replicate (0 x NaN) and so every bootstrap ICC
+    interval NaN. Now the interval is the percentile interval of the replicates computed
+    independently (pingouin's ICC on each resample, rows repeated by their bootstrap counts,
+    the incomplete row left out)."""
+    from medjudge.stats.agreement.bootstrap import resampling
+    from medjudge.stats.resampling import Bootstrap
+
+    pg = pytest.importorskip("pingouin")
+    rng = np.random.default_rng(0)
+    n, k = 25, 3
+    X = rng.normal(size=(n, k)) + 2 * rng.normal(size=(n, 1))
+    X[4, 1] = np.nan
+    boot = Bootstrap(200, seed=1, method="percentile")
+    ours = {e.name: e for e in icc(X, ci="bootstrap", bootstrap=boot)}
+    assert all(np.isfinite([e.ci_low, e.ci_high]).all() for e in ours.values())
+    plan, _, _ = resampling(boot, None, n, 0.95)
+    W = np.asarray(plan.weights())
+    ok = ~np.isnan(X).any(axis=1)
+    reps = {f: [] for f in PG}
+    for w in W:
+        rows = np.repeat(np.flatnonzero(ok), w[ok].astype(int))
+        long = pd.DataFrame(
+            [(t, j, X[r, j]) for t, r in enumerate(rows) for j in range(k)],
+            columns=["t", "r", "s"],
+        )
+        res = pg.intraclass_corr(long, "t", "r", "s").set_index("Type")["ICC"]
+        for f, label in PG.items():
+            reps[f].append(res[label])
+    for f in PG:
+        lo, hi = np.quantile(reps[f], [0.025, 0.975])
+        assert ours[f].ci_low == pytest.approx(lo, abs=1e-9), f
+        assert ours[f].ci_high == pytest.approx(hi, abs=1e-9), f

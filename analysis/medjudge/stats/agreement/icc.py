@@ -256,10 +256,13 @@ def icc(
     undefined = _no_variance_reason(ms1)
     boot: dict[str, Estimate] = {}
     if ci == "bootstrap":
+        # rows with a missing rating get weight 0 — and a 0 in place of the NaN, which would
+        # otherwise make every resample (0 * NaN) and so the interval NaN
+        Xz = np.where(ok[:, None], X, 0.0)
         for j, form in enumerate(ICC_FORMS):
 
             def stat(W: np.ndarray, j: int = j) -> np.ndarray:
-                return _forms(mean_squares(X, W * ok[None, :]))[:, j]
+                return _forms(mean_squares(Xz, W * ok[None, :]))[:, j]
 
             boot[form] = bootstrap_estimate(
                 form, stat, X.shape[0], plan=plan, confidence=confidence, method=method, n=n
