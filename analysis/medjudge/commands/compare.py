@@ -6,8 +6,10 @@ import argparse
 
 import pandas as pd
 
+from ..data.errors import InputError
 from . import _options as opt
 from ._common import (
+    TABLE_OPTIONS,
     add_input_args,
     check_dimensions,
     check_order,
@@ -74,10 +76,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: options the engine path (--engine duckdb/spark) does not use, with their defaults: given
+#: with another value they are refused, not ignored
+_NOT_ON_ENGINE = {
+    "gold_method": "auto", "eval_order": None, "dimensions": None, "kappa_weights": "linear",
+    "score_intervals": "bootstrap", "alpha": 0.05, "mapping": None, "broadcast": False,
+    "exchangeable": None, **{o: None for o in TABLE_OPTIONS},
+}  # fmt: skip
+
+
+def _refuse_on_engine(args: argparse.Namespace) -> None:
+    for key, default in _NOT_ON_ENGINE.items():
+        if getattr(args, key, default) != default:
+            option = "--only" if key == "dimensions" else "--" + key.replace("_", "-")
+            raise InputError(
+                f"{option} is not used by --engine {args.engine} (it reads the long verdict "
+                "table item, rater, role, dimension, value as it is and evaluates every "
+                "dimension against the experts' majority)",
+                hint=f"drop {option}, or use --engine memory",
+            )
+
+
 def _run_engine(args: argparse.Namespace) -> int:
     from medjudge.analyses.at_scale import evaluate_at_scale
     from medjudge.stats.resampling import Bootstrap
 
+    _refuse_on_engine(args)
     cluster = None if args.cluster in ("auto", "none", "", None) else args.cluster
     res = evaluate_at_scale(
         args.path,
@@ -85,6 +109,7 @@ def _run_engine(args: argparse.Namespace) -> int:
         cluster=cluster,
         policy=args.policy,
         bootstrap=Bootstrap(args.resamples, args.seed),
+        family=args.family,
     )
     if args.json:
         print(dump_json(res.to_dict()))
@@ -205,7 +230,10 @@ def run(args: argparse.Namespace) -> int:
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
-        print(top.to_string(line_width=term_width(), index=False))
+        if len(top):
+            print(top.to_string(line_width=term_width(), index=False))
+        else:
+            print(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])

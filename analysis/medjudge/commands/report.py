@@ -115,7 +115,12 @@ def render_reports(
         "by": list(by) if by else None,
         "names": dict(names) if names else None,
     }
-    metadata = {"title": title, "author": author}
+    from ..report.escape import markdown as literal_markdown
+
+    # the front matter is read as markdown: --title/--author are literal text there (a raw
+    # attribute such as `<img ...>`{=html}, a link or an image is shown, not rendered)
+    metadata = {k: None if v is None else literal_markdown(v) for k, v in
+                {"title": title, "author": author}.items()}  # fmt: skip
     if template is not None:
         tpl = Path(template)
         if not tpl.is_file():
@@ -190,11 +195,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.splitlines()[0],
     )
     p.add_argument("path", help="a Med-RewardBench bundle directory, or a table with --mapping")
-    p.add_argument("--kind", choices=[*KINDS, "both"], default="both", help="default: both")
+    p.add_argument("--kind", choices=[*KINDS, "both"], help="default: both (not with --template)")
     p.add_argument("--to", default="html,pdf", help="html, pdf or html,pdf (default)")
     p.add_argument(
         "--out",
         default="out/reports",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
@@ -205,7 +211,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policy",
         choices=POLICIES,
-        default="wrong",
         help="invalid verdicts: count as wrong (default), exclude, or count as half",
     )
     p.add_argument(
@@ -246,6 +251,10 @@ def run(args: argparse.Namespace) -> int:
             f"reports need the report extra (missing: {', '.join(missing)})",
             hint="pip install -e '.[report]'",
         )
+    if args.template is not None:
+        _refuse_beside_template(args)
+    args.kind = args.kind or "both"
+    args.policy = args.policy or "wrong"
     kinds = KINDS if args.kind == "both" else (args.kind,)
     command = command_line(
         ["report"],
@@ -327,3 +336,30 @@ def run(args: argparse.Namespace) -> int:
     for kind, files in results.items():
         print(f"{kind}: " + ", ".join(str(final / p.name) for p in files.values()))
     return 0
+
+
+def _refuse_beside_template(args: argparse.Namespace) -> None:
+    """Options a ``--template`` would not use are refused, not ignored: ``--kind`` (the
+    template is the one report), and ``--policy``/``--by`` unless its parameters cell
+    declares ``policy``/``by``."""
+    if args.kind is not None:
+        raise InputError(
+            "--kind chooses among the built-in reports; --template renders that one template",
+            hint="drop --kind",
+        )
+    tpl = Path(args.template)
+    if not tpl.is_file() or tpl.suffix.lower() != ".qmd":
+        return  # render_reports says what is wrong with it
+    from ..report.qmd import QmdError, parameter_names, parse_qmd
+
+    try:
+        declared = parameter_names(parse_qmd(tpl.read_text(encoding="utf-8"), path=str(tpl)))
+    except QmdError as exc:
+        raise InputError(str(exc), file=tpl) from None
+    for option, param in (("--policy", "policy"), ("--by", "by")):
+        if getattr(args, param) is not None and param not in declared:
+            raise InputError(
+                f"{option} would be ignored: the template declares no {param!r} parameter",
+                file=tpl,
+                hint=f"declare {param} in its parameters cell, or drop {option}",
+            )

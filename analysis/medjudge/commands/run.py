@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
 from ..data.model import Study
-from ..report.escape import spreadsheet_frame as safe_csv
+from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._output import output_folder
@@ -28,6 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         default="out",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
@@ -93,7 +94,7 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
 
     summary = study.summary()
     (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
+    write_csv(study.rater_table(), out / "parse_status.csv")
     print(
         f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
@@ -110,7 +111,7 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
             accuracy = accuracy_table(study)
     if accuracy is not None:
         acc = accuracy
-        safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+        write_csv(acc, out / "accuracy.csv", decimals=6)
         written.append(out / "accuracy.csv")
         head = acc[acc["policy"] == "wrong"].pivot(
             index="judge", columns="dimension", values="accuracy"

@@ -56,10 +56,19 @@ class RatingMatrix:
 
 
 def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
-    """Positions that sort item ids naturally (``q2`` before ``q10``; ties keep input order)."""
+    """Positions that sort item ids naturally (``q2`` before ``q10``).
+
+    A total order on the ids themselves: ids equal under the natural key (``q1`` and ``q01``)
+    are ordered by their text, so the order — and everything resampled by item position —
+    never depends on the input's row order.
+
+    >>> natural_order(["q10", "q01", "q2", "q1"]).tolist()
+    [1, 3, 2, 0]
+    """
     split = _DIGIT_RUNS.split
     keys = [
-        tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))) for x in ids
+        (tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))), str(x))
+        for x in ids
     ]
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 

@@ -302,6 +302,10 @@ def _chunk_error(nb: nbformat.NotebookNode, path: str, exc: Exception) -> Render
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 and "No space left on device" in proc.stderr:
+        # the disk is full, not the report broken: an OSError (one line naming the path, exit 2)
+        name = cmd[cmd.index("--output") + 1] if "--output" in cmd else ""
+        raise OSError(28, os.strerror(28), str(cwd / name))  # errno.ENOSPC
     if proc.returncode != 0:
         raise RenderError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
 

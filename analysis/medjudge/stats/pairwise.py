@@ -274,7 +274,7 @@ def all_pairs(
             if np.isnan(boot).any():
                 se = bootstrap_se(bd)
             else:
-                cov = np.cov(boot, rowvar=False, dtype=np.float64)
+                cov = np.atleast_2d(np.cov(boot, rowvar=False, dtype=np.float64))  # 1 judge
                 se = np.sqrt(np.maximum(np.diag(cov)[ii] + np.diag(cov)[jj] - 2 * cov[ii, jj], 0.0))
             ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]})"
         elif ci == "clustered-score":
