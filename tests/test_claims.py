@@ -35,15 +35,6 @@ LEVEL = 0.9
 ALPHA = 0.05
 
 
-def _hanna(tmp: Path) -> tuple[Path, Path]:
-    from medjudge.data.hanna import hanna_long_table
-
-    path = tmp / "hanna_long.csv"
-    if not path.exists():
-        hanna_long_table(EXTERNAL / "hanna").to_csv(path, index=False)
-    return path, MAPPINGS / "hanna_long.toml"
-
-
 STUDIES = {
     "demo": lambda tmp: (ROOT / "data" / "demo", None),
     "pandalm": lambda tmp: (
@@ -54,7 +45,7 @@ STUDIES = {
         EXTERNAL / "llmbar" / "verdicts_long.csv",
         MAPPINGS / "llmbar_long.toml",
     ),
-    "hanna": _hanna,
+    "hanna": lambda tmp: (EXTERNAL / "hanna" / "hanna_long.csv", MAPPINGS / "hanna_long.toml"),
 }
 
 #: method names a sentence may use -> what a result must record for it (regex, lower case)
