@@ -450,7 +450,6 @@ def test_shipped_hanna_long_table_is_the_derivation():
     """data/external/hanna/hanna_long.csv (read by data/mappings/hanna_long.toml as shipped)
     equals hanna_long_table() of the two upstream-derived long files."""
     import pandas as pd
-
     from medjudge.data.hanna import hanna_long_table
 
     shipped = pd.read_csv(EXTERNAL / "hanna" / "hanna_long.csv", dtype=str, keep_default_na=False)
