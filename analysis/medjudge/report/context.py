@@ -144,6 +144,26 @@ class ReportContext:
         pct = 100 * self.confidence_level
         return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
 
+    def unusable_rule(self) -> str:
+        """What happens to a rating row without a usable value, for this study (plain text).
+
+        The invalid-verdict policy concerns the judges' categorical verdicts only: score
+        comparisons use the items where both scores exist, and an expert's blank label is a
+        missing label (no gold vote), whatever the policy.
+        """
+        s = self.study
+        if not s.judges:
+            return "an expert's empty or unparseable label is a missing label (it casts no vote)"
+        categorical = [d for d in s.dimensions if s.scales[d].is_categorical]
+        parts = []
+        if categorical:
+            parts.append(f"a judge's unusable verdict: {POLICY_LABELS[self.policy]}")
+        if len(categorical) < len(s.dimensions):
+            parts.append("an unusable score is left out of the score comparisons")
+        if s.experts:
+            parts.append("an expert's unusable label is a missing label")
+        return "; ".join(parts)
+
     def name(self, role: str) -> str:
         """The study's word for a role (``judge``, ``expert``), singular."""
         if role in self.names:

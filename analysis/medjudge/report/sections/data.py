@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...data.model import Study
-from ..context import POLICY_LABELS, ReportContext
+from ..context import ReportContext
 from ..figures.diagnostics import parse_status_bars
 from ..layout import at_page_width
 from ..tables import fmt_int, fmt_num
@@ -167,8 +167,8 @@ def build(ctx: ReportContext) -> Section:
     sec.text(
         "@tbl-data-summary counts what was read. Every output was parsed into a verdict or given "
         "a status that says why it could not be (@tbl-data-status; the reasons in "
-        "@tbl-data-reasons); nothing was dropped. Rows without a usable value follow the "
-        f"invalid-verdict policy (*{md(POLICY_LABELS[ctx.policy])}*)." + gold_text
+        "@tbl-data-reasons); nothing was dropped. Rows without a usable value: "
+        f"{md(ctx.unusable_rule())}." + gold_text
     )
     sec.table("tbl-data-summary", "What was read.", summary_frame(summary, ctx))
     order = None
@@ -206,15 +206,14 @@ def build(ctx: ReportContext) -> Section:
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_bad)} of {fmt_int(n_rows)} rating rows ({fmt_num(100 * share, 1)}%) "
-                "had no usable value; they were handled by the policy "
-                f"*{md(POLICY_LABELS[ctx.policy])}*.",
+                f"had no usable value ({md(ctx.unusable_rule())}).",
                 weight=0.5 + share,
             )
         )
     sec.findings.extend(coverage_findings(ctx))
     sec.methods.append(
         "Judge outputs were parsed into verdicts with a status per row (ok, partial, broadcast, "
-        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept and "
-        f"handled by the invalid-verdict policy *{md(POLICY_LABELS[ctx.policy])}*."
+        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept "
+        f"({md(ctx.unusable_rule())})."
     )
     return sec
