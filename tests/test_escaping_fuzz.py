@@ -353,6 +353,7 @@ def _pdf_links(path: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # renders a report
 def test_rendered_reports_have_no_live_markup_or_foreign_resource(tmp_path):
     """The issue's payloads as judge names, --title and --author, through the built-in
     renderer to HTML and PDF: the HTML has no script, event handler, outside link or foreign

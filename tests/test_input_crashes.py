@@ -181,6 +181,7 @@ def test_compare_with_one_judge_gives_a_leaderboard_without_pairs(one_judge_bund
     assert "sim-control" in out and "no pairs: 1 judge" in out
 
 
+@pytest.mark.slow  # renders a report
 def test_run_with_one_judge_keeps_its_tables_and_renders(one_judge_bundle, tmp_path):
     """Before: the judges report failed (numpy "Input must be 1- or 2-d."), run exited 1 and
     no table was written."""
@@ -285,6 +286,7 @@ def test_disk_full_in_pandoc_is_an_os_error_naming_the_output(tmp_path, monkeypa
     assert info.value.errno == 28 and info.value.filename == str(tmp_path / "judges.html")
 
 
+@pytest.mark.slow  # renders a report
 def test_disk_full_while_rendering_is_exit_2_one_line(tmp_path):
     pytest.importorskip("pypandoc")
     from robust_support import cli_subprocess, snapshot
