@@ -143,6 +143,10 @@ def _needs_report_extra():
         (["--kind", "judges"], "--kind"),
         (["--policy", "exclude"], "--policy"),
         (["--by", "grp"], "--by"),
+        (["--seed", "3"], "--seed"),
+        (["--confidence-level", "0.9"], "--confidence-level"),
+        (["--alpha", "0.1"], "--alpha"),
+        (["--names", "judge=evaluator"], "--names"),
     ],
 )
 def test_options_a_template_would_ignore_are_refused(tmp_path, extra, needle):
@@ -230,3 +234,26 @@ def test_engine_honours_family(long_verdicts):
         outs[family] = out
     assert '"dimension"' in outs["dimension"] and "Holm over 'dimension'" in outs["dimension"]
     assert "Holm over 'table'" in outs["table"]
+
+
+def test_options_a_template_declares_are_passed_and_defaults_kept(tmp_path, monkeypatch):
+    """reports/custom.qmd declares resamples: --resamples is passed on; options not given keep
+    their documented defaults."""
+    _needs_report_extra()
+    from medjudge.commands import report as report_cmd
+
+    seen = {}
+
+    def fake(path, **kw):
+        seen.update(kw)
+        return {"custom": {}}
+
+    monkeypatch.setattr(report_cmd, "render_reports", fake)
+    path, mapping = write_wide(tmp_path, small_rows())
+    rc, _, err = cli(
+        ["report", path, "--mapping", mapping, "--template", ROOT / "reports" / "custom.qmd",
+         "--out", tmp_path / "o", "--resamples", "150"]
+    )  # fmt: skip
+    assert rc == 0, err
+    assert seen["resamples"] == 150 and seen["seed"] == 0 and seen["policy"] == "wrong"
+    assert seen["confidence_level"] == 0.95 and seen["alpha"] == 0.05 and seen["epsilon"] == 0.2

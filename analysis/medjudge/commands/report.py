@@ -204,10 +204,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
-    p.add_argument(
-        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (2000)"
-    )
+    p.add_argument("--seed", type=opt.SEED, help="resampling seed (default 0)")
+    p.add_argument("--resamples", type=opt.RESAMPLES, help="bootstrap resamples (2000)")
     p.add_argument(
         "--policy",
         choices=POLICIES,
@@ -225,12 +223,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--confidence-level",
         type=opt.CONFIDENCE_LEVEL,
-        default=0.95,
         help="interval coverage (default 0.95)",
     )
-    p.add_argument("--alpha", type=opt.ALPHA, default=0.05, help="test size (default 0.05)")
+    p.add_argument("--alpha", type=opt.ALPHA, help="test size (default 0.05)")
     p.add_argument(
-        "--epsilon", type=opt.EPSILON, default=0.2,
+        "--epsilon", type=opt.EPSILON,
         help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
         "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
@@ -253,8 +250,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.template is not None:
         _refuse_beside_template(args)
-    args.kind = args.kind or "both"
-    args.policy = args.policy or "wrong"
+    for key, default in _DEFAULTS.items():  # None: not given (a template may not use it)
+        if getattr(args, key) is None:
+            setattr(args, key, default)
     kinds = KINDS if args.kind == "both" else (args.kind,)
     command = command_line(
         ["report"],
@@ -338,10 +336,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: the defaults of the options a template may or may not use (None in the parser: not given)
+_DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
+             "confidence_level": 0.95, "alpha": 0.05, "epsilon": 0.2}  # fmt: skip
+#: options passed to a template only when its parameters cell declares them: option -> name
+_TEMPLATE_PARAMETERS = {
+    "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
+    "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
+    "--names": "names",
+}  # fmt: skip
+
+
 def _refuse_beside_template(args: argparse.Namespace) -> None:
     """Options a ``--template`` would not use are refused, not ignored: ``--kind`` (the
-    template is the one report), and ``--policy``/``--by`` unless its parameters cell
-    declares ``policy``/``by``."""
+    template is the one report), and ``--policy``, ``--by``, ``--seed``, ``--resamples``,
+    ``--confidence-level``, ``--alpha``, ``--epsilon``, ``--names`` unless its parameters
+    cell declares the parameter they set."""
     if args.kind is not None:
         raise InputError(
             "--kind chooses among the built-in reports; --template renders that one template",
@@ -356,7 +366,7 @@ def _refuse_beside_template(args: argparse.Namespace) -> None:
         declared = parameter_names(parse_qmd(tpl.read_text(encoding="utf-8"), path=str(tpl)))
     except QmdError as exc:
         raise InputError(str(exc), file=tpl) from None
-    for option, param in (("--policy", "policy"), ("--by", "by")):
+    for option, param in _TEMPLATE_PARAMETERS.items():
         if getattr(args, param) is not None and param not in declared:
             raise InputError(
                 f"{option} would be ignored: the template declares no {param!r} parameter",
