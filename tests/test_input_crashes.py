@@ -203,8 +203,11 @@ def test_all_pairs_of_one_judge_is_empty():
 
     y = np.random.default_rng(0).integers(0, 2, (40, 1)).astype(float)
     clusters = np.repeat(np.arange(20), 2)
-    pairs = all_pairs({"d": y}, ["j"], clusters=clusters, bootstrap=Bootstrap(200, seed=1))
-    assert len(pairs) == 0
+    for ci in ("auto", "bootstrap-percentile", "bootstrap-bca"):  # the bootstrap path crashed
+        pairs = all_pairs(
+            {"d": y}, ["j"], clusters=clusters, bootstrap=Bootstrap(200, seed=1), ci=ci
+        )
+        assert len(pairs) == 0
 
 
 # ------------------------------------------------------------------ dangling symlink
