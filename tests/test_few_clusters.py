@@ -287,3 +287,19 @@ def test_best_set_per_four_image_organ_says_it_cannot_decide():
     # one organ-free table over the 12 images can decide and excludes the all-wrong judge
     b12 = best_judge_by_subgroup(st, ())
     assert bool(b12["can_decide"].iloc[0]) and "judge_3" in b12["excluded_from_best_set"].iloc[0]
+
+
+def test_leaderboard_says_a_shared_letter_is_no_tie_when_tests_cannot_decide():
+    """Fails before issue 28: four images gave one letter and rank sets 1-4 without a word."""
+    y = np.ones((88, 4))
+    y[:, 3] = 0.0
+    keep = np.repeat(np.arange(12), SIZES_12) >= 8  # the 4 largest images
+    ev = mj.evaluate_judges(make_study(y[keep], SIZES_12[8:]), bootstrap=mj.Bootstrap(100))
+    lb = ev.leaderboard
+    assert (lb["group"] == "a").all() and not lb["can_decide"].any()
+    assert lb["warning"].iloc[-1] == (
+        "3 of 3 comparisons of this judge cannot reach p_holm < 0.05 whatever the verdicts "
+        "(with 4 clusters): its letter and rank set are no evidence of a tie"
+    )
+    ev12 = mj.evaluate_judges(make_study(y, SIZES_12), bootstrap=mj.Bootstrap(100))
+    assert ev12.leaderboard["can_decide"].all() and (ev12.leaderboard["warning"] == "").all()

@@ -123,7 +123,9 @@ def groups_from_pairs(
     ``family`` (the words of the family, e.g. "Holm over all 36 pairwise tests"), not the
     bootstrap max-t sets of :func:`~medjudge.stats.rank_sets.rank_confidence_sets`; with a
     family spanning several dimensions a dimension's sets depend on the other dimensions'
-    tests, as the family says.
+    tests, as the family says. When the pairs carry ``can_decide`` (:func:`all_pairs`), the
+    board gets ``can_decide`` per judge (every comparison of the judge could reach
+    significance) and a ``warning`` sentence where it could not.
     """
     sig = {
         (a, b): bool(p < alpha)
@@ -150,6 +152,29 @@ def groups_from_pairs(
             worse[hi] += 1
     out["rank_low"] = [1 + better[j] for j in order]
     out["rank_high"] = [k - worse[j] for j in order]
+    if "can_decide" in pairs.columns:
+        # a letter or rank set shared because no test could decide is no evidence of a tie
+        stuck: dict[str, list[tuple[int, str]]] = {j: [] for j in order}
+        units = pairs["n_units"] if "n_units" in pairs.columns else pd.Series(0, pairs.index)
+        unit = pairs["unit"] if "unit" in pairs.columns else pd.Series("units", pairs.index)
+        for a, b, cd, u, un in zip(
+            pairs["judge_a"], pairs["judge_b"], pairs["can_decide"], units, unit, strict=True
+        ):
+            if not cd:
+                for j in (a, b):
+                    if j in stuck:
+                        stuck[j].append((int(u), str(un)))
+        out["can_decide"] = [not stuck[j] for j in order]
+        out["warning"] = [
+            ""
+            if not stuck[j]
+            else (
+                f"{len(stuck[j])} of {k - 1} comparisons of this judge cannot reach {p_col} < "
+                f"{alpha:g} whatever the verdicts (with {min(stuck[j])[0]} {min(stuck[j])[1]}): "
+                "its letter and rank set are no evidence of a tie"
+            )
+            for j in order
+        ]
     out["rank_set"] = (
         f"derived from the pairwise decisions ({p_col} < {alpha:g}"
         + (f"; family: {family}" if family else "")
