@@ -167,11 +167,21 @@ def build(ctx: ReportContext) -> Section:
         if len(gold)
         else " No gold label could be derived in any dimension."
     )
+    # the invalid-verdict policy concerns judge verdicts only: expert rows without a value
+    # are missing labels, left out of the agreement coefficients (and counted here)
+    no_value = study.ratings["value"].isna()
+    n_bad_judge = int((no_value & (study.ratings["role"] == "judge")).sum())
+    n_bad_expert = n_bad - n_bad_judge
+    policy_text = (
+        f" {md(ctx.name('judge')).capitalize()} rows without a usable value follow the "
+        f"invalid-verdict policy (*{md(POLICY_LABELS[ctx.policy])}*)."
+        if study.judges
+        else ""
+    )
     sec.text(
         "@tbl-data-summary counts what was read. Every output was parsed into a verdict or given "
         "a status that says why it could not be (@tbl-data-status; the reasons in "
-        "@tbl-data-reasons); nothing was dropped. Rows without a usable value follow the "
-        f"invalid-verdict policy (*{md(POLICY_LABELS[ctx.policy])}*)." + gold_text
+        "@tbl-data-reasons); nothing was dropped." + policy_text + gold_text
     )
     sec.table("tbl-data-summary", "What was read.", summary_frame(summary, ctx))
     order = None
@@ -206,18 +216,31 @@ def build(ctx: ReportContext) -> Section:
         )
     if n_bad:
         share = n_bad / n_rows if n_rows else 0.0
+        parts = []
+        if n_bad_judge:
+            parts.append(
+                f"the {fmt_int(n_bad_judge)} {md(ctx.name('judge'))} rows were "
+                f"handled by the policy *{md(POLICY_LABELS[ctx.policy])}*"
+            )
+        if n_bad_expert:
+            parts.append(
+                f"the {fmt_int(n_bad_expert)} {md(ctx.name('expert'))} rows are "
+                "missing labels, left out of the agreement coefficients"
+            )
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_bad)} of {fmt_int(n_rows)} rating rows ({fmt_num(100 * share, 1)}%) "
-                "had no usable value; they were handled by the policy "
-                f"*{md(POLICY_LABELS[ctx.policy])}*.",
+                "had no usable value; " + " and ".join(parts) + ".",
                 weight=0.5 + share,
             )
         )
     sec.findings.extend(coverage_findings(ctx))
     sec.methods.append(
         "Judge outputs were parsed into verdicts with a status per row (ok, partial, broadcast, "
-        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept and "
-        f"handled by the invalid-verdict policy *{md(POLICY_LABELS[ctx.policy])}*."
+        f"invalid, missing); the {fmt_int(n_bad_judge)} judge rows without a usable value were "
+        f"kept and handled by the invalid-verdict policy *{md(POLICY_LABELS[ctx.policy])}*."
+        if study.judges
+        else f"The {fmt_int(n_bad_expert)} {md(ctx.name('expert'))} rows "
+        "without a usable value were kept, counted and left out of the agreement coefficients."
     )
     return sec

@@ -37,7 +37,8 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
         f"{len(study.dimensions)} dimension(s) ({', '.join(md(d) for d in study.dimensions)}), "
         f"{fmt_int(n_j)} {md(ctx.names_of('judge', n_j))}, {fmt_int(n_e)} "
         f"{md(ctx.names_of('expert', n_e))}. Headline dimension: *{md(ctx.headline)}*; "
-        f"intervals are {ctx.level}; invalid verdicts: {md(POLICY_LABELS[ctx.policy])}."
+        f"intervals are {ctx.level}"
+        + (f"; invalid verdicts: {md(POLICY_LABELS[ctx.policy])}." if n_j else ".")
     )
     findings = select(sections)
     if findings:
