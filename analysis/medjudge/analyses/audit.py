@@ -354,6 +354,11 @@ def audit_study(
     """
     from .._validation import TOP
 
+    if settings is not None and not isinstance(settings, AuditSettings):
+        raise ValueError(
+            f"settings: {settings!r} is not allowed (an AuditSettings from audit_settings(), or "
+            "None)"
+        )
     st = settings or audit_settings(
         study, ci=ci, confidence_level=confidence_level, bootstrap=bootstrap, cluster=cluster
     )
