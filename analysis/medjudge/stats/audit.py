@@ -122,7 +122,8 @@ def pairwise_matrix(
     """Cohen's kappa and percent agreement for every pair of raters (tidy, one row per pair).
 
     Kappa: unweighted or weighted by category value (``weights``), interval ``ci="analytic"``
-    (FCE 1969) or ``"bootstrap"`` (all pairs share ``plan``'s item resamples). Percent
+    (FCE 1969) or ``"bootstrap"`` (``plan``'s resamples, seed and clusters, drawn over the items
+    the pair both rated). Percent
     agreement (exact matches) has a Wilson interval. Use :func:`as_square` for the matrix view.
     """
     A = np.asarray(X, dtype=float)
@@ -136,14 +137,32 @@ def pairwise_matrix(
             n = int(both.sum())
             k = float((pair[both, 0] == pair[both, 1]).sum())
             lo, hi = wilson_interval(k, n, confidence)
+            # each pair on the items both rated (its n): the same estimate, and a bootstrap of
+            # the pair's own items (whole clusters when the plan has them); in a sparse design
+            # resampling every item for every pair only adds rows that carry nothing
+            if n == 0:  # the pair shares no item: nothing to estimate
+                rows.append(
+                    {"rater_a": names[a], "rater_b": names[b], "n": 0, "kappa": math.nan,
+                     "kappa_low": math.nan, "kappa_high": math.nan, "kappa_ci_method": "",
+                     "agreement": math.nan, "agreement_low": math.nan,
+                     "agreement_high": math.nan, "level": confidence}
+                )  # fmt: skip
+                continue
+            sub = None
+            if plan is not None:
+                sub = ResamplePlan(
+                    n, plan.n_resamples, plan.seed,
+                    clusters=None if plan.clusters is None else np.asarray(plan.clusters)[both],
+                    method=plan.method,
+                )  # fmt: skip
             kap = cohen_kappa(
-                pair,
+                pair[both],
                 categories=cats,
                 values=values,
                 weights=weights,
                 ci=ci,
                 confidence_level=confidence,
-                **plan_arguments(plan, method),  # type: ignore[arg-type]
+                **plan_arguments(sub, method),  # type: ignore[arg-type]
             )
             rows.append(
                 {
