@@ -430,7 +430,7 @@ def audit_study(
             )
         elif not scale.is_categorical:
             d["dawid_skene_skipped"] = (
-                f"{dim!r} is on an {scale.level} scale (the model needs categorical labels)"
+                f"on an {scale.level} scale (the model needs categorical labels)"
             )
         elif not with_dawid_skene:
             d["dawid_skene_skipped"] = "not requested (with_dawid_skene=False)"

@@ -65,9 +65,12 @@ def n_items(n: Any, unit: str = "items") -> str:
 
 
 def primary(rel: pd.DataFrame, dimension: str) -> pd.Series | None:
-    """The chance-corrected coefficient that ranks a dimension: Fleiss' κ when the table has it,
-    else Krippendorff's α (score dimensions)."""
-    for coef in ("fleiss_kappa", "krippendorff_alpha"):
+    """The chance-corrected coefficient that ranks a dimension: Fleiss' κ for labels (nominal,
+    ordinal), Krippendorff's α with its metric for scores (interval, ratio)."""
+    rows = rel[rel["dimension"] == dimension]
+    level = str(rows["measurement"].iloc[0]) if len(rows) and "measurement" in rows else ""
+    order = ("krippendorff_alpha",) if level in ("interval", "ratio") else ("fleiss_kappa",)
+    for coef in (*order, "fleiss_kappa", "krippendorff_alpha"):
         r = rel[(rel["dimension"] == dimension) & (rel["coefficient"] == coef)]
         if len(r) and np.isfinite(float(r.iloc[0]["estimate"])):
             return r.iloc[0]

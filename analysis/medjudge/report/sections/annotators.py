@@ -122,9 +122,16 @@ def build(ctx: ReportContext) -> Section:
     sec = Section(KEY, TITLE)
     table = annotator_table(au)
     if table.empty:
-        return Section.not_applicable(
-            KEY, TITLE, "no dimension has labels from two or more experts"
-        )
+        scales = {ctx.study.scales[d].level for d in au.dimensions}
+        if not any(ctx.study.scales[d].is_categorical for d in au.dimensions):
+            why = (
+                "each annotator is compared with the others' majority label by Cohen's κ, which "
+                f"needs categories; the dimensions are on an {' / '.join(sorted(scales))} scale "
+                "(the reliability section reports Krippendorff's α for scores)"
+            )
+        else:
+            why = f"no dimension has labels from two or more {ctx.names_of('expert')}"
+        return Section.not_applicable(KEY, TITLE, why)
     ann = pd.concat([d["annotators"] for d in au.dimensions.values() if "annotators" in d])
     sec.text(
         f"Each {md(expert)} is compared with the strict majority of the *other* "

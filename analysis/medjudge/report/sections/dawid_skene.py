@@ -90,9 +90,15 @@ def build(ctx: ReportContext) -> Section:
         if "dawid_skene_skipped" in d
     }
     if skipped:
+        by_reason: dict[str, list[str]] = {}
+        for dim, why in skipped.items():
+            by_reason.setdefault(why, []).append(dim)
         sec.text(
             "The Dawid–Skene model was not fitted on "
-            + "; ".join(f"*{md(dim)}*: {md(why)}" for dim, why in skipped.items())
+            + "; ".join(
+                f"{', '.join(f'*{md(d)}*' for d in dims)}: {md(why)}"
+                for why, dims in by_reason.items()
+            )
             + "."
         )
     if not fit.empty:
@@ -122,6 +128,6 @@ def build(ctx: ReportContext) -> Section:
         sec.table(
             "tbl-disputed", f"The most disputed items on *{md(head)}*.", disputed_table(au, head)
         )
-    else:
+    elif disputed is not None:
         sec.text(f"No item of *{md(head)}* has a dissenting label.")
     return sec

@@ -82,7 +82,8 @@ def build(ctx: ReportContext) -> Section:
         "expected from the label shares, and Gwet's AC1 is less sensitive to unbalanced shares "
         '(the "kappa paradox").'
         + (
-            " On ordered labels the kappa-family coefficients and percent agreement give partial "
+            " On ordered labels and scores the kappa-family coefficients and percent agreement "
+            "give partial "
             f"credit to near misses ({', '.join(md(w) for w in weighted)} weights, as the column "
             "names say), so they are higher than the share of rater pairs giving the same label."
             if weighted
@@ -118,7 +119,8 @@ def build(ctx: ReportContext) -> Section:
                 f"The {md(experts)} agree with " + _coefficient_finding(r, lvl, tail),
                 caveat=(
                     "expert agreement below 0.6 limits how well any judge can be measured "
-                    "against their labels"
+                    "against their "
+                    + ("scores" if str(r.get("measurement")) in ("interval", "ratio") else "labels")
                     if float(r["estimate"]) < 0.6
                     else None
                 ),

@@ -12,7 +12,7 @@ from ..context import SUBGROUP_ATTRIBUTES, ReportContext
 from ..tables import est_ci_column, fmt_int
 from . import Section, md
 from ._audit_text import coefficient_label, methods, one_level
-from ._results import audit, audit_attributes, why_no_audit
+from ._results import audit, why_no_audit
 
 KEY = "subgroup-reliability"
 TITLE = "Reliability by subgroup"
@@ -43,15 +43,16 @@ def subgroup_reliability_table(au: Any, dimension: str) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _no_attribute_reason(ctx: ReportContext, tried: tuple[str, ...]) -> str:
+def _no_attribute_reason(ctx: ReportContext) -> str:
+    """Why no subgroup table, in plain words (the "Not run" paragraph escapes it)."""
     have = [str(c) for c in ctx.study.items.columns if c != "item"]
     if ctx.by is not None:
-        return f"the attribute(s) {', '.join(md(b) for b in ctx.by)} have fewer than two values"
+        return f"the attribute(s) {', '.join(map(str, ctx.by))} have fewer than two values"
     return (
-        f"none of the default subgroup attributes ({', '.join(md(b) for b in SUBGROUP_ATTRIBUTES)})"
-        " is an item attribute with two or more values"
+        f"none of the default subgroup attributes ({', '.join(SUBGROUP_ATTRIBUTES)}) is an item "
+        "attribute with two or more values"
         + (
-            f"; the items carry {', '.join(md(c) for c in have)} (choose with `by=` or `--by`)"
+            f"; the items carry {', '.join(have)} (choose with by= or --by)"
             if have
             else "; the items carry no attribute"
         )
@@ -66,7 +67,7 @@ def build(ctx: ReportContext) -> Section:
     head = au.settings.get("headline", ctx.headline)
     tab = subgroup_reliability_table(au, head)
     if tab.empty:
-        return Section.not_applicable(KEY, TITLE, _no_attribute_reason(ctx, audit_attributes(ctx)))
+        return Section.not_applicable(KEY, TITLE, _no_attribute_reason(ctx))
     sg = au.dimensions[head]["subgroups"]
     ok = sg[~sg["too_small"].astype(bool)]
     lvl = one_level(ok["level"]) if len(ok) else ctx.level
