@@ -30,7 +30,7 @@ def subgroup_reliability_table(au: Any, dimension: str) -> pd.DataFrame:
     ci = f" [{lvl} CI]" if lvl else ""
     out = {
         "attribute": [str(a).replace("_", " ") for a in s["attribute"]],
-        "group": s["group"].astype(str).to_numpy(),
+        "group": [str(g) if str(g).strip() else "(blank)" for g in s["group"]],
         "n (items)": [fmt_int(v) for v in s["n_items"]],
     }
     if "fleiss_kappa" in s:
@@ -83,16 +83,19 @@ def build(ctx: ReportContext) -> Section:
             else " (none here)."
         )  # fmt: skip
     )
+    used = (
+        methods([*ok.get("fleiss_ci_method", pd.Series(dtype=object)), *ok["ci_method"]])
+        if len(ok)
+        else "none"
+    )
     sec.table(
         "tbl-subgroup-reliability",
-        f"Reliability per item subgroup on *{md(head)}* ({lvl} intervals: "
-        f"{methods(ok['ci_method']) if len(ok) else 'none'}).",
+        f"Reliability per item subgroup on *{md(head)}* ({lvl} intervals: {used}).",
         tab,
     )
     w = sg["weights"].iloc[0]
     sec.methods.append(
         f"Subgroup reliability: {coefficient_label('fleiss_kappa', w)} (the weights of the "
-        "overall row) and Krippendorff's α within each subgroup, "
-        f"{methods(ok['ci_method']) if len(ok) else 'no'} intervals."
+        f"overall row) and Krippendorff's α within each subgroup, {used} intervals."
     )
     return sec
