@@ -118,7 +118,7 @@ def test_eval_order_refused_by_the_library_too(demo_study):
     "argv, needles",
     [
         (["compare", DEMO, "--only", "nodim"], ["--only 'nodim'", "overall"]),
-        (["audit", DEMO, "--judge-dimension", "nodim"], ["--judge-dimension 'nodim'"]),
+        (["audit", DEMO, "--judge-dimension", "nodim"], ["--headline 'nodim'"]),
         (["audit", DEMO, "--dimensions", "overall,nodim"], ["--dimensions 'nodim'"]),
     ],
 )

@@ -22,8 +22,124 @@ from medjudge.stats.audit import (
     pairwise_matrix,
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
-from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, plan_arguments
+from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from medjudge.stats.results import Presentable
+
+#: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
+MIN_ITEMS = 10
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """How every interval of the audit is computed, resolved once (:func:`audit_settings`).
+
+    Attributes
+    ----------
+    ci : {"auto", "analytic", "bootstrap", "none"}
+        Interval of the agreement coefficients. ``"auto"`` is resolved per coefficient by its
+        item count (BCa bootstrap below 100 items, analytic from 100 on), except that a
+        clustered study always gets the cluster bootstrap (the analytic variances assume
+        independent items).
+    confidence_level : float
+        Coverage of every interval.
+    bootstrap : Bootstrap
+        Resamples, seed and interval method of every bootstrap interval.
+    cluster : str or None
+        The item attribute whose values are resampled as wholes (None: items independent).
+    cluster_of : dict or None
+        Item id -> cluster label.
+    """
+
+    ci: str = "auto"
+    confidence_level: float = 0.95
+    bootstrap: Bootstrap = field(default_factory=Bootstrap)
+    cluster: str | None = None
+    cluster_of: dict[str, str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def n_clusters(self) -> int | None:
+        return len(set(self.cluster_of.values())) if self.cluster_of else None
+
+    def clusters(self, items: Any) -> np.ndarray | None:
+        """Cluster labels of ``items`` (in that order), or None when items are independent."""
+        if not self.cluster_of:
+            return None
+        return np.asarray([self.cluster_of[str(i)] for i in items])
+
+    def arguments(self, items: Any) -> dict[str, Any]:
+        """``ci, confidence_level, bootstrap, clusters`` for a coefficient on ``items``."""
+        return {
+            "ci": None if self.ci == "none" else self.ci,
+            "confidence_level": self.confidence_level,
+            "bootstrap": self.bootstrap,
+            "clusters": self.clusters(items),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ci": self.ci,
+            "confidence_level": self.confidence_level,
+            "n_resamples": self.bootstrap.n_resamples,
+            "seed": self.bootstrap.seed,
+            "bootstrap_method": self.bootstrap.method or "bca",
+            "cluster": self.cluster,
+            "n_clusters": self.n_clusters,
+        }
+
+
+def audit_settings(
+    study: Any,
+    *,
+    ci: str | None = "auto",
+    confidence_level: float = 0.95,
+    bootstrap: Bootstrap | None = None,
+    cluster: str | None = "auto",
+) -> AuditSettings:
+    """Resolve the audit's interval settings once (the CLI and the report call this).
+
+    ``cluster="auto"`` uses the cluster the study declares (mapping ``cluster =``), else the
+    first of ``image_id``/``case_id``/``patient_id``/``cluster`` that groups items; ``None`` or
+    ``"none"`` treats items as independent. With clusters, ``ci="auto"`` becomes the cluster
+    bootstrap.
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> from medjudge.analyses.audit import audit_settings
+    >>> s = audit_settings(mj.datasets.demo(), confidence_level=0.8)
+    >>> (s.ci, s.confidence_level, s.cluster)
+    ('auto', 0.8, None)
+    """
+    from .._validation import CONFIDENCE_LEVEL, check_choice
+    from .evaluation import cluster_ids
+
+    check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    b = as_bootstrap(bootstrap)
+    b.interval("bca")  # checks the method
+    ids, name = cluster_ids(study, cluster)
+    ci = "none" if ci is None else ci
+    cluster_of = None
+    if ids is not None:
+        cluster_of = dict(zip(study.items["item"].astype(str), ids, strict=True))
+        if ci == "auto":
+            ci = "bootstrap"
+    return AuditSettings(ci, float(level), b, name, cluster_of)
+
+
+def _settings(
+    study: Any,
+    settings: AuditSettings | None,
+    ci: str | None,
+    n_resamples: int,
+    seed: int,
+    confidence_level: float,
+) -> AuditSettings:
+    if settings is not None:
+        return settings
+    return audit_settings(
+        study, ci=ci, confidence_level=confidence_level, bootstrap=Bootstrap(n_resamples, seed)
+    )
 
 
 def dimension_reliability(
@@ -34,17 +150,24 @@ def dimension_reliability(
     n_resamples: int = 2000,
     seed: int = 0,
     coefficients: tuple[str, ...] = RELIABILITY_COEFFICIENTS,
+    confidence_level: float = 0.95,
+    settings: AuditSettings | None = None,
 ) -> pd.DataFrame:
-    """Reliability coefficients of the ``role`` raters for every dimension (one row per coefficient)."""
+    """Reliability coefficients of the ``role`` raters for every dimension (one row per coefficient).
+
+    ``settings`` (from :func:`audit_settings`) overrides ``ci``, ``n_resamples``, ``seed`` and
+    ``confidence_level``. Each row carries its ``ci_method``, ``level``, ``weights`` and ``n``
+    (items).
+    """
+    st = _settings(study, settings, ci, n_resamples, seed, confidence_level)
     frames = []
     for dim in study.dimensions:
         m = study.matrix(dim, role=role)
         if m.values.shape[1] < 2:
             continue
         t = agreement_table(
-            m.values, scale=m.scale, ci=ci, bootstrap=Bootstrap(n_resamples, seed),
-            coefficients=list(coefficients),
-        )  # fmt: skip
+            m.values, scale=m.scale, coefficients=list(coefficients), **st.arguments(m.items)
+        )
         t.insert(0, "dimension", dim)
         t["n_raters"] = m.values.shape[1]
         frames.append(t)
@@ -61,41 +184,56 @@ def subgroup_reliability(
     n_resamples: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
-    min_items: int = 10,
+    min_items: int = MIN_ITEMS,
+    settings: AuditSettings | None = None,
 ) -> pd.DataFrame:
     """Fleiss' kappa and Krippendorff's alpha of the ``role`` raters within each subgroup.
 
-    Subgroups with fewer than ``min_items`` items are listed with NaN estimates (``too_small``),
-    not dropped. Attributes missing from the items table are skipped.
+    The kappa uses the weights of the dimension's scale (as :func:`dimension_reliability`
+    does: identity for nominal, ordinal weights for ordinal labels), so subgroup rows compare
+    with the overall row. ``settings`` (from :func:`audit_settings`) overrides ``ci``,
+    ``n_resamples``, ``seed`` and ``confidence``; clusters are resampled within each subgroup.
+    Subgroups with fewer than ``min_items`` items are listed with NaN estimates
+    (``too_small``), not dropped. Attributes missing from the items table are skipped.
     """
+    from medjudge.stats.agreement.weights import LEVEL_WEIGHTS
+
+    st = _settings(study, settings, ci, n_resamples, seed, confidence)
     m = study.matrix(dimension, role=role)
     scale = m.scale
     items = study.items.set_index("item").loc[m.items]
     cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
+    weights = LEVEL_WEIGHTS[scale.level]
+    vals = scale.numeric_values() if scale.is_categorical else None
     rows = []
     for attr in by:
         if attr not in items.columns:
             continue
         for value, idx in items.groupby(attr, sort=True).indices.items():
             X = m.values[idx]
-            row: dict[str, Any] = {"attribute": attr, "group": value, "n_items": len(idx)}
+            row: dict[str, Any] = {
+                "attribute": attr, "group": value, "n_items": len(idx), "weights": weights,
+            }  # fmt: skip
             if len(idx) < min_items:
                 row["too_small"] = True
                 rows.append(row)
                 continue
-            plan = (
-                ResamplePlan(len(idx), n_resamples, seed) if ci in ("bootstrap", "auto") else None
-            )
-            kw = {"ci": ci, "confidence_level": confidence, **plan_arguments(plan)}
+            kw = st.arguments([m.items[i] for i in idx])
             if scale.is_categorical:
-                fk = fleiss_kappa(X, categories=cats, **kw)
-                row.update(fleiss_kappa=fk.estimate, fleiss_low=fk.ci_low, fleiss_high=fk.ci_high)
+                fk = fleiss_kappa(X, categories=cats, values=vals, weights=weights, **kw)
+                row.update(
+                    fleiss_kappa=fk.estimate,
+                    fleiss_low=fk.ci_low,
+                    fleiss_high=fk.ci_high,
+                    fleiss_ci_method=fk.ci_method,
+                )
             ka = krippendorff_alpha(X, scale=scale, **kw)
             row.update(
                 alpha=ka.estimate,
                 alpha_low=ka.ci_low,
                 alpha_high=ka.ci_high,
                 ci_method=ka.ci_method,
+                level=ka.level,
             )
             row["too_small"] = False
             rows.append(row)
@@ -119,7 +257,8 @@ class AuditReport(Presentable):
         return (
             f"AuditReport({len(self.dimensions)} dimensions, role={s.get('role')!r}, "
             f"{len(self.reliability)} reliability rows, ci={s.get('ci')!r}, "
-            f"B={s.get('n_resamples')})"
+            f"B={s.get('n_resamples')}, level={s.get('confidence_level')}, "
+            f"cluster={s.get('cluster')!r})"
         )
 
     reliability: pd.DataFrame
@@ -153,6 +292,10 @@ def audit_study(
     bootstrap: Bootstrap | None = None,
     top: int = 20,
     with_dawid_skene: bool = True,
+    confidence_level: float = 0.95,
+    cluster: str | None = "auto",
+    dimension: str | None = None,
+    settings: AuditSettings | None = None,
 ) -> AuditReport:
     """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
     per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items.
@@ -168,7 +311,7 @@ def audit_study(
     subgroups : tuple of str
         Item attributes for subgroup reliability (those the study has are used).
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        Interval of the agreement coefficients (see :func:`medjudge.fleiss_kappa`).
+        Interval of the agreement coefficients (see :func:`audit_settings`).
     bootstrap : Bootstrap, optional
         Resampling settings (default 2,000 replicates, seed 0; the seed also starts
         Dawid–Skene's random restarts).
@@ -176,12 +319,22 @@ def audit_study(
         Disputed items to list.
     with_dawid_skene : bool, default True
         Fit the Dawid–Skene model (rater confusion matrices, posterior labels).
+    confidence_level : float, default 0.95
+        Coverage of every interval of the audit.
+    cluster : str or None, default "auto"
+        Item attribute resampled as a whole (see :func:`audit_settings`).
+    dimension : str, optional
+        The headline dimension (default: ``overall`` if present, else the first audited).
+    settings : AuditSettings, optional
+        Already resolved settings; they override ``ci``, ``bootstrap``, ``confidence_level``
+        and ``cluster``.
 
     Returns
     -------
     AuditReport
         ``reliability`` (one row per dimension x coefficient), ``dimensions`` (per-dimension
-        tables), ``settings``.
+        tables), ``settings`` (including the resolved ``confidence_level``, ``cluster`` and the
+        ``headline`` dimension).
 
     References
     ----------
@@ -199,16 +352,26 @@ def audit_study(
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']
     """
-    from .._validation import TOP, check_choice
+    from .._validation import TOP
 
-    b = as_bootstrap(bootstrap)
-    b.interval("bca", allowed=("bca",))
-    n_resamples, seed = b.n_resamples, b.seed
-    check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
+    if settings is not None and not isinstance(settings, AuditSettings):
+        raise ValueError(
+            f"settings: {settings!r} is not allowed (an AuditSettings from audit_settings(), or "
+            "None)"
+        )
+    st = settings or audit_settings(
+        study, ci=ci, confidence_level=confidence_level, bootstrap=bootstrap, cluster=cluster
+    )
+    seed = st.bootstrap.seed
     TOP.check("top", top)
     from ._arguments import check_dimensions
 
     dims = check_dimensions(study, dimensions)
+    if dimension is not None:
+        check_dimensions(study, [dimension], "dimension")
+        if dimension not in dims:
+            raise ValueError(f"dimension: {dimension!r} is not among the audited dimensions {dims}")
+    headline = dimension or ("overall" if "overall" in dims else dims[0])
     if (
         isinstance(subgroups, str)
         or not isinstance(subgroups, (list, tuple))
@@ -217,16 +380,15 @@ def audit_study(
         raise ValueError(
             f"subgroups: {subgroups!r} is not allowed (a list of item attribute names)"
         )
-    settings = {
+    settings_out = {
         "role": role,
-        "ci": ci,
-        "n_resamples": n_resamples,
-        "seed": seed,
+        **st.to_dict(),
         "subgroups": list(subgroups),
+        "headline": headline,
     }
     if role in getattr(study, "exchangeable", ()):
-        settings["exchangeable"] = True
-    rel = dimension_reliability(study, role=role, ci=ci, n_resamples=n_resamples, seed=seed)
+        settings_out["exchangeable"] = True
+    rel = dimension_reliability(study, role=role, settings=st)
     rel = rel[rel["dimension"].isin(dims)].reset_index(drop=True) if len(rel) else rel
     out: dict[str, dict[str, Any]] = {}
     for dim in dims:
@@ -237,11 +399,7 @@ def audit_study(
             continue
         cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
         labels = list(scale.categories) if scale.is_categorical else None
-        plan = (
-            ResamplePlan(m.values.shape[0], n_resamples, seed)
-            if ci in ("bootstrap", "auto")
-            else None
-        )
+        kw = st.arguments(m.items)
         d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
         if role in getattr(study, "exchangeable", ()):
             # rater ids are annotation slots: per-rater tables and Dawid-Skene mean nothing
@@ -250,15 +408,33 @@ def audit_study(
                 "per-annotator agreement, pairwise kappa and Dawid-Skene are not defined"
             )
         elif scale.is_categorical:
-            d["annotators"] = annotator_agreement(m.values, raters=m.raters, categories=cats)
+            d["annotators"] = annotator_agreement(
+                m.values, raters=m.raters, categories=cats, confidence=st.confidence_level,
+                ci=kw["ci"], bootstrap=st.bootstrap, clusters=kw["clusters"],
+            )  # fmt: skip
+            plan = st.bootstrap.plan(m.values.shape[0], kw["clusters"])
             d["pairwise"] = pairwise_matrix(
-                m.values, raters=m.raters, categories=cats, ci=ci, plan=plan
+                m.values, raters=m.raters, categories=cats, ci=kw["ci"], plan=plan,
+                confidence=st.confidence_level, method=st.bootstrap.method,
+            )  # fmt: skip
+            d["categories"] = category_agreement(
+                m.values, categories=cats, labels=labels, confidence=st.confidence_level
             )
-            d["categories"] = category_agreement(m.values, categories=cats, labels=labels)
-        d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, seed=seed)
+        d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, settings=st)
         post = None
         ds: DawidSkeneResult | None = None
-        if with_dawid_skene and scale.is_categorical and "per_rater_skipped" not in d:
+        if "per_rater_skipped" in d:
+            d["dawid_skene_skipped"] = (
+                f"the {role} rater ids are exchangeable annotation slots (one confusion matrix "
+                "per rater needs the same rater across items)"
+            )
+        elif not scale.is_categorical:
+            d["dawid_skene_skipped"] = (
+                f"on an {scale.level} scale (the model needs categorical labels)"
+            )
+        elif not with_dawid_skene:
+            d["dawid_skene_skipped"] = "not requested (with_dawid_skene=False)"
+        else:
             try:
                 ds = study_dawid_skene(study, dim, role=role, seed=seed)
             except ValueError as e:  # not identifiable / not diagonally dominant: say why
@@ -285,4 +461,4 @@ def audit_study(
             d["disputed"] = dis
             d["n_disputed"] = dis.attrs["n_disputed"]
         out[dim] = d
-    return AuditReport(reliability=rel, dimensions=out, settings=settings)
+    return AuditReport(reliability=rel, dimensions=out, settings=settings_out)

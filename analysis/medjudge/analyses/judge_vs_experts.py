@@ -105,6 +105,7 @@ def judge_expert_agreement(
     judges: list[str] | None = None,
     bootstrap: Bootstrap | None = None,
     confidence: float = 0.95,
+    clusters: Any = None,
 ) -> pd.DataFrame:
     """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
 
@@ -112,8 +113,10 @@ def judge_expert_agreement(
     analytic FCE interval), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
     kappa with the other experts), and their difference ``judge_minus_expert`` with a paired
     bootstrap interval (item resamples drawn as ``bootstrap`` says; the same resamples for every
-    row). A negative difference whose interval excludes 0 means the judge agrees with the other
-    experts less than expert ``e`` does.
+    row; whole clusters when ``clusters`` gives one label per item in the order of
+    ``study.matrix(dimension)``). A negative difference whose interval excludes 0 means the judge
+    agrees with the other experts less than expert ``e`` does. Each row carries ``n`` (items
+    the judge and ``e`` both rated), ``ci_method`` and ``level``.
     """
     boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
     n_resamples, seed = boot.n_resamples, boot.seed
@@ -126,7 +129,10 @@ def judge_expert_agreement(
     ex, jm = judge_and_expert_matrices(study, dimension, judges)
     cats = np.arange(len(scale.categories), dtype=float)
     n = ex.values.shape[0]
-    plan = ResamplePlan(n_items=n, n_resamples=n_resamples, seed=seed)
+    plan = ResamplePlan(
+        n_items=n, n_resamples=n_resamples, seed=seed,
+        clusters=None if clusters is None else np.asarray(clusters),
+    )  # fmt: skip
     E, J = ex.values, jm.values
 
     def mean_kappa(col: np.ndarray, others: np.ndarray):
@@ -183,6 +189,8 @@ def judge_expert_agreement(
                     diff_high=d.ci_high,
                     p_two_sided=d.extra["p_two_sided"],
                     ci_method=d.ci_method,
+                    level=d.level,
+                    n_items=n,
                 )
             rows.append(row)
     return pd.DataFrame(rows)

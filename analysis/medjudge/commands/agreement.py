@@ -102,6 +102,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--confidence-level", dest="confidence", type=opt.CONFIDENCE_LEVEL, default=0.95,
         help="coverage of the intervals",
     )  # fmt: skip
+    p.add_argument(
+        "--cluster",
+        help="column (wide table) or item attribute (--mapping) whose values are resampled "
+        "together; with --mapping the default is the mapping's cluster (auto); none: items "
+        "independent",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)
 
@@ -194,6 +200,10 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             role = study.exchangeable[0]
         m = study.matrix(dim, role=role)
         args.exchangeable = role in study.exchangeable
+        from ..analyses.audit import audit_settings
+
+        st = audit_settings(study, ci=None, cluster=args.cluster or "auto")
+        args.cluster_name, args.cluster_ids = st.cluster, st.clusters(m.items)
         scale = m.scale
         level: Any = args.level or scale
         labels = list(scale.categories) if scale.is_categorical else None
@@ -239,6 +249,19 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             hint="use --level nominal, or ordinal for ordered labels",
         )
     args.exchangeable = bool(args.exchangeable_roles)
+    args.cluster_name, args.cluster_ids = None, None
+    if args.cluster and args.cluster != "none":
+        if args.cluster not in df.columns:
+            raise InputError(
+                f"cluster column {args.cluster!r} not found",
+                file=path,
+                hint=f"columns: {list(df.columns)}",
+            )
+        if args.cluster in raters:
+            raise InputError(f"--cluster {args.cluster!r} is also a rater column", file=path)
+        ids = df[args.cluster].astype(str).to_numpy()
+        if len(set(ids)) < len(ids):
+            args.cluster_name, args.cluster_ids = args.cluster, ids
     X, labels = _encode(df[raters], level, cats, path)
     return X, items, raters, level, labels
 
@@ -281,6 +304,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     if labels is not None and isinstance(level, str):
         kw["categories"] = categories
     coefficients = _coefficients(args.coef)
+    if ci == "auto" and getattr(args, "cluster_ids", None) is not None:
+        ci = "bootstrap"  # the analytic variances assume independent items
     skipped = {}
     if getattr(args, "exchangeable", False):
         for c in PER_RATER:
@@ -296,6 +321,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         ci=ci,
         confidence_level=args.confidence,
         bootstrap=Bootstrap(args.resamples, args.seed, method=args.method),
+        clusters=getattr(args, "cluster_ids", None),
         coefficients=coefficients,
         **kw,
     )
@@ -308,9 +334,13 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "categories": labels,
         "missing_ratings": n_missing,
         "items_with_fewer_than_two_ratings": int(((~np.isnan(X)).sum(axis=1) < 2).sum()),
-        "ci": args.ci,
+        "ci": ci or "none",
         "resamples": args.resamples if ci in ("bootstrap", "auto") else None,
         "seed": args.seed if ci in ("bootstrap", "auto") else None,
+        "cluster": getattr(args, "cluster_name", None),
+        "n_clusters": (
+            len(set(args.cluster_ids)) if getattr(args, "cluster_ids", None) is not None else None
+        ),
         "coefficients": table.to_dict(orient="records"),
         **({"not_computed": skipped} if skipped else {}),
     }
@@ -328,6 +358,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if res["categories"]:
         print("categories (code order): " + ", ".join(map(str, res["categories"])))
+    if res.get("cluster"):
+        print(
+            f"items clustered by {res['cluster']!r} ({res['n_clusters']} clusters): bootstrap "
+            "intervals resample whole clusters; analytic intervals treat items as independent"
+        )
     t = pd.DataFrame(res["coefficients"])
     if t.empty:
         print("no coefficient applies to these options", file=sys.stderr)

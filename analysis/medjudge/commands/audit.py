@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge.analyses.audit import audit_study
+from medjudge.analyses.audit import audit_settings, audit_study
 from medjudge.analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
 from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
@@ -39,9 +39,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "100 items, analytic from 100 on; docs/calibration.md)",
     )
     p.add_argument(
-        "--resamples", type=opt.RESAMPLES, default=1000, help="bootstrap resamples (default 1000)"
-    )
+        "--resamples", type=opt.RESAMPLES, default=2000,
+        help="bootstrap resamples (default 2000, as the report)",
+    )  # fmt: skip
     p.add_argument("--seed", type=opt.SEED, default=0)
+    p.add_argument(
+        "--confidence-level", dest="confidence_level", type=opt.CONFIDENCE_LEVEL, default=0.95,
+        help="coverage of every interval (default 0.95)",
+    )  # fmt: skip
+    p.add_argument(
+        "--cluster",
+        default="auto",
+        help="item attribute whose values are resampled together (default auto: the mapping's "
+        "cluster, else image_id/case_id/patient_id/cluster when present; none: items independent)",
+    )
     p.add_argument("--top", type=opt.TOP, default=10, help="disputed items to list per dimension")
     p.add_argument(
         "--epsilon",
@@ -65,9 +76,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "as the audit report does) or exclude them (the alt-test authors' code)",
     )
     p.add_argument(
+        "--headline",
         "--judge-dimension",
-        help="dimension for the leave-one-expert-out kappa table "
-        "(default: overall if present, else the first)",
+        dest="judge_dimension",
+        help="the headline dimension: the leave-one-expert-out kappa table and the report's "
+        "detail tables (default: overall if present, else the first); --dimension names a "
+        "table's constant dimension, hence this name",
     )
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
@@ -89,13 +103,22 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "--dimensions",
     )
     if args.judge_dimension is not None:
-        check_dimensions(study, [args.judge_dimension], "--judge-dimension")
+        check_dimensions(study, [args.judge_dimension], "--headline")
+    cluster = None if args.cluster in ("none", "") else args.cluster
+    settings = audit_settings(
+        study,
+        ci=args.ci,
+        confidence_level=args.confidence_level,
+        bootstrap=Bootstrap(args.resamples, args.seed),
+        cluster=cluster,
+    )
+    jd = args.judge_dimension or ("overall" if "overall" in dims else dims[0])
     rep = audit_study(
         study,
-        dimensions=dims,
-        ci=args.ci,
-        bootstrap=Bootstrap(args.resamples, args.seed),
+        dimensions=dims if jd in dims else [*dims, jd],
         top=args.top,
+        dimension=jd,
+        settings=settings,
     )
     out: dict[str, Any] = {
         "study": study.name,
@@ -125,11 +148,14 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
             if alt
             else pd.DataFrame()
         )
-        jd = args.judge_dimension or ("overall" if "overall" in dims else dims[0])
         if study.scales[jd].is_categorical:
             out["judge_vs_experts_dimension"] = jd
             out["judge_vs_experts"] = judge_expert_agreement(
-                study, jd, bootstrap=Bootstrap(args.resamples, args.seed, method="percentile")
+                study,
+                jd,
+                bootstrap=settings.bootstrap,
+                confidence=settings.confidence_level,
+                clusters=settings.clusters(study.matrix(jd, role="expert").items),
             )
     return out
 
@@ -152,16 +178,33 @@ def run(args: argparse.Namespace) -> int:
     else:
         raters = f"{who} {', '.join(res['experts']) or '(none)'}"
     print(f"{res['study']}: {res['n_items']} items; {raters}; {len(res['judges'])} judges")
-    print(f"\n== Reliability of the {who} per dimension (intervals: " + rep.settings["ci"] + ")")
-    print(_fmt(rep.reliability, ["dimension", "coefficient", "estimate", "ci_low", "ci_high", "n"]))
+    st = rep.settings
+    if st.get("cluster"):
+        print(f"items clustered by {st['cluster']!r} ({st['n_clusters']} clusters)")
+    rel = rep.reliability
+    print(
+        f"\n== Reliability of the {who} per dimension ({_level(rel['level'])} intervals: "
+        + _methods(rel["ci_method"])
+        + ")"
+    )
+    print(
+        _fmt(
+            rel,
+            ["dimension", "coefficient", "weights", "estimate", "ci_low", "ci_high", "n"],
+        )
+    )
     for dim, d in rep.dimensions.items():
         print(f"\n== {dim}")
         if "skipped" in d:
             print("  skipped: " + d["skipped"])
             continue
         if "annotators" in d:
+            a = d["annotators"]
             print(
-                "-- each expert vs the leave-one-out majority of the others (Wilson / FCE intervals)"
+                "-- each expert vs the leave-one-out majority of the others "
+                f"({_level(a['level'])} intervals: agreement Wilson 1927; kappa "
+                + _methods(a["kappa_ci_method"])
+                + ")"
             )
             print(
                 _fmt(
@@ -198,7 +241,15 @@ def run(args: argparse.Namespace) -> int:
             )
             print(_fmt(pd.DataFrame(ds["raters"])))
         if len(d.get("subgroups", [])):
-            print("-- reliability by subgroup (Fleiss' kappa, Krippendorff's alpha)")
+            sg = d["subgroups"]
+            ok = sg[~sg["too_small"].astype(bool)]
+            print(
+                f"-- reliability by subgroup (Fleiss' kappa, {sg['weights'].iloc[0]} weights; "
+                "Krippendorff's alpha"
+                + (f"; {_level(ok['level'])} intervals: {_methods(ok['ci_method'])}" if len(ok)
+                   else "")
+                + ")"
+            )  # fmt: skip
             print(
                 _fmt(
                     d["subgroups"],
@@ -210,6 +261,8 @@ def run(args: argparse.Namespace) -> int:
                         "fleiss_low",
                         "fleiss_high",
                         "alpha",
+                        "alpha_low",
+                        "alpha_high",
                     ],
                 )
             )
@@ -226,9 +279,17 @@ def run(args: argparse.Namespace) -> int:
         )
         print(_fmt(res["alt_test_table"]))
     if "judge_vs_experts" in res:
+        ja = res["judge_vs_experts"]
         print(
             f"\n== Judge vs experts, leave one expert out ({res['judge_vs_experts_dimension']}; "
-            "mean Cohen's kappa with the other experts, paired bootstrap interval of the difference)"
+            "mean Cohen's kappa with the other experts; "
+            + (
+                f"{_level(ja['level'].dropna())} interval of the difference: "
+                + _methods(ja["ci_method"].dropna())
+                if "level" in ja and ja["level"].notna().any()
+                else "no interval"
+            )
+            + ")"
         )
         print(
             _fmt(
@@ -245,6 +306,18 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+def _level(levels: Any) -> str:
+    from ..report.tables import fmt_level
+
+    vals = sorted({float(v) for v in levels})
+    return " / ".join(fmt_level(v) for v in vals) if vals else "no"
+
+
+def _methods(values: Any) -> str:
+    seen = [str(v) for v in dict.fromkeys(values) if isinstance(v, str) and v]
+    return "; ".join(seen) if seen else "none"
 
 
 def _epsilon(args: argparse.Namespace) -> float:

@@ -76,6 +76,12 @@ class ReportContext:
         "annotator"}`` (singular; plurals are formed by :meth:`names_of`).
     epsilon
         Margin of the alternative-annotator test (Calderon et al. 2025: 0.1 for experts).
+    dimension
+        The headline dimension of single-dimension tables and findings (default:
+        :func:`headline_dimension`).
+    reliability_ci
+        Interval of the agreement coefficients (``"auto"``: as ``medjudge audit --ci auto``,
+        resolved once by :func:`medjudge.analyses.audit.audit_settings`).
     """
 
     study: Study
@@ -89,7 +95,8 @@ class ReportContext:
     epsilon: float = 0.1
     by: Sequence[str] | None = None
     names: Mapping[str, str] = field(default_factory=dict)
-    reliability_ci: str = "analytic"
+    reliability_ci: str = "auto"
+    dimension: str | None = None
     command: str | None = None
     simulated: bool | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -108,6 +115,11 @@ class ReportContext:
         if self.policy not in POLICY_LABELS:
             raise ValueError(
                 f"policy must be one of {', '.join(POLICY_LABELS)}, got {self.policy!r}"
+            )
+        if self.dimension is not None and self.dimension not in self.study.dimensions:
+            raise ValueError(
+                f"dimension: {self.dimension!r} is not a dimension of the study; have "
+                + ", ".join(map(str, self.study.dimensions))
             )
         if self.by is not None:
             self.by = [b for b in self.by if b]
@@ -177,7 +189,7 @@ class ReportContext:
 
     @property
     def headline(self) -> str:
-        return headline_dimension(self.study)
+        return self.dimension or headline_dimension(self.study)
 
     @property
     def subgroup_attributes(self) -> list[str]:

@@ -6,8 +6,8 @@ Building blocks (numpy in, tidy DataFrames out; every coefficient comes from
 * :func:`annotator_agreement` — each annotator against the **leave-one-out majority** of the
   others: the label chosen by more than half of the *other* annotators who rated the item
   (items where the others split, or nobody else rated, have no reference and are counted).
-  Percent agreement with a Wilson (1927) interval and Cohen's kappa (Fleiss, Cohen & Everitt
-  1969 interval).
+  Percent agreement with a Wilson (1927) interval and Cohen's kappa (interval as ``ci`` says:
+  Fleiss, Cohen & Everitt 1969 or a bootstrap; each row names its method).
 * :func:`pairwise_matrix` — Cohen's kappa and percent agreement of every pair of annotators on
   the items both rated (kappa interval analytic or bootstrap; percent agreement Wilson).
 * :func:`category_agreement` — Fleiss (1971) per-category kappas (category vs rest).
@@ -58,13 +58,18 @@ def annotator_agreement(
     raters: list[str] | None = None,
     categories: Any = None,
     confidence: float = 0.95,
+    ci: str | None = "auto",
+    bootstrap: Any = None,
+    clusters: Any = None,
 ) -> pd.DataFrame:
     """Each annotator vs the leave-one-out strict majority of the others.
 
     Columns: ``rater, n`` (items with a label and a reference), ``agreement`` with Wilson
-    ``agreement_low/high``, ``kappa`` with ``kappa_low/high`` (FCE analytic), and the counts
-    ``no_label`` (rater did not rate), ``others_split`` (the others have no strict majority),
-    ``no_others`` (nobody else rated the item).
+    ``agreement_low/high``, ``kappa`` with ``kappa_low/high`` and ``kappa_ci_method`` (the
+    interval :func:`~medjudge.cohen_kappa` computed under ``ci``, ``bootstrap`` and
+    ``clusters``: Fleiss, Cohen & Everitt 1969 analytic, or a bootstrap over items or
+    clusters), ``level``, and the counts ``no_label`` (rater did not rate), ``others_split``
+    (the others have no strict majority), ``no_others`` (nobody else rated the item).
     """
     A = np.asarray(X, dtype=float)
     cats = _cats(A, categories)
@@ -78,7 +83,10 @@ def annotator_agreement(
         n = int(both.sum())
         k = float((own[both] == ref[both]).sum())
         lo, hi = wilson_interval(k, n, confidence)
-        kap = cohen_kappa(np.c_[own, ref], categories=cats, confidence_level=confidence)
+        kap = cohen_kappa(
+            np.c_[own, ref], categories=cats, confidence_level=confidence, ci=ci,
+            bootstrap=bootstrap, clusters=clusters,
+        )  # fmt: skip
         rows.append(
             {
                 "rater": name,
@@ -89,6 +97,8 @@ def annotator_agreement(
                 "kappa": kap.estimate,
                 "kappa_low": kap.ci_low,
                 "kappa_high": kap.ci_high,
+                "kappa_ci_method": kap.ci_method,
+                "level": kap.level,
                 "no_label": int(np.isnan(own).sum()),
                 "others_split": int((~np.isnan(own) & (others_n > 0) & np.isnan(ref)).sum()),
                 "no_others": int((~np.isnan(own) & (others_n == 0)).sum()),
@@ -107,11 +117,13 @@ def pairwise_matrix(
     ci: str = "auto",
     plan: ResamplePlan | None = None,
     confidence: float = 0.95,
+    method: str | None = None,
 ) -> pd.DataFrame:
     """Cohen's kappa and percent agreement for every pair of raters (tidy, one row per pair).
 
     Kappa: unweighted or weighted by category value (``weights``), interval ``ci="analytic"``
-    (FCE 1969) or ``"bootstrap"`` (all pairs share ``plan``'s item resamples). Percent
+    (FCE 1969) or ``"bootstrap"`` (``plan``'s resamples, seed and clusters, drawn over the items
+    the pair both rated). Percent
     agreement (exact matches) has a Wilson interval. Use :func:`as_square` for the matrix view.
     """
     A = np.asarray(X, dtype=float)
@@ -125,14 +137,32 @@ def pairwise_matrix(
             n = int(both.sum())
             k = float((pair[both, 0] == pair[both, 1]).sum())
             lo, hi = wilson_interval(k, n, confidence)
+            # each pair on the items both rated (its n): the same estimate, and a bootstrap of
+            # the pair's own items (whole clusters when the plan has them); in a sparse design
+            # resampling every item for every pair only adds rows that carry nothing
+            if n == 0:  # the pair shares no item: nothing to estimate
+                rows.append(
+                    {"rater_a": names[a], "rater_b": names[b], "n": 0, "kappa": math.nan,
+                     "kappa_low": math.nan, "kappa_high": math.nan, "kappa_ci_method": "",
+                     "agreement": math.nan, "agreement_low": math.nan,
+                     "agreement_high": math.nan, "level": confidence}
+                )  # fmt: skip
+                continue
+            sub = None
+            if plan is not None:
+                sub = ResamplePlan(
+                    n, plan.n_resamples, plan.seed,
+                    clusters=None if plan.clusters is None else np.asarray(plan.clusters)[both],
+                    method=plan.method,
+                )  # fmt: skip
             kap = cohen_kappa(
-                pair,
+                pair[both],
                 categories=cats,
                 values=values,
                 weights=weights,
                 ci=ci,
                 confidence_level=confidence,
-                **plan_arguments(plan),
+                **plan_arguments(sub, method),  # type: ignore[arg-type]
             )
             rows.append(
                 {
@@ -146,6 +176,7 @@ def pairwise_matrix(
                     "agreement": k / n if n else math.nan,
                     "agreement_low": float(lo),
                     "agreement_high": float(hi),
+                    "level": kap.level,
                 }
             )
     return pd.DataFrame(rows)

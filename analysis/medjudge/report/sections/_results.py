@@ -145,24 +145,56 @@ def structure(ctx: ReportContext) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- audit
+def audit_attributes(ctx: ReportContext) -> tuple[str, ...]:
+    """Item attributes of the reliability-by-subgroup table: ``by`` when given, else every
+    default subgroup attribute the items carry with at least two values."""
+    from ..context import SUBGROUP_ATTRIBUTES
+
+    if ctx.by is not None:
+        return tuple(ctx.subgroup_attributes)
+    items = ctx.study.items
+    return tuple(
+        c for c in SUBGROUP_ATTRIBUTES if c in items.columns and items[c].nunique(dropna=True) > 1
+    )
+
+
+def audit_settings(ctx: ReportContext) -> Any:
+    """The audit's interval settings, resolved once (the same function ``medjudge audit`` calls)."""
+    from ...analyses.audit import audit_settings as resolve
+
+    return ctx.get(
+        "audit_settings",
+        lambda: resolve(
+            ctx.study,
+            ci=ctx.reliability_ci,
+            confidence_level=ctx.confidence_level,
+            bootstrap=ctx.bootstrap,
+        ),
+    )
+
+
 def audit(ctx: ReportContext) -> Any:
-    attrs = tuple(ctx.subgroup_attributes) if ctx.by is not None else ("organ_system", "department")
     return ctx.get(
         "audit",
         lambda: audit_study(
             ctx.study,
-            ci=ctx.reliability_ci,
-            bootstrap=ctx.bootstrap,
-            subgroups=attrs,
+            subgroups=audit_attributes(ctx),
+            dimension=ctx.headline,
+            settings=audit_settings(ctx),
         ),
     )
 
 
 def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
+    st = audit_settings(ctx)
     return ctx.get(
         "judge_agreement",
         lambda: judge_expert_agreement(
-            ctx.study, ctx.headline, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed)
+            ctx.study,
+            ctx.headline,
+            bootstrap=Bootstrap(ctx.n_resamples, ctx.seed),
+            confidence=st.confidence_level,
+            clusters=st.clusters(ctx.study.matrix(ctx.headline, role="expert").items),
         ),
     )
 

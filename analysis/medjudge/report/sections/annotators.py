@@ -4,36 +4,47 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ...analyses.audit import MIN_ITEMS
 from ..context import ReportContext
 from ..figures.matrices import agreement_matrix
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
+from ._audit_text import methods, n_items, one_level
 from ._results import audit, why_no_audit
 
 KEY = "annotators"
 TITLE = "Annotator audit"
 
 
-def annotator_table(au: Any, level: str = "95%") -> pd.DataFrame:
-    """Each annotator against the leave-one-out majority of the others, per dimension."""
+def _kappa_header(frame: pd.DataFrame, name: str = "Cohen's κ") -> str:
+    return f"{name} [{one_level(frame['level'])} CI]"
+
+
+def annotator_table(au: Any, level: str | None = None) -> pd.DataFrame:
+    """Each annotator against the leave-one-out majority of the others, per dimension.
+
+    Interval headers carry the level the result records (``level`` is ignored; kept for
+    callers of the old signature)."""
     frames = []
     for dim, d in au.dimensions.items():
         if "annotators" not in d:
             continue
         a = d["annotators"]
+        lvl = one_level(a["level"])
         frames.append(
             pd.DataFrame(
                 {
                     "dimension": dim,
                     "annotator": a["rater"].to_numpy(),
-                    "n": [fmt_int(v) for v in a["n"]],
-                    f"agreement [{level} CI]": est_ci_column(
+                    "n (items)": [fmt_int(v) for v in a["n"]],
+                    f"agreement [{lvl} CI]": est_ci_column(
                         a, "agreement", "agreement_low", "agreement_high"
                     ),
-                    f"Cohen's κ [{level} CI]": est_ci_column(a, "kappa", "kappa_low", "kappa_high"),
+                    f"Cohen's κ [{lvl} CI]": est_ci_column(a, "kappa", "kappa_low", "kappa_high"),
                     "others split": [fmt_int(v) for v in a["others_split"]],
                     "no label": [fmt_int(v) for v in a["no_label"]],
                 }
@@ -48,33 +59,51 @@ def pairwise_agreement_frame(au: Any, dimension: str) -> pd.DataFrame:
     return p.rename(columns={"kappa": "estimate"})[["rater_a", "rater_b", "estimate", "n"]]
 
 
-def pairwise_agreement_table(au: Any, dimension: str, level: str = "95%") -> pd.DataFrame:
-    """Every annotator pair: κ and percent agreement with intervals."""
+def pairwise_agreement_table(au: Any, dimension: str, level: str | None = None) -> pd.DataFrame:
+    """Every annotator pair: κ and percent agreement with intervals (level from the result)."""
     p = au.dimensions[dimension]["pairwise"]
+    lvl = one_level(p["level"])
     return pd.DataFrame(
         {
             "annotator A": p["rater_a"].to_numpy(),
             "annotator B": p["rater_b"].to_numpy(),
-            "n": [fmt_int(v) for v in p["n"]],
-            f"Cohen's κ [{level} CI]": est_ci_column(p, "kappa", "kappa_low", "kappa_high"),
-            f"agreement [{level} CI]": est_ci_column(
+            "n (items)": [fmt_int(v) for v in p["n"]],
+            f"Cohen's κ [{lvl} CI]": est_ci_column(p, "kappa", "kappa_low", "kappa_high"),
+            f"agreement [{lvl} CI]": est_ci_column(
                 p, "agreement", "agreement_low", "agreement_high"
             ),
         }
     )
 
 
-def category_table(au: Any, dimension: str, level: str = "95%") -> pd.DataFrame:
+def category_table(au: Any, dimension: str, level: str | None = None) -> pd.DataFrame:
     """Per-category Fleiss κ (category against the rest) with the category's share."""
     c = au.dimensions[dimension]["categories"]
     return pd.DataFrame(
         {
             "category": c["category"].astype(str).to_numpy(),
             "share of labels": [fmt_num(v, 3) for v in c["share"]],
-            f"κ [{level} CI]": est_ci_column(c, "kappa", "ci_low", "ci_high"),
-            "n": [fmt_int(v) for v in c["n"]],
+            f"κ [{one_level(c['level'])} CI]": est_ci_column(c, "kappa", "ci_low", "ci_high"),
+            "n (items)": [fmt_int(v) for v in c["n"]],
         }
     )
+
+
+def least_in_line(au: Any) -> tuple[pd.Series, int] | None:
+    """The annotator x dimension row with the lowest κ against the others' majority, among rows
+    resting on at least :data:`MIN_ITEMS` items; and how many rows had fewer."""
+    rows, small = [], 0
+    for dim, d in au.dimensions.items():
+        a = d.get("annotators")
+        if a is None or len(a) < 2:
+            continue
+        ok = a[(a["n"] >= MIN_ITEMS) & np.isfinite(a["kappa"].astype(float))]
+        small += int((a["n"] < MIN_ITEMS).sum())
+        rows += [pd.concat([r, pd.Series({"dimension": dim})]) for _, r in ok.iterrows()]
+    if not rows:
+        return None
+    rows.sort(key=lambda r: (float(r["kappa"]), str(r["dimension"]), str(r["rater"])))
+    return rows[0], small
 
 
 def build(ctx: ReportContext) -> Section:
@@ -88,14 +117,22 @@ def build(ctx: ReportContext) -> Section:
     if why:
         return Section.not_applicable(KEY, TITLE, why)
     au = audit(ctx)
-    head, lvl = ctx.headline, ctx.level
+    head = au.settings.get("headline", ctx.headline)
     expert = ctx.name("expert")
     sec = Section(KEY, TITLE)
-    table = annotator_table(au, lvl)
+    table = annotator_table(au)
     if table.empty:
-        return Section.not_applicable(
-            KEY, TITLE, "no dimension has labels from two or more experts"
-        )
+        scales = {ctx.study.scales[d].level for d in au.dimensions}
+        if not any(ctx.study.scales[d].is_categorical for d in au.dimensions):
+            why = (
+                "each annotator is compared with the others' majority label by Cohen's κ, which "
+                f"needs categories; the dimensions are on an {' / '.join(sorted(scales))} scale "
+                "(the reliability section reports Krippendorff's α for scores)"
+            )
+        else:
+            why = f"no dimension has labels from two or more {ctx.names_of('expert')}"
+        return Section.not_applicable(KEY, TITLE, why)
+    ann = pd.concat([d["annotators"] for d in au.dimensions.values() if "annotators" in d])
     sec.text(
         f"Each {md(expert)} is compared with the strict majority of the *other* "
         f"{md(ctx.names_of('expert'))} (@tbl-annotators); items where the others split have no "
@@ -104,13 +141,22 @@ def build(ctx: ReportContext) -> Section:
     )
     sec.table(
         "tbl-annotators",
-        f"Each {md(expert)} against the leave-one-out majority of the others.",
+        f"Each {md(expert)} against the leave-one-out majority of the others. Intervals: "
+        f"agreement Wilson (1927); Cohen's κ {methods(ann['kappa_ci_method'])}.",
         table,
     )
     hd = au.dimensions.get(head, {})
+    n_dims = len(au.dimensions)
+    chosen = (
+        f" (the headline dimension of {fmt_int(n_dims)}; `dimension=` or `--dimension` chooses "
+        "another)"
+        if n_dims > 1
+        else ""
+    )
     if "pairwise" in hd and len(hd["pairwise"]):
+        pw = hd["pairwise"]
         sec.text(
-            f"@fig-annotators-pairwise shows Cohen's κ for every pair on *{md(head)}* "
+            f"@fig-annotators-pairwise shows Cohen's κ for every pair on *{md(head)}*{chosen} "
             "(@tbl-annotators-pairwise lists the intervals)."
         )
         frame = pairwise_agreement_frame(au, head)
@@ -121,32 +167,45 @@ def build(ctx: ReportContext) -> Section:
         )
         sec.table(
             "tbl-annotators-pairwise",
-            f"Pairwise agreement on *{md(head)}* ({lvl} intervals).",
-            pairwise_agreement_table(au, head, lvl),
+            f"Pairwise agreement on *{md(head)}* ({one_level(pw['level'])} intervals: Cohen's κ "
+            f"{methods(pw['kappa_ci_method'])}; agreement Wilson 1927).",
+            pairwise_agreement_table(au, head),
         )
     if "categories" in hd and len(hd["categories"]):
-        sec.text("@tbl-annotators-categories shows how well each category is agreed on.")
+        cat = hd["categories"]
+        sec.text(f"@tbl-annotators-categories shows how well each category of *{md(head)}* is "
+                 "agreed on.")  # fmt: skip
         sec.table(
             "tbl-annotators-categories",
-            f"Agreement per category on *{md(head)}* (Fleiss' κ of the category against the rest).",
-            category_table(au, head, lvl),
+            f"Agreement per category on *{md(head)}* (Fleiss' κ of the category against the "
+            f"rest; {one_level(cat['level'])} intervals: {methods(cat['ci_method'])}).",
+            category_table(au, head),
         )
-    a = hd.get("annotators")
-    if a is not None and len(a) > 1:
-        low = a.sort_values(["kappa", "rater"], kind="stable").iloc[0]
+    low = least_in_line(au)
+    if low is not None:
+        r, small = low
+        lvl = one_level([r["level"]])
         sec.findings.append(
             Finding(
-                f"The {md(expert)} least in line with the others on *{md(head)}* is "
-                f"**{md(low['rater'])}**: Cohen's κ with the others' majority "
-                f"{fmt_num(low['kappa'], 3)} ({lvl} CI "
-                f"{fmt_ci(low['kappa_low'], low['kappa_high'], 3)}).",
+                f"The {md(expert)} least in line with the others is **{md(r['rater'])}** on "
+                f"*{md(r['dimension'])}*: Cohen's κ with the others' majority "
+                f"{fmt_num(r['kappa'], 3)} ({lvl} CI "
+                f"{fmt_ci(r['kappa_low'], r['kappa_high'], 3)}, {n_items(r['n'])}; "
+                f"{md(r['kappa_ci_method'])})."
+                + (
+                    f" {fmt_int(small)} {md(expert)} × dimension rows rest on fewer than "
+                    f"{MIN_ITEMS} items and were not ranked."
+                    if small
+                    else ""
+                ),
                 weight=4,
             )
         )
     sec.methods.append(
-        f"Each {md(expert)} was compared with the strict majority of the others (Cohen's 1960 κ "
-        "and percent agreement); pairs of annotators with Cohen's κ; categories with Fleiss' κ "
-        "of the category against the rest."
+        f"Each {md(expert)} was compared with the strict majority of the others (Cohen's 1960 κ, "
+        f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, Wilson 1927 intervals "
+        "that treat items as independent); pairs of annotators with Cohen's κ; categories with "
+        "Fleiss' κ of the category against the rest."
     )
     sec.references += ["cohen1960", "fleiss1971"]
     return sec

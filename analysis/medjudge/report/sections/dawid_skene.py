@@ -81,12 +81,27 @@ def build(ctx: ReportContext) -> Section:
     if why:
         return Section.not_applicable(KEY, TITLE, why)
     au = audit(ctx)
-    head = ctx.headline
+    head = au.settings.get("headline", ctx.headline)
     fit = dawid_skene_fit_table(au)
     sec = Section(KEY, TITLE)
-    if fit.empty:
-        sec.text("The Dawid–Skene model was not fitted (it needs categorical labels).")
-    else:
+    skipped = {
+        dim: d["dawid_skene_skipped"]
+        for dim, d in au.dimensions.items()
+        if "dawid_skene_skipped" in d
+    }
+    if skipped:
+        by_reason: dict[str, list[str]] = {}
+        for dim, why in skipped.items():
+            by_reason.setdefault(why, []).append(dim)
+        sec.text(
+            "The Dawid–Skene model was not fitted on "
+            + "; ".join(
+                f"{', '.join(f'*{md(d)}*' for d in dims)}: {md(why)}"
+                for why, dims in by_reason.items()
+            )
+            + "."
+        )
+    if not fit.empty:
         sec.text(
             "A Dawid–Skene model (Dawid & Skene 1979) estimates each annotator's confusion matrix "
             "and a posterior probability for each item's true class. @tbl-ds-fit summarises the "
@@ -113,6 +128,6 @@ def build(ctx: ReportContext) -> Section:
         sec.table(
             "tbl-disputed", f"The most disputed items on *{md(head)}*.", disputed_table(au, head)
         )
-    else:
+    elif disputed is not None:
         sec.text(f"No item of *{md(head)}* has a dissenting label.")
     return sec

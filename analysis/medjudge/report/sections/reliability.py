@@ -3,42 +3,64 @@ Krippendorff's α with intervals)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
+from ._audit_text import (
+    COEFFICIENT_NAMES,
+    coefficient_label,
+    methods,
+    n_items,
+    one_level,
+    primary,
+    worst_and_best,
+)
 from ._results import audit, why_no_audit
+
+__all__ = ["COEFFICIENT_NAMES", "reliability_frame", "reliability_table", "build"]
 
 KEY = "reliability"
 TITLE = "Reliability per dimension"
 
-COEFFICIENT_NAMES = {
-    "percent_agreement": "percent agreement",
-    "fleiss_kappa": "Fleiss' κ",
-    "gwet_ac1": "Gwet's AC1",
-    "gwet_ac2": "Gwet's AC2",
-    "krippendorff_alpha": "Krippendorff's α",
-}
-
 
 def reliability_frame(reliability: pd.DataFrame) -> pd.DataFrame:
-    """Coefficient rows as a forest frame (``judge`` = coefficient name, one panel per dimension)."""
+    """Coefficient rows as a forest frame (``judge`` = coefficient name with its weights, one
+    panel per dimension)."""
     out = reliability.assign(
-        judge=reliability["coefficient"].map(lambda c: COEFFICIENT_NAMES.get(c, c))
+        judge=[
+            coefficient_label(c, w)
+            for c, w in zip(reliability["coefficient"], reliability["weights"], strict=True)
+        ]
     )
     return out[["judge", "dimension", "estimate", "ci_low", "ci_high"]]
 
 
 def reliability_table(reliability: pd.DataFrame) -> pd.DataFrame:
-    """Dimension × coefficient table of ``estimate [CI]`` strings."""
+    """Dimension × coefficient table of ``estimate [CI]`` strings, with the item count.
+
+    Coefficient columns name their weights when a dimension is weighted (ordinal labels), so a
+    study mixing scales gets one column per coefficient and weighting."""
     f = reliability_frame(reliability).copy()
     f["value"] = est_ci_column(f, "estimate", "ci_low", "ci_high")
     wide = f.pivot(index="dimension", columns="judge", values="value")
     wide = wide.reindex(index=list(dict.fromkeys(f["dimension"])))
-    wide = wide[list(dict.fromkeys(f["judge"]))]
+    wide = wide[list(dict.fromkeys(f["judge"]))].fillna("")
+    n = reliability.groupby("dimension", sort=False)["n"].max()
+    wide.insert(0, "items", [fmt_int(n[d]) for d in wide.index])
     return wide.reset_index()
+
+
+def _coefficient_finding(r: pd.Series, lvl: str, what: str) -> str:
+    return (
+        f"{coefficient_label(r['coefficient'], r['weights'])} = {fmt_num(r['estimate'], 3)} "
+        f"({lvl} CI {fmt_ci(r['ci_low'], r['ci_high'], 3)}, {n_items(r['n'])}) "
+        f"on *{md(r['dimension'])}*{what}"
+    )
 
 
 def build(ctx: ReportContext) -> Section:
@@ -47,19 +69,31 @@ def build(ctx: ReportContext) -> Section:
         return Section.not_applicable(KEY, TITLE, why)
     au = audit(ctx)
     rel = au.reliability
-    lvl, head = ctx.level, ctx.headline
+    head = au.settings.get("headline", ctx.headline)
+    lvl = one_level(rel["level"])
     experts = ctx.names_of("expert")
     sec = Section(KEY, TITLE)
+    weighted = sorted({str(w) for w in rel["weights"] if str(w) not in ("identity", "") and
+                       not str(w).endswith("metric")})  # fmt: skip
     sec.text(
         f"@tbl-reliability lists the agreement among the {md(experts)} for every dimension and "
         f"@fig-reliability draws the coefficients with their {lvl} intervals. Percent agreement "
         "is not chance-corrected; Fleiss' κ and Krippendorff's α correct for the agreement "
         "expected from the label shares, and Gwet's AC1 is less sensitive to unbalanced shares "
         '(the "kappa paradox").'
+        + (
+            " On ordered labels and scores the kappa-family coefficients and percent agreement "
+            "give partial "
+            f"credit to near misses ({', '.join(md(w) for w in weighted)} weights, as the column "
+            "names say), so they are higher than the share of rater pairs giving the same label."
+            if weighted
+            else ""
+        )
     )
     sec.table(
         "tbl-reliability",
-        f"Agreement among the {md(experts)} per dimension (estimate [{lvl} CI]).",
+        f"Agreement among the {md(experts)} per dimension (estimate [{lvl} CI]; items: items "
+        "with at least one label).",
         reliability_table(rel),
     )
     frame = reliability_frame(rel)
@@ -72,46 +106,59 @@ def build(ctx: ReportContext) -> Section:
             judge_order=list(dict.fromkeys(frame["judge"])),
         ),
     )  # fmt: skip
-    if not ctx.study.scales[head].is_categorical:
-        ka = rel[(rel["dimension"] == head) & (rel["coefficient"] == "krippendorff_alpha")]
-        if len(ka):
-            r = ka.iloc[0]
-            sec.findings.append(
-                Finding(
-                    f"The {md(experts)} agree with Krippendorff's α (interval metric) = "
-                    f"{fmt_num(r['estimate'], 3)} ({lvl} CI "
-                    f"{fmt_ci(r['ci_low'], r['ci_high'], 3)}) on the *{md(head)}* scores.",
-                    caveat=(
-                        "expert agreement below 0.6 limits how well any judge can be measured "
-                        "against their scores"
-                        if float(r["estimate"]) < 0.6
-                        else None
-                    ),
-                    weight=8,
-                )
-            )
-    fk = rel[(rel["dimension"] == head) & (rel["coefficient"] == "fleiss_kappa")]
-    if len(fk) and ctx.study.scales[head].is_categorical:
-        r = fk.iloc[0]
-        n_disp = au.dimensions.get(head, {}).get("n_disputed", 0)
+    r = primary(rel, head)
+    if r is not None:
+        n_disp = au.dimensions.get(head, {}).get("n_disputed")
+        tail = (
+            f"; {fmt_int(n_disp)} items have at least one dissenting label."
+            if n_disp is not None
+            else "."
+        )
         sec.findings.append(
             Finding(
-                f"The {md(experts)} agree with Fleiss' κ = {fmt_num(r['estimate'], 3)} ({lvl} CI "
-                f"{fmt_ci(r['ci_low'], r['ci_high'], 3)}) on *{md(head)}*; "
-                f"{fmt_int(n_disp)} items have at least one dissenting label.",
+                f"The {md(experts)} agree with " + _coefficient_finding(r, lvl, tail),
                 caveat=(
                     "expert agreement below 0.6 limits how well any judge can be measured "
-                    "against their labels"
+                    "against their "
+                    + ("scores" if str(r.get("measurement")) in ("interval", "ratio") else "labels")
                     if float(r["estimate"]) < 0.6
                     else None
                 ),
                 weight=8,
             )
         )
+    wb = worst_and_best(rel)
+    if wb is not None:
+        worst, best = wb
+        sec.findings.append(
+            Finding(
+                f"Across the {fmt_int(len(dims))} dimensions, the {md(experts)} agree least with "
+                + _coefficient_finding(worst, lvl, "")
+                + " and most with "
+                + _coefficient_finding(best, lvl, ".")
+                + (
+                    " The two intervals do not overlap."
+                    if float(worst["ci_high"]) < float(best["ci_low"])
+                    else " The two intervals overlap."
+                ),
+                weight=7.5,
+            )
+        )
     sec.methods.append(
         f"Agreement among the {md(experts)}: percent agreement, Fleiss' (1971) κ, Gwet's (2008) "
-        f"AC1 and Krippendorff's (2011) α, with {md(au.settings.get('ci', ctx.reliability_ci))} "
-        f"{lvl} intervals."
+        f"AC1 and Krippendorff's (2011) α (weights and metric from each dimension's scale, as "
+        f"the table names them), with {lvl} intervals: {methods(rel['ci_method'])}."
+        + _cluster_sentence(au)
     )
     sec.references += ["fleiss1971", "gwet2008", "krippendorff2011"]
     return sec
+
+
+def _cluster_sentence(au: Any) -> str:
+    s = au.settings
+    if not s.get("cluster"):
+        return ""
+    return (
+        f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters); "
+        "bootstrap intervals resample whole clusters."
+    )
