@@ -80,18 +80,23 @@ def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
 
 
 def test_audit_pdf_has_reliability_rows(demo_reports, demo_study):
-    from medjudge.analyses.audit import dimension_reliability
+    import medjudge as mj
+    from conftest import DEMO_RESAMPLES
+    from medjudge.analyses.audit import audit_settings
 
     files, _ = demo_reports
     text = pdf_text(files["audit"]["pdf"])
-    rel = dimension_reliability(demo_study)
+    # the library call with the report's settings (resamples, seed 0, clusters auto)
+    st = audit_settings(demo_study, bootstrap=mj.Bootstrap(DEMO_RESAMPLES, 0))
+    rel = mj.audit_study(demo_study, settings=st, dimension="overall").reliability
     for dim in demo_study.dimensions:
         sub = rel[rel["dimension"] == dim].set_index("coefficient")
         cells = [
             fmt_estimate_ci(*sub.loc[c, ["estimate", "ci_low", "ci_high"]], 3)
             for c in ("percent_agreement", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha")
         ]
-        assert f"{dim} {' '.join(cells)}" in text, dim
+        # dimension, its number of items, then the four coefficients with their intervals
+        assert re.search(rf"{dim} [\d,]+ {re.escape(' '.join(cells))}", text), dim
     assert "Dawid" in text and "alternative annotator test" in text.lower()
 
 
@@ -155,7 +160,8 @@ def test_markup_in_names_is_escaped(tmp_path):
         assert BOLD_ITEM not in html
     assert "&lt;b&gt;bold-item&lt;/b&gt;" in audit  # the item is among the disputed ones
     # sections without the data they need say so instead of failing
-    assert "no subgroup attribute" in judges and "no subgroup attribute" in audit
+    # the subgroup sections do not apply: listed once under Methods (Not run), with the reason
+    assert "Not run" in judges and "subgroup" in judges.split("Not run", 1)[1]
     assert "?@" not in judges and "?@" not in audit
 
 

@@ -165,7 +165,10 @@ class ReportContext:
         """
         s = self.study
         if not s.judges:
-            return "an expert's empty or unparseable label is a missing label (it casts no vote)"
+            return (
+                "empty or unparseable expert labels are missing labels (no gold vote; left out "
+                "of the agreement coefficients)"
+            )
         categorical = [d for d in s.dimensions if s.scales[d].is_categorical]
         parts = []
         if categorical:
@@ -173,7 +176,7 @@ class ReportContext:
         if len(categorical) < len(s.dimensions):
             parts.append("an unusable score is left out of the score comparisons")
         if s.experts:
-            parts.append("an expert's unusable label is a missing label")
+            parts.append("unusable expert labels are missing labels")
         return "; ".join(parts)
 
     def name(self, role: str) -> str:

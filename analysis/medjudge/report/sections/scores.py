@@ -64,6 +64,19 @@ def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     return [Finding(text, weight=5)]
 
 
+#: the two score tables and their columns (metric names of the result)
+SCORE_TABLES = {
+    "errors": ("mae", "rmse", "bias", "sd_difference", "loa_low", "loa_high"),
+    "association": ("pearson", "spearman", "kendall_tau_b", "ccc", "icc_a1"),
+}
+SCORE_LABELS = {
+    "mae": "MAE", "rmse": "RMSE", "bias": "bias", "sd_difference": "SD of differences",
+    "loa_low": "lower limit of agreement", "loa_high": "upper limit of agreement",
+    "pearson": "Pearson r", "spearman": "Spearman ρ", "kendall_tau_b": "Kendall τ-b",
+    "ccc": "Lin's CCC", "icc_a1": "ICC(A,1)",
+}  # fmt: skip
+
+
 def build(ctx: Any) -> Section:
     s = ctx.study
     if not any(not s.scales[d].is_categorical for d in s.dimensions):
@@ -92,11 +105,22 @@ def build(ctx: Any) -> Section:
                 aggfunc="first",
                 sort=False,
             ).reset_index()
-            sec.table(
-                f"tbl-{KEY}-{len(sec.blocks)}",
-                f"*{md(d)}*: scores against the reference ({lvl} intervals).",
-                t,
-            )
+            refs = list(dict.fromkeys(t["reference"].astype(str)))
+            keys = ["role", "rater"] if len(refs) == 1 else ["role", "rater", "reference"]
+            ref_text = f"; reference: {md(refs[0])}" if len(refs) == 1 else ""
+            # two narrower tables (errors, association) with readable headers, so that each
+            # fits the page
+            for part, cols in SCORE_TABLES.items():
+                have = [c for c in cols if c in t.columns]
+                if not have:
+                    continue
+                shown = t[keys + have].rename(columns=SCORE_LABELS)
+                sec.table(
+                    f"tbl-{KEY}-{len(sec.blocks)}",
+                    f"*{md(d)}*: {part} of the scores against the reference ({lvl} intervals"
+                    f"{ref_text}).",
+                    shown,
+                )
         r = res.table("reliability", d)
         if len(r):
             r = r.assign(
@@ -111,7 +135,7 @@ def build(ctx: Any) -> Section:
         if len(m) and (d == head or (head not in res.settings["dimensions"] and d == dims[0])):
             sec.findings.extend(score_findings(ctx, res, d))
     for part, why in res.not_applicable.items():
-        sec.text(f"*Not shown:* {md(part)}: {md(why)}.")
+        sec.text(f"*Not computed:* {md(part)} — {md(why)}.")
     st = res.settings
     sec.methods.append(
         f"Score intervals: {md(st['interval'])} ({st['n_resamples']} resamples, seed {st['seed']}, "
