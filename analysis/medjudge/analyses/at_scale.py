@@ -38,13 +38,15 @@ from statsmodels.stats.multitest import multipletests
 
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
-from ..engine.reduce import ENGINES, ReducedStudy, reduce_verdicts
+from ..data.model import Study
+from ..data.tables import TableMapping
+from ..engine.reduce import ENGINES, Patterns, ReducedStudy, reduce_verdicts
 from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
 
 Family = Literal["table", "dimension"]
 FAMILIES: tuple[str, ...] = ("table", "dimension")
 
-__all__ = ["ScaleEvaluation", "evaluate_at_scale"]
+__all__ = ["ScaleEvaluation", "evaluate_at_scale", "reduce_study"]
 
 
 @dataclass(frozen=True)
@@ -84,12 +86,96 @@ def _validate(policy: str, confidence_level: float, n_resamples: int, family: st
         raise ValueError(f"n_resamples must be between 1 and 1000000, got {n_resamples}")
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
-    if engine not in ENGINES:
+    if engine not in (*ENGINES, "memory"):
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
 
 
+def reduce_study(
+    study: Study,
+    *,
+    cluster: str | None = "auto",
+    gold: str = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+) -> ReducedStudy:
+    """The per-cluster patterns of a study loaded in memory (pandas/numpy, no engine).
+
+    The same integers as :func:`medjudge.engine.reduce.reduce_verdicts` on the table the study
+    was loaded from, computed independently from :meth:`Study.outcomes
+    <medjudge.data.model.Study.outcomes>` (the in-memory path's correctness matrix): every judge
+    with a verdict in the dimension is counted on every item with gold (``a = 1``); usable
+    verdicts ``v`` and correct ones ``c`` per cluster. Score dimensions are skipped, with the
+    reason, as by the engine.
+
+    Examples
+    --------
+    >>> from medjudge.data.simulate import example_study
+    >>> red = reduce_study(example_study())
+    >>> red.engine, sorted(red.dimensions)[:1]
+    ('memory', ['accuracy'])
+    """
+    from .evaluation import cluster_ids
+
+    dims = list(dimensions) if dimensions else list(study.dimensions)
+    cl, cl_name = cluster_ids(study, cluster)
+    ids = np.asarray(study.item_ids, dtype=object)
+    cl_of = dict(zip(ids, cl if cl is not None else ids, strict=True))
+    out: dict[str, Patterns] = {}
+    excluded: dict[str, dict[str, int]] = {}
+    skipped: dict[str, str] = {}
+    method = None
+    r = study.ratings
+    for dim in dims:
+        scale = study.scales[dim]
+        if not scale.is_categorical:
+            skipped[dim] = (
+                f"{scale.level} scale: score dimensions are analysed by the in-memory path "
+                "(--engine memory)"
+            )
+            continue
+        g = study.gold(dim, gold)
+        method = g.method
+        o = study.outcomes(dim, gold=g, order=order)
+        rated = set(
+            r.loc[(r["dimension"] == dim).to_numpy() & (r["role"] == "judge").to_numpy(), "rater"]
+        )
+        keep = sorted(
+            (j for j, nm in enumerate(o.judges) if nm in rated), key=lambda j: o.judges[j]
+        )
+        names = [o.judges[j] for j in keep]
+        y = o.outcome[:, keep]
+        excluded[dim] = {"items_with_gold": len(o.items), **o.excluded}
+        if not names or not len(o.items):
+            continue
+        codes, inv = np.unique(np.asarray([str(cl_of[i]) for i in o.items]), return_inverse=True)
+        G = len(codes)
+        n = np.bincount(inv, minlength=G)
+        a = np.repeat(n[:, None], len(names), 1)
+        v = np.zeros((G, len(names)), dtype=np.int64)
+        c = np.zeros((G, len(names)), dtype=np.int64)
+        np.add.at(v, inv, np.isfinite(y).astype(np.int64))
+        np.add.at(c, inv, (y == 1).astype(np.int64))
+        m = np.concatenate([n[:, None], a, v, c], 1).astype(np.int64)
+        rows, k = np.unique(m, axis=0, return_counts=True)  # sorted rows, as the engine sorts
+        J = len(names)
+        out[dim] = Patterns(
+            dimension=dim, judges=names, assigned=rows[:, 1 : 1 + J],
+            valid=rows[:, 1 + J : 1 + 2 * J], correct=rows[:, 1 + 2 * J :],
+            multiplicity=k.astype(np.int64), items=rows[:, 0],
+        )  # fmt: skip
+    return ReducedStudy(
+        dimensions=out,
+        excluded=excluded,
+        engine="memory",
+        cluster=cl_name,
+        n_rows=len(r),
+        settings={"gold": method, "order": order},
+        skipped=skipped,
+    )
+
+
 def evaluate_at_scale(
-    source: str | Path | pd.DataFrame | ReducedStudy,
+    source: str | Path | pd.DataFrame | ReducedStudy | Study,
     *,
     engine: Literal["duckdb", "spark"] = "duckdb",
     cluster: str | None = None,
@@ -98,6 +184,10 @@ def evaluate_at_scale(
     bootstrap: Bootstrap | None = None,
     family: Family = "table",
     partitions: int | None = None,
+    mapping: TableMapping | None = None,
+    gold: Literal["auto", "supplied", "majority"] = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
 ) -> ScaleEvaluation:
     """Accuracy and all pairwise comparisons of the judges, computed from per-cluster patterns.
 
@@ -119,6 +209,18 @@ def evaluate_at_scale(
         seed of the counter-based weights (default 1,000 replicates, seed 0).
     family : {"table", "dimension"}
         Holm adjustment over every pair shown (all dimensions), or within each dimension.
+    partitions : int, optional
+        Spark only: repartition the input first (the numbers do not depend on it).
+    mapping : TableMapping, optional
+        How to read a table in any layout (:mod:`medjudge.engine.projection`); without it the
+        table has the canonical columns.
+    gold : {"auto", "supplied", "majority"}
+        Gold per item × dimension: the mapping's gold column (``auto`` when it names one) or
+        the strict majority of the experts.
+    order : str, optional
+        Presentation order of the judges' verdicts when several were recorded (default AB).
+    dimensions : list of str, optional
+        Restrict to these dimensions.
 
     Returns
     -------
@@ -140,14 +242,21 @@ def evaluate_at_scale(
     boot = Bootstrap(1000) if bootstrap is None else as_bootstrap(bootstrap)
     n_resamples, seed = boot.n_resamples, boot.seed
     _validate(policy, confidence_level, n_resamples, family, engine)
-    red = (
-        source
-        if isinstance(source, ReducedStudy)
-        else reduce_verdicts(source, engine=engine, cluster=cluster, partitions=partitions)
-    )
+    if isinstance(source, ReducedStudy):
+        red = source
+    elif isinstance(source, Study):
+        red = reduce_study(
+            source, cluster="auto" if cluster is None else cluster, gold=gold, order=order,
+            dimensions=dimensions,
+        )  # fmt: skip
+    else:
+        red = reduce_verdicts(
+            source, engine=engine, cluster=cluster, partitions=partitions, mapping=mapping,
+            gold=gold, order=order, dimensions=dimensions,
+        )  # fmt: skip
     lb_rows: list[dict[str, Any]] = []
     pair_frames: list[pd.DataFrame] = []
-    notes: dict[str, str] = {}
+    notes: dict[str, str] = {d: f"not run: {why}" for d, why in red.skipped.items()}
     for dim, pat in sorted(red.dimensions.items()):
         acc, pr = evaluate_patterns(
             pat.assigned, pat.valid, pat.correct, pat.multiplicity, items=pat.items,

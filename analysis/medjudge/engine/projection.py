@@ -410,8 +410,10 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
             column = m.value if m.layout == "long" else None
             line = None
             if m.layout == "long":
-                line = proj.locate(lambda t: as_text(t[m.value]) == cell)
-            allowed = list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
+                line = proj.locate(lambda t, c=cell: as_text(t[m.value]) == c)
+            allowed = (
+                list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
+            )
             raise InputError(
                 f"label {cell!r} is outside the declared scale of dimension {dim!r}",
                 file=proj.path,
@@ -458,7 +460,10 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
                 )
     st = r.group_by("status").aggregate(n=r.count()).execute()
     n = dict(zip(st["status"], st["n"], strict=True))
-    counts = {"verdicts_invalid": int(n.get("invalid", 0)), "verdicts_missing": int(n.get("missing", 0))}
+    counts = {
+        "verdicts_invalid": int(n.get("invalid", 0)),
+        "verdicts_missing": int(n.get("missing", 0)),
+    }
     return counts
 
 

@@ -55,6 +55,13 @@ class Patterns:
     multiplicity: np.ndarray
     items: np.ndarray
 
+    def __post_init__(self) -> None:
+        # one memory layout whoever built the arrays: BLAS sums in an order that depends on
+        # it, and identical integers must give identical numbers to the last digit
+        for name in ("assigned", "valid", "correct", "multiplicity", "items"):
+            arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
+            object.__setattr__(self, name, arr)
+
     @property
     def single_item_clusters(self) -> bool:
         return bool(np.all(self.items <= 1))
@@ -83,6 +90,8 @@ class ReducedStudy:
     cluster: str | None
     n_rows: int
     settings: dict[str, Any] = field(default_factory=dict)
+    #: dimensions not reduced, with the reason (score scales)
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def spark_session(partitions: int | None = None):
@@ -149,6 +158,32 @@ def _connect(engine: str, source: Any, *, partitions: int | None = None):
     return con, con.table(name)
 
 
+#: columns ``cluster="auto"`` looks for among the item attributes (as the in-memory path does)
+CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
+
+
+def resolve_cluster(mapping: Any, cluster: str | None) -> str | None:
+    """The cluster column a mapped table is resampled by (``None``: every item its own).
+
+    ``"auto"``: the mapping's ``cluster`` key, else the first of :data:`CLUSTER_COLUMNS` among
+    its attributes; a name must be the mapping's ``cluster`` or one of its ``attributes`` (an
+    item attribute, as for the in-memory path).
+    """
+    if cluster in (None, "", "none"):
+        return None
+    if cluster == "auto":
+        if mapping.cluster:
+            return mapping.cluster
+        return next((c for c in CLUSTER_COLUMNS if c in mapping.attributes), None)
+    if cluster != mapping.cluster and cluster not in mapping.attributes:
+        raise InputError(
+            f"--cluster {cluster!r} is not an item attribute of the mapping; have "
+            f"{[*mapping.attributes, *([mapping.cluster] if mapping.cluster else [])]}",
+            hint=f'add attributes = ["{cluster}"] (or cluster = "{cluster}") to the mapping',
+        )
+    return cluster
+
+
 def _check_columns(t, cluster: str | None, where: str) -> None:
     have = set(t.columns)
     need = list(REQUIRED) + ([cluster] if cluster else [])
@@ -167,20 +202,38 @@ def reduce_verdicts(
     engine: Engine = "duckdb",
     cluster: str | None = None,
     partitions: int | None = None,
+    mapping: Any = None,
+    gold: str = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
 ) -> ReducedStudy:
     """Reduce a verdict table to per-cluster patterns per dimension (see the module docstring).
 
     Parameters
     ----------
     source : path or pandas.DataFrame
-        A Parquet file or folder, a CSV/TSV file, or a DataFrame with the canonical columns.
+        A Parquet file or folder, a CSV/TSV file, or a DataFrame with the canonical columns;
+        with ``mapping``, any table the mapping describes (CSV/TSV, JSONL/JSON, Parquet).
     engine : {"duckdb", "spark"}
         Where the reduction runs; both give identical integers.
     cluster : str, optional
         Column whose values group items (every item of a cluster must carry the same value);
-        without it every item is its own cluster.
+        without it every item is its own cluster. With a mapping: ``"auto"`` (the mapping's
+        ``cluster``, else the first of image_id/case_id/patient_id/cluster among its
+        attributes, as the in-memory path does), ``None``/``"none"`` or an item attribute.
     partitions : int, optional
         Spark only: repartition the input first (the result does not depend on it).
+    mapping : TableMapping, optional
+        How to read the table (:mod:`medjudge.engine.projection`): roles, recoding, invalid
+        tokens, scales per dimension, supplied gold, presentation order, clusters.
+    gold : {"auto", "supplied", "majority"}
+        ``auto``: the supplied gold column when the mapping names one, else the strict
+        majority of the experts.
+    order : str, optional
+        Presentation order of the judges' verdicts to evaluate when several were recorded
+        (default: ``AB`` when present, else the first, as the in-memory path does).
+    dimensions : list of str, optional
+        Restrict to these dimensions.
 
     Returns
     -------
@@ -190,17 +243,78 @@ def reduce_verdicts(
     from ibis import _
 
     where = str(source) if isinstance(source, str | Path) else "verdict table"
-    con, raw = _connect(engine, source, partitions=partitions)
-    _check_columns(raw, cluster, where)
-    s = ibis.literal("").cast("string")
-    t = raw.select(
-        item=raw["item"].cast("string"),
-        rater=raw["rater"].cast("string"),
-        role=raw["role"].cast("string"),
-        dimension=raw["dimension"].cast("string"),
-        value=raw["value"].cast("string").fill_null(s),
-        cluster=(raw[cluster] if cluster else raw["item"]).cast("string"),
-    )
+    if gold not in ("auto", "supplied", "majority"):
+        raise InputError(f"--gold-method must be auto, supplied or majority; got {gold!r}")
+    skipped: dict[str, str] = {}
+    load_counts: dict[str, int] = {}
+    gold_t = None
+    if mapping is not None:
+        from dataclasses import replace
+
+        from .projection import check, dimension_scales, gold_table, project
+
+        cl = resolve_cluster(mapping, cluster)
+        m = replace(mapping, cluster=cl) if cl != mapping.cluster else mapping
+        if engine not in ENGINES:
+            raise InputError(f"--engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+        proj = project(source, m, engine=engine)
+        scales = dimension_scales(proj)
+        load_counts = check(proj, scales)
+        r = proj.ratings
+        numeric = [d for d, s in scales.items() if not s.is_categorical]
+        for d in numeric:
+            skipped[d] = (
+                f"{scales[d].level} scale: score dimensions are analysed by the in-memory path "
+                "(--engine memory)"
+            )
+        t = r.select(
+            item=r.item, rater=r.rater, role=r.role, dimension=r.dimension, order=r.order,
+            value=r.value.fill_null(ibis.literal("")), valid=r.status == "ok",
+            cluster=r.cluster,
+        )  # fmt: skip
+        if numeric:
+            t = t.filter(~t.dimension.isin(numeric))
+        if gold == "supplied" and proj.gold is None:
+            raise InputError(
+                "--gold-method supplied: the mapping names no gold column", file=mapping.source
+            )
+        if gold in ("auto", "supplied") and proj.gold is not None:
+            gold_t = gold_table(proj, scales)
+        con = proj.backend
+        cluster = cl
+        if engine == "spark" and partitions:
+            pass  # the projection reads the file as Spark partitions it
+    else:
+        if gold == "supplied":
+            raise InputError(
+                f"{where}: --gold-method supplied needs a mapping naming the gold column "
+                "(a canonical verdict table carries none)"
+            )
+        cluster = None if cluster in (None, "", "none", "auto") else cluster
+        con, raw = _connect(engine, source, partitions=partitions)
+        _check_columns(raw, cluster, where)
+        s = ibis.literal("").cast("string")
+        value = raw["value"].cast("string").fill_null(s)
+        t = raw.select(
+            item=raw["item"].cast("string"),
+            rater=raw["rater"].cast("string"),
+            role=raw["role"].cast("string"),
+            dimension=raw["dimension"].cast("string"),
+            order=(raw["order"].cast("string").fill_null(s) if "order" in raw.columns else s),
+            value=value,
+            valid=value != "",
+            cluster=(raw[cluster] if cluster else raw["item"]).cast("string"),
+        )
+    if dimensions:
+        have = set(t.select("dimension").distinct().execute()["dimension"].astype(str))
+        have |= set(skipped)
+        unknown = [d for d in dimensions if d not in have]
+        if unknown:
+            raise InputError(
+                f"--only {unknown[0]!r}: no such dimension; the data have {', '.join(sorted(have))}"
+            )
+        t = t.filter(t.dimension.isin(list(dimensions)))
+        skipped = {d: w for d, w in skipped.items() if d in dimensions}
     if engine == "spark":
         t = t.cache()  # several small queries follow; read and normalise the input once
     stats = t.aggregate(
@@ -208,7 +322,7 @@ def reduce_verdicts(
         bad_role=(~t.role.isin(["expert", "judge"])).cast("int64").sum(),
     ).execute()
     n_rows = int(stats["n_rows"].iloc[0])
-    if n_rows == 0:
+    if n_rows == 0 and not skipped:
         raise InputError(f"{where}: the verdict table has no rows")
     if int(stats["bad_role"].iloc[0] or 0):
         bad = (
@@ -221,7 +335,7 @@ def reduce_verdicts(
         raise InputError(
             f"{where}: column role must be 'expert' or 'judge'; found {list(bad['role'])}"
         )
-    if cluster:
+    if cluster and mapping is None:
         per_item = t.group_by("item").aggregate(nc=_.cluster.nunique())
         bad = per_item.filter(per_item.nc > 1).limit(1).execute()
         if len(bad):
@@ -229,6 +343,19 @@ def reduce_verdicts(
                 f"{where}: item {bad['item'].iloc[0]!r} carries several values in cluster column "
                 f"{cluster!r}; a cluster column must give one value per item"
             )
+    judge_orders = sorted(
+        map(str, t.filter(t.role == "judge").select("order").distinct().execute()["order"])
+    )
+    if order is not None and order not in judge_orders:
+        have = ", ".join(o for o in judge_orders if o) or "none recorded"
+        raise InputError(
+            f"--eval-order {order!r}: no verdicts in that presentation order; orders present: "
+            f"{have}"
+        )
+    if order is None and len(judge_orders) > 1:
+        order = "AB" if "AB" in judge_orders else judge_orders[0]
+    if order is not None:
+        t = t.filter((t.role != "judge") | (t.order == order))
     key = ["dimension", "item", "rater"]
     dup = t.group_by(key).aggregate(n=_.count())
     dup = dup.filter(dup.n > 1).limit(1).execute()
@@ -239,16 +366,24 @@ def reduce_verdicts(
             f"{r['dimension']!r}; the engine path takes one verdict per item, rater and dimension "
             "(filter presentation orders or runs first)"
         )
-    expert = t.filter((t.role == "expert") & (t.value != ""))
-    votes = expert.group_by(["dimension", "item", "value"]).aggregate(nv=_.count())
+    expert = t.filter((t.role == "expert") & t.valid)
     rated = expert.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
-    vj = votes.join(rated, ["dimension", "item"])
-    gold = vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", gold=vj.value)
+    if gold_t is None:
+        votes = expert.group_by(["dimension", "item", "value"]).aggregate(nv=_.count())
+        vj = votes.join(rated, ["dimension", "item"])
+        gold = vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", gold=vj.value)
+        gold_rule = "strict majority of the experts (more than half of those who rated)"
+    else:
+        kept = t.select("dimension").distinct()
+        gold = gold_t.join(kept, "dimension").select("dimension", "item", "gold")
+        gold_rule = f"supplied (column {mapping.gold!r} of the table)"
     judges_t = t.filter(t.role == "judge")
     judge_names = sorted(judges_t.select("rater").distinct().execute()["rater"].astype(str))
     counts = {}
     for name, expr in {
-        "expert_items": rated.group_by("dimension").aggregate(n=_.count()),
+        "expert_items": (rated if gold_t is None else t.select("dimension", "item").distinct())
+        .group_by("dimension")
+        .aggregate(n=_.count()),
         "gold_items": gold.group_by("dimension").aggregate(n=_.count()),
         "judge_rows_without_gold": judges_t.anti_join(gold, ["dimension", "item"])
         .group_by("dimension")
@@ -260,7 +395,7 @@ def reduce_verdicts(
     if not judge_names:
         raise InputError(f"{where}: no judge rows (role == 'judge'); nothing to evaluate")
     jg = judges_t.join(gold, ["dimension", "item"])
-    valid = jg.value != ""
+    valid = jg.valid
     correct = valid & (jg.value == jg.gold)
     aggs = {}
     for j, r in enumerate(judge_names):
@@ -277,19 +412,20 @@ def reduce_verdicts(
     excluded: dict[str, dict[str, int]] = {}
     for dim in dims:
         sub = df[df["dimension"].astype(str) == dim]
-        excluded[dim] = {
-            "items_rated_by_experts": counts["expert_items"].get(dim, 0),
-            "items_with_gold": counts["gold_items"].get(dim, 0),
-            "items_without_majority": counts["expert_items"].get(dim, 0)
-            - counts["gold_items"].get(dim, 0),
-            "judge_verdicts_without_gold": counts["judge_rows_without_gold"].get(dim, 0),
-        }
+        n_base, n_gold = counts["expert_items"].get(dim, 0), counts["gold_items"].get(dim, 0)
+        excluded[dim] = (
+            {"items_rated_by_experts": n_base, "items_with_gold": n_gold,
+             "items_without_majority": n_base - n_gold}
+            if gold_t is None
+            else {"items": n_base, "items_with_gold": n_gold, "items_without_gold": n_base - n_gold}
+        )  # fmt: skip
+        excluded[dim]["judge_verdicts_without_gold"] = counts["judge_rows_without_gold"].get(dim, 0)
         if sub.empty:
             continue
         m = sub[["n_items", *cols]].to_numpy(dtype=np.int64)
         k = sub["k"].to_numpy(dtype=np.int64)
-        order = np.lexsort(m.T[::-1])
-        m, k = m[order], k[order]
+        srt = np.lexsort(m.T[::-1])
+        m, k = m[srt], k[srt]
         n_items, m = m[:, 0], m[:, 1:]
         nj = len(judge_names)
         a, v, c = m[:, :nj], m[:, nj : 2 * nj], m[:, 2 * nj :]
@@ -310,5 +446,6 @@ def reduce_verdicts(
         engine=engine,
         cluster=cluster,
         n_rows=n_rows,
-        settings={"gold": "strict majority of the experts (more than half of those who rated)"},
+        settings={"gold": gold_rule, "order": order, "load_counts": load_counts},
+        skipped=skipped,
     )
