@@ -23,7 +23,6 @@ import pandas as pd
 import pytest
 from medjudge import Bootstrap
 from medjudge.analyses.at_scale import evaluate_at_scale, reduce_study
-from medjudge.cli import main
 from medjudge.data.errors import InputError
 from medjudge.data.tables import TableMapping, load_table
 from medjudge.engine.projection import canonical_rows, check, dimension_scales, project
