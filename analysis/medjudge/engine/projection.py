@@ -78,7 +78,7 @@ class Projection:
 
     ``ratings`` has one row per verdict with the canonical columns ``item, rater, role,
     dimension, order, run, cell, value, status, cluster`` (``value`` null unless ``status`` is
-    ``ok``); ``gold`` (or ``None``) has ``item, dimension, gold`` with one row per source row
+    ``ok``) and ``ok`` (status is ok) and ``label`` (the recoded cell); ``gold`` (or ``None``) has ``item, dimension, gold`` with one row per source row
     (``dimension`` is ``""`` when the gold applies to every dimension); ``items`` has ``item``,
     the attributes and the cluster column, one row per source row.
     """
@@ -187,9 +187,9 @@ def _connect(engine: str) -> Any:
     import ibis
 
     if engine == "duckdb":
-        con = ibis.duckdb.connect()
-        con.con.execute("SET enable_progress_bar = false")
-        return con
+        from .reduce import duckdb_connect
+
+        return duckdb_connect()
     if engine == "spark":
         from .reduce import spark_session
 
@@ -292,7 +292,13 @@ def project(
             "value": ibis.ifelse(status == "ok", recoded, lit(None).cast("string")),
             "status": status,
             "cluster": txt[m.cluster] if m.cluster else item,
+            # the same facts as plain columns, cheap to aggregate over: status == "ok", and the
+            # recoded cell (compare it only where ok)
+            "ok": (cell != "") & ~is_invalid,
+            "label": recoded,
         }
+        if m.gold:  # the row's own gold cell, recoded
+            cols["gold"] = _recode(txt[m.gold], m.recode)
         return raw.select(**cols)
 
     if m.layout == "long":
@@ -475,14 +481,15 @@ def gold_table(proj: Projection, scales: dict[str, Scale]) -> Any:
     g = g.filter(g.gold != "").select("item", "dimension", "gold").distinct()
     if proj.mapping.dimension_column:
         return g
-    dims = ibis.memtable({"dim_": list(scales)})
-    return g.cross_join(dims).select("item", dimension=dims.dim_, gold=g.gold)
+    per_dim = [g.select("item", dimension=ibis.literal(d), gold=g.gold) for d in scales]
+    return per_dim[0].union(*per_dim[1:], distinct=False) if len(per_dim) > 1 else per_dim[0]
 
 
 def canonical_rows(proj: Projection, scales: dict[str, Scale] | None = None) -> pd.DataFrame:
     """The canonical rows as a DataFrame (small tables and tests): values typed by scale."""
     scales = scales if scales is not None else dimension_scales(proj)
-    df = proj.ratings.drop("cell").execute()
+    r = proj.ratings
+    df = r.drop("cell", "ok", "label", *(["gold"] if "gold" in r.columns else [])).execute()
     df["value"] = df["value"].astype(object).where(df["value"].notna(), None)
     for dim, scale in scales.items():
         if not scale.is_categorical:

@@ -111,6 +111,28 @@ def spark_session(partitions: int | None = None):
     return builder.getOrCreate()
 
 
+#: DuckDB's memory limit: its hash tables spill to a temporary directory beyond it, so a
+#: reduction of 10^7 verdicts stays within ~2 GB of peak resident memory (bench_scale.py).
+#: ``MEDJUDGE_DUCKDB_MEMORY`` overrides it (DuckDB syntax: "4GB").
+DUCKDB_MEMORY = "1GB"
+
+
+def duckdb_connect():
+    """An embedded DuckDB (through Ibis): no progress bars, memory limited, may spill."""
+    import ibis
+
+    con = ibis.duckdb.connect()
+    con.con.execute("SET enable_progress_bar = false")  # no bars on the user's stderr
+    limit = os.environ.get("MEDJUDGE_DUCKDB_MEMORY", DUCKDB_MEMORY)
+    con.con.execute(f"SET memory_limit = '{limit}'")
+    import tempfile
+
+    spill = Path(tempfile.gettempdir()) / "medjudge-duckdb"
+    con.con.execute(f"SET temp_directory = '{spill.as_posix()}'")
+    con.con.execute("SET preserve_insertion_order = false")  # results are sorted on arrival
+    return con
+
+
 def _connect(engine: str, source: Any, *, partitions: int | None = None):
     """(ibis backend, ibis table) for ``source`` — a path (.parquet/.csv/.tsv) or a DataFrame."""
     import ibis
@@ -129,8 +151,7 @@ def _connect(engine: str, source: Any, *, partitions: int | None = None):
                 f"(or a folder of Parquet files); got {suffix or 'no extension'}"
             )
     if engine == "duckdb":
-        con = ibis.duckdb.connect()
-        con.con.execute("SET enable_progress_bar = false")  # no bars on the user's stderr
+        con = duckdb_connect()
         if not is_path:
             return con, ibis.memtable(source)
         if suffix == ".parquet":
@@ -193,6 +214,21 @@ def _check_columns(t, cluster: str | None, where: str) -> None:
             f"{where}: missing column(s) {', '.join(missing)}; the engine path reads a long "
             f"verdict table with columns {', '.join(REQUIRED)} (+ the cluster column given by "
             f"--cluster); have {', '.join(sorted(have))}"
+        )
+
+
+def _refuse_duplicates(t: Any, where: str) -> None:
+    """One line naming the first (item, rater, dimension) with more than one verdict."""
+    from ibis import _
+
+    dup = t.group_by(["dimension", "item", "rater"]).aggregate(n=_.count())
+    dup = dup.filter(dup.n > 1).limit(1).execute()
+    if len(dup):
+        r = dup.iloc[0]
+        raise InputError(
+            f"{where}: {int(r['n'])} rows for item {r['item']!r}, rater {r['rater']!r}, dimension "
+            f"{r['dimension']!r}; the engine path takes one verdict per item, rater and dimension "
+            "(filter presentation orders or runs first)"
         )
 
 
@@ -267,19 +303,24 @@ def reduce_verdicts(
                 f"{scales[d].level} scale: score dimensions are analysed by the in-memory path "
                 "(--engine memory)"
             )
-        t = r.select(
-            item=r.item, rater=r.rater, role=r.role, dimension=r.dimension, order=r.order,
-            value=r.value.fill_null(ibis.literal("")), valid=r.status == "ok",
-            cluster=r.cluster,
-        )  # fmt: skip
-        if numeric:
-            t = t.filter(~t.dimension.isin(numeric))
         if gold == "supplied" and proj.gold is None:
             raise InputError(
                 "--gold-method supplied: the mapping names no gold column", file=mapping.source
             )
+        cols = dict(
+            item=r.item, rater=r.rater, role=r.role, dimension=r.dimension, order=r.order,
+            value=r.label, valid=r.ok, cluster=r.cluster,
+        )  # fmt: skip
         if gold in ("auto", "supplied") and proj.gold is not None:
             gold_t = gold_table(proj, scales)
+            # every row carries its item's gold (no empty gold cell; conflicts were refused
+            # by check()): correctness is decided on the row itself, no join needed
+            empty = proj.gold.filter(proj.gold.gold == "").count().execute()
+            if not empty:
+                cols["row_gold"] = r.gold
+        t = r.select(**cols)
+        if numeric:
+            t = t.filter(~t.dimension.isin(numeric))
         con = proj.backend
         cluster = cl
         if engine == "spark" and partitions:
@@ -356,19 +397,10 @@ def reduce_verdicts(
         order = "AB" if "AB" in judge_orders else judge_orders[0]
     if order is not None:
         t = t.filter((t.role != "judge") | (t.order == order))
-    key = ["dimension", "item", "rater"]
-    dup = t.group_by(key).aggregate(n=_.count())
-    dup = dup.filter(dup.n > 1).limit(1).execute()
-    if len(dup):
-        r = dup.iloc[0]
-        raise InputError(
-            f"{where}: {int(r['n'])} rows for item {r['item']!r}, rater {r['rater']!r}, dimension "
-            f"{r['dimension']!r}; the engine path takes one verdict per item, rater and dimension "
-            "(filter presentation orders or runs first)"
-        )
     expert = t.filter((t.role == "expert") & t.valid)
     rated = expert.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
     if gold_t is None:
+        _refuse_duplicates(t.filter(t.role == "expert"), where)
         votes = expert.group_by(["dimension", "item", "value"]).aggregate(nv=_.count())
         vj = votes.join(rated, ["dimension", "item"])
         gold = vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", gold=vj.value)
@@ -379,35 +411,69 @@ def reduce_verdicts(
         gold_rule = f"supplied (column {mapping.gold!r} of the table)"
     judges_t = t.filter(t.role == "judge")
     judge_names = sorted(judges_t.select("rater").distinct().execute()["rater"].astype(str))
-    counts = {}
-    for name, expr in {
-        "expert_items": (rated if gold_t is None else t.select("dimension", "item").distinct())
-        .group_by("dimension")
-        .aggregate(n=_.count()),
-        "gold_items": gold.group_by("dimension").aggregate(n=_.count()),
-        "judge_rows_without_gold": judges_t.anti_join(gold, ["dimension", "item"])
-        .group_by("dimension")
-        .aggregate(n=_.count()),
-    }.items():
-        df = expr.execute()
-        counts[name] = {str(d): int(n) for d, n in zip(df["dimension"], df["n"], strict=True)}
-    dims = sorted(set(counts["expert_items"]) | set(counts["judge_rows_without_gold"]))
     if not judge_names:
         raise InputError(f"{where}: no judge rows (role == 'judge'); nothing to evaluate")
-    jg = judges_t.join(gold, ["dimension", "item"])
-    valid = jg.valid
+    # one pass over the judges' rows: per item, each judge's rows, usable and correct verdicts
+    # (a judge with two rows for an item is a duplicate), and whether the item has gold
+    if "row_gold" in t.columns:
+        jg = judges_t.mutate(gold=judges_t.row_gold)
+    else:
+        jg = judges_t.left_join(gold, ["dimension", "item"])
+    has = jg.gold.notnull()
+    valid = jg.valid & has
     correct = valid & (jg.value == jg.gold)
-    aggs = {}
+    aggs: dict[str, Any] = {"has_gold": has.cast("int64").max()}
     for j, r in enumerate(judge_names):
         is_r = jg.rater == r
         aggs[f"a{j}"] = is_r.cast("int64").sum()
         aggs[f"v{j}"] = (is_r & valid).cast("int64").sum()
         aggs[f"c{j}"] = (is_r & correct).cast("int64").sum()
-    aggs["n_items"] = jg.item.nunique()
-    per_cluster = jg.group_by(["dimension", "cluster"]).aggregate(**aggs)
-    cols = [f"{x}{j}" for x in "avc" for j in range(len(judge_names))]
-    pat = per_cluster.group_by(["dimension", "n_items", *cols]).aggregate(k=_.count())
+    per_item = jg.group_by(["dimension", "cluster", "item"]).aggregate(**aggs)
+    nj = len(judge_names)
+    a_cols = [f"a{j}" for j in range(nj)]
+    cols = [f"{x}{j}" for x in "avc" for j in range(nj)]
+    hg = per_item.has_gold
+    rows = sum(per_item[c] for c in a_cols)
+    # per cluster: the counts on items with gold (the pattern), the largest number of rows of
+    # one judge on one item (1 unless duplicated), and what is left out (summed, not pooled)
+    per_cluster = per_item.group_by(["dimension", "cluster"]).aggregate(
+        n_items=hg.sum(),
+        most=ibis.greatest(*[per_item[c] for c in a_cols]).max(),
+        no_gold_items=(1 - hg).sum(),
+        no_gold_rows=(rows * (1 - hg)).sum(),
+        **{c: (per_item[c] * hg if c.startswith("a") else per_item[c]).sum() for c in cols},
+    )
+    pc = per_cluster
+    pat = pc.group_by(["dimension", "n_items", *cols]).aggregate(
+        k=_.count(),
+        most=pc.most.max(),
+        no_gold_items=pc.no_gold_items.sum(),
+        no_gold_rows=pc.no_gold_rows.sum(),
+    )
     df = pat.execute()
+    if len(df) and int(df["most"].max()) > 1:
+        _refuse_duplicates(judges_t, where)
+    by_dim = (
+        df.assign(gold_items=df["n_items"] * df["k"])
+        .groupby(df["dimension"].astype(str))[["gold_items", "no_gold_items", "no_gold_rows"]]
+        .sum()
+    )
+    counts = {
+        "gold_items": by_dim["gold_items"].astype(int).to_dict(),
+        "judge_rows_without_gold": by_dim["no_gold_rows"].astype(int).to_dict(),
+        "expert_items": (by_dim["gold_items"] + by_dim["no_gold_items"]).astype(int).to_dict(),
+    }
+    if gold_t is None:
+        ex = rated.group_by("dimension").aggregate(n=_.count()).execute()
+        counts["expert_items"] = {
+            str(d): int(n) for d, n in zip(ex["dimension"], ex["n"], strict=True)
+        }
+        ge = gold.group_by("dimension").aggregate(n=_.count()).execute()
+        counts["gold_items"] = {
+            str(d): int(n) for d, n in zip(ge["dimension"], ge["n"], strict=True)
+        }
+    dims = sorted(set(counts["expert_items"]) | set(counts["judge_rows_without_gold"]))
+    df = df[df["n_items"] > 0]  # clusters without any item with gold carry no information
     out: dict[str, Patterns] = {}
     excluded: dict[str, dict[str, int]] = {}
     for dim in dims:
