@@ -15,6 +15,7 @@ from ._common import (
     load_input,
     term_width,
 )
+from ._engine import add_engine_arg, engine_of, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -42,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
-    p.add_argument("--alpha", type=opt.ALPHA, default=0.05)
+    p.add_argument("--alpha", type=opt.ALPHA, default=None, help="default 0.05")
     p.add_argument(
         "--family",
         choices=["table", "dimension"],
@@ -53,38 +54,47 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--kappa-weights",
         choices=["linear", "quadratic", "identity"],
-        default="linear",
+        default=None,
         help="agreement weights of kappa against gold on ordinal dimensions (default linear)",
     )
     p.add_argument(
         "--score-intervals",
         choices=["bootstrap", "analytic"],
-        default="bootstrap",
+        default=None,
         help="score dimensions: cluster bootstrap (default) or closed-form intervals",
     )
-    p.add_argument(
-        "--engine",
-        choices=["memory", "duckdb", "spark"],
-        default="memory",
-        help="memory: load the study in Python (default); duckdb/spark: reduce a long verdict "
-        "table (item, rater, role, dimension, value) next to the data and resample per-cluster "
-        "counts (Poisson bootstrap; identical numbers on both engines)",
+    add_engine_arg(
+        p,
+        "reduce the table to per-cluster counts and resample those (Poisson cluster "
+        "bootstrap; identical numbers on both engines)",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
-def _run_engine(args: argparse.Namespace) -> int:
+#: options only the in-memory path honours, with their (unset) defaults
+MEMORY_ONLY = {
+    "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
+    "exchangeable": None,
+}  # fmt: skip
+
+
+def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
     from medjudge.analyses.at_scale import evaluate_at_scale
     from medjudge.stats.resampling import Bootstrap
 
-    cluster = None if args.cluster in ("auto", "none", "", None) else args.cluster
+    refuse_options(args, engine, MEMORY_ONLY)
     res = evaluate_at_scale(
         args.path,
-        engine=args.engine,
-        cluster=cluster,
+        engine=engine,
+        mapping=mapping,
+        cluster=args.cluster,
         policy=args.policy,
         bootstrap=Bootstrap(args.resamples, args.seed),
+        family=args.family,
+        gold=args.gold_method,
+        order=args.eval_order,
+        dimensions=args.dimensions,
     )
     if args.json:
         print(dump_json(res.to_dict()))
@@ -100,8 +110,16 @@ def _run_engine(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.engine != "memory":
-        return _run_engine(args)
+    engine, mapping = engine_of(args, "compare")
+    if engine != "memory":
+        return _run_engine(args, engine, mapping)
+    for name, default in (
+        ("alpha", 0.05),
+        ("kappa_weights", "linear"),
+        ("score_intervals", "bootstrap"),
+    ):
+        if getattr(args, name, None) is None:
+            setattr(args, name, default)
 
     from medjudge.stats.resampling import Bootstrap
 
