@@ -72,9 +72,7 @@ def _memory_limit() -> int:
     try:
         return int(float(raw))
     except ValueError:
-        raise InputError(
-            f"MEDJUDGE_MEMORY_ROWS must be a number of rows, got {raw!r}"
-        ) from None
+        raise InputError(f"MEDJUDGE_MEMORY_ROWS must be a number of rows, got {raw!r}") from None
 
 
 def choose_engine(requested: str, path: str | Path, mapping: Any) -> str:

@@ -78,7 +78,8 @@ class Projection:
 
     ``ratings`` has one row per verdict with the canonical columns ``item, rater, role,
     dimension, order, run, cell, value, status, cluster`` (``value`` null unless ``status`` is
-    ``ok``) and ``ok`` (status is ok) and ``label`` (the recoded cell); ``gold`` (or ``None``) has ``item, dimension, gold`` with one row per source row
+    ``ok``), ``ok`` (status is ok), ``label`` (the recoded cell), ``gold`` (the row's gold
+    cell, with a gold column) and ``attr__NAME`` (each item attribute); ``gold`` (or ``None``) has ``item, dimension, gold`` with one row per source row
     (``dimension`` is ``""`` when the gold applies to every dimension); ``items`` has ``item``,
     the attributes and the cluster column, one row per source row.
     """
@@ -273,6 +274,7 @@ def project(
     lit = ibis.literal
     invalid = list(m.invalid)
     wide_empty = 0
+    attrs = tuple(dict.fromkeys(m.attributes + m.models + ([m.cluster] if m.cluster else [])))
 
     def verdicts(cell: Any, *, rater: Any, role: Any, dimension: Any, order: Any, run: Any) -> Any:
         recoded = _recode(cell, m.recode)
@@ -299,6 +301,8 @@ def project(
         }
         if m.gold:  # the row's own gold cell, recoded
             cols["gold"] = _recode(txt[m.gold], m.recode)
+        for a in attrs:  # item attributes, carried on every verdict row
+            cols[f"attr__{a}"] = txt[a]
         return raw.select(**cols)
 
     if m.layout == "long":
@@ -332,7 +336,6 @@ def project(
             dimension=txt[m.dimension_column] if m.dimension_column else lit(""),
             gold=_recode(txt[m.gold], m.recode),
         )
-    attrs = tuple(dict.fromkeys(m.attributes + m.models + ([m.cluster] if m.cluster else [])))
     items = raw.select(item=item, **{a: txt[a] for a in attrs})
     return Projection(
         path=path, mapping=m, engine=engine, backend=backend, raw=raw, ratings=ratings,
@@ -489,7 +492,8 @@ def canonical_rows(proj: Projection, scales: dict[str, Scale] | None = None) -> 
     """The canonical rows as a DataFrame (small tables and tests): values typed by scale."""
     scales = scales if scales is not None else dimension_scales(proj)
     r = proj.ratings
-    df = r.drop("cell", "ok", "label", *(["gold"] if "gold" in r.columns else [])).execute()
+    extra = [c for c in r.columns if c in ("gold", "cell", "ok", "label") or c.startswith("attr__")]
+    df = r.drop(*extra).execute()
     df["value"] = df["value"].astype(object).where(df["value"].notna(), None)
     for dim, scale in scales.items():
         if not scale.is_categorical:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal
 
 import numpy as np
@@ -232,7 +233,7 @@ def _refuse_duplicates(t: Any, where: str) -> None:
         )
 
 
-def reduce_verdicts(
+def _judged(
     source: Any,
     *,
     engine: Engine = "duckdb",
@@ -242,39 +243,9 @@ def reduce_verdicts(
     gold: str = "auto",
     order: str | None = None,
     dimensions: list[str] | None = None,
-) -> ReducedStudy:
-    """Reduce a verdict table to per-cluster patterns per dimension (see the module docstring).
-
-    Parameters
-    ----------
-    source : path or pandas.DataFrame
-        A Parquet file or folder, a CSV/TSV file, or a DataFrame with the canonical columns;
-        with ``mapping``, any table the mapping describes (CSV/TSV, JSONL/JSON, Parquet).
-    engine : {"duckdb", "spark"}
-        Where the reduction runs; both give identical integers.
-    cluster : str, optional
-        Column whose values group items (every item of a cluster must carry the same value);
-        without it every item is its own cluster. With a mapping: ``"auto"`` (the mapping's
-        ``cluster``, else the first of image_id/case_id/patient_id/cluster among its
-        attributes, as the in-memory path does), ``None``/``"none"`` or an item attribute.
-    partitions : int, optional
-        Spark only: repartition the input first (the result does not depend on it).
-    mapping : TableMapping, optional
-        How to read the table (:mod:`medjudge.engine.projection`): roles, recoding, invalid
-        tokens, scales per dimension, supplied gold, presentation order, clusters.
-    gold : {"auto", "supplied", "majority"}
-        ``auto``: the supplied gold column when the mapping names one, else the strict
-        majority of the experts.
-    order : str, optional
-        Presentation order of the judges' verdicts to evaluate when several were recorded
-        (default: ``AB`` when present, else the first, as the in-memory path does).
-    dimensions : list of str, optional
-        Restrict to these dimensions.
-
-    Returns
-    -------
-    ReducedStudy
-    """
+    attributes: tuple[str, ...] = (),
+) -> SimpleNamespace:
+    """The judges' rows joined with their gold, as Ibis expressions, and what was decided."""
     import ibis
     from ibis import _
 
@@ -318,6 +289,8 @@ def reduce_verdicts(
             empty = proj.gold.filter(proj.gold.gold == "").count().execute()
             if not empty:
                 cols["row_gold"] = r.gold
+        for a in attributes or ():
+            cols[f"attr__{a}"] = r[f"attr__{a}"]
         t = r.select(**cols)
         if numeric:
             t = t.filter(~t.dimension.isin(numeric))
@@ -428,6 +401,62 @@ def reduce_verdicts(
         aggs[f"a{j}"] = is_r.cast("int64").sum()
         aggs[f"v{j}"] = (is_r & valid).cast("int64").sum()
         aggs[f"c{j}"] = (is_r & correct).cast("int64").sum()
+    return SimpleNamespace(**{k: v for k, v in locals().items() if not k.startswith("_")})
+
+
+def reduce_verdicts(
+    source: Any,
+    *,
+    engine: Engine = "duckdb",
+    cluster: str | None = None,
+    partitions: int | None = None,
+    mapping: Any = None,
+    gold: str = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+) -> ReducedStudy:
+    """Reduce a verdict table to per-cluster patterns per dimension (see the module docstring).
+
+    Parameters
+    ----------
+    source : path or pandas.DataFrame
+        A Parquet file or folder, a CSV/TSV file, or a DataFrame with the canonical columns;
+        with ``mapping``, any table the mapping describes (CSV/TSV, JSONL/JSON, Parquet).
+    engine : {"duckdb", "spark"}
+        Where the reduction runs; both give identical integers.
+    cluster : str, optional
+        Column whose values group items (every item of a cluster must carry the same value);
+        without it every item is its own cluster. With a mapping: ``"auto"`` (the mapping's
+        ``cluster``, else the first of image_id/case_id/patient_id/cluster among its
+        attributes, as the in-memory path does), ``None``/``"none"`` or an item attribute.
+    partitions : int, optional
+        Spark only: repartition the input first (the result does not depend on it).
+    mapping : TableMapping, optional
+        How to read the table (:mod:`medjudge.engine.projection`): roles, recoding, invalid
+        tokens, scales per dimension, supplied gold, presentation order, clusters.
+    gold : {"auto", "supplied", "majority"}
+        ``auto``: the supplied gold column when the mapping names one, else the strict
+        majority of the experts.
+    order : str, optional
+        Presentation order of the judges' verdicts to evaluate when several were recorded
+        (default: ``AB`` when present, else the first, as the in-memory path does).
+    dimensions : list of str, optional
+        Restrict to these dimensions.
+
+    Returns
+    -------
+    ReducedStudy
+    """
+    import ibis
+    from ibis import _
+
+    j = _judged(
+        source, engine=engine, cluster=cluster, partitions=partitions, mapping=mapping,
+        gold=gold, order=order, dimensions=dimensions,
+    )  # fmt: skip
+    jg, aggs, judge_names, judges_t, where = j.jg, j.aggs, j.judge_names, j.judges_t, j.where
+    gold_t, rated, gold, gold_rule, cluster = j.gold_t, j.rated, j.gold, j.gold_rule, j.cluster
+    n_rows, order, load_counts, skipped = j.n_rows, j.order, j.load_counts, j.skipped
     per_item = jg.group_by(["dimension", "cluster", "item"]).aggregate(**aggs)
     nj = len(judge_names)
     a_cols = [f"a{j}" for j in range(nj)]
