@@ -42,11 +42,12 @@ from ..data.model import Study
 from ..data.tables import TableMapping
 from ..engine.reduce import ENGINES, Patterns, ReducedStudy, reduce_verdicts
 from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
+from .subgroups import StackedOutcomes
 
 Family = Literal["table", "dimension"]
 FAMILIES: tuple[str, ...] = ("table", "dimension")
 
-__all__ = ["ScaleEvaluation", "evaluate_at_scale", "reduce_study"]
+__all__ = ["ItemsView", "ScaleEvaluation", "evaluate_at_scale", "reduce_study", "stack_at_scale"]
 
 
 @dataclass(frozen=True)
@@ -334,3 +335,86 @@ def evaluate_at_scale(
     return ScaleEvaluation(
         leaderboard=leaderboard, pairs=pairs, settings=settings, excluded=red.excluded, notes=notes
     )
+
+
+@dataclass(frozen=True)
+class ItemsView:
+    """What the subgroup analyses read from a study besides its outcomes: the items (with their
+    attributes), the dimensions and the declared cluster column — for a table reduced next to
+    the data, where no :class:`~medjudge.data.model.Study` with every verdict row is built."""
+
+    items: pd.DataFrame
+    dimensions: list[str]
+    cluster: str | None = None
+
+
+def stack_at_scale(
+    source: str | Path,
+    *,
+    mapping: TableMapping,
+    engine: Literal["duckdb", "spark"] = "duckdb",
+    cluster: str | None = "auto",
+    gold: Literal["auto", "supplied", "majority"] = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+) -> tuple[ItemsView, StackedOutcomes]:
+    """Judge outcomes stacked over dimensions, reduced next to the data (one row per item).
+
+    The same :class:`~medjudge.analyses.subgroups.StackedOutcomes` as
+    :func:`~medjudge.analyses.subgroups.stack_outcomes` builds from a loaded study — outcome
+    1/0/NaN per (item, dimension) × judge, the judge design (which items each judge was
+    given), the item attributes and the gold codes — with items in the study's natural order
+    and judges sorted by name. :func:`subgroup_accuracy`, :func:`heterogeneity_table`,
+    :func:`organ_effect_tests` and :func:`best_judge_by_subgroup` take it as ``stacked=`` with
+    the returned :class:`ItemsView` as ``study``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from medjudge.data.tables import TableMapping
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "v.csv"
+    >>> _ = p.write_text("q,who,v,g\\n1,a,A,A\\n1,b,B,A\\n2,a,B,B\\n2,b,B,B\\n")
+    >>> m = TableMapping.from_dict({"item": "q", "rater": "who", "value": "v", "gold": "g",
+    ...                             "role": "judge"})
+    >>> view, so = stack_at_scale(p, mapping=m)
+    >>> so.judges, so.outcome.tolist()
+    (['a', 'b'], [[1.0, 0.0], [1.0, 1.0]])
+    """
+    from ..data.model import natural_order
+    from ..engine.reduce import item_outcomes
+
+    io = item_outcomes(
+        source, mapping=mapping, engine=engine, cluster=cluster, gold=gold, order=order,
+        dimensions=dimensions,
+    )  # fmt: skip
+    df = io.frame
+    dims = [d for d in io.scales if d not in io.skipped and (not dimensions or d in dimensions)]
+    nj = len(io.judges)
+    ys, designs, frames = [], [], []
+    for dim in dims:
+        sub = df[df["dimension"].astype(str) == dim]
+        sub = sub.iloc[natural_order(sub["item"].astype(str))]
+        a = sub[[f"a{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
+        v = sub[[f"v{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
+        c = sub[[f"c{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
+        ys.append(np.where((a > 0) & (v > 0), c.astype(float), np.nan))
+        designs.append(a > 0)
+        f = pd.DataFrame({"item": sub["item"].astype(str).to_numpy()})
+        for at in io.attributes:
+            f[at] = sub[f"attr__{at}"].astype(str).to_numpy()
+        f.insert(1, "dimension", dim)
+        scale = io.scales[dim]
+        f["gold_code"] = scale.encode(sub["gold_label"].astype(str).tolist())
+        frames.append(f)
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    items = rows.drop(columns=["dimension", "gold_code"]).drop_duplicates("item")
+    items = items.iloc[natural_order(items["item"])].reset_index(drop=True)
+    so = StackedOutcomes(
+        np.vstack(ys) if ys else np.zeros((0, nj)),
+        rows,
+        list(io.judges),
+        dict(io.excluded),
+        io.gold_method,
+        np.vstack(designs) if designs else np.zeros((0, nj), dtype=bool),
+    )
+    return ItemsView(items=items, dimensions=dims, cluster=io.cluster), so

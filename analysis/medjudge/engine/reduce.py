@@ -544,3 +544,71 @@ def reduce_verdicts(
         settings={"gold": gold_rule, "order": order, "load_counts": load_counts},
         skipped=skipped,
     )
+
+
+@dataclass(frozen=True)
+class ItemOutcomes:
+    """Per item × dimension with gold: each judge's rows ``a``, usable ``v`` and correct ``c``.
+
+    ``frame`` has ``dimension, item, gold`` and the item attributes (``attr__NAME``), then
+    ``a0.., v0.., c0..`` for the judges in ``judges`` (sorted). Items without gold are left out
+    (counted in ``excluded``), as on the in-memory path.
+    """
+
+    frame: Any
+    judges: list[str]
+    attributes: tuple[str, ...]
+    gold_method: str
+    cluster: str | None
+    excluded: dict[str, int]
+    skipped: dict[str, str]
+    scales: dict[str, Any]
+
+
+def item_outcomes(
+    source: Any,
+    *,
+    mapping: Any,
+    engine: Engine = "duckdb",
+    cluster: str | None = "auto",
+    gold: str = "auto",
+    order: str | None = None,
+    dimensions: list[str] | None = None,
+) -> ItemOutcomes:
+    """The judges' outcomes per item, reduced next to the data (one row per item, not verdict).
+
+    For analyses that need item-level data (subgroup breakdowns, best judge per cell, the
+    per-judge logistic models): ``J`` judges' counts on ``n`` items travel to Python instead of
+    the ``n × J`` verdict rows. An item attribute that varies between an item's rows takes its
+    smallest value (the in-memory path takes the first row's).
+    """
+    cl = resolve_cluster(mapping, cluster)
+    declared = [c for c in (mapping.cluster, cl) if c]
+    attrs = tuple(dict.fromkeys(mapping.attributes + mapping.models + declared))
+    j = _judged(
+        source, engine=engine, cluster=cluster, mapping=mapping, gold=gold, order=order,
+        dimensions=dimensions, attributes=attrs,
+    )  # fmt: skip
+    jg = j.jg
+    aggs = dict(j.aggs)
+    aggs["gold_label"] = jg.gold.max()
+    for a in attrs:
+        aggs[f"attr__{a}"] = jg[f"attr__{a}"].min()
+    per_item = jg.group_by(["dimension", "item"]).aggregate(**aggs)
+    df = per_item.execute()
+    nj = len(j.judge_names)
+    if nj and len(df) and int(df[[f"a{i}" for i in range(nj)]].to_numpy().max()) > 1:
+        _refuse_duplicates(j.judges_t, j.where)
+    no_gold = df[df["has_gold"] == 0].groupby("dimension").size()
+    excluded = {f"{d}:items_without_gold": int(n) for d, n in no_gold.items()}
+    df = df[df["has_gold"] == 1].reset_index(drop=True)
+    return ItemOutcomes(
+        frame=df,
+        judges=list(j.judge_names),
+        attributes=attrs,
+        gold_method="majority" if j.gold_t is None else "supplied",
+        cluster=cl,
+        excluded=excluded,
+        skipped=dict(j.skipped),
+        scales=dict(j.scales),
+    )
