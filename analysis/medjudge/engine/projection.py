@@ -51,6 +51,7 @@ import pandas as pd
 from ..data.errors import InputError
 from ..data.scale import Scale
 from ..data.tables import TableMapping
+from .reduce import fetch
 
 __all__ = ["Projection", "canonical_rows", "dimension_scales", "project", "supported"]
 
@@ -107,7 +108,7 @@ class Projection:
 
         try:
             t = self.raw.mutate(_medjudge_row=ibis.row_number())
-            hit = t.filter(predicate(t)).aggregate(r=t._medjudge_row.min()).execute()
+            hit = t.filter(predicate(t)).aggregate(r=t._medjudge_row.min()).pipe(fetch)
         except Exception:  # noqa: BLE001 - a place in a message is best effort
             return None
         r = hit["r"].iloc[0]
@@ -136,6 +137,15 @@ def as_text(col: Any) -> Any:
 
 
 def _read(backend: Any, engine: str, path: Path) -> tuple[Any, str]:
+    """(ibis table, line kind) for one file; text formats as text, the others typed."""
+    import warnings
+
+    with warnings.catch_warnings():  # Ibis 12 reads schemas with DuckDB's deprecated call
+        warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)
+        return _read_file(backend, engine, path)
+
+
+def _read_file(backend: Any, engine: str, path: Path) -> tuple[Any, str]:
     """(ibis table, line kind) for one file; text formats as text, the others typed."""
     suffix = _suffix(path)
     if not path.exists():
@@ -258,7 +268,7 @@ def project(
             _require(jt, [key], jp, m)
             jt = jt.select(key, *[c for c in jt.columns if c not in raw.columns])
             dup = jt.group_by(key).aggregate(n=jt.count()).filter(lambda s: s.n > 1)
-            if dup.count().execute():
+            if dup.count().pipe(fetch):
                 raise InputError(f"several rows for one {key!r} in a joined file", file=jp)
             raw = _left_join_text(raw, jt, key)
     if m.layout == "long":
@@ -362,7 +372,7 @@ def dimension_scales(proj: Projection) -> dict[str, Scale]:
     """
     m = proj.mapping
     r = proj.ratings
-    dims = sorted(map(str, r.select("dimension").distinct().execute()["dimension"]))
+    dims = sorted(map(str, r.select("dimension").distinct().pipe(fetch)["dimension"]))
     stray = sorted(set(m.scales) - set(dims))
     if stray:
         raise InputError(
@@ -373,10 +383,10 @@ def dimension_scales(proj: Projection) -> dict[str, Scale]:
     default = m.scale
     rest = [d for d in dims if d not in m.scales]
     if default is None and rest:
-        cells = r.filter(r.dimension.isin(rest)).select(c=r.cell).distinct().execute()["c"]
+        cells = r.filter(r.dimension.isin(rest)).select(c=r.cell).distinct().pipe(fetch)["c"]
         labels = set(map(str, cells))
         if proj.gold is not None:
-            raw_gold = proj.raw.select(c=as_text(proj.raw[m.gold])).distinct().execute()["c"]
+            raw_gold = proj.raw.select(c=as_text(proj.raw[m.gold])).distinct().pipe(fetch)["c"]
             labels |= set(map(str, raw_gold))
         cats = sorted({m.recode.get(v, v) for v in labels} - {""} - set(m.invalid))
         if not cats:
@@ -413,7 +423,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
     ok = r.filter(r.status == "ok")
     for dim, scale in scales.items():
         sub = ok.filter(ok.dimension == dim)
-        bad = sub.filter(_outside(sub.value, scale)).select("cell").limit(1).execute()
+        bad = sub.filter(_outside(sub.value, scale)).select("cell").limit(1).pipe(fetch)
         if len(bad):
             cell = str(bad["cell"].iloc[0])
             column = m.value if m.layout == "long" else None
@@ -430,7 +440,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
                 column=column,
                 hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]",
             )
-    bad_role = r.filter(~r.role.isin(["expert", "judge"])).select("role").limit(1).execute()
+    bad_role = r.filter(~r.role.isin(["expert", "judge"])).select("role").limit(1).pipe(fetch)
     if len(bad_role):
         raise InputError(
             f"role {bad_role['role'].iloc[0]!r} is neither 'expert' nor 'judge'",
@@ -441,7 +451,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
     if m.cluster:
         it = proj.items
         per = it.group_by("item").aggregate(n=it[m.cluster].nunique())
-        bad = per.filter(per.n > 1).select("item").limit(1).execute()
+        bad = per.filter(per.n > 1).select("item").limit(1).pipe(fetch)
         if len(bad):
             raise InputError(
                 f"cluster column {m.cluster!r} has several values for item {bad['item'].iloc[0]!r}",
@@ -452,14 +462,14 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
     if proj.gold is not None:
         g = proj.gold.filter(proj.gold.gold != "")
         per = g.group_by(["item", "dimension"]).aggregate(n=g.gold.nunique())
-        bad = per.filter(per.n > 1).limit(1).execute()
+        bad = per.filter(per.n > 1).limit(1).pipe(fetch)
         if len(bad):
             item, dim = bad["item"].iloc[0], bad["dimension"].iloc[0]
             where = f"item {item!r}" + (f", dimension {dim!r}" if m.dimension_column else "")
             raise InputError(f"{where} has conflicting gold labels", file=proj.path, column=m.gold)
         for dim, scale in scales.items():
             sub = g if not m.dimension_column else g.filter(g.dimension == dim)
-            bad = sub.filter(_outside(sub.gold, scale)).select("gold").limit(1).execute()
+            bad = sub.filter(_outside(sub.gold, scale)).select("gold").limit(1).pipe(fetch)
             if len(bad):
                 raise InputError(
                     f"gold label {bad['gold'].iloc[0]!r} is outside the declared scale of "
@@ -467,7 +477,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
                     file=proj.path,
                     column=m.gold,
                 )
-    st = r.group_by("status").aggregate(n=r.count()).execute()
+    st = r.group_by("status").aggregate(n=r.count()).pipe(fetch)
     n = dict(zip(st["status"], st["n"], strict=True))
     counts = {
         "verdicts_invalid": int(n.get("invalid", 0)),
@@ -493,7 +503,7 @@ def canonical_rows(proj: Projection, scales: dict[str, Scale] | None = None) -> 
     scales = scales if scales is not None else dimension_scales(proj)
     r = proj.ratings
     extra = [c for c in r.columns if c in ("gold", "cell", "ok", "label") or c.startswith("attr__")]
-    df = r.drop(*extra).execute()
+    df = r.drop(*extra).pipe(fetch)
     df["value"] = df["value"].astype(object).where(df["value"].notna(), None)
     for dim, scale in scales.items():
         if not scale.is_categorical:
