@@ -47,7 +47,14 @@ from .subgroups import StackedOutcomes
 Family = Literal["table", "dimension"]
 FAMILIES: tuple[str, ...] = ("table", "dimension")
 
-__all__ = ["ItemsView", "ScaleEvaluation", "evaluate_at_scale", "reduce_study", "stack_at_scale"]
+__all__ = [
+    "accuracy_table_at_scale",
+    "ItemsView",
+    "ScaleEvaluation",
+    "evaluate_at_scale",
+    "reduce_study",
+    "stack_at_scale",
+]
 
 
 @dataclass(frozen=True)
@@ -346,6 +353,7 @@ class ItemsView:
     items: pd.DataFrame
     dimensions: list[str]
     cluster: str | None = None
+    order: str | None = None
 
 
 def stack_at_scale(
@@ -417,4 +425,47 @@ def stack_at_scale(
         io.gold_method,
         np.vstack(designs) if designs else np.zeros((0, nj), dtype=bool),
     )
-    return ItemsView(items=items, dimensions=dims, cluster=io.cluster), so
+    return ItemsView(items=items, dimensions=dims, cluster=io.cluster, order=io.order), so
+
+
+def accuracy_table_at_scale(
+    view: ItemsView, stacked: StackedOutcomes, confidence_level: float = 0.95
+) -> pd.DataFrame:
+    """:func:`~medjudge.analyses.policies.accuracy_table` from outcomes reduced next to the data.
+
+    The same rows and numbers (Wilson intervals at the effective sample size of the cluster
+    design, :func:`~medjudge.stats.accuracy.policy_sensitivity`), from the stacked outcomes
+    of :func:`stack_at_scale` instead of a loaded study.
+    """
+    from ..stats.accuracy import POLICIES, policy_sensitivity
+    from .evaluation import cluster_ids
+
+    clusters, col = cluster_ids(view)  # type: ignore[arg-type]
+    rows = []
+    dim_of = stacked.rows["dimension"].to_numpy()
+    for dim in view.dimensions:
+        idx = dim_of == dim
+        cl = None if clusters is None else stacked.rows.loc[idx, col].astype(str).to_numpy()
+        sens = policy_sensitivity(
+            stacked.outcome[idx], list(stacked.judges), clusters=cl,
+            confidence_level=confidence_level,
+        )  # fmt: skip
+        n_all = int(idx.sum())
+        for r in sens.itertuples(index=False):
+            for pol in POLICIES:
+                rows.append(
+                    {
+                        "judge": r.judge,
+                        "dimension": dim,
+                        "policy": pol,
+                        "accuracy": getattr(r, f"accuracy_{pol}"),
+                        "ci_low": getattr(r, f"ci_low_{pol}"),
+                        "ci_high": getattr(r, f"ci_high_{pol}"),
+                        "level": confidence_level,
+                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "n_unusable": int(r.n_invalid),
+                        "gold": stacked.gold_method,
+                        "order": view.order or "",
+                    }
+                )
+    return pd.DataFrame(rows)

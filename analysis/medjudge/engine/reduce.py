@@ -601,6 +601,7 @@ class ItemOutcomes:
     excluded: dict[str, int]
     skipped: dict[str, str]
     scales: dict[str, Any]
+    order: str | None = None
 
 
 def item_outcomes(
@@ -649,4 +650,5 @@ def item_outcomes(
         excluded=excluded,
         skipped=dict(j.skipped),
         scales=dict(j.scales),
+        order=j.order,
     )
