@@ -398,25 +398,34 @@ def stack_at_scale(
     df = io.frame
     dims = [d for d in io.scales if d not in io.skipped and (not dimensions or d in dimensions)]
     nj = len(io.judges)
+    # the in-memory study's natural item order, computed once over the distinct items
+    codes, uniq = pd.factorize(df["item"].astype(str))
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[natural_order(list(uniq))] = np.arange(len(uniq))
+    item_rank = rank[codes]
+    dim_of = df["dimension"].astype(str).to_numpy()
+    a_all = df[[f"a{j}" for j in range(nj)]].to_numpy(dtype=np.int32)
+    v_all = df[[f"v{j}" for j in range(nj)]].to_numpy(dtype=np.int32)
+    c_all = df[[f"c{j}" for j in range(nj)]].to_numpy(dtype=np.int32)
     ys, designs, frames = [], [], []
     for dim in dims:
-        sub = df[df["dimension"].astype(str) == dim]
-        sub = sub.iloc[natural_order(sub["item"].astype(str))]
-        a = sub[[f"a{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
-        v = sub[[f"v{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
-        c = sub[[f"c{j}" for j in range(nj)]].to_numpy(dtype=np.int64)
+        idx = np.flatnonzero(dim_of == dim)
+        idx = idx[np.argsort(item_rank[idx], kind="stable")]
+        a, v, c = a_all[idx], v_all[idx], c_all[idx]
         ys.append(np.where((a > 0) & (v > 0), c.astype(float), np.nan))
         designs.append(a > 0)
-        f = pd.DataFrame({"item": sub["item"].astype(str).to_numpy()})
+        f = pd.DataFrame({"item": uniq[codes[idx]]})
         for at in io.attributes:
-            f[at] = sub[f"attr__{at}"].astype(str).to_numpy()
+            f[at] = df[f"attr__{at}"].astype(str).to_numpy()[idx]
         f.insert(1, "dimension", dim)
-        scale = io.scales[dim]
-        f["gold_code"] = scale.encode(sub["gold_label"].astype(str).tolist())
+        labels = df["gold_label"].astype(str).to_numpy()[idx]
+        f["gold_code"] = io.scales[dim].encode(labels.tolist())
         frames.append(f)
+    del a_all, v_all, c_all
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    items = rows.drop(columns=["dimension", "gold_code"]).drop_duplicates("item")
-    items = items.iloc[natural_order(items["item"])].reset_index(drop=True)
+    first = rows.drop(columns=["dimension", "gold_code"]).drop_duplicates("item")
+    items = first.assign(_r=rank[pd.Index(uniq).get_indexer(first["item"])]).sort_values("_r")
+    items = items.drop(columns="_r").reset_index(drop=True)
     so = StackedOutcomes(
         np.vstack(ys) if ys else np.zeros((0, nj)),
         rows,

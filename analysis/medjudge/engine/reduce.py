@@ -134,6 +134,16 @@ def duckdb_connect():
     return con
 
 
+def release(con: Any) -> None:
+    """Close an engine connection made for one reduction (DuckDB frees its buffers at once;
+    a Spark session is shared and kept)."""
+    if getattr(con, "name", "") == "duckdb":
+        try:
+            con.disconnect()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
+
+
 def fetch(expr: Any) -> Any:
     """Run an Ibis expression and return a pandas DataFrame.
 
@@ -573,6 +583,7 @@ def reduce_verdicts(
             multiplicity=k,
             items=n_items,
         )
+    release(j.con)
     return ReducedStudy(
         dimensions=out,
         excluded=excluded,
@@ -638,6 +649,7 @@ def item_outcomes(
     nj = len(j.judge_names)
     if nj and len(df) and int(df[[f"a{i}" for i in range(nj)]].to_numpy().max()) > 1:
         _refuse_duplicates(j.judges_t, j.where)
+    release(j.con)
     no_gold = df[df["has_gold"] == 0].groupby("dimension").size()
     excluded = {f"{d}:items_without_gold": int(n) for d, n in no_gold.items()}
     df = df[df["has_gold"] == 1].reset_index(drop=True)

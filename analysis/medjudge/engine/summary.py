@@ -40,12 +40,23 @@ def columnar_summary(
     source: str | Path, mapping: TableMapping, *, engine: str = "duckdb"
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """(summary, rater table) of a mapped table, from aggregates (see the module docstring)."""
-    from ibis import _
 
-    from .projection import check, dimension_scales, project
-    from .reduce import fetch
+    from .projection import project
+    from .reduce import release
 
     proj = project(source, mapping, engine=engine)
+    try:
+        return _summary(proj, source, mapping, engine)
+    finally:
+        release(proj.backend)
+
+
+def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tuple[dict, Any]:
+    from ibis import _
+
+    from .projection import check, dimension_scales
+    from .reduce import fetch
+
     scales = dimension_scales(proj)
     load_counts = check(proj, scales)
     r = proj.ratings
