@@ -224,3 +224,123 @@ def test_reduce_study_counts_equal_the_engine_counts(mapped):
         assert pa.judges == pb.judges == ["gpt", "llama", "qwen"]
         np.testing.assert_array_equal(pa.matrix(), pb.matrix())
         np.testing.assert_array_equal(pa.multiplicity, pb.multiplicity)
+
+
+# ---- the command line: --engine auto, refusals, the memory path's size limit
+
+
+def _cli(capsys, *argv):
+    from medjudge.cli import main
+
+    rc = main([str(a) for a in argv])
+    cap = capsys.readouterr()
+    return rc, cap.out, cap.err
+
+
+def test_row_estimates_come_from_metadata(mapped):
+    from medjudge.engine.choose import estimate_rows
+
+    m = TableMapping.from_toml(mapped / "m.toml")
+    n = len(synthetic_table())
+    assert estimate_rows(mapped / "t.parquet", m) == n  # the footer's count
+    assert abs(estimate_rows(mapped / "t.csv", m) - n) <= 0.05 * n  # size / mean line length
+    wide = TableMapping.from_toml(MAPPINGS / "pandalm_wide.toml")
+    assert estimate_rows(EXTERNAL / "pandalm_testset/verdicts_wide.csv", wide) == 999 * 5
+
+
+def test_engine_auto_takes_the_columnar_path_for_large_tables(mapped, capsys, monkeypatch):
+    import medjudge.engine.choose as choose
+
+    args = ["compare", mapped / "t.parquet", "--mapping", mapped / "m.toml", "--resamples", 50]
+    rc, out, err = _cli(capsys, *args, "--json")
+    assert rc == 0, err
+    assert "judge_vs_gold" in json.loads(out)  # small: the in-memory evaluation
+    monkeypatch.setattr(choose, "AUTO_ROWS", 1000)
+    rc, out, err = _cli(capsys, *args, "--json")
+    assert rc == 0, err
+    res = json.loads(out)
+    assert res["settings"]["engine"] == "duckdb" and res["settings"]["cluster"] == "image"
+    # options the columnar path honours: --family, --only, --gold-method, --eval-order
+    rc, out, err = _cli(
+        capsys, *args, "--json", "--family", "dimension", "--only", "severity",
+        "--gold-method", "supplied",
+    )  # fmt: skip
+    assert rc == 0, err
+    res = json.loads(out)
+    assert {r["dimension"] for r in res["leaderboard"]} == {"severity"}
+    assert {r["family"] for r in res["pairs"]} == {"dimension"}
+    rc, out, err = _cli(capsys, *args, "--eval-order", "BA")
+    assert rc == 2 and "--eval-order 'BA'" in err
+
+
+@pytest.mark.parametrize(
+    "option", [["--kappa-weights", "quadratic"], ["--score-intervals", "analytic"],
+               ["--alpha", "0.1"]],
+)  # fmt: skip
+def test_columnar_path_refuses_what_it_cannot_honour(mapped, capsys, option):
+    rc, out, err = _cli(
+        capsys, "compare", mapped / "t.parquet", "--mapping", mapped / "m.toml",
+        "--engine", "duckdb", *option,
+    )  # fmt: skip
+    assert rc == 2 and out == ""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and option[0] in lines[0] and "--engine memory" in lines[0]
+
+
+def test_memory_path_refuses_a_table_too_big_for_it(mapped, capsys, monkeypatch):
+    monkeypatch.setenv("MEDJUDGE_MEMORY_ROWS", "1000")
+    for cmd in (["compare", "--engine", "memory"], ["audit"]):
+        rc, out, err = _cli(capsys, cmd[0], mapped / "t.csv", "--mapping", mapped / "m.toml",
+                            *cmd[1:])  # fmt: skip
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert rc == 2 and len(lines) == 1 and "--engine" in lines[0], err
+        assert "t.csv" in lines[0] and "1,000" in lines[0]
+
+
+def test_validate_run_and_subgroups_give_the_same_tables_on_both_paths(mapped, capsys, tmp_path):
+    # raters first appear in name order: the in-memory heterogeneity p-values draw their
+    # resamples judge after judge in order of first appearance, the columnar path by name
+    data, m = tmp_path / "t.parquet", mapped / "m.toml"
+    synthetic_table().sort_values("judge", kind="stable").to_parquet(data, index=False)
+    text = {}
+    for e in ("memory", "duckdb"):
+        rc, out, err = _cli(capsys, "validate", data, "--mapping", m, "--engine", e)
+        assert rc == 0, err
+        text[e] = sorted(ln for ln in out.splitlines() if "columnar path" not in ln)
+    assert text["memory"] == text["duckdb"]  # the same lines (raters: by name, not by order)
+    for e in ("memory", "duckdb"):
+        rc, out, err = _cli(capsys, "run", data, "--mapping", m, "--engine", e, "--report",
+                            "none", "--out", tmp_path / e)  # fmt: skip
+        assert rc == 0, err
+    for name, keys in (("accuracy.csv", ["judge", "dimension", "policy"]),
+                       ("parse_status.csv", ["role", "rater"])):  # fmt: skip
+        a, b = (pd.read_csv(tmp_path / e / name, dtype=str, keep_default_na=False)
+                .sort_values(keys).reset_index(drop=True) for e in ("memory", "duckdb"))  # fmt: skip
+        pd.testing.assert_frame_equal(a, b)  # every digit as written (rows: by name)
+    tables = {}
+    for e in ("memory", "duckdb"):
+        rc, out, err = _cli(capsys, "subgroups", data, "--mapping", m, "--by", "organ,dimension",
+                            "--cluster", "image", "--engine", e, "--json")  # fmt: skip
+        assert rc == 0, err
+        tables[e] = json.loads(out)
+    for name in ("breakdown", "heterogeneity", "organ_effects", "best"):
+        a, b = (pd.DataFrame(tables[e][name]) for e in ("memory", "duckdb"))
+        keys = [c for c in a.select_dtypes(exclude=["number", "bool"]).columns]
+        pd.testing.assert_frame_equal(
+            a.sort_values(keys).reset_index(drop=True), b.sort_values(keys).reset_index(drop=True)
+        )
+    assert tables["duckdb"]["engine"] == "duckdb"
+
+
+def test_row_gold_and_joined_gold_give_the_same_numbers(tmp_path):
+    """Every row carries its gold (compared on the row) vs some empty gold cells (joined)."""
+    df = synthetic_table(seed=5)
+    full = df[df["gold"] != ""]
+    (tmp_path / "m.toml").write_text(MAPPING)
+    m = TableMapping.from_toml(tmp_path / "m.toml")
+    full.to_parquet(tmp_path / "full.parquet", index=False)
+    study = load_table(tmp_path / "full.parquet", m)
+    boot = Bootstrap(200, seed=3)
+    a = evaluate_at_scale(study, bootstrap=boot, cluster="auto")
+    b = evaluate_at_scale(tmp_path / "full.parquet", mapping=m, cluster="auto", bootstrap=boot)
+    _assert_same(a, b)

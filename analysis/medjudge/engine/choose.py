@@ -56,6 +56,7 @@ def estimate_rows(path: str | Path, mapping: Any = None) -> int | None:
                 head = fh.read(_SAMPLE)
             lines = max(head.count(b"\n"), 1)
             rows = lines if size <= len(head) else int(size * lines / len(head))
+            rows -= suffix != ".jsonl"  # the header line
         else:
             return None
     except Exception:  # noqa: BLE001 - an unreadable file is reported by the reader itself

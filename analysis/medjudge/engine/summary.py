@@ -97,6 +97,8 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         ],
     }
     out["gold"] = _gold_counts(proj, scales, out["experts"])
+    if proj.gold is not None and out["experts"]:
+        out["supplied_vs_majority_mismatch"] = _mismatch(proj, scales)
     levels = {d: scales[d].level for d in dims}
     if len({(s.level, s.categories) for s in scales.values()}) > 1:
         out["scales"] = {
@@ -117,6 +119,33 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     t = t.reset_index()
     t.columns.name = None
     return out, t
+
+
+def _majority(proj: Any) -> Any:
+    """Strict majority of the experts' usable labels per (dimension, item)."""
+    from ibis import _
+
+    r = proj.ratings
+    e = r.filter((r.role == "expert") & r.ok)
+    votes = e.group_by(["dimension", "item", "label"]).aggregate(nv=_.count())
+    rated = e.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
+    vj = votes.join(rated, ["dimension", "item"])
+    return vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", majority=vj.label)
+
+
+def _mismatch(proj: Any, scales: dict) -> dict[str, int]:
+    """Items whose supplied gold differs from the experts' strict majority, per dimension."""
+    from ibis import _
+
+    from .projection import gold_table
+    from .reduce import fetch
+
+    both = gold_table(proj, scales).join(_majority(proj), ["dimension", "item"])
+    diff = fetch(
+        both.filter(both.gold != both.majority).group_by("dimension").aggregate(n=_.count())
+    )
+    n = {str(d): int(k) for d, k in zip(diff["dimension"], diff["n"], strict=True)}
+    return {d: n.get(d, 0) for d, s in scales.items() if s.is_categorical}
 
 
 def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[str, Any]]:
@@ -142,11 +171,7 @@ def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[
         return {
             d: {"method": "none", "error": "no expert ratings and no supplied gold"} for d in scales
         }
-    e = r.filter((r.role == "expert") & r.ok)
-    votes = e.group_by(["dimension", "item", "label"]).aggregate(nv=_.count())
-    rated = e.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
-    vj = votes.join(rated, ["dimension", "item"])
-    maj = vj.filter(2 * vj.nv > vj.n_rated)
+    maj = _majority(proj)
     have = fetch(maj.group_by("dimension").aggregate(n=_.count()))
     n_gold = {str(d): int(n) for d, n in zip(have["dimension"], have["n"], strict=True)}
     for d in scales:
