@@ -344,3 +344,21 @@ def test_row_gold_and_joined_gold_give_the_same_numbers(tmp_path):
     a = evaluate_at_scale(study, bootstrap=boot, cluster="auto")
     b = evaluate_at_scale(tmp_path / "full.parquet", mapping=m, cluster="auto", bootstrap=boot)
     _assert_same(a, b)
+
+
+def test_an_incomplete_judge_design_gives_the_same_numbers(tmp_path):
+    """Judges not given every item (rows absent): neither wrong nor invalid, on both paths."""
+    df = synthetic_table(seed=11)
+    rng = np.random.default_rng(0)
+    drop = (df["kind"] == "model") & (rng.random(len(df)) < 0.2)
+    df = df[~drop | (df["judge"] == "gpt")]  # gpt keeps every item, the others lose ~20%
+    (tmp_path / "m.toml").write_text(MAPPING)
+    m = TableMapping.from_toml(tmp_path / "m.toml")
+    df.to_csv(tmp_path / "t.csv", index=False)
+    boot = Bootstrap(200, seed=4)
+    a = evaluate_at_scale(load_table(tmp_path / "t.csv", m), bootstrap=boot, cluster="auto")
+    b = evaluate_at_scale(tmp_path / "t.csv", mapping=m, cluster="auto", bootstrap=boot)
+    _assert_same(a, b)
+    lb = b.leaderboard.set_index(["dimension", "judge"])
+    n_gpt = lb.loc[("preference", "gpt"), "n_items"]
+    assert lb.loc[("preference", "llama"), "n_items"] < 0.9 * n_gpt

@@ -110,9 +110,10 @@ def reduce_study(
 
     The same integers as :func:`medjudge.engine.reduce.reduce_verdicts` on the table the study
     was loaded from, computed independently from :meth:`Study.outcomes
-    <medjudge.data.model.Study.outcomes>` (the in-memory path's correctness matrix): every judge
-    with a verdict in the dimension is counted on every item with gold (``a = 1``); usable
-    verdicts ``v`` and correct ones ``c`` per cluster. Score dimensions are skipped, with the
+    <medjudge.data.model.Study.outcomes>` (the in-memory path's correctness matrix) and the
+    judge design (``a``: the judge has a verdict row for the item — an item outside it is
+    neither wrong nor invalid); usable verdicts ``v`` and correct ones ``c`` per cluster, over
+    the items with gold that some judge was given. Score dimensions are skipped, with the
     reason, as by the engine.
 
     Examples
@@ -151,16 +152,27 @@ def reduce_study(
             (j for j, nm in enumerate(o.judges) if nm in rated), key=lambda j: o.judges[j]
         )
         names = [o.judges[j] for j in keep]
-        y = o.outcome[:, keep]
+        # the judge design: which (item, judge) has a verdict row in this dimension (and order)
+        sub = r[(r["dimension"] == dim).to_numpy() & (r["role"] == "judge").to_numpy()]
+        if o.order is not None:
+            sub = sub[sub["order"] == o.order]
+        pres = pd.crosstab(sub["item"].astype(str), sub["rater"].astype(str)) > 0
+        design = pres.reindex(index=list(map(str, o.items)), columns=names, fill_value=False)
+        design = design.to_numpy(dtype=bool)
+        judged = design.any(axis=1)  # items no judge was given carry no information
+        y = np.where(design, o.outcome[:, keep], np.nan)[judged]
+        design = design[judged]
+        items = [it for it, keep_it in zip(o.items, judged, strict=True) if keep_it]
         excluded[dim] = {"items_with_gold": len(o.items), **o.excluded}
-        if not names or not len(o.items):
+        if not names or not items:
             continue
-        codes, inv = np.unique(np.asarray([str(cl_of[i]) for i in o.items]), return_inverse=True)
+        codes, inv = np.unique(np.asarray([str(cl_of[i]) for i in items]), return_inverse=True)
         G = len(codes)
         n = np.bincount(inv, minlength=G)
-        a = np.repeat(n[:, None], len(names), 1)
+        a = np.zeros((G, len(names)), dtype=np.int64)
         v = np.zeros((G, len(names)), dtype=np.int64)
         c = np.zeros((G, len(names)), dtype=np.int64)
+        np.add.at(a, inv, design.astype(np.int64))
         np.add.at(v, inv, np.isfinite(y).astype(np.int64))
         np.add.at(c, inv, (y == 1).astype(np.int64))
         m = np.concatenate([n[:, None], a, v, c], 1).astype(np.int64)
