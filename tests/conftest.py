@@ -43,11 +43,11 @@ def demo_reports(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
     first = tmp_path_factory.mktemp("first")
     cmd = command_line(["report"], "data/demo", {"resamples": DEMO_RESAMPLES})
-    files = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    files = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd, workers=2)
     for fmts in files.values():
         for p in fmts.values():
             shutil.copy2(p, first / p.name)
-    again = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd)
+    again = render_reports(DEMO, out=out, resamples=DEMO_RESAMPLES, command=cmd, workers=2)
     assert again == files
     return files, first
 
@@ -73,3 +73,24 @@ def llmbar_study():
     from medjudge.data.tables import load_any
 
     return load_any(EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml")
+
+
+#: test modules that render reports, execute notebooks, run simulations or start Spark: marked
+#: ``slow`` (``python -m pytest -m "not slow"`` skips them; the README's command runs them all)
+SLOW_MODULES = {
+    "test_notebooks",
+    "test_report_datasets",
+    "test_claims",
+    "test_reports",
+    "test_render",
+    "test_robust_faults",
+    "test_robust_fuzz",
+    "test_engine",
+    "test_calibration_intervals",
+}
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hook signature
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

@@ -75,3 +75,68 @@ def test_no_module_is_loaded_by_a_computed_name():
         and ("import_module(" in (t := p.read_text(encoding="utf-8")) or "optional_module(" in t)
     ]
     assert not hits, hits
+
+
+#: where process settings may be made: the command line, the report kernel start (the renderer,
+#: which sets the kernels' environment) and the module they call; the output folder's atomic
+#: swap may call renameat2 through ctypes
+PROCESS_POLICY_ALLOWED = {
+    "_runtime.py": {"fork", "gc.freeze", "ctypes", "environ", "priority", "mallopt"},
+    "cli.py": {"environ"},
+    "report/render.py": {"environ"},
+    "commands/_output.py": {"ctypes"},
+}
+
+
+def _process_tricks(path: Path) -> set[str]:
+    """The process-policy calls in ``path``: forks, gc.freeze, ctypes, environment writes,
+    scheduling priority, allocator tuning."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            if any(n.split(".")[0] == "ctypes" for n in names):
+                found.add("ctypes")
+        elif isinstance(node, ast.Attribute):
+            chain = ast.unparse(node)
+            if chain in ("os.fork", "os.forkpty", "os.register_at_fork"):
+                found.add("fork")
+            elif chain == "gc.freeze":
+                found.add("gc.freeze")
+            elif chain in ("os.setpriority", "os.nice", "os.sched_setaffinity"):
+                found.add("priority")
+            elif chain.endswith("mallopt"):
+                found.add("mallopt")
+            elif chain in ("os.putenv", "os.unsetenv") or (
+                chain.startswith("os.environ.")
+                and node.attr in ("setdefault", "update", "pop", "clear", "__setitem__")
+            ):
+                found.add("environ")
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+            targets = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) and ast.unparse(t.value) == "os.environ":
+                    found.add("environ")
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(PACKAGE.rglob("*.py")),
+    ids=[str(p.relative_to(PACKAGE)) for p in sorted(PACKAGE.rglob("*.py"))],
+)
+def test_process_policy_only_at_the_entry_points(path):
+    rel = str(path.relative_to(PACKAGE).as_posix())
+    extra = _process_tricks(path) - PROCESS_POLICY_ALLOWED.get(rel, set())
+    assert not extra, f"{rel}: process policy outside medjudge._runtime / the entry points: {extra}"
+
+
+def test_the_process_policy_scan_finds_each_trick(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text(
+        "import os, gc\nimport ctypes\nos.fork()\ngc.freeze()\nos.environ['A'] = '1'\n"
+        "os.environ.setdefault('B', '2')\nos.setpriority(0, 0, 1)\nlibc.mallopt(1, 2)\n"
+    )
+    assert _process_tricks(src) == {"fork", "gc.freeze", "ctypes", "environ", "priority", "mallopt"}
+    src.write_text("import os\nx = os.environ.get('A')\nenv = dict(os.environ)\nenv['A'] = '1'\n")
+    assert _process_tricks(src) == set()

@@ -1,12 +1,14 @@
 """Execute every notebook in notebooks/ (kernel python3, cwd = notebooks/) and fail on any cell error.
 
 Each notebook ends with a published-vs-reproduced table checked by
-``medjudge.notebook_utils.check_published``, which raises when a reproduced value drifts beyond
-its stated tolerance — so a drift fails this test. Notebooks are stored without outputs.
+``mj.published.check_published``, which raises when a reproduced value drifts beyond its stated
+tolerance — so a drift fails this test. Notebooks are stored without outputs, and they use the
+library through its front door only (``import medjudge as mj``).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 
@@ -19,7 +21,86 @@ CELL_TIMEOUT = int(os.environ.get("MEDJUDGE_NB_CELL_TIMEOUT", "300"))
 
 
 def test_notebooks_found():
-    assert len(NOTEBOOKS) >= 5, [p.name for p in NOTEBOOKS]
+    assert len(NOTEBOOKS) >= 6, [p.name for p in NOTEBOOKS]
+
+
+def front_door_violations(source: str) -> list[str]:
+    """Ways a code cell reaches medjudge other than ``import medjudge as mj`` and ``mj.<public>``.
+
+    Flags ``import medjudge.x`` / ``import medjudge`` without ``as mj``, ``from medjudge[.x]
+    import ...``, ``importlib.import_module("medjudge...")`` / ``__import__("medjudge...")``,
+    and ``mj.<name>`` for a name that is not on the front door (a deep import elsewhere makes
+    ``mj.stats`` reachable at run time, so this is checked too).
+    """
+    import medjudge
+
+    # IPython lines (magics, shell escapes) are not Python: blank them, keeping line numbers
+    code = "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()
+    )
+    bad = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "medjudge" and (a.name, a.asname) != ("medjudge", "mj"):
+                    as_ = f" as {a.asname}" if a.asname else ""
+                    bad.append(f"line {node.lineno}: import {a.name}{as_}")
+        elif isinstance(node, ast.ImportFrom):
+            if (node.module or "").split(".")[0] == "medjudge":
+                bad.append(f"line {node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.Call) and node.args:
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
+            arg = node.args[0]
+            if (
+                name in ("import_module", "__import__")
+                and isinstance(arg, ast.Constant)
+                and str(arg.value).split(".")[0] == "medjudge"
+            ):
+                bad.append(f"line {node.lineno}: {name}({arg.value!r})")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "mj"
+            and node.attr not in medjudge.__all__
+        ):
+            bad.append(f"line {node.lineno}: mj.{node.attr} is not on the front door")
+    return bad
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from medjudge.stats.agreement import fleiss_kappa",
+        "from medjudge import Bootstrap",
+        "import medjudge.stats.accuracy",
+        "import medjudge",
+        "import medjudge as m",
+        "import importlib\nimportlib.import_module('medjudge.notebook_utils')",
+        "import medjudge as mj\nmj.stats.agreement.fleiss_kappa",
+    ],
+)
+def test_front_door_check_flags_deep_imports(source):
+    """The check below can fail: every way around the front door is caught."""
+    assert front_door_violations(source), source
+
+
+def test_front_door_check_accepts_the_front_door():
+    ok = "import medjudge as mj\n%matplotlib inline\nmj.fleiss_kappa\nmj.published.check_published"
+    assert front_door_violations(ok) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_uses_the_front_door_only(path):
+    """Notebooks reach medjudge through ``import medjudge as mj`` only (no deep imports)."""
+    nb = nbformat.read(path, as_version=4)
+    bad = [
+        f"cell {i}, {v}"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for v in front_door_violations(c.source)
+    ]
+    assert not bad, f"{path.name} goes around `import medjudge as mj`: " + "; ".join(bad)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])

@@ -74,14 +74,19 @@ VALID: dict[str, tuple[tuple, dict[str, Any]]] = {
     "bias_report": ((), {}),
     "run_consistency": ((), {}),
     "Bootstrap": ((), {}),
+    "rank_correlations": ((_S3[:, 0], _S3[:, 1:]), {"n_resamples": 20}),
+    "judge_assisted_estimate": ((), {"dimension": "overall", "keep_labels": 30}),
+    "ppi_pilot": (([1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1]), {}),
+    "plan_ppi": (({"sd_gold": 0.5, "sd_judge": 0.5, "correlation": 0.8},), {"halfwidth": 0.05}),
 }
 STUDY_FUNCTIONS = {
     "evaluate_judges", "audit_study", "study_alt_test", "subgroup_accuracy",
     "heterogeneity_table", "position_bias", "bias_report", "run_consistency",
+    "judge_assisted_estimate",
 }  # fmt: skip
 #: front-door names that are not functions to validate here (classes holding results, the
 #: loaders, which are validated against files in test_robust_faults / test_mapping_schema)
-NOT_HERE = {"Estimate", "TestResult", "Study", "Scale", "load", "simulate"}
+NOT_HERE = {"Estimate", "TestResult", "Study", "Scale", "load", "simulate", "datasets", "published"}
 
 #: wrong kinds of value tried for every keyword argument
 WRONG = [-1, 0, 1.5, 10**9, -0.5, math.nan, "bogus", "", True, (), [], {}, object()]
@@ -173,6 +178,13 @@ REFUSED = [
     ("Bootstrap", "n_resamples", 0, ["n_resamples", "0", "from 10 to 100000"]),
     ("Bootstrap", "method", "bc", ["method", "'bc'", "'bca'"]),
     ("Bootstrap", "seed", -1, ["seed", "-1"]),
+    ("rank_correlations", "n_resamples", 0, ["n_resamples", "0", "from 10 to 100000"]),
+    ("rank_correlations", "method", "bc", ["method", "'bc'", "'bca'"]),
+    ("judge_assisted_estimate", "keep_labels", 1, ["keep_labels", "1", "from 2"]),
+    ("judge_assisted_estimate", "cluster", "image", ["cluster", "'image'", "'image_id'"]),
+    ("judge_assisted_estimate", "dimension", "overal", ["dimension", "'overal'", "'overall'"]),
+    ("plan_ppi", "confidence_level", 95, ["confidence_level", "95", "(0, 1)"]),
+    ("plan_ppi", "halfwidth", 10**9, ["halfwidth", "1000000000", "no expert label"]),
 ]
 
 

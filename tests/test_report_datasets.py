@@ -23,7 +23,7 @@ DATASETS = {
     "pandalm": (EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml"),
     "llmbar": (EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml"),
     # 1-5 scores (interval scale): HANNA's two long files joined (data/mappings/hanna_long.toml)
-    "hanna": (None, MAPPINGS / "hanna_long.toml"),
+    "hanna": (EXTERNAL / "hanna" / "hanna_long.csv", MAPPINGS / "hanna_long.toml"),
 }
 
 

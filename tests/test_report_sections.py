@@ -121,7 +121,7 @@ def test_headline_says_when_no_judge_beats_the_trivial_baseline(tmp_path):
     base = L.baseline_by_dimension(evaluation(rep.context).baselines)["preference"]
     assert (lb["ci_low"] <= base).all()
     summary = section_markdown(rep["summary"])
-    assert "No judge is shown to beat the trivial baseline" in summary
+    assert "No judge is shown to beat the best constant answer" in summary
     assert "ranks noise" in summary  # and it is listed as a caveat
 
 

@@ -51,7 +51,10 @@ def _long(so):
 
 @pytest.mark.parametrize("policy", ["wrong", "exclude"])
 def test_cells_match_pandas_counts_and_statsmodels_wilson(demo_study, so, policy):
-    t = subgroup_accuracy(demo_study, ["organ_system", "dimension"], policy=policy, stacked=so)
+    # items as independent (cluster=None): the textbook Wilson interval of every cell
+    t = subgroup_accuracy(
+        demo_study, ["organ_system", "dimension"], policy=policy, stacked=so, cluster=None
+    )
     lg = _long(so)
     if policy == "wrong":
         lg["k"], lg["n"] = lg["y"].fillna(0), 1
@@ -71,8 +74,17 @@ def test_cells_match_pandas_counts_and_statsmodels_wilson(demo_study, so, policy
     np.testing.assert_allclose(m["ci_high"], hi, atol=1e-10)
 
 
+def test_default_clusters_are_the_studys_like_everywhere_else(demo_study, so):
+    """cluster="auto" is the default of every study-level function: the demo's images."""
+    t = subgroup_accuracy(demo_study, ["organ_system", "dimension"], stacked=so)
+    assert t["ci_method"].str.contains("effective n").all()
+    assert (t["n_clusters"] < t["n"]).any()  # several questions per image in a cell
+    none = subgroup_accuracy(demo_study, ["organ_system", "dimension"], stacked=so, cluster=None)
+    assert (none["ci_method"] == "wilson").all()
+
+
 def test_pooled_over_dimensions_uses_item_clustered_se(demo_study, so):
-    t = subgroup_accuracy(demo_study, ["organ_system"], stacked=so)
+    t = subgroup_accuracy(demo_study, ["organ_system"], stacked=so, cluster=None)
     row = t[(t["judge"] == "sim-med-7b") & (t["organ_system"] == "heart")].iloc[0]
     lg = _long(so)
     sub = lg[(lg["judge"] == "sim-med-7b") & (lg["organ_system"] == "heart")]

@@ -4,16 +4,21 @@ The front door: ``import medjudge as mj`` gives the curated API below. Names are
 (PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
 
 Loading
-    load, Study, Scale, simulate
+    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``)
 Agreement coefficients (arrays in, :class:`Estimate` out)
     cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
 Accuracy, intervals and tests between judges (arrays in)
     judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
-    adjust_pvalues, alt_test, dawid_skene
+    adjust_pvalues, alt_test, dawid_skene, rank_correlations
 Study-level analyses (a :class:`Study` in, tables/results out)
     evaluate_judges, audit_study, study_alt_test, subgroup_accuracy, heterogeneity_table,
-    position_bias, bias_report, run_consistency
+    position_bias, bias_report, run_consistency, judge_assisted_estimate
+Planning
+    ppi_pilot, plan_ppi (expert labels needed with and without a judge)
+Rerunning published analyses
+    published (``mj.published.check_published``, ``fmt_ci``, ``parse_pct``, ``parse_choices``,
+    ``reference_rule_table``: the self-checking notebooks' helpers)
 Settings and results
     Bootstrap (the one way to configure resampling), Estimate, TestResult
 
@@ -44,6 +49,7 @@ _API: dict[str, str] = {
     "Study": "medjudge.data.model",
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
+    "datasets": "medjudge.data.datasets:*",  # the module: mj.datasets.demo(), .example()
     # agreement coefficients
     "cohen_kappa": "medjudge.stats.agreement",
     "scott_pi": "medjudge.stats.agreement",
@@ -67,6 +73,7 @@ _API: dict[str, str] = {
     "adjust_pvalues": "medjudge.stats.multiplicity",
     "alt_test": "medjudge.stats.judge_vs_experts",
     "dawid_skene": "medjudge.stats.dawid_skene",
+    "rank_correlations": "medjudge.stats.scores",
     # study-level analyses
     "evaluate_judges": "medjudge.analyses.evaluation",
     "audit_study": "medjudge.analyses.audit",
@@ -76,6 +83,12 @@ _API: dict[str, str] = {
     "position_bias": "medjudge.analyses.position",
     "bias_report": "medjudge.analyses.bias",
     "run_consistency": "medjudge.analyses.consistency",
+    "judge_assisted_estimate": "medjudge.analyses.judge_assisted",
+    # planning
+    "ppi_pilot": "medjudge.stats.planning",
+    "plan_ppi": "medjudge.stats.planning",
+    # rerunning published analyses (the notebooks' helpers)
+    "published": "medjudge.published:*",  # the module: mj.published.check_published(...)
     # settings and results
     "Bootstrap": "medjudge.stats.resampling",
     "Estimate": "medjudge.stats.results",
@@ -90,7 +103,8 @@ def __getattr__(name: str) -> Any:
     if target is None:
         raise AttributeError(f"module 'medjudge' has no attribute {name!r}")
     module, _, attr = target.partition(":")
-    value = getattr(importlib.import_module(module), attr or name)
+    mod = importlib.import_module(module)
+    value = mod if attr == "*" else getattr(mod, attr or name)
     globals()[name] = value  # cache: the next access is a plain attribute lookup
     return value
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import signal
 import sys
@@ -244,23 +243,15 @@ def _main(argv: list[str] | None) -> int:
     from_command_line = argv is None
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _requested_command(argv)
-    if from_command_line and command is not None:
-        from ._malloc import keep_freed_memory_here
-
-        keep_freed_memory_here()  # before the data are read (0.1-0.3 s less system time)
-    if command == "run":  # before the command's module imports numpy
-        from ._threads import one_blas_thread
-
-        one_blas_thread()
-    if from_command_line and command is not None:
-        from ._lazy_imports import defer_numpy_extras
-
-        defer_numpy_extras()  # numpy.f2py and numpy.testing: 0.08-0.2 s of start-up
-    parser = build_parser(command)
     if from_command_line:
-        # the modules just imported live until the process ends: the cycle collector need not
-        # walk them again (0.05-0.1 s less on `run`); not when called in-process (tests)
-        gc.freeze()
+        from ._runtime import configure_command_line
+
+        configure_command_line(command)  # process settings: only for the command line
+    parser = build_parser(command)
+    if from_command_line and command is not None:
+        from ._runtime import freeze_imports
+
+        freeze_imports()  # the modules imported so far live until the process ends
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
     args.from_command_line = from_command_line  # this process is the command line

@@ -10,7 +10,8 @@ attribute. Reported, each with its Monte Carlo standard error:
 * **heterogeneity across organs** (item 7): share of judge x dimension tests with the headline
   p < 0.05 (target 4-6%), next to Pearson's chi-square that ignores the clusters; scenario
   ``organ per image`` (organ constant within an image: cluster permutation) and ``organ per
-  item`` (organ varies within images: restricted wild cluster bootstrap of the CR1 Wald test);
+  item`` (organ varies within images: within-image permutation of Pearson's X², issue 28;
+  before it the restricted wild cluster bootstrap of the CR1 Wald test);
 * **grid multiplicity** (item 2): share of studies with at least one pair "significant" in the
   whole pairs table shown by ``compare`` (target <= 5%), for ``family="table"`` (now) and
   ``family="dimension"`` (before);
@@ -138,7 +139,7 @@ LABELS = {
     "best_old": "best judge: some judge 'worse than best' (old: Holm after selection)",
     "het_perm": "heterogeneity, organ per image: cluster permutation p < 0.05 (now)",
     "het_pearson_a": "heterogeneity, organ per image: Pearson p < 0.05 (old)",
-    "het_wald": "heterogeneity, organ per item: wild cluster bootstrap Wald p < 0.05 (now)",
+    "het_wald": "heterogeneity, organ per item: within-image permutation p < 0.05 (now)",
     "het_pearson_b": "heterogeneity, organ per item: Pearson p < 0.05 (old)",
     "grid_table": "pairs table: any p_holm < 0.05, family = table (now)",
     "grid_dimension": "pairs table: any p_holm < 0.05, family = dimension (old)",

@@ -290,9 +290,15 @@ def _two_sample(
 
 
 def bias_report(
-    study: Study, *, cluster: str | None = None, confidence_level: float = 0.95
+    study: Study, *, cluster: str | None = "auto", confidence_level: float = 0.95
 ) -> dict[str, pd.DataFrame]:
     """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis).
+
+    ``cluster="auto"``: the study's clusters (:func:`medjudge.analyses.design.resolve_clusters`)
+    for the position tables. Position bias is reported as the presentation design allows
+    (:func:`medjudge.analyses.position.position_bias`): ``position_swap`` for judges seen in
+    both orders, ``position_single_order`` for judges seen in one order per item; neither for
+    labels without positions or an unrecorded order.
 
     Examples
     --------
@@ -308,15 +314,16 @@ def bias_report(
     from medjudge.analyses.position import a_rate_table, swap_table
 
     from .._validation import CONFIDENCE_LEVEL
-    from ._arguments import check_attribute
+    from .design import resolve_clusters
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
-    if cluster is not None:
-        check_attribute(study, cluster, "cluster")
+    cl = resolve_clusters(study, cluster)
     out: dict[str, pd.DataFrame] = {}
-    if {"AB", "BA"} <= set(study.orders):
-        out["position_swap"] = swap_table(study, cluster=cluster, confidence_level=level)
-    out["position_single_order"] = a_rate_table(study, confidence_level=level)
+    swap = swap_table(study, cluster=cl.column if cl.labels is not None else None,
+                      confidence_level=level)  # fmt: skip
+    if len(swap):
+        out["position_swap"] = swap
+    out["position_single_order"] = a_rate_table(study, cluster=cluster, confidence_level=level)
     out["label_balance"] = label_balance(study, confidence_level=level)
     out["constant_answers"] = constant_answer_scores(study, confidence_level=level)
     ds = dimension_structure(study)

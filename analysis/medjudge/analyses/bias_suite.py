@@ -12,8 +12,12 @@ adjustment over every test in the suite (``p_holm``; the family size is in the s
   column gives the accuracy at equal lengths. Needs the answer lengths as item attributes.
 * ``style`` — the same model with any other signed answer attribute (e.g. markdown headers in
   answer 1 and answer 2), when the study records it and it is named.
-* ``position`` — the judge's rate of choosing the first-shown answer minus the gold's on the
-  same items (:func:`medjudge.analyses.position.a_rate_table`: Tango interval, McNemar mid-p).
+* ``position`` — as the presentation design allows (:mod:`medjudge.data.design`): for a judge
+  seen in both orders on the same items, the share of its changed verdicts that chose the
+  first-shown answer twice, minus 0.5 (exact binomial); for a judge seen in one order per item
+  (fixed or randomised), its rate of choosing the first-shown answer minus the gold's on the
+  same items (:func:`medjudge.analyses.position.a_rate_table`); ties excluded; not estimated
+  when the labels have no positions or the order is not recorded (``notes``).
 
 An effect that cannot be estimated for a study is listed in ``notes`` with the reason.
 Correctness: the judge's verdict equals the gold; a judge's tie on a non-tie gold is wrong;
@@ -87,8 +91,8 @@ def bias_suite(
     models: Sequence[str] | None = None,
     length: Sequence[str] = ("answer1_len", "answer2_len"),
     style: Sequence[str] | None = None,
-    cluster: str | None = None,
-    order: str = "AB",
+    cluster: str | None = "auto",
+    order: str | None = None,
     confidence_level: float = 0.95,
 ) -> BiasSuiteResult:
     """Self-preference, length, style and position effects per judge, Holm over the suite.
@@ -102,8 +106,11 @@ def bias_suite(
         ``answer_models``).
     length : item columns with the lengths of answer 1 and answer 2.
     style : item columns with another attribute of answer 1 and answer 2 (optional).
-    cluster : item attribute for cluster-robust standard errors (e.g. image id).
-    order : presentation order whose verdicts are tested.
+    cluster : item attribute for cluster-robust standard errors (e.g. image id); ``"auto"``
+        (default) the study's clusters (:func:`medjudge.analyses.design.resolve_clusters`),
+        ``None`` independent items.
+    order : presentation order whose verdicts are tested (default: the study's presentation
+        design — judges seen in both orders from AB, every other verdict as given).
     confidence_level : interval coverage.
 
     Returns
@@ -127,8 +134,10 @@ def bias_suite(
     dimension = dimension if dimension is not None else study.dimensions[0]
     if dimension not in study.scales:
         raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
-    if cluster is not None and cluster not in study.items.columns:
-        raise ValueError(f"cluster={cluster!r} is not an item attribute")
+    from .design import resolve_clusters
+
+    clusters = resolve_clusters(study, cluster)
+    cl_col = clusters.column if clusters.labels is not None else None
     judges = list(judges) if judges is not None else study.judges
     for j in judges:
         if j not in study.judges:
@@ -136,15 +145,16 @@ def bias_suite(
     models = tuple(models) if models is not None else tuple(study.answer_models)
     notes: dict[str, str] = {}
     scale = study.scales[dimension]
-    oc = study.outcomes(dimension, judges=judges, order=order if order in study.orders else None)
+    oc = study.outcomes(dimension, judges=judges, order=order)
     tie_code = scale.categories.index(scale.tie) if scale.tie is not None else -1
     gold = oc.gold
     non_tie = gold != tie_code
-    correct = np.where(non_tie[:, None], oc.outcome, np.nan)
+    # items a judge was not given (inf) are left out like unusable verdicts
+    correct = np.where(non_tie[:, None] & ~np.isinf(oc.outcome), oc.outcome, np.nan)
     items = oc.items
     cl = (
-        study.items.set_index("item").loc[items, cluster].astype(str).to_numpy()
-        if cluster is not None
+        study.items.set_index("item").loc[items, cl_col].astype(str).to_numpy()
+        if cl_col is not None
         else None
     )
     rows: list[dict[str, Any]] = []
@@ -239,12 +249,46 @@ def bias_suite(
                 }
             )
 
-    # position (first-shown answer)
-    if scale.is_categorical:
-        from medjudge.analyses.position import a_rate_table
+    # position: as the presentation design allows (swap judges from both orders, the others
+    # from the first-shown rate against the gold's; ties excluded); not at all without
+    # positions or a recorded order
+    from medjudge.data.design import presentation_design
 
-        pos_order = order if order in study.orders else ""
-        pos = a_rate_table(study, dimension, judges=judges, order=pos_order, confidence_level=level)
+    from .position import a_rate_table, swap_table
+
+    design = presentation_design(study, dimension)
+    if design.position_reason is not None:
+        notes["position"] = design.position_reason
+    else:
+        swap_js = [j for j in judges if j in design.swap_judges]
+        if swap_js:
+            sw = swap_table(study, dimension, judges=swap_js, cluster=cl_col,
+                            confidence_level=level)  # fmt: skip
+            for r in sw.itertuples():
+                k = int(r.first_first + r.second_second)
+                rows.append(
+                    {
+                        "judge": r.judge,
+                        "effect": "position",
+                        "estimate": r.p_first_inconsistent - 0.5,
+                        "ci_low": r.p_first_ci_low - 0.5,
+                        "ci_high": r.p_first_ci_high - 0.5,
+                        "level": level,
+                        "pvalue": r.p_first_binom,
+                        "n": k,
+                        "n_clusters": k,
+                        "method": "both orders: share of changed verdicts that chose the "
+                        "first-shown answer twice, minus 0.5; exact binomial, Clopper-Pearson",
+                        "scale": "share minus 0.5",
+                        "excluded": int(r.n - k),
+                    }
+                )
+        rest = [j for j in judges if j not in design.swap_judges]
+        pos = (
+            a_rate_table(study, dimension, judges=rest, cluster=cluster, confidence_level=level)
+            if rest
+            else pd.DataFrame()
+        )
         for r in pos.itertuples():
             rows.append(
                 {
@@ -256,10 +300,11 @@ def bias_suite(
                     "level": level,
                     "pvalue": r.p_mcnemar_midp,
                     "n": r.n,
-                    "n_clusters": r.n,
-                    "method": "first-shown rate minus gold's, Tango interval, McNemar mid-p",
+                    "n_clusters": r.n_clusters,
+                    "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "
+                    f"interval, {r.test}",
                     "scale": "difference of rates",
-                    "excluded": r.excluded_no_verdict_or_gold,
+                    "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
                 }
             )
     t = pd.DataFrame(rows)
@@ -271,11 +316,11 @@ def bias_suite(
         t["p_holm"] = adj
     settings = {
         "dimension": dimension,
-        "order": order,
+        "order": order if order is not None else presentation_design(study, dimension).describe(),
         "confidence_level": level,
         "multiplicity": "Holm over every test in the suite",
         "family_size": int(np.isfinite(t["pvalue"].to_numpy(dtype=float)).sum()) if len(t) else 0,
-        "cluster": cluster,
+        "cluster": clusters.describe(),
         "gold_method": oc.gold_method,
         "excluded_items_without_gold": oc.excluded.get("items_without_gold", 0),
         "gold_ties_excluded": int((~non_tie).sum()),

@@ -20,13 +20,12 @@ import pandas as pd
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
 from ..stats.multiplicity import add_multiplicity, adjust_pvalues
-from ..stats.pairwise import all_pairs
+from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ..stats.results import Presentable
 from ._arguments import check_dimensions, check_policy
-
-CLUSTER_COLUMNS = ("image_id", "case_id", "patient_id", "cluster")
+from .design import resolve_clusters
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,27 +82,10 @@ class JudgeEvaluation(Presentable):
 
 
 def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
-    """Cluster labels per item (``auto``: the first of image_id/case_id/patient_id/cluster present)."""
-    from ._arguments import check_cluster
-
-    check_cluster(study, cluster)
-    if cluster in (None, "none", ""):
-        return None, None
-    declared = getattr(study, "cluster", None)
-    if cluster == "auto" and declared:
-        cluster = declared
-    cols = CLUSTER_COLUMNS if cluster == "auto" else (cluster,)
-    for c in cols:
-        if c in study.items.columns:
-            vals = study.items[c].astype(str).to_numpy()
-            if len(set(vals)) < len(vals):
-                return vals, c
-            return None, None  # every item its own cluster: plain bootstrap
-    if cluster != "auto":
-        raise ValueError(
-            f"cluster column {cluster!r} is not an item attribute; have {list(study.items.columns)}"
-        )
-    return None, None
+    """Cluster labels per item and the column they come from
+    (:func:`medjudge.analyses.design.resolve_clusters`)."""
+    c = resolve_clusters(study, cluster)
+    return c.labels, c.column if c.labels is not None else None
 
 
 def expert_ceiling(
@@ -140,17 +122,19 @@ def expert_ceiling(
         "n_no_gold",
         "reference",
     ]
-    if len(study.experts) < 3:
+    if len(study.experts) < 3 or "expert" in study.exchangeable:
+        # exchangeable annotation slots are not persons: no per-expert ceiling
         return pd.DataFrame(columns=cols)
+    from ..data.outcomes import NOT_ASSIGNED_STATUS, judge_matrix
+    from ..stats.accuracy import NOT_ASSIGNED
+
     m = study.matrix(dimension, role="expert")
     k = len(study.scales[dimension].categories)
     judges = judges if judges is not None else study.judges
     jm = None
     if judges:
-        if order is None:
-            orders = study.judge_orders()
-            order = ("AB" if "AB" in orders else orders[0]) if len(orders) > 1 else None
-        jm = study.matrix(dimension, raters=judges, order=order).values
+        codes, st, _ = judge_matrix(study, dimension, list(judges), order)
+        jm = np.where(st == NOT_ASSIGNED_STATUS, NOT_ASSIGNED, codes)
     rows = []
     for e, name in enumerate(m.raters):
         others = np.delete(m.values, e, axis=1)
@@ -161,7 +145,11 @@ def expert_ceiling(
         jacc = np.nan
         if jm is not None and ok.any():
             with np.errstate(invalid="ignore"):
-                out = np.where(np.isnan(jm[ok]), np.nan, (jm[ok] == g[ok][:, None]).astype(float))
+                out = np.where(
+                    np.isnan(jm[ok]) | np.isinf(jm[ok]),
+                    jm[ok],  # NaN: no usable verdict (policy); inf: not given (left out)
+                    (jm[ok] == g[ok][:, None]).astype(float),
+                )
             y, w = apply_policy(out, policy)
             jacc = float(np.nanmean((w * y).sum(0) / w.sum(0)))
         rows.append(
@@ -237,6 +225,12 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
         for _, sub in t.groupby("dimension", sort=False):
             t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["pvalue"].to_numpy(), "holm")
             sizes.append(int(sub["pvalue"].notna().sum()))
+    if "min_attainable_p" in t.columns:
+        # can this pair's test reach significance in the family just named? (issue 28)
+        alpha = 1.0 - float(t["level"].iloc[0]) if "level" in t.columns and len(t) else 0.05
+        t = add_decidability(
+            t, family=() if family == "table" else ("dimension",), alpha=alpha, method="holm"
+        )
     label = {
         "family": family,
         "method": "holm",
@@ -400,7 +394,14 @@ def evaluate_judges(
     pairs, multiplicity = holm_family(pairs, family)
     # letters and top set from the very decisions the pairs table shows (its family)
     boards = [
-        groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]]) if len(b) else b
+        groups_from_pairs(
+            b,
+            pairs[pairs["dimension"] == b["dimension"].iloc[0]],
+            alpha=1.0 - level,
+            family=multiplicity["description"],
+        )
+        if len(b)
+        else b
         for b in boards
     ]
     settings = {

@@ -194,45 +194,54 @@ def judge_assisted_estimate(
 
     Examples
     --------
-    >>> from medjudge.data.tables import load_any
-    >>> study = load_any("data/external/pandalm_testset/verdicts_wide.csv",
-    ...                  "data/mappings/pandalm_wide.toml")            # doctest: +SKIP
-    >>> res = judge_assisted_estimate(study, keep_labels=200, seed=1)  # doctest: +SKIP
-    >>> res.table("ppi++")[["judge", "target", "estimate", "ci_low", "ci_high"]]  # doctest: +SKIP
+    >>> import medjudge as mj
+    >>> study = mj.datasets.example()  # 60 simulated items, every one with expert labels
+    >>> res = mj.judge_assisted_estimate(study, "overall", judges=["sim-control"],
+    ...                                  keep_labels=30, seed=1)  # rehearse a 30-label budget
+    >>> t = res.table(["classical", "ppi++"])
+    >>> t[["target", "judge", "method", "estimate", "ci_low", "ci_high"]].round(3).to_string(index=False)
+    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.286 0.666...'
     """
-    level = float(confidence_level)
-    if not 0 < level < 1:
-        raise ValueError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
-    if interval not in ("t", "normal"):
-        raise ValueError(f"interval must be 't' or 'normal', got {interval!r}")
-    if combine not in (None, "select", "combine"):
-        raise ValueError(f"combine must be 'select', 'combine' or None, got {combine!r}")
-    if keep_labels is not None and (
-        not isinstance(keep_labels, (int, np.integer)) or keep_labels < 2
+    from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
+    from ._arguments import check_attribute
+
+    # every argument checked once, one line naming it (the front door's contract)
+    level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    seed = SEED.check("seed", seed)
+    check_choice("interval", interval, ("t", "normal"))
+    check_choice("combine", combine, (None, "select", "combine"))
+    check_choice("gold", gold, ("auto", "majority", "reference", "supplied"))
+    if keep_labels is not None:
+        keep_labels = IntRange(2, 10**9, what="number of labels kept").check(
+            "keep_labels", keep_labels
+        )
+    if contrast is not None and (
+        not isinstance(contrast, (list, tuple))
+        or len(contrast) != 2
+        or not all(isinstance(c, str) for c in contrast)
+        or contrast[0] == contrast[1]
     ):
-        raise ValueError(f"keep_labels must be an integer >= 2, got {keep_labels!r}")
-    if contrast is not None and (len(contrast) != 2 or contrast[0] == contrast[1]):
-        raise ValueError(f"contrast must be two different categories, got {contrast!r}")
-    dims = (
-        study.dimensions
-        if dimension is None
-        else ([dimension] if isinstance(dimension, str) else list(dimension))
-    )
-    for d in dims:
-        if d not in study.dimensions:
-            raise ValueError(f"dimension {d!r} is not in the study; have {study.dimensions}")
+        raise ValueError(
+            f"contrast: {contrast!r} is not allowed (two different categories, e.g. ('A', 'B'))"
+        )
+    if dimension is None:
+        dims = list(study.dimensions)
+    elif isinstance(dimension, str):
+        dims = [check_choice("dimension", dimension, tuple(study.dimensions))]
+    else:
+        dims = check_names("dimension", dimension, study.dimensions, "a dimension or a list")
+    if reference is not None:
+        check_choice("reference", reference, tuple(study.raters()))
     judges = list(judges) if judges is not None else list(study.judges)
     if not judges:
         raise ValueError("the study has no judges; judge-assisted estimation needs one")
     unknown = [j for j in judges if j not in study.judges]
     if unknown:
         raise ValueError(f"judge(s) {unknown} not in the study; have {study.judges}")
-    items_tab = study.items.set_index("item")
     for opt, col in (("by", by), ("cluster", cluster)):
-        if col is not None and col not in items_tab.columns:
-            raise ValueError(
-                f"{opt}={col!r} is not an item attribute; have {sorted(items_tab.columns)}"
-            )
+        if col is not None:
+            check_attribute(study, col, opt)
+    items_tab = study.items.set_index("item")
     from medjudge.analyses.judge_vs_experts import judge_order
 
     order = judge_order(study)

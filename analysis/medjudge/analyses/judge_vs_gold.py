@@ -27,7 +27,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from medjudge.stats.results import Presentable
 
-from .._fork import map_in_two
+from .._parallel import Workers, check_workers, map_workers
 from ..data.model import Study
 from ..stats.accuracy import POLICIES, apply_policy, judge_accuracy
 from ..stats.confusion import (
@@ -154,7 +154,7 @@ def judge_vs_gold(
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
-    processes: int = 1,
+    workers: Workers = 1,
 ) -> JudgeGoldResult:
     """Every judge against gold on every categorical dimension, with trivial baselines beside.
 
@@ -172,11 +172,10 @@ def judge_vs_gold(
         The cluster bootstrap shared by all judges of a dimension (kappa and
         the paired accuracy difference).
     confidence_level : coverage of every interval. alpha : size of the baseline tests (Holm).
-    processes : int, default 1
-        ``2``: every second dimension is computed in a forked child process where that is
-        possible (:func:`medjudge._fork.map_in_two`: POSIX, no other thread, two cores); the
-        results are the same either way (each dimension has its own bootstrap plan and Holm
-        family). ``medjudge run`` uses 2.
+    workers : int or map-like callable, default 1
+        How the dimensions are mapped (each has its own bootstrap plan and Holm family, so the
+        results do not depend on it): ``1`` in order, an int > 1 that many threads, or a
+        map-like callable such as ``multiprocessing.Pool(2).map`` (scipy's convention).
 
     Returns
     -------
@@ -212,8 +211,7 @@ def judge_vs_gold(
     _check_args(policy, kappa_weights, confidence_level, alpha)
     if int(n_resamples) < 1:
         raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
-    if int(processes) < 1:
-        raise ValueError(f"processes must be >= 1, got {processes}")
+    check_workers(workers)
     if not study.judges:
         raise ValueError("the study has no judges: nothing to compare with gold")
     dims = list(dimensions) if dimensions else list(study.dimensions)
@@ -232,9 +230,54 @@ def judge_vs_gold(
     judges = list(study.judges)
 
     def one(d: str) -> dict[str, Any]:
-        """Everything of dimension ``d`` (independent of the other dimensions)."""
+        """Everything of dimension ``d`` (independent of the other dimensions): each block of
+        judges given the same items on those items, so that a judge and the baselines it is
+        compared with are scored on the same items."""
+        o_all = study.outcomes(d, gold=study.gold(d, gold), order=order)
+        blocks = o_all.blocks()
+        parts = [one_block(d, o) for o in blocks]
+        if len(parts) == 1:
+            return parts[0]
+        # the baselines once, on the largest item set; every judge's own comparison with the
+        # best baseline (tests) is on its own items
+        widest = max(range(len(blocks)), key=lambda k: len(blocks[k].items))
+        keep_base = {k: k == widest for k in range(len(parts))}
+        out = dict(parts[widest])
+        for key in ("metrics", "classes", "confusion"):
+            out[key] = [
+                row
+                for k, p in enumerate(parts)
+                for row in p[key]
+                if row.get("role") != "baseline" or keep_base[k]
+            ]
+        tests = [p["tests"] for p in parts if p["tests"] is not None]
+        if tests:
+            tt = pd.concat(tests, ignore_index=True)
+            tt = tt.set_index("judge").loc[[j for j in judges if j in set(tt["judge"])]]
+            tt = tt.reset_index()
+            tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
+            tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
+            out["tests"] = tt
+            wide = parts[widest]["tests"]
+            out["headline"] = _headline(
+                d, tt, str(wide["baseline"].iloc[0]), float(wide["baseline_accuracy"].iloc[0]),
+                alpha, policy,
+            ).replace(
+                " of the items;",
+                f" of the {len(blocks[widest].items):,} items (each judge is compared with it "
+                "on the items it was given);",
+                1,
+            )  # fmt: skip
+        out["n_items"] = len(o_all.items)
+        out["not_assigned"] = {
+            j: int(n) for j, n in zip(o_all.judges, o_all.n_not_assigned, strict=True) if n
+        }
+        return out
+
+    def one_block(d: str, o: Any) -> dict[str, Any]:
+        """Dimension ``d`` for judges that were all given the same items (``o``)."""
         scale = study.scales[d]
-        o = study.outcomes(d, gold=study.gold(d, gold), order=order)
+        judges = list(o.judges)
         metrics: list[dict] = []
         classes: list[dict] = []
         confusion: list[dict] = []
@@ -419,14 +462,14 @@ def judge_vs_gold(
         part["headline"] = _headline(d, tt, best, float(point[bi]), alpha, policy)
         return part
 
-    # each dimension on its own; with processes=2 every second one in a forked child
-    parts = map_in_two(one, dims, fork=None if processes > 1 else False)
+    parts = map_workers(one, dims, workers)  # each dimension on its own
     metrics = [row for p in parts for row in p["metrics"]]
     classes = [row for p in parts for row in p["classes"]]
     confusion = [row for p in parts for row in p["confusion"]]
     tests = [p["tests"] for p in parts if p["tests"] is not None]
     headline = {d: p["headline"] for d, p in zip(dims, parts, strict=True)}
     excluded = {d: p["excluded"] for d, p in zip(dims, parts, strict=True)}
+    not_assigned = {d: p.get("not_assigned", {}) for d, p in zip(dims, parts, strict=True)}
     gold_methods = {d: p["gold_method"] for d, p in zip(dims, parts, strict=True)}
     n_items = {d: p["n_items"] for d, p in zip(dims, parts, strict=True)}
 
@@ -451,6 +494,9 @@ def judge_vs_gold(
         "n_items_with_gold": n_items,
         "scales": {d: study.scales[d].to_dict() for d in dims},
     }
+    if any(not_assigned.values()):
+        # items a judge was never given: left out of its estimates under every policy
+        settings["not_assigned"] = {d: v for d, v in not_assigned.items() if v}
     skipped = [d for d in (dimensions or study.dimensions) if d not in dims]
     if skipped:
         settings["not_categorical"] = skipped

@@ -34,8 +34,7 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
         sens = policy_sensitivity(
             o.outcome, list(o.judges), clusters=cl, confidence_level=confidence_level
         )
-        n_all = len(o.items)
-        for r in sens.itertuples(index=False):
+        for j, r in enumerate(sens.itertuples(index=False)):
             for pol in POLICIES:
                 rows.append(
                     {
@@ -46,10 +45,14 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
                         "ci_low": getattr(r, f"ci_low_{pol}"),
                         "ci_high": getattr(r, f"ci_high_{pol}"),
                         "level": confidence_level,
-                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "ci_method": getattr(r, f"ci_method_{pol}"),
+                        "n": int(getattr(r, f"n_{pol}")),
                         "n_unusable": int(r.n_invalid),
+                        "n_not_assigned": int(r.n_not_assigned),
                         "gold": o.gold_method,
-                        "order": o.order or "",
+                        # the verdicts used: AB for a judge seen in both orders (its first
+                        # presentation); "" = each item's one verdict, whatever its order
+                        "order": o.orders[j] or "" if o.orders else (o.order or ""),
                     }
                 )
     return pd.DataFrame(rows)

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,6 +68,10 @@ SINGLE_ORDER_NOTE = (
     "only one presentation order: a judge's excess A-rate over the gold A-rate may be position "
     "bias or a one-sided disagreement with the gold; the two cannot be separated without the "
     "swapped order"
+)
+RANDOMISED_NOTE = (
+    "presentation order randomised per item: a judge choosing the first-shown answer more "
+    "often than the gold names it estimates position bias"
 )
 
 
@@ -103,11 +108,11 @@ def _presence(study: Study, dimension: str, judges: Sequence[str], order: str) -
 
 
 def swap_judges(study: Study, dimension: str) -> list[str]:
-    """Judges with verdicts in both orders (AB and BA) on ``dimension``."""
-    r = study.ratings
-    sub = r[(r["dimension"] == dimension) & (r["role"] == "judge")]
-    orders = sub.groupby("rater", sort=False)["order"].agg(lambda s: set(s))
-    return [j for j, o in orders.items() if {"AB", "BA"} <= o]
+    """Judges with verdicts in both orders (AB and BA) on the same items of ``dimension``."""
+    from medjudge.data.design import presentation_design
+
+    swapped = set(presentation_design(study, dimension).swap_judges)
+    return [j for j in study.judges if j in swapped]
 
 
 def swap_data(
@@ -218,7 +223,11 @@ def swap_table(
     """
     dims = [dimension] if dimension is not None else study.dimensions
     frames = []
+    from medjudge.data.design import presentation_design
+
     for dim in dims:
+        if presentation_design(study, dim).position_reason is not None:
+            continue  # no positions, or the order is not recorded
         try:
             sd = swap_data(study, dim, judges)
         except ValueError:
@@ -314,62 +323,148 @@ def _swap_rows(
     return df[n > 0].reset_index(drop=True)
 
 
+def _verdict_orders(study: Study, dimension: str, judges: Sequence[str]) -> np.ndarray:
+    """``items x judges`` presentation order of each judge's one verdict (``""``: none)."""
+    from medjudge.data.views import dense
+
+    v = study._dimension_view(dimension)
+    keep = v.select(raters=list(judges))
+    names = np.array([str(o) for o in v.orders] + [""], dtype=object)
+    return names[
+        dense(v, keep, v.order.astype(float), study.item_ids, list(judges), study.item_ids,
+              float(len(v.orders)), first=True).astype(int)
+    ]  # fmt: skip
+
+
 def a_rate_table(
     study: Study,
     dimension: str | None = None,
     *,
     judges: Sequence[str] | None = None,
-    order: str = "AB",
+    order: str | None = None,
+    cluster: str | None = "auto",
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
-    """Single-order check: judge's A-rate (code 0) against the gold A-rate on the same items.
+    """Judges seen in one order per item: the rate of choosing the first-shown answer against
+    the gold's rate on the same items.
 
-    Per judge and dimension, on items with a usable verdict and a gold label: the paired table
-    ``[[judge A & gold A, judge A & gold B], [judge B & gold A, judge B & gold B]]``;
-    ``difference = A-rate(judge) - A-rate(gold) = (b - c)/n`` with Tango's score interval and
-    the McNemar mid-p (and exact) p-value; Holm across the table. A positive difference is
-    *compatible* with position bias but not proof of it (see ``note``).
+    Per judge and dimension, on items with a usable verdict and a gold label that both name one
+    of the two answers (ties, in the verdict or the gold, are excluded and counted): the paired
+    table (judge chose the first-shown answer) x (gold is the first-shown answer), where
+    "first-shown" is answer 1 for a verdict given in order AB and answer 2 in order BA (a
+    randomised design mixes both). ``difference = rate(judge) - rate(gold) = (b - c)/n``, with
+    Tango's score interval and McNemar's mid-p test for independent items, or, with clusters,
+    a cluster-robust interval (t with C - 1 df) and the clustered McNemar test (Durkalski et
+    al. 2003); Holm across the table. A positive difference is *compatible* with position bias
+    but, when every verdict has the same order, not proof of it (``note``).
+
+    Dimensions whose presentation design has no positions (single-response labels) or no
+    recorded order are skipped (:func:`medjudge.data.design.presentation_design`); judges seen
+    in both orders on the same items are analysed by :func:`swap_table` and, unless
+    ``order`` names one order, left out here.
+
+    Parameters
+    ----------
+    study : Study
+    dimension : str, optional
+        One dimension (default: every dimension where position bias applies).
+    judges : sequence of str, optional
+    order : {"AB", "BA"}, optional
+        Only verdicts given in this order (then swap judges are included with that order).
+    cluster : str or None, default "auto"
+        Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    DataFrame
+        ``dimension, judge, order, n, judge_a_rate, gold_a_rate`` (first-shown rates),
+        ``difference, ci_low, ci_high, ci_method, level, test, p_mcnemar_midp, p_holm,
+        excluded_no_verdict_or_gold, excluded_ties, n_clusters, gold, note``.
+
+    References
+    ----------
+    Tango (1998) Stat Med 17:891-908; Durkalski et al. (2003) Stat Med 22:2465-2476;
+    Fagerland, Lydersen & Laake (2013) BMC Med Res Methodol 13:91.
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> t = a_rate_table(mj.datasets.example(), "overall")
+    >>> sorted(set(t["order"]))
+    ['AB']
     """
+    from medjudge.data.design import presentation_design
+    from medjudge.stats.mcnemar import clustered_mcnemar
+
+    from .design import resolve_clusters
+
+    clusters = resolve_clusters(study, cluster)
     dims = [dimension] if dimension is not None else study.dimensions
     rows = []
     for dim in dims:
+        design = presentation_design(study, dim)
+        if design.position_reason is not None:
+            continue
         try:
             gold = study.gold(dim)
         except ValueError:
             continue
         js = list(judges) if judges is not None else study.judges
+        if order is None:
+            js = [j for j in js if j not in design.swap_judges]
+        if not js:
+            continue
         m = study.matrix(dim, raters=js, order=order).values
+        od = _verdict_orders(study, dim, js) if order is None else np.full(m.shape, order, object)
         g = gold.codes
         for j, judge in enumerate(js):
-            ok = ~np.isnan(m[:, j]) & ~np.isnan(g)
-            ja, ga = m[ok, j] == 0, g[ok] == 0
+            usable = ~np.isnan(m[:, j]) & ~np.isnan(g) & np.isin(od[:, j], ("AB", "BA"))
+            tie = usable & ((m[:, j] > 1) | (g > 1))
+            ok = usable & ~tie
+            first = np.where(od[:, j] == "AB", 0.0, 1.0)  # the code of the first-shown answer
+            ja, ga = m[ok, j] == first[ok], g[ok] == first[ok]
             n11, b = int((ja & ga).sum()), int((ja & ~ga).sum())
             c, n22 = int((~ja & ga).sum()), int((~ja & ~ga).sum())
             n = n11 + b + c + n22
             if n == 0:
                 continue
-            lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
-            _, pm = mcnemar_pvalue(b, c, "midp")
             _, pe = mcnemar_pvalue(b, c, "exact")
+            if clusters.labels is None:
+                lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
+                _, pm = mcnemar_pvalue(b, c, "midp")
+                ci_method, test, n_cl = "tango", "McNemar mid-p", n
+            else:
+                cl = clusters.labels[ok]
+                d = ja.astype(float) - ga.astype(float)
+                lo, hi, n_cl = _clustered_mean_interval(d, cl, confidence_level)
+                pm = clustered_mcnemar(ja.astype(float), ga.astype(float), cl).pvalue
+                ci_method = f"cluster-robust t (C - 1 df; {clusters.column})"
+                test = "McNemar clustered (Durkalski 2003)"
+            orders_used = sorted(set(od[ok, j]))
             rows.append(
                 {
                     "dimension": dim,
                     "judge": judge,
-                    "order": order,
+                    "order": "/".join(orders_used),
                     "n": n,
                     "judge_a_rate": (n11 + b) / n,
                     "gold_a_rate": (n11 + c) / n,
                     "difference": (b - c) / n,
                     "ci_low": float(lo),
                     "ci_high": float(hi),
-                    "ci_method": "tango",
+                    "ci_method": ci_method,
+                    "level": confidence_level,
                     "judge_a_gold_b": b,
                     "judge_b_gold_a": c,
+                    "test": test,
                     "p_mcnemar_midp": float(pm),
                     "p_mcnemar_exact": float(pe),
-                    "excluded_no_verdict_or_gold": int((~ok).sum()),
+                    "excluded_no_verdict_or_gold": int((~usable).sum()),
+                    "excluded_ties": int(tie.sum()),
+                    "n_clusters": int(n_cl),
                     "gold": gold.method,
-                    "note": SINGLE_ORDER_NOTE,
+                    "note": SINGLE_ORDER_NOTE if len(orders_used) == 1 else RANDOMISED_NOTE,
                 }
             )
     out = pd.DataFrame(rows)
@@ -378,33 +473,76 @@ def a_rate_table(
     return out
 
 
+def _clustered_mean_interval(
+    d: np.ndarray, clusters: np.ndarray, confidence_level: float
+) -> tuple[float, float, int]:
+    """Interval of the mean of ``d`` with the cluster-robust (CR1) variance and t(C - 1)."""
+    from medjudge.stats.groups import group_codes
+
+    cc, n_cl = group_codes(np.asarray(clusters))
+    n = d.size
+    est = float(d.mean())
+    s = np.bincount(cc, weights=d - est, minlength=n_cl)
+    se = float(np.sqrt(n_cl / max(n_cl - 1, 1) * np.sum(s**2))) / n
+    t = float(stats.t.ppf(0.5 + confidence_level / 2, max(n_cl - 1, 1)))
+    return max(est - t * se, -1.0), min(est + t * se, 1.0), int(n_cl)
+
+
 def position_bias(
     study: Study,
     *,
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
-) -> dict[str, pd.DataFrame]:
-    """Both analyses: ``swap`` (judges with both orders) and ``single_order`` (every judge, AB).
+) -> dict[str, Any]:
+    """Position bias as the presentation design allows, per dimension.
+
+    ``swap``: judges seen in both orders on the same items (:func:`swap_table`);
+    ``single_order``: judges seen in one order per item, fixed or randomised
+    (:func:`a_rate_table`); ``not_applicable``: ``{dimension: reason}`` for dimensions whose
+    labels have no positions or whose presentation order is not recorded
+    (:func:`medjudge.data.design.presentation_design`).
+
+    Parameters
+    ----------
+    study : Study
+    cluster : str or None, default "auto"
+        Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        Unusable verdicts in the per-order accuracies of the swap table.
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    dict
+        ``swap`` and ``single_order`` (DataFrames, possibly empty) and ``not_applicable``.
+
+    References
+    ----------
+    Zeng et al. (2024) LLMBar, ICLR (arXiv:2310.07641); Tango (1998) Stat Med 17:891-908.
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
-    >>> pb = mj.position_bias(study)
+    >>> pb = mj.position_bias(mj.datasets.example())
     >>> sorted(pb)
-    ['single_order', 'swap']
+    ['not_applicable', 'single_order', 'swap']
     """
+    from medjudge.data.design import presentation_design
+
     from .._validation import CONFIDENCE_LEVEL
-    from ._arguments import check_attribute, check_policy
+    from ._arguments import check_policy
+    from .design import resolve_clusters
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
-    if cluster is not None:
-        check_attribute(study, cluster, "cluster")
-    return {
-        "swap": swap_table(study, cluster=cluster, policy=policy, confidence_level=level),
-        "single_order": a_rate_table(study, confidence_level=level),
+    cl = resolve_clusters(study, cluster)
+    reasons = {
+        d: r for d in study.dimensions if (r := presentation_design(study, d).position_reason)
     }
+    return {
+        "swap": swap_table(study, cluster=cl.column if cl.labels is not None else None,
+                           policy=policy, confidence_level=level),
+        "single_order": a_rate_table(study, cluster=cluster, confidence_level=level),
+        "not_applicable": reasons,
+    }  # fmt: skip

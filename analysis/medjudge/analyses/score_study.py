@@ -217,6 +217,8 @@ def _reliability(
                 "n": e.n,
                 "raters": int(m.values.shape[1]),
                 "items_with_missing_rating": int(e.excluded.get("items_with_missing_rating", 0)),
+                # why the estimate is missing (no variance), empty when it is defined
+                "note": e.extra.get("not_defined", ""),
             }
         )
     return out

@@ -49,6 +49,47 @@ class StabilityResult(Presentable):
             "notes": dict(self.notes),
         }
 
+    def explain(self, evaluator: str) -> str:
+        """One sentence on what each variance component of ``evaluator`` means, from its shares
+        and flip rate (plain text; the CLI prints it and the report shows it)."""
+        g = self.components[self.components["evaluator"] == evaluator].set_index("component")
+        if g.empty:
+            return ""
+        share = g["share"].to_dict()
+        n_runs = int(g["n_runs"].iloc[0])
+        fl = self.flips[
+            (self.flips["evaluator"] == evaluator) & (self.flips["kind"] == "across_prompts")
+        ]
+
+        def pct(x: float) -> str:
+            return f"{100 * x:.1f}%" if x < 0.1 else f"{100 * x:.0f}%"
+
+        parts = [
+            f"{evaluator}: {pct(share.get('item', 0.0))} of the variance is between items (some "
+            "items are hard for this judge under every prompt)",
+            f"{pct(share.get('prompt', 0.0))} is the prompt on its own (a prompt that makes the "
+            "judge right more often on every item)",
+        ]
+        if n_runs >= 2:
+            parts.append(
+                f"{pct(share.get('item_x_prompt', 0.0))} is the item x prompt interaction (the "
+                "prompt changes which items the judge gets right) and "
+                f"{pct(share.get('run', 0.0))} run-to-run noise"
+            )
+        else:
+            parts.append(
+                f"{pct(share.get('residual', 0.0))} is the item x prompt interaction together "
+                "with run-to-run noise, which one run per prompt cannot separate: the prompt "
+                "changes which items the judge gets right"
+            )
+        text = "; ".join(parts)
+        if len(fl):
+            text += (
+                f" — so a small prompt share does not mean the prompt does not matter: the "
+                f"verdict flips between prompts on {pct(float(fl['share'].iloc[0]))} of the items"
+            )
+        return text + "."
+
     def __repr__(self) -> str:
         n = self.components["evaluator"].nunique() if len(self.components) else 0
         return (

@@ -151,6 +151,49 @@ def _cells(rows: pd.DataFrame, keys: list[str]) -> list[tuple[tuple, np.ndarray]
     return out
 
 
+#: item attributes read as subgroups when present (Med-RewardBench's organ systems, departments
+#: and modalities; LLMBar's subsets), in this order
+SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
+#: another item attribute is a subgroup when it has this many distinct values at most
+MAX_SUBGROUPS = 30
+
+
+def default_subgroup_attributes(study: Study) -> list[str]:
+    """The item attribute to break accuracy down by when none is named (``[]``: none).
+
+    The first of :data:`SUBGROUP_ATTRIBUTES` with two or more values; else the first other item
+    attribute (not the cluster column, not an answer-model column) with 2 to
+    :data:`MAX_SUBGROUPS` values and at least 5 items per value on average. One rule for the
+    command line and the reports.
+
+    Parameters
+    ----------
+    study : Study
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> default_subgroup_attributes(mj.datasets.example())
+    ['organ_system']
+    """
+    items = study.items
+    for col in SUBGROUP_ATTRIBUTES:
+        if col in items.columns and items[col].nunique(dropna=True) > 1:
+            return [col]
+    skip = {"item", getattr(study, "cluster", None), *getattr(study, "answer_models", ())}
+    for col in items.columns:
+        if col in skip:
+            continue
+        k = items[col].nunique(dropna=True)
+        if 2 <= k <= MAX_SUBGROUPS and len(items) >= 5 * k:
+            return [str(col)]
+    return []
+
+
 def subgroup_accuracy(
     study: Study,
     by: Sequence[str] = ("organ_system",),
@@ -158,7 +201,7 @@ def subgroup_accuracy(
     judges: Sequence[str] | None = None,
     dimensions: Sequence[str] | None = None,
     policy: Policy = "wrong",
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     method: AccuracyMethod = "wilson",
     confidence_level: float = 0.95,
     min_n: int = MIN_N,
@@ -169,8 +212,11 @@ def subgroup_accuracy(
     """Accuracy of every judge in every cell of ``by``: one tidy row per judge x cell.
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
-    n_invalid, n_clusters, policy, small, rule``. ``judge`` in ``by`` is accepted (it is always
-    a key). Pooling over dimensions (``dimension`` not in ``by``) clusters by item.
+    n_invalid, n_clusters, policy, small, rule, cluster`` (the column resampled together, or
+    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled). ``judge`` in ``by`` is accepted (it is always
+    a key). ``cluster="auto"`` uses the study's clusters
+    (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
+    not in ``by``) clusters by item when there are none.
 
     Examples
     --------
@@ -194,8 +240,10 @@ def subgroup_accuracy(
     if dimensions is not None:
         check_dimensions(study, dimensions)
     check_attributes(study, by, "by", extra=("dimension", "judge"))
-    if cluster is not None:
-        check_attributes(study, [cluster], "cluster")
+    from .design import resolve_clusters
+
+    clusters = resolve_clusters(study, cluster)
+    cluster = clusters.column if clusters.labels is not None else None
     keys = [k for k in by if k != "judge"]
     so = (
         stacked
@@ -235,6 +283,9 @@ def subgroup_accuracy(
     )
     out["rule"] = SMALL_RULE.format(min_n=min_n, hw=max_half_width)
     out["gold"] = so.gold_method
+    # what the intervals resample and test together, and what n counts
+    out["cluster"] = cluster if cluster is not None else ("item" if pooled else "none")
+    out["n_unit"] = "verdicts (item x dimension)" if pooled else "items"
     if pooled:
         out["pooled_dimensions"] = int(rows["dimension"].nunique())
     return out
@@ -326,6 +377,10 @@ def best_judge_by_subgroup(
     the pair is chosen from the data), ``best_set`` (comma-separated, best first),
     ``n_in_best_set``, ``excluded_from_best_set`` (judges shown to be worse than the best
     ones), ``best_set_method``; ``p_fdr_bh`` adjusts best-vs-runner-up over cells.
+    ``min_attainable_p_holm``, ``can_decide`` and ``warning`` say whether any pair of the cell
+    could reach significance after the cell's Holm adjustment with its clusters (or items)
+    (:func:`medjudge.stats.pairwise.add_decidability`): where it cannot, a best set holding
+    every judge is no evidence that the judges are tied.
     """
     from .evaluation import cluster_ids
 
@@ -367,7 +422,7 @@ def best_judge_by_subgroup(
         best, second = names[order[0]], names[order[1]]
         cl = None if cl_all is None else cl_all[idx]
         with np.errstate(invalid="ignore", divide="ignore"):
-            in_set, n_tests = _best_set(yc, names, cl, alpha)
+            in_set, n_tests, cell_pairs = _best_set(yc, names, cl, alpha)
         pr = pairs[
             ((pairs["judge_a"] == best) & (pairs["judge_b"] == second))
             | ((pairs["judge_a"] == second) & (pairs["judge_b"] == best))
@@ -396,6 +451,13 @@ def best_judge_by_subgroup(
                 "excluded_from_best_set": ",".join(out_of),
                 "best_set_method": method,
                 "family_size": n_tests,
+                # can any pair of this cell reach significance after Holm? (issue 28)
+                "min_attainable_p_holm": float(cell_pairs["min_attainable_p_holm"].min()),
+                "can_decide": bool(cell_pairs["can_decide"].any()),
+                "warning": ""
+                if cell_pairs["can_decide"].any()
+                else cell_pairs["warning"].iloc[0].replace("this pair", "this cell")
+                + "; the best set keeps every judge whatever the data",
             }
         )
     out = pd.DataFrame(rows)
@@ -409,8 +471,8 @@ def _best_set(
     names: list[str],
     clusters: np.ndarray | None,
     alpha: float,
-) -> tuple[np.ndarray, int]:
-    """Which judges can be best, and the number of tests in the cell's family.
+) -> tuple[np.ndarray, int, pd.DataFrame]:
+    """Which judges can be best, the number of tests in the cell's family, and its pairs.
 
     Every pair of judges is tested on the items both answered (McNemar mid-p; with clusters the
     clustered McNemar of Durkalski et al. 2003) and the p-values are Holm-adjusted over all
@@ -421,7 +483,14 @@ def _best_set(
     comparisons with the best, here with all pairs).
     """
     pairs = all_pairs(
-        y, names, policy="exclude", ci="tango", clusters=clusters, family=(), within="holm"
+        y,
+        names,
+        policy="exclude",
+        ci="tango" if clusters is None else "clustered-score",
+        clusters=clusters,
+        family=(),
+        within="holm",
+        confidence_level=1.0 - alpha,
     )
     in_set = np.ones(len(names), dtype=bool)
     pos = {n: i for i, n in enumerate(names)}
@@ -430,4 +499,4 @@ def _best_set(
     ):
         if p == p and p < alpha and d != 0:
             in_set[pos[b] if d > 0 else pos[a]] = False
-    return in_set, len(pairs)
+    return in_set, len(pairs), pairs

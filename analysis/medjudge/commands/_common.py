@@ -164,11 +164,20 @@ def dump_json(obj: Any) -> str:
 
 
 def term_width() -> int:
-    """Width for printed tables: the terminal's columns on a terminal (pandas wraps wider tables
-    into column blocks), unlimited when the output is a pipe or a file (nothing wrapped)."""
+    """Width for printed tables: the terminal's columns on a terminal, 100 when the output is a
+    pipe or a file (pandas wraps wider tables into column blocks)."""
     import shutil
     import sys
 
     if sys.stdout.isatty():
         return max(40, shutil.get_terminal_size((100, 24)).columns)
-    return 100_000
+    return 100
+
+
+def table_text(frame: Any, max_rows: int = 60, **kwargs: Any) -> str:
+    """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` says so and how to
+    see every row (``--json``)."""
+    text = frame.to_string(line_width=term_width(), max_rows=max_rows, **kwargs)
+    if len(frame) > max_rows:
+        text += f"\n(showing {max_rows} of {len(frame):,} rows; --json prints every row)"
+    return text

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from medjudge.stats.resampling import Bootstrap
 
 from ..data.model import Study
-from ..report.escape import spreadsheet_frame as safe_csv
+from ..report.escape import write_csv
 
 if TYPE_CHECKING:
     from ..analyses.judge_vs_gold import JudgeGoldResult
@@ -49,7 +49,7 @@ def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTab
 
         try:
             parts.judges = judge_vs_gold(
-                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed), processes=2
+                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed)
             )
         except ValueError as exc:  # e.g. no gold can be derived
             parts.why_not = str(exc)
@@ -78,7 +78,7 @@ def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
             ("confusion", "confusion.csv"),
             ("baseline_tests", "baseline_tests.csv"),
         ):
-            safe_csv(jg.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
+            write_csv(jg.table(name), out / fname, decimals=6)
             written.append(out / fname)
     sc = parts.scores
     if sc is not None:
@@ -88,6 +88,6 @@ def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
         for part, why in sc.not_applicable.items():
             print(f"  not computed: {part}: {why}")
         for name, fname in (("metrics", "scores.csv"), ("reliability", "score_reliability.csv")):
-            safe_csv(sc.table(name)).to_csv(out / fname, index=False, float_format="%.6f")
+            write_csv(sc.table(name), out / fname, decimals=6)
             written.append(out / fname)
     return written

@@ -7,6 +7,8 @@ and 1)`` with exit status 2.
 
 from __future__ import annotations
 
+import argparse
+
 from .._validation import (
     ALPHA,
     CONFIDENCE_LEVEL,
@@ -28,9 +30,25 @@ __all__ = [
     "ITEMS",
     "MAX_HALF_WIDTH",
     "MIN_N",
+    "OUT_FOLDER",
     "RESAMPLES",
     "SEED",
     "TOP",
     "IntRange",
     "RealRange",
 ]
+
+
+def OUT_FOLDER(text: str) -> str:
+    """``type=`` of the ``--out`` options: a non-empty folder name.
+
+    An empty ``--out`` (a script's unset variable) would otherwise mean the current folder.
+
+    >>> OUT_FOLDER("out")
+    'out'
+    """
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed (a folder name; an empty --out would mean the current folder)"
+        )
+    return text

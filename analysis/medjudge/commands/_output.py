@@ -13,8 +13,14 @@ Every command that writes an output folder (``run``, ``report``, ``simulate``) d
    written last; then the staging folder replaces the old folder in one step (Linux
    ``renameat2(RENAME_EXCHANGE)``; elsewhere two renames).
 
-A non-empty folder is replaced only when it holds a previous medjudge output (a manifest, or only
-file names medjudge writes); anything else is refused rather than deleted.
+A non-empty folder is replaced only when medjudge can prove it wrote every entry in it: its
+``MANIFEST.json`` carries the format marker and lists every file under the folder with the size
+and SHA-256 the file still has, and every sub-folder holds listed files. Anything else — a file
+saved into a previous output, an edited output, a folder or a ``MANIFEST.json`` medjudge did not
+write, a symbolic link — is refused with one line naming the entry, never deleted. ``--out``
+must be non-empty, and must be neither an input nor a folder holding one; a symbolic link is
+followed (its target is replaced, the link is kept). An output folder inside an input folder is
+left out of the inputs the manifest records (with its lock and staging folders).
 """
 
 from __future__ import annotations
@@ -27,29 +33,18 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from ..data.errors import InputError
 
 MANIFEST = "MANIFEST.json"
-#: names medjudge itself writes into an output folder (a folder holding only these is ours).
-KNOWN_OUTPUTS = frozenset(
-    {
-        MANIFEST,
-        "validation.json",
-        "parse_status.csv",
-        "accuracy.csv",
-        "reports",
-        "judges.html",
-        "judges.pdf",
-        "audit.html",
-        "audit.pdf",
-    }
-)
+#: the format marker of a medjudge manifest (its ``format`` field)
+FORMAT = "medjudge-manifest/1"
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
@@ -66,11 +61,19 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def file_records(root: Path, *, relative_to: Path | None = None) -> list[dict[str, object]]:
-    """``[{path, size, sha256}]`` for ``root`` (a file, or every file under a folder, sorted)."""
+def file_records(
+    root: Path,
+    *,
+    relative_to: Path | None = None,
+    skip: Callable[[Path], bool] | None = None,
+) -> list[dict[str, object]]:
+    """``[{path, size, sha256}]`` for ``root`` (a file, or every file under a folder, sorted);
+    files for which ``skip(path)`` is true are left out."""
     base = relative_to if relative_to is not None else (root if root.is_dir() else root.parent)
     out = []
     for p in _files(root):
+        if skip is not None and skip(p):
+            continue
         out.append(
             {
                 "path": p.relative_to(base).as_posix(),
@@ -81,18 +84,43 @@ def file_records(root: Path, *, relative_to: Path | None = None) -> list[dict[st
     return out
 
 
-def write_manifest(folder: Path, *, command: str, inputs: Iterable[str | Path]) -> Path:
-    """Write ``MANIFEST.json`` into ``folder`` (last): files, sizes, hashes, command, inputs."""
+def _beside(out: Path) -> Callable[[Path], bool]:
+    """Whether a path is ``out``, under it, or its lock / a staging folder beside it."""
+    real = Path(os.path.realpath(out))
+    hidden = f".{real.name}."
+
+    def skip(p: Path) -> bool:
+        r = Path(os.path.realpath(p))
+        if r == real or real in r.parents:
+            return True
+        return any(a.parent == real.parent and a.name.startswith(hidden) for a in (r, *r.parents))
+
+    return skip
+
+
+def write_manifest(
+    folder: Path,
+    *,
+    command: str,
+    inputs: Iterable[str | Path],
+    out: Path | None = None,
+) -> Path:
+    """Write ``MANIFEST.json`` into ``folder`` (last): files, sizes, hashes, command, inputs.
+
+    With ``out`` (the final output folder), files of the inputs under ``out``, or in its lock
+    or staging folders beside it, are not recorded as inputs.
+    """
     from .. import __version__
 
     files = [r for r in file_records(folder) if r["path"] != MANIFEST]
+    skip = _beside(out) if out is not None else None
     ins = []
     for raw in inputs:
         p = Path(raw)
         if p.exists():
-            ins.append({"input": str(raw), "files": file_records(p)})
+            ins.append({"input": str(raw), "files": file_records(p, skip=skip)})
     doc = {
-        "format": "medjudge-manifest/1",
+        "format": FORMAT,
         "medjudge": __version__,
         "command": command,
         "inputs": ins,
@@ -162,7 +190,109 @@ def folder_lock(out: Path) -> Iterator[Path]:
         os.close(fd)
 
 
-def _check_replaceable(out: Path, replace_any: bool = False) -> None:
+def _listed(folder: Path) -> dict[str, tuple[int, str]] | None:
+    """``{path: (size, sha256)}`` of a medjudge manifest in ``folder``; None if there is none
+    or it is not one (no format marker, or a malformed file list)."""
+    try:
+        with open(folder / MANIFEST, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        return None
+    files = doc.get("files")
+    if not isinstance(files, list):
+        return None
+    listed: dict[str, tuple[int, str]] = {}
+    for rec in files:
+        if not isinstance(rec, dict):
+            return None
+        path, size, sha = rec.get("path"), rec.get("size"), rec.get("sha256")
+        if not (isinstance(path, str) and isinstance(size, int) and isinstance(sha, str)):
+            return None
+        parts = path.split("/")
+        if not path or path == MANIFEST or any(x in ("", ".", "..") for x in parts):
+            return None
+        listed[path] = (size, sha)
+    return listed
+
+
+def _enclosing_listing(folder: Path, levels: int = 8) -> dict[str, tuple[int, str]] | None:
+    """What the nearest enclosing medjudge manifest lists under ``folder`` (a ``reports/``
+    written by ``run`` has no manifest of its own: ``OUT/MANIFEST.json`` lists its files)."""
+    real = Path(os.path.realpath(folder))
+    for anc in list(real.parents)[:levels]:
+        listed = _listed(anc)
+        if listed is not None:
+            prefix = real.relative_to(anc).as_posix() + "/"
+            return {p[len(prefix) :]: v for p, v in listed.items() if p.startswith(prefix)}
+    return None
+
+
+def not_written_by_medjudge(folder: Path, *, _inner: bool = False) -> tuple[str, str] | None:
+    """The first entry of ``folder`` medjudge cannot prove it wrote, and why; None when every
+    entry is proven (or the folder is empty).
+
+    Proof is the folder's ``MANIFEST.json`` (or, for a folder without one, the nearest
+    enclosing folder's, such as ``run``'s for its ``reports/``): the format marker, every file
+    listed with the size and SHA-256 it still has, every sub-folder holding a listed file or
+    proven by a manifest of its own, no symbolic links or special files. A listed file that is
+    missing proves nothing against the folder (nothing of the user's would be lost).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "notes.md").write_text("mine")
+    >>> not_written_by_medjudge(d)
+    ('notes.md', 'medjudge did not write it')
+    """
+    entries = sorted(os.listdir(folder))
+    if not entries:
+        return None
+    listed = _listed(folder)
+    if listed is None and not _inner:
+        listed = _enclosing_listing(folder)
+    if listed is None:
+        others = [e for e in entries if e != MANIFEST]
+        if others:
+            return others[0], "medjudge did not write it"
+        return MANIFEST, "not a medjudge manifest"
+    dirs = {"/".join(p.split("/")[:i]) for p in listed for i in range(1, p.count("/") + 1)}
+    for top, subdirs, names in os.walk(folder):
+        rel_top = Path(top).relative_to(folder).as_posix()
+        prefix = "" if rel_top == "." else rel_top + "/"
+        descend = []
+        for name in sorted(subdirs):
+            rel = prefix + name
+            full = Path(top) / name
+            if full.is_symlink():
+                return rel, "a symbolic link medjudge did not write"
+            if _listed(full) is not None:  # an output of its own (``report`` into OUT/reports)
+                inner = not_written_by_medjudge(full, _inner=True)
+                if inner is not None:
+                    return f"{rel}/{inner[0]}", inner[1]
+                continue
+            if rel not in dirs:
+                return rel + "/", "medjudge did not write it"
+            descend.append(name)
+        subdirs[:] = descend
+        for name in sorted(names):
+            rel = prefix + name
+            if rel == MANIFEST:
+                continue
+            full = os.path.join(top, name)
+            if os.path.islink(full) or not os.path.isfile(full):
+                return rel, "not a file medjudge wrote"
+            if rel not in listed:
+                return rel, "medjudge did not write it"
+            size, sha = listed[rel]
+            if os.path.getsize(full) != size or sha256_file(Path(full)) != sha:
+                return rel, "changed since medjudge wrote it"
+    return None
+
+
+def _check_replaceable(out: Path, *, owned: bool = True) -> None:
     if out.is_symlink() and not out.exists():
         raise InputError("--out is a broken symbolic link", file=out)
     if out.exists() and not out.is_dir():
@@ -177,19 +307,42 @@ def _check_replaceable(out: Path, replace_any: bool = False) -> None:
             file=out,
             hint="choose another --out, or make the folder writable",
         )
-    if replace_any:
+    if not owned:
         return
-    names = {p.name for p in out.iterdir()}
-    if not names or MANIFEST in names or names <= KNOWN_OUTPUTS:
+    found = not_written_by_medjudge(out)
+    if found is None:
         return
-    extra = sorted(names - KNOWN_OUTPUTS)
+    entry, why = found
     raise InputError(
-        f"--out is a folder with files medjudge did not write ({', '.join(extra[:3])}"
-        + (" ..." if len(extra) > 3 else "")
-        + "), so it will not be replaced",
+        f"--out holds {entry} ({why}), so the folder will not be replaced",
         file=out,
-        hint="choose a new or empty folder",
+        hint="choose a new or empty folder, or move that entry away",
     )
+
+
+def _check_inputs(out: Path, inputs: Iterable[str | Path]) -> None:
+    """Refuse an ``out`` that is an input or a folder holding one (replacing it deletes it)."""
+    real = Path(os.path.realpath(out))
+    for raw in inputs:
+        p = Path(os.path.realpath(raw))
+        if p == real or real in p.parents:
+            what = "is the input" if p == real else "is a folder holding the input"
+            raise InputError(
+                f"--out {what} {raw}; the outputs replace the whole folder",
+                file=out,
+                hint="choose an --out outside the input",
+            )
+
+
+def _staging_folders(out: Path) -> list[Path]:
+    """Staging folders of earlier runs beside ``out`` (real folders named as this module
+    names them), nothing else."""
+    pattern = re.compile(re.escape(f".{out.name}.partial-") + r"[0-9]+(-old)?")
+    return [
+        p
+        for p in out.parent.glob(glob.escape(f".{out.name}.partial-") + "*")
+        if pattern.fullmatch(p.name) and p.is_dir() and not p.is_symlink()
+    ]
 
 
 @contextlib.contextmanager
@@ -198,14 +351,13 @@ def output_folder(
     *,
     argv: Iterable[str] | None = None,
     inputs: Iterable[str | Path] = (),
-    replace_any: bool = False,
 ) -> Iterator[Path]:
     """Yield a staging folder for the outputs; on success swap it into place as ``out``.
 
     On any exception (including ``KeyboardInterrupt``) the staging folder is removed and ``out``
     is left exactly as it was. ``argv`` is recorded in the manifest (default ``sys.argv[1:]``).
-    ``replace_any`` replaces a non-empty folder without checking that medjudge wrote it (the
-    caller has checked).
+    An existing non-empty ``out`` is replaced only when :func:`not_written_by_medjudge` finds
+    nothing in it; ``out`` must not be one of ``inputs`` or a folder holding one.
 
     Examples
     --------
@@ -216,22 +368,28 @@ def output_folder(
     >>> sorted(p.name for p in d.iterdir())
     ['MANIFEST.json', 'validation.json']
     """
+    if not str(out).strip():
+        raise InputError("--out is empty (a folder name is needed; '' would be this folder)")
     out = Path(out)
+    inputs = list(inputs)
+    _check_replaceable(out, owned=False)
+    if out.is_symlink():  # followed: the target is replaced, the link stays as it is
+        out = Path(os.path.realpath(out))
     if out.name in ("", ".", ".."):
         out = out.resolve()
-    _check_replaceable(out, replace_any)
+    _check_inputs(out, inputs)
     out.parent.mkdir(parents=True, exist_ok=True)
     command = shlex.join(["medjudge", *(sys.argv[1:] if argv is None else list(argv))])
     with folder_lock(out):
-        _check_replaceable(out, replace_any)  # re-check under the lock
-        for stale in out.parent.glob(glob.escape(f".{out.name}.partial-") + "*"):
+        _check_replaceable(out)  # under the lock: is the folder ours to replace
+        for stale in _staging_folders(out):
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run (we hold the lock)
         stage = out.parent / f".{out.name}.partial-{os.getpid()}"
         stage.mkdir()
         try:
             try:
                 yield stage
-                write_manifest(stage, command=command, inputs=inputs)
+                write_manifest(stage, command=command, inputs=inputs, out=out)
             except OSError as exc:
                 where = exc.filename or stage
                 raise InputError(

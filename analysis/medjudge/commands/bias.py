@@ -22,7 +22,7 @@ from medjudge.analyses.bias import bias_report
 from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import add_input_args, dump_json, load_input, table_text
 
 _SHOW = {
     "position_swap": [
@@ -95,7 +95,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_input_args(p)
     p.add_argument(
-        "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
+        "--cluster",
+        default="auto",
+        help="item attribute whose values cluster items (auto: the mapping's cluster, else "
+        "image_id …; none)",
     )
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
@@ -137,7 +140,7 @@ def _pair(text: str | None, option: str) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     study = load_input(args)
-    if args.cluster and args.cluster not in study.items.columns:
+    if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     rep = bias_report(study, cluster=args.cluster)
     models = _pair(args.models, "--models")
@@ -169,13 +172,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"# {key.replace('_', ' ')}")
             if key == "position_single_order":
                 print(f"# note: {SINGLE_ORDER_NOTE}")
-            print(table[cols].to_string(line_width=term_width(), index=False, max_rows=80))
+            print(table_text(table[cols], 80, index=False))
             print()
         st = suite.settings
         print(f"# bias suite ({st['multiplicity']}; {st['family_size']} tests)")
         if len(suite.effects):
             cols = ["judge", "effect", "estimate", "ci_low", "ci_high", "pvalue", "p_holm", "n"]
-            print(suite.effects[cols].to_string(line_width=term_width(), index=False, max_rows=200))
+            print(table_text(suite.effects[cols], 200, index=False))
         for k, v in suite.notes.items():
             print(f"# {k}: not tested — {v}")
     return 0

@@ -196,6 +196,17 @@ def run(args: argparse.Namespace) -> int:
             f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} pairs × "
             f"{len(s['dimensions'])} dimensions); significant after Holm within dimension at {args.alpha}: {len(sig)}"
         )
+        if "min_attainable_p_holm" in pairs.columns:
+            stuck = pairs[pairs["min_attainable_p_holm"] >= args.alpha]
+            if len(stuck):
+                r = stuck.iloc[0]
+                print(
+                    f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
+                    f"{args.alpha} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
+                    f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
+                    f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
+                    "evidence of a tie"
+                )
         cols = [
             "dimension",
             "judge_a",
@@ -212,7 +223,10 @@ def run(args: argparse.Namespace) -> int:
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
             top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
-        print(top.to_string(line_width=term_width(), index=False))
+        if len(top):
+            print(top.to_string(line_width=term_width(), index=False))
+        else:
+            print(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])

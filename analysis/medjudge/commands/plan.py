@@ -7,6 +7,8 @@ Sub-commands (each prints a small table, or JSON with ``--json``):
 - ``kappa``: items for a judge-vs-expert kappa interval of half-width ``--halfwidth``.
 - ``paired``: items to detect an accuracy difference between two judges (McNemar, Connor 1987),
   or the minimum detectable difference for ``--n`` items.
+- ``decide``: fewest clusters (clustered McNemar) or items (McNemar) with which a pairwise
+  decision can reach significance after Holm over the pairs of ``--judges`` judges.
 - ``alt-test``: simulated pass probability of the alternative annotator test per number of items.
 - ``ppi``: labels needed with and without the judge (classical, PPI, PPI++), from a pilot
   study (``--pilot PATH``) or from its summary numbers.
@@ -114,6 +116,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--n", type=_int(2), help="items available: report the MDE instead")
     _common(d, level=False, power=True)
     d.set_defaults(func=run_paired)
+
+    c = ps.add_parser(
+        "decide", help="fewest clusters/items with which a pairwise decision is possible"
+    )
+    c.add_argument("--judges", type=_int(2), required=True, help="judges compared pairwise")
+    c.add_argument(
+        "--families",
+        type=_int(1),
+        default=1,
+        help="families pooled into one Holm family (e.g. dimensions with --family table)",
+    )
+    c.add_argument("--alpha", type=PROB, default=0.05, help="familywise error rate")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=run_decide)
 
     t = ps.add_parser("alt-test", help="simulated pass probability of the alt-test")
     t.add_argument(
@@ -249,6 +265,28 @@ def run_paired(args: argparse.Namespace) -> int:
     )
     df = pd.DataFrame([{"discordance": args.discordance, "n": args.n, "mde": mde}])
     return _print(df, args, "minimum detectable accuracy difference (NaN: none detectable)")
+
+
+def run_decide(args: argparse.Namespace) -> int:
+    from ..stats.planning import units_to_decide
+
+    m = args.judges * (args.judges - 1) // 2 * args.families
+    u = units_to_decide(m, args.alpha)
+    df = pd.DataFrame(
+        [
+            {"test": "clustered McNemar (Durkalski)", "unit": "clusters", "needed": u["clusters"]},
+            {"test": "McNemar mid-p", "unit": "items", "needed": u["items_midp"]},
+            {"test": "McNemar exact", "unit": "items", "needed": u["items_exact"]},
+        ]
+    )
+    return _print(
+        df,
+        args,
+        f"fewest units with which any pair can reach p_holm < {args.alpha:g} (Holm over {m} "
+        "pairwise tests); fewer cannot decide whatever the verdicts — a necessary condition, "
+        "not power",
+        {"n_tests": m, "alpha": args.alpha},
+    )
 
 
 def run_alt_test(args: argparse.Namespace) -> int:

@@ -62,7 +62,7 @@ def render_reports(
     policy: str = "wrong",
     engine: str = "auto",
     command: str | None = None,
-    parallel: bool = True,
+    workers: int = 1,
     template: str | Path | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
@@ -71,26 +71,14 @@ def render_reports(
     names: dict[str, str] | None = None,
     title: str | None = None,
     author: str | None = None,
-    study: Any = None,
-    share: bool = False,
-    exchange: bool = True,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
 
-    With ``share`` the study is loaded once here — or ``study`` is used (it must be what
-    ``load_any(path, mapping)`` returns) — and handed to the kernels, and the judge report's
-    results are computed here while the kernels start (:mod:`medjudge.report.shared`); the
-    reports are byte-identical either way. Off by default: measured on the 2-core machine
-    (``benchmarks/bench_paper_scale.py``) it saves no wall time — the two kernels already
-    compute in parallel — and costs ~2 CPU-s of pickling and imports in this process.
-
-    With ``exchange`` (the default; only when the judge and the audit report are rendered side
-    by side) the audit kernel, which has less to compute, first computes the judge report's
-    slowest results for it (:mod:`medjudge.report.exchange`); the reports are byte-identical
-    either way.
+    ``workers`` reports are rendered at the same time, each in its own kernel process (the
+    kernels are the parallelism; each report's own computations are serial).
     """
     from ..report.render import render_qmd
 
@@ -127,7 +115,12 @@ def render_reports(
         "by": list(by) if by else None,
         "names": dict(names) if names else None,
     }
-    metadata = {"title": title, "author": author}
+    from ..report.escape import markdown as literal_markdown
+
+    # the front matter is read as markdown: --title/--author are literal text there (a raw
+    # attribute such as `<img ...>`{=html}, a link or an image is shown, not rendered)
+    metadata = {k: None if v is None else literal_markdown(v) for k, v in
+                {"title": title, "author": author}.items()}  # fmt: skip
     if template is not None:
         tpl = Path(template)
         if not tpl.is_file():
@@ -147,12 +140,6 @@ def render_reports(
         )  # fmt: skip
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
-    shared_dir, thread = None, None
-    kernel_env: dict[str, dict[str, str]] = {}
-    if share:
-        shared_dir, kernel_env, thread = _share(study, params, kinds)
-    elif exchange and parallel and {"judges", "audit"} <= set(kinds):
-        shared_dir, kernel_env = _exchange()
 
     def one(kind: str) -> dict[str, Path]:
         return render_qmd(
@@ -163,119 +150,19 @@ def render_reports(
             engine=engine,  # type: ignore[arg-type]
             command=command,
             metadata=metadata,
-            env=kernel_env.get(kind, {}),
         )
 
-    try:
-        result = _render_all(kinds, one, parallel)
-        if thread is not None:
-            thread.join()
-        return result
-    finally:
-        if shared_dir is not None:
-            import shutil
-
-            shutil.rmtree(shared_dir, ignore_errors=True)
+    return _render_all(kinds, one, workers)
 
 
-def _exchange() -> tuple[str, dict[str, dict[str, str]]]:
-    """A private exchange folder through which the audit kernel, which has less to compute,
-    computes some of the judge report's slowest results before its own report
-    (:mod:`medjudge.report.exchange`; the reports are byte-identical either way)."""
-    import tempfile
-
-    from ..report.exchange import EXCHANGE_ENV, HELP_ENV
-
-    folder = tempfile.mkdtemp(prefix="medjudge-exchange-")
-    return folder, {
-        "judges": {EXCHANGE_ENV: folder},
-        "audit": {EXCHANGE_ENV: folder, HELP_ENV: "judges"},
-    }
-
-
-def _share(
-    study: Any, params: dict[str, Any], kinds: list[str]
-) -> tuple[str, dict[str, dict[str, str]], Any]:
-    """Load the study once and compute the judge report's results once, for the kernels.
-
-    Runs in a background thread while the kernels start and import; they wait for its pickles
-    (:mod:`medjudge.report.shared`): every kernel gets the study, the first report (the judge
-    report when it is rendered) also its results; the other kernel computes its own at the
-    same time. Returns the private temporary folder (removed after rendering), the kernel
-    environment per report, and the thread. If anything fails the kernels are told so and
-    compute everything themselves (reporting any error with its chunk and line).
-    """
-    import tempfile
-    import threading
-
-    from ..report.shared import (
-        RESULTS_ENV,
-        SHARED_ENV,
-        mark_failed,
-        precompute,
-        study_bundle,
-        write_shared,
-    )  # fmt: skip
-
-    tmp = tempfile.mkdtemp(prefix="medjudge-shared-")
-    study_path, results_path = Path(tmp) / "study.pickle", Path(tmp) / "results.pickle"
-    first = "judges" if "judges" in kinds else kinds[0]
-
-    def work() -> None:
-        try:
-            st = study
-            if st is not None and not all(Path(p).is_absolute() for p in st.sources):
-                # read from a relative path: the kernels run in another folder and read the
-                # study's files (provenance) by these paths; load it as they would
-                st = None
-            if st is None:
-                from ..data.tables import load_any
-
-                st = load_any(params["data"], params["mapping"])
-            bundle = study_bundle(st, params["data"], params["mapping"])
-            write_shared(bundle, study_path)
-        except Exception:  # noqa: BLE001 - the kernels load and report errors properly
-            for p in (study_path, results_path):
-                mark_failed(p)
-            return
-        try:
-            results = precompute(
-                st,
-                [first],
-                data=params["data"],
-                mapping=params["mapping"],
-                seed=params["seed"],
-                n_resamples=params["resamples"],
-                policy=params["policy"],
-                confidence_level=params["confidence_level"],
-                alpha=params["alpha"],
-                epsilon=params["epsilon"],
-                by=params["by"],
-                names=params["names"] or {},
-            )
-            write_shared({"token": bundle["token"], **results}, results_path)
-        except Exception:  # noqa: BLE001 - the kernel recomputes and reports errors properly
-            mark_failed(results_path)
-
-    thread = threading.Thread(target=work, name="medjudge-shared", daemon=True)
-    thread.start()
-    envs = {
-        kind: {SHARED_ENV: str(study_path)}
-        | ({RESULTS_ENV: str(results_path)} if kind == first else {})
-        for kind in kinds
-    }
-    return tmp, envs, thread
-
-
-def _render_all(kinds: list[str], one: Any, parallel: bool) -> dict[str, dict[str, Path]]:
+def _render_all(kinds: list[str], one: Any, workers: int) -> dict[str, dict[str, Path]]:
     from ..report.render import allow_renders, cancel_renders
 
     allow_renders()
     # Renders run in worker threads even one at a time: the main thread only waits, so Ctrl-C
     # and SIGTERM reach it as KeyboardInterrupt (inside nbclient's event loop they would be
     # turned into other errors), and it then stops the kernels before the pool is left.
-    workers = len(kinds) if parallel else 1
-    with ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
+    with ThreadPoolExecutor(max_workers=max(min(workers, len(kinds)), 1)) as pool:
         futures = {k: pool.submit(one, k) for k in kinds}
         try:
             return {k: f.result() for k, f in futures.items()}
@@ -308,11 +195,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.splitlines()[0],
     )
     p.add_argument("path", help="a Med-RewardBench bundle directory, or a table with --mapping")
-    p.add_argument("--kind", choices=[*KINDS, "both"], default="both", help="default: both")
+    p.add_argument("--kind", choices=[*KINDS, "both"], help="default: both (not with --template)")
     p.add_argument("--to", default="html,pdf", help="html, pdf or html,pdf (default)")
     p.add_argument(
         "--out",
         default="out/reports",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
@@ -323,7 +211,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policy",
         choices=POLICIES,
-        default="wrong",
         help="invalid verdicts: count as wrong (default), exclude, or count as half",
     )
     p.add_argument(
@@ -364,6 +251,10 @@ def run(args: argparse.Namespace) -> int:
             f"reports need the report extra (missing: {', '.join(missing)})",
             hint="pip install -e '.[report]'",
         )
+    if args.template is not None:
+        _refuse_beside_template(args)
+    args.kind = args.kind or "both"
+    args.policy = args.policy or "wrong"
     kinds = KINDS if args.kind == "both" else (args.kind,)
     command = command_line(
         ["report"],
@@ -437,6 +328,7 @@ def run(args: argparse.Namespace) -> int:
                 names=names or None,
                 title=args.title,
                 author=args.author,
+                workers=2,  # the command line renders the reports side by side
             )
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
@@ -444,3 +336,30 @@ def run(args: argparse.Namespace) -> int:
     for kind, files in results.items():
         print(f"{kind}: " + ", ".join(str(final / p.name) for p in files.values()))
     return 0
+
+
+def _refuse_beside_template(args: argparse.Namespace) -> None:
+    """Options a ``--template`` would not use are refused, not ignored: ``--kind`` (the
+    template is the one report), and ``--policy``/``--by`` unless its parameters cell
+    declares ``policy``/``by``."""
+    if args.kind is not None:
+        raise InputError(
+            "--kind chooses among the built-in reports; --template renders that one template",
+            hint="drop --kind",
+        )
+    tpl = Path(args.template)
+    if not tpl.is_file() or tpl.suffix.lower() != ".qmd":
+        return  # render_reports says what is wrong with it
+    from ..report.qmd import QmdError, parameter_names, parse_qmd
+
+    try:
+        declared = parameter_names(parse_qmd(tpl.read_text(encoding="utf-8"), path=str(tpl)))
+    except QmdError as exc:
+        raise InputError(str(exc), file=tpl) from None
+    for option, param in (("--policy", "policy"), ("--by", "by")):
+        if getattr(args, param) is not None and param not in declared:
+            raise InputError(
+                f"{option} would be ignored: the template declares no {param!r} parameter",
+                file=tpl,
+                hint=f"declare {param} in its parameters cell, or drop {option}",
+            )

@@ -10,14 +10,13 @@ the report's clustered Wilson intervals), and prints the headline table. When th
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import threading
 from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
 from ..data.model import Study
-from ..report.escape import spreadsheet_frame as safe_csv
+from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
@@ -30,6 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         default="out",
+        type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
@@ -78,7 +78,7 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             summary, table = columnar_summary(args.path, mapping, engine=engine)
         summary["not_run"] = not_run
         (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-        safe_csv(table).to_csv(out / "parse_status.csv", index=False)
+        write_csv(table, out / "parse_status.csv")
         written = [out / "parse_status.csv"]
         print(
             f"{summary['name']}: {summary['n_items']} items; {len(summary['experts'])} experts, "
@@ -89,7 +89,7 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             view, so = stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
         if so.judges and view.dimensions:
             acc = accuracy_table_at_scale(view, so)
-            safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+            write_csv(acc, out / "accuracy.csv", decimals=6)
             written.append(out / "accuracy.csv")
             head = acc[acc["policy"] == "wrong"].pivot(
                 index="judge", columns="dimension", values="accuracy"
@@ -143,8 +143,6 @@ def run(args: argparse.Namespace) -> int:
         with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
             # the report kernels start, import and compute while the tables are made here
             reports = _Reports(args, study, out, final)
-            if reports.thread is not None and getattr(args, "from_command_line", False):
-                _yield_to_the_kernels()  # for the rest of the process: not when called in-process
             try:
                 more = _tables(args, study, out)
             except BaseException:
@@ -170,40 +168,36 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
 
     summary = study.summary()
     (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    safe_csv(study.rater_table()).to_csv(out / "parse_status.csv", index=False)
+    write_csv(study.rater_table(), out / "parse_status.csv")
     print(
         f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
-    from .._fork import beside_next_fork
     from ._gold_tables import compute_gold_tables, write_gold_tables
 
     why_not = _no_accuracy_reason(study)
-    # the accuracy table is computed by the forked child that takes part of the judges
-    # against gold (medjudge._fork.map_in_two); it costs about two of their dimensions.
-    # Without that child (one core, the report threads running) it is computed here, after
-    # them; its warnings are issued when it is received, after theirs.
+    with progress(args, "judges against gold and score tables"):
+        gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
     accuracy = None
-    with contextlib.ExitStack() as stack:
-        if why_not is None:
-            accuracy = stack.enter_context(
-                beside_next_fork(lambda: accuracy_table(study), weight=2)
-            )
-        with progress(args, "judges against gold and score tables"):
-            gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
-    if accuracy is not None:
+    if why_not is None:
         with progress(args, "accuracy against gold"):
-            acc = accuracy.result()
-        safe_csv(acc).to_csv(out / "accuracy.csv", index=False, float_format="%.6f")
+            accuracy = accuracy_table(study)
+    if accuracy is not None:
+        acc = accuracy
+        write_csv(acc, out / "accuracy.csv", decimals=6)
         written.append(out / "accuracy.csv")
         head = acc[acc["policy"] == "wrong"].pivot(
             index="judge", columns="dimension", values="accuracy"
         )
         head = head[categorical_dimensions(study)]
         head["mean"] = head.mean(axis=1)
+        w = acc[acc["policy"] == "wrong"]
+        level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
+        methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"]))
         print(
-            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson intervals in accuracy.csv):"
+            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
+            f"{level} intervals in accuracy.csv: {methods})"
         )
         print(
             head.sort_values("mean", ascending=False)
@@ -266,10 +260,7 @@ class _Reports:
                     resamples=args.resamples,
                     policy="wrong",
                     command=command,
-                    # the study this run loaded is the reports' study unless command-line
-                    # mapping options or --broadcast changed how it was read (used when
-                    # sharing is on)
-                    study=study if _loaded_as_reports_load(args) else None,
+                    workers=2,  # the command line renders the reports side by side
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc
@@ -311,26 +302,3 @@ class _Reports:
                 + ", ".join(str(self.final / "reports" / p.name) for p in files.values())
             )
         return 0
-
-
-def _yield_to_the_kernels() -> None:
-    """Lower this thread's scheduling priority while it makes the tables beside the reports.
-
-    The two report kernels take ~9 s on two cores and the tables ~1 s: when the three compete,
-    the kernels should win, since the reports finish last. On Linux a priority is per thread:
-    the rendering thread, and the kernels it starts, keep theirs. Elsewhere it would lower the
-    whole process, so nothing is done.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import os
-
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-
-
-def _loaded_as_reports_load(args: argparse.Namespace) -> bool:
-    """Whether ``load_input(args)`` read the data as the reports do: ``load_any(path, mapping)``."""
-    from ._common import mapping_from_args
-
-    return not getattr(args, "broadcast", False) and mapping_from_args(args) in (None, args.mapping)

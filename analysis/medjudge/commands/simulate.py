@@ -15,6 +15,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         required=True,
+        type=opt.OUT_FOLDER,
         help="output directory (created; existing files are overwritten only with --force)",
     )
     p.add_argument("--seed", type=opt.SEED, default=20261122)
@@ -38,36 +39,11 @@ def run(args: argparse.Namespace) -> int:
         )
     from ._output import output_folder
 
-    if out.is_dir() and any(out.iterdir()):
-        _check_bundle(out)
-    with output_folder(out, replace_any=True, argv=getattr(args, "argv", None)) as stage:
+    # with --force, a folder is replaced only when its manifest proves medjudge wrote all of it
+    with output_folder(out, argv=getattr(args, "argv", None)) as stage:
         params = simulate(stage, seed=args.seed, n_items=args.items)
     print(
         f"wrote {params['n_items']} items, {len(params['judges'])} judges to {out} (seed {params['seed']}); "
         f"true parameters in {out / 'truth' / 'params.json'}"
     )
     return 0
-
-
-_BUNDLE = {
-    "pair_gt_all",
-    "predictions",
-    "truth",
-    "README.md",
-    "MANIFEST.json",
-    "expert_labels.jsonl",
-}
-
-
-def _check_bundle(out: Path) -> None:
-    """With --force, replace only a folder that looks like a simulated bundle."""
-    from ..data.errors import InputError
-
-    other = sorted(p.name for p in out.iterdir() if p.name not in _BUNDLE)
-    if other:
-        raise InputError(
-            f"--force replaces the whole folder, and it holds files that are not part of a "
-            f"simulated bundle ({', '.join(other[:3])})",
-            file=out,
-            hint="choose a new or empty folder",
-        )

@@ -21,18 +21,12 @@ from medjudge.stats.resampling import Bootstrap
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 
-EXAMPLE = """example:
-  medjudge stability data/external/llmbar/verdicts_long.csv \\
-      --mapping data/mappings/llmbar_long.toml --resamples 500 --json
-"""
-
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stability",
         help="variance components and verdict flips across prompt variants and runs",
         description=__doc__.splitlines()[0],
-        epilog=EXAMPLE,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_input_args(p)
@@ -80,6 +74,11 @@ def run(args: argparse.Namespace) -> int:
             print(res.components[cols].to_string(line_width=term_width(), index=False))
             print("\n# share of items whose verdict flips")
             print(res.flips.to_string(line_width=term_width(), index=False))
+            import textwrap
+
+            print("\n# what the components mean")
+            for ev in dict.fromkeys(res.components["evaluator"]):
+                print(textwrap.fill(res.explain(ev), 100, subsequent_indent="  "))
     for ev, why in res.notes.items():
         print(f"note: {ev}: {why}")
     return 0

@@ -24,7 +24,7 @@ from medjudge.analyses.subgroups import (
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import add_input_args, dump_json, load_input, table_text
 from ._engine import add_engine_arg, engine_of, refuse_options
 
 
@@ -36,8 +36,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_input_args(p)
     p.add_argument(
         "--by",
-        default="organ_system,dimension",
-        help="comma-separated item attributes and/or 'dimension' (default: organ_system,dimension)",
+        default=None,
+        help="comma-separated item attributes and/or 'dimension' (default: the study's subgroup "
+        "attribute — organ_system, department, modality_type or subset, else the first item "
+        "attribute with 2-30 values — and dimension)",
     )
     p.add_argument(
         "--policy",
@@ -46,7 +48,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="invalid verdicts: count as wrong (Med-RewardBench), exclude, or count 0.5",
     )
     p.add_argument(
-        "--cluster", default=None, help="item attribute whose values cluster items (e.g. image_id)"
+        "--cluster",
+        default="auto",
+        help="item attribute whose values cluster items, used by every table "
+        "(auto: the mapping's cluster, else image_id …; none)",
     )
     p.add_argument(
         "--min-n",
@@ -81,7 +86,8 @@ def _columnar(args: argparse.Namespace, engine: str, mapping):  # noqa: ANN001, 
             f"--engine {engine}: subgroups on the columnar path needs a mapping "
             "(--mapping FILE.toml or --item/--rater/--value) naming the item attributes"
         )
-    return stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
+    cluster = args.cluster if args.cluster not in (None, "", "none") else "auto"
+    return stack_at_scale(args.path, mapping=mapping, engine=engine, cluster=cluster)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,14 +96,27 @@ def run(args: argparse.Namespace) -> int:
         study, so = load_input(args), None
     else:
         study, so = _columnar(args, engine, mapping)
-    by = [b.strip() for b in args.by.split(",") if b.strip()]
+    if args.by is None:
+        from ..analyses.subgroups import default_subgroup_attributes
+
+        by = default_subgroup_attributes(study) + (
+            ["dimension"] if len(study.dimensions) > 1 else []
+        )
+        if not by:
+            have = [str(c) for c in study.items.columns if c != "item"]
+            raise ValueError(
+                "--by: the study has no subgroup attribute to break down by; name one of the "
+                f"item attributes ({', '.join(have) or 'none'}) or 'dimension'"
+            )
+    else:
+        by = [b.strip() for b in args.by.split(",") if b.strip()]
     attrs = [b for b in by if b not in ("dimension", "judge")]
     unknown = [a for a in attrs if a not in study.items.columns]
     if unknown:
         raise ValueError(
             f"--by {unknown}: not an item attribute; have {[c for c in study.items.columns if c != 'item']}"
         )
-    if args.cluster and args.cluster not in study.items.columns:
+    if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     so = so if so is not None else stack_outcomes(study)
     out: dict[str, pd.DataFrame] = {
@@ -113,12 +132,16 @@ def run(args: argparse.Namespace) -> int:
     }
     if attrs:
         across = attrs[0]
-        out["heterogeneity"] = heterogeneity_table(study, across, policy=args.policy, stacked=so)
+        out["heterogeneity"] = heterogeneity_table(
+            study, across, policy=args.policy, cluster=args.cluster, stacked=so
+        )
         if args.model != "none" and args.policy != "half":
             out["organ_effects"] = organ_effect_tests(
                 study, across, policy=args.policy, method=args.model, stacked=so
             )
-    out["best"] = best_judge_by_subgroup(study, by, policy=args.policy, stacked=so)
+    out["best"] = best_judge_by_subgroup(
+        study, by, policy=args.policy, cluster=args.cluster, stacked=so
+    )
     if args.json:
         print(
             dump_json(
@@ -142,34 +165,37 @@ def run(args: argparse.Namespace) -> int:
     ):
         b = out["breakdown"]
         print(
-            f"# accuracy by {', '.join(by)} (policy={args.policy}; {b['rule'].iloc[0]}; "
-            f"{int(b['small'].sum())} of {len(b)} cells small)"
+            f"# accuracy by {', '.join(by)} (policy {args.policy}; {b['ci_method'].iloc[0]} "
+            f"{100 * b['level'].iloc[0]:g}% intervals; clusters: {b['cluster'].iloc[0]})\n"
+            f"# {int(b['small'].sum())} of {len(b)} cells small ({b['rule'].iloc[0]})"
         )
-        print(b[cols].to_string(line_width=term_width(), index=False, max_rows=60))
+        print(table_text(b[cols], 60, index=False))
         if "heterogeneity" in out:
             h = out["heterogeneity"]
             print(
                 f"\n# heterogeneity across {attrs[0]} (chi-square, Cochran Q, I²; Holm within judge)"
             )
-            print(
-                h[["judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm"]].to_string(
-                    line_width=term_width(), index=False, max_rows=80
-                )
-            )
+            tests = "; ".join(dict.fromkeys(h["test"].astype(str))) if "test" in h else ""
+            print(f"# test: {tests}" if tests else "", end="\n" if tests else "")
+            cols_h = [c for c in ("judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm")
+                      if c in h.columns]  # fmt: skip
+            print(table_text(h[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
             print(
-                out["organ_effects"][
-                    ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
-                ].to_string(line_width=term_width(), index=False)
+                table_text(
+                    out["organ_effects"][["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]],
+                    80,
+                    index=False,
+                )
             )
-        print(
-            "\n# best judge per cell (McNemar mid-p vs runner-up; set not separable from the best)"
-        )
         bb = out["best"]
         print(
-            bb.drop(columns=["ci_method", "test"]).to_string(
-                line_width=term_width(), index=False, max_rows=60
-            )
+            "\n# best judge per cell; runner-up: "
+            + "; ".join(dict.fromkeys(bb["test"].astype(str)))
         )
+        for m in dict.fromkeys(bb["best_set_method"].astype(str)):
+            print(f"# best set: {m}")
+        shown = bb.drop(columns=["ci_method", "test", "best_set_method"])
+        print(table_text(shown, 60, index=False))
     return 0

@@ -46,6 +46,7 @@ def format_summary(s: dict, rater_table) -> str:
         )  # fmt: skip
         + (f"; items clustered by {s['cluster']!r}" if s.get("cluster") else ""),
         "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
+        "presentation: " + ", ".join(f"{d} {k}" for d, k in s.get("presentation", {}).items()),
         "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         f"verdicts without a usable value: {s['verdicts_without_value']}",
         f"duplicates: {s['duplicates']}",
@@ -77,6 +78,12 @@ def format_summary(s: dict, rater_table) -> str:
             warnings.append(
                 f"{judge}: {bad} verdict rows not 'ok' ({', '.join(f'{k} {v}' for k, v in st.items() if k != 'ok')})"
             )
+    if s.get("not_assigned"):
+        lines += ["", "not assigned (items a judge has no verdict row for; left out, not wrong):"]
+        lines += [
+            f"  {judge}: " + ", ".join(f"{d} {n}" for d, n in per.items())
+            for judge, per in s["not_assigned"].items()
+        ]
     for dim, g in s["gold"].items():
         if g.get("no_gold"):
             warnings.append(

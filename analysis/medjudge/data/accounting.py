@@ -59,6 +59,20 @@ def summary(study: Study) -> dict[str, object]:
             continue
         gold_rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
     out["gold"] = gold_rows
+    from .design import assignment, presentation_design
+
+    out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}
+    if study.judges:
+        # item x dimension cells a judge has no verdict row for: it was not given the item
+        # (left out of its estimates under every invalid-verdict policy, not counted as invalid)
+        lacking = {}
+        for dim in study.dimensions:
+            absent = (~assignment(study, dim, study.judges)).sum(0)
+            for j, n in zip(study.judges, absent, strict=True):
+                if n:
+                    lacking.setdefault(j, {})[dim] = int(n)
+        if lacking:
+            out["not_assigned"] = lacking
     if study.gold_table is not None and study.experts:
         mism = {}
         for dim in [d for d in study.dimensions if study.scales[d].is_categorical]:

@@ -20,6 +20,7 @@ Predictions in order "BA" are mapped back to the original indexing (A = answer1_
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -183,6 +184,12 @@ def load_medrewardbench(
     pred_dir = root / PRED_DIR
     pred_files = sorted(pred_dir.rglob("*.jsonl")) if pred_dir.is_dir() else []
     for pf in pred_files:
+        if pf.is_symlink() and not pf.exists():
+            raise InputError(
+                f"is a broken symbolic link (its target {os.readlink(pf)} does not exist)",
+                file=pf,
+                hint=f"fix the link or move it out of {PRED_DIR}/",
+            )
         if not pf.is_file():
             raise InputError(
                 "is a directory, expected a JSONL file of predictions",

@@ -56,10 +56,19 @@ class RatingMatrix:
 
 
 def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
-    """Positions that sort item ids naturally (``q2`` before ``q10``; ties keep input order)."""
+    """Positions that sort item ids naturally (``q2`` before ``q10``).
+
+    A total order on the ids themselves: ids equal under the natural key (``q1`` and ``q01``)
+    are ordered by their text, so the order — and everything resampled by item position —
+    never depends on the input's row order.
+
+    >>> natural_order(["q10", "q01", "q2", "q1"]).tolist()
+    [1, 3, 2, 0]
+    """
     split = _DIGIT_RUNS.split
     keys = [
-        tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))) for x in ids
+        (tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))), str(x))
+        for x in ids
     ]
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 
@@ -319,7 +328,39 @@ class Study:
         v = self._dimension_view(dimension)
         keep = v.select(raters=judges, order=order)
         # the first row of each item x judge (runs are not told apart here)
-        return dense(v, keep, v.status, self.item_ids, judges, self.item_ids, "missing", first=True)
+        from .outcomes import NOT_ASSIGNED_STATUS
+
+        return dense(
+            v, keep, v.status, self.item_ids, judges, self.item_ids, NOT_ASSIGNED_STATUS,
+            first=True,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------ display
+    def __repr__(self) -> str:
+        """One line of counts; ``summary()`` and, in a notebook, the HTML view give detail."""
+        roles = ", ".join(
+            f"{n} {self.role_label(r) if n != 1 else self.role_names.get(r, r)}"
+            for r, n in (("expert", len(self.experts)), ("judge", len(self.judges)))
+        )
+        return (
+            f"<Study {self.name!r}: {len(self.items):,} items, {roles}, "
+            f"{len(self.scales)} dimension{'s' if len(self.scales) != 1 else ''}, "
+            f"{len(self.ratings):,} ratings>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The counts per role and dimension as a small HTML table (Jupyter)."""
+        import html
+
+        rows = "".join(
+            f"<tr><td>{html.escape(str(d))}</td><td>{html.escape(sc.level)}</td>"
+            f"<td>{html.escape(', '.join(sc.categories) or '-')}</td></tr>"
+            for d, sc in self.scales.items()
+        )
+        return (
+            f"<p>{html.escape(repr(self))}</p><table><thead><tr><th>dimension</th>"
+            f"<th>scale</th><th>categories</th></tr></thead><tbody>{rows}</tbody></table>"
+        )
 
     # ------------------------------------------------------------------ accounting
     def summary(self) -> dict[str, object]:

@@ -83,7 +83,38 @@ def parse_choice(raw: object, options: str = "ABCDEFGHIJ") -> ChoiceParse:
 
 
 def parse_choices(values: Iterable[object], options: str = "ABCDEFGHIJ") -> pd.DataFrame:
-    """Parse many answers: a frame with ``raw``, ``choice`` (None = unusable) and ``status``."""
+    """Parse many answers: a frame with ``raw``, ``choice`` (None = unusable) and ``status``.
+
+    The rules are those of the module docstring (a bare letter; else a *marked* letter inside
+    ``<answer>...</answer>`` or the text; several letters are ``ambiguous``; otherwise
+    ``refusal`` or ``invalid``). The parser never raises on text: every answer gets a status.
+
+    Parameters
+    ----------
+    values : iterable
+        Raw answers (strings; None or NaN is ``missing``).
+    options : str, default "ABCDEFGHIJ"
+        The option letters allowed.
+
+    Returns
+    -------
+    DataFrame
+        One row per answer: ``raw``, ``choice`` (the letter; missing when unusable) and ``status``
+        (one of ``letter``, ``extracted``, ``ambiguous``, ``refusal``, ``invalid``,
+        ``missing``).
+
+    References
+    ----------
+    MedPAIR's GPT-4o answers (``data/external/medpair``, ``GPT4o_Before_After_Results.csv``),
+    the format this parser was written for.
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> t = mj.published.parse_choices(["B", "<answer>Option (C)</answer>", "I'm sorry, I cannot"])
+    >>> t["choice"].tolist()[:2], t["choice"].isna().tolist(), t["status"].tolist()
+    (['B', 'C'], [False, False, True], ['letter', 'extracted', 'refusal'])
+    """
     vals = list(values)
     parsed = [parse_choice(v, options) for v in vals]
     return pd.DataFrame(

@@ -268,6 +268,8 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
         }
         by_organ[ORGANS[organ[i]]].append(json.dumps(rec))
     for o, lines in by_organ.items():
+        if not lines:  # a small study may draw no item of an organ: no empty file
+            continue
         (out / "pair_gt_all" / f"{o}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     with (out / "expert_labels.jsonl").open("w", encoding="utf-8") as fh:

@@ -40,6 +40,7 @@ value outside ``[scale]`` is an error naming file, line and column.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,8 @@ class TableMapping:
             data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except tomllib.TOMLDecodeError as e:
             raise InputError(f"malformed TOML ({e})", file=path) from None
+        except RecursionError:
+            raise InputError("TOML nested too deeply", file=path) from None
         except UnicodeDecodeError as e:
             raise InputError(
                 f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})", file=path
@@ -148,10 +151,42 @@ def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMappin
 
 
 def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:
-    s = df[cols[0]].astype(str)
+    """One id from several columns, joined with ``sep``; in each part a backslash and ``sep``
+    are escaped with a backslash, so different tuples never give the same id (``("a:1", "2")``
+    is ``a\\:1:2``, ``("a", "1:2")`` is ``a:1\\:2``). One column is used as it is.
+
+    >>> _joined(pd.DataFrame({"s": ["a:1", "a"], "i": ["2", "1:2"]}), ["s", "i"], ":").tolist()
+    ['a\\\\:1:2', 'a:1\\\\:2']
+    """
+    if len(cols) == 1:
+        return df[cols[0]].astype(str)
+
+    def part(c: str) -> pd.Series:
+        return (
+            df[c]
+            .astype(str)
+            .str.replace("\\", "\\\\", regex=False)
+            .str.replace(sep, "\\" + sep, regex=False)
+        )
+
+    s = part(cols[0])
     for c in cols[1:]:
-        s = s + sep + df[c].astype(str)
+        s = s + sep + part(c)
     return s
+
+
+def _refuse_empty_ids(df: pd.DataFrame, cols: list[str], what: str, path: Path) -> None:
+    """An empty item, rater or dimension id names nothing: refused at its file, line, column."""
+    for c in cols:
+        empty = (df[c].astype(str).str.strip() == "").to_numpy()
+        if empty.any():
+            raise InputError(
+                f"empty {what} id",
+                file=path,
+                line=int(df[LINE].to_numpy()[empty.argmax()]),
+                column=c,
+                hint=f"every row needs its {what} id; fill it in or remove the row",
+            )
 
 
 def load_table(path: str | Path, mapping: TableMapping) -> Study:
@@ -195,6 +230,10 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             if c
         ]
         _require(df, needed + mapping.attributes + mapping.models, path, mapping)
+        _refuse_empty_ids(df, mapping.item, "item", path)
+        _refuse_empty_ids(df, mapping.rater, "rater", path)
+        if mapping.dimension_column:
+            _refuse_empty_ids(df, [mapping.dimension_column], "dimension", path)
         out = pd.DataFrame(
             {
                 "item": _joined(df, mapping.item, ":"),
@@ -223,6 +262,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             path,
             mapping,
         )
+        _refuse_empty_ids(df, mapping.item, "item", path)
         parts = []
         for col, spec in mapping.raters.items():
             role = spec.get("role", "expert")
@@ -260,11 +300,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     recoded = cell.map(lambda v: mapping.recode.get(v, v))
     is_invalid = cell.isin(mapping.invalid) | recoded.isin(mapping.invalid)
     is_empty = cell == ""
-    status = np.where(
-        is_invalid,
-        "invalid",
-        np.where(is_empty, np.where(mapping.layout == "wide", "missing", "invalid"), "ok"),
-    )
+    # an empty cell is a missing verdict (data/FORMAT.md), a listed token an unparseable one
+    status = np.where(is_invalid, "invalid", np.where(is_empty, "missing", "ok"))
     out["status"] = status
     out["value"] = recoded.astype(object).where(~(is_invalid | is_empty), None)
     ok_rows = out["value"].notna().to_numpy()
@@ -442,11 +479,22 @@ def load_any(
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 
     p = Path(path)
+    if p.is_symlink() and not p.exists():
+        raise InputError(
+            f"is a broken symbolic link (its target {os.readlink(p)} does not exist)", file=p
+        )
     if not p.exists():
         raise InputError("not found: the path does not exist", file=p)
+    if p.is_dir() and is_medrewardbench(p):
+        return load_medrewardbench(p, broadcast=broadcast)
+    if broadcast:
+        raise InputError(
+            "--broadcast applies to Med-RewardBench bundles only (one verdict copied to every "
+            "dimension), and this is not one",
+            file=p,
+            hint="drop --broadcast; a table's mapping says which dimension each value rates",
+        )
     if p.is_dir():
-        if is_medrewardbench(p):
-            return load_medrewardbench(p, broadcast=broadcast)
         if mapping is None:
             raise InputError(
                 "directory is not a Med-RewardBench bundle (no pair_gt_all/)",

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
 
 __all__ = [
@@ -26,7 +27,6 @@ POLICY_LABELS = {
 }
 
 #: Item attributes tried for subgroup breakdowns when ``by`` is not given, in this order.
-SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
 
 #: Columns that identify clusters or answers, never subgroups.
 _NOT_SUBGROUPS = {"item", "image_id", "case_id", "patient_id", "cluster", "answer1_len",
@@ -70,7 +70,7 @@ class ReportContext:
         Size of every test (family-wise after the stated adjustment).
     by
         Item attributes for subgroup breakdowns; default: the first of
-        :data:`SUBGROUP_ATTRIBUTES` with at least two values.
+        :func:`medjudge.analyses.subgroups.default_subgroup_attributes`.
     names
         The study's own words for the roles, e.g. ``{"judge": "evaluator", "expert":
         "annotator"}`` (singular; plurals are formed by :meth:`names_of`).
@@ -122,9 +122,6 @@ class ReportContext:
             self.simulated = (
                 self.data is not None and (Path(self.data) / "truth" / "params.json").is_file()
             )
-        from .shared import adopt
-
-        adopt(self)  # the renderer's precomputed results, when they were made for this study
 
     # ------------------------------------------------------------------ shared results
     @property
@@ -137,9 +134,7 @@ class ReportContext:
     def get(self, name: str, compute: Callable[[], T]) -> T:
         """The shared result ``name``, computed by ``compute()`` the first time it is asked."""
         if name not in self._cache:
-            from .exchange import get
-
-            self._cache[name] = get(self, name, compute)  # compute(), or the other kernel's
+            self._cache[name] = compute()
         return self._cache[name]
 
     # ------------------------------------------------------------------ words
@@ -148,6 +143,26 @@ class ReportContext:
         """The confidence level as text: ``"95%"`` (from :attr:`confidence_level`)."""
         pct = 100 * self.confidence_level
         return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
+
+    def unusable_rule(self) -> str:
+        """What happens to a rating row without a usable value, for this study (plain text).
+
+        The invalid-verdict policy concerns the judges' categorical verdicts only: score
+        comparisons use the items where both scores exist, and an expert's blank label is a
+        missing label (no gold vote), whatever the policy.
+        """
+        s = self.study
+        if not s.judges:
+            return "an expert's empty or unparseable label is a missing label (it casts no vote)"
+        categorical = [d for d in s.dimensions if s.scales[d].is_categorical]
+        parts = []
+        if categorical:
+            parts.append(f"a judge's unusable verdict: {POLICY_LABELS[self.policy]}")
+        if len(categorical) < len(s.dimensions):
+            parts.append("an unusable score is left out of the score comparisons")
+        if s.experts:
+            parts.append("an expert's unusable label is a missing label")
+        return "; ".join(parts)
 
     def name(self, role: str) -> str:
         """The study's word for a role (``judge``, ``expert``), singular."""
@@ -170,10 +185,9 @@ class ReportContext:
         items = self.study.items
         if self.by is not None:
             return [b for b in self.by if items[b].nunique(dropna=True) > 1]
-        for col in SUBGROUP_ATTRIBUTES:
-            if col in items.columns and items[col].nunique(dropna=True) > 1:
-                return [col]
-        return []
+        from ..analyses.subgroups import default_subgroup_attributes
+
+        return default_subgroup_attributes(self.study)
 
     @property
     def subgroup_attribute(self) -> str | None:

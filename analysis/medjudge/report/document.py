@@ -45,8 +45,14 @@ class Report:
         return [s.key for s in self.sections]
 
     def show(self, keys: Sequence[str] | None = None) -> None:
-        """Print every section (or those in ``keys``) as pandoc markdown."""
+        """Print every section that ran (or those in ``keys``) as pandoc markdown.
+
+        A section that does not apply to the study is left out of the document (and its table
+        of contents); the Methods section lists it once, with its reason, under "Not run".
+        """
         for s in self.sections:
+            if keys is None and not s.applies:
+                continue
             if keys is None or s.key in keys:
                 show_section(s)
 
@@ -55,28 +61,8 @@ class Report:
         return f"Report({self.kind!r}: {shown})"
 
 
-def _freeze_in_kernel() -> None:
-    """In a report kernel (``MEDJUDGE_RENDER=1``, set by the renderer), move every object alive
-    now — the imported modules and the loaded study, which live until the kernel stops — out
-    of the cycle collector's reach (``gc.freeze``), as the command line does after its imports.
-
-    The collector's full passes then walk only what the sections create: they took 0.4-0.6
-    CPU-s per report kernel, walking ~250,000 objects each time (``docs/scale.md``, fifth
-    pass). Nothing else changes: frozen objects are still freed when no longer referenced.
-    """
-    import gc
-    import os
-
-    if os.environ.get("MEDJUDGE_RENDER") == "1":
-        gc.freeze()
-
-
 def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -> Report:
     """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`."""
-    from .exchange import help_other
-
-    _freeze_in_kernel()
-    help_other(ctx, kind)  # when asked to: the other report's slowest results, first
     built: dict[str, Section] = {}
     for mod in modules:
         if not getattr(mod, "COLLECTS", False):

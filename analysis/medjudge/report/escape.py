@@ -6,15 +6,20 @@ and anything else that came from the input data. Each target has its own rules:
 * :func:`markdown` — pandoc markdown: every punctuation character that could start markup
   (emphasis, links, images ``![x](...)``, raw attributes ``{=html}``, math ``$...$``, HTML) is
   backslash-escaped; newlines become spaces.
-* :func:`html` — HTML text and attribute values (:func:`html.escape` with quotes).
+* :func:`html` — HTML text and attribute values (:func:`html.escape` with quotes), and the
+  characters that could end the raw-HTML fence the HTML travels in through pandoc markdown
+  (newlines, backticks, tildes) as character references.
 * :func:`typst` — typst markup: ``\\ # $ * _ ` < > @ [ ] ~ / - = +`` and ``'`` ``"`` escaped.
 * :func:`mathtext` — matplotlib text: unescaped ``$`` would start mathtext (and abort the
   figure when unbalanced); it becomes ``\\$``, which matplotlib draws as a dollar sign.
   :func:`literal_figure_text` applies it to every text of a finished figure.
 * :func:`spreadsheet` — CSV/TSV cells: a text cell starting with ``=``, ``+``, ``-``, ``@``, tab
-  or carriage return is a live formula in spreadsheet programs (CSV injection, OWASP); it gets a
-  leading ``'``. :func:`spreadsheet_frame` does it for every text cell and column name of a
-  table. JSON and Parquet outputs stay exact.
+  or carriage return (or their full-width forms) is a live formula in spreadsheet programs (CSV
+  injection, OWASP); it gets a leading ``'`` — and so does every line of a cell after a carriage
+  return or newline, where a reader that splits lines would start a row.
+  :func:`spreadsheet_frame` does it for every text cell and column name of a table, and
+  :func:`write_csv` writes the result with every text cell quoted. JSON and Parquet outputs
+  stay exact.
 
 Examples
 --------
@@ -26,6 +31,10 @@ Examples
 'judge \\\\$x\\\\$'
 >>> spreadsheet("=HYPERLINK(1)"), spreadsheet("gpt-4o"), spreadsheet(-1.5)
 ("'=HYPERLINK(1)", 'gpt-4o', -1.5)
+>>> spreadsheet("gpt-4o\\r=cmd|' /C calc'!A0")
+"gpt-4o\\r'=cmd|' /C calc'!A0"
+>>> html("a\\n```\\n")
+'a&#10;&#96;&#96;&#96;&#10;'
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ __all__ = [
     "spreadsheet",
     "spreadsheet_frame",
     "typst",
+    "write_csv",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -57,7 +67,10 @@ _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
 _TYPST = re.compile(r"([\\#$*_`<>@\[\]~/\-=+'\"])")
 _DOLLAR = re.compile(r"(?<!\\)\$")
 _RAW_ATTR = re.compile(r"\{=([^}\s]*)\}")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
+#: characters that could close or open a pandoc fence or raw block around HTML, as references
+_HTML_FENCE = str.maketrans({"`": "&#96;", "~": "&#126;", "\r": "&#13;", "\n": "&#10;"})
 
 
 def markdown(text: Any) -> str:
@@ -66,8 +79,13 @@ def markdown(text: Any) -> str:
 
 
 def html(text: Any) -> str:
-    """``text`` as literal HTML text or attribute value."""
-    return _html.escape(str(text), quote=True)
+    """``text`` as literal HTML text or attribute value.
+
+    ``& < > " '`` become entities, and newlines, backticks and tildes character references,
+    so the text cannot end a line of the fenced raw-HTML block it is carried in (a line of
+    three backticks would close the fence and let markdown, links included, through).
+    """
+    return _html.escape(str(text), quote=True).translate(_HTML_FENCE)
 
 
 def typst(text: Any) -> str:
@@ -117,21 +135,59 @@ def neutralise_raw_markdown(text: str) -> str:
 
 
 def spreadsheet(value: Any) -> Any:
-    """A CSV/TSV cell that no spreadsheet program evaluates as a formula (text cells only)."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
+    """A CSV/TSV cell that no spreadsheet program evaluates as a formula (text cells only).
+
+    The cell, and every line in it after a carriage return or newline (where a reader that
+    splits lines would start a new row), gets a leading ``'`` when it starts like a formula.
+    """
+    if not isinstance(value, str):
+        return value
+    if "\r" not in value and "\n" not in value:
+        return "'" + value if value.startswith(FORMULA_START) else value
+    parts = _LINE_BREAK.split(value)  # text, break, text, ...
+    for i in range(0, len(parts), 2):
+        if parts[i].startswith(FORMULA_START):
+            parts[i] = "'" + parts[i]
+    return "".join(parts)
 
 
 def spreadsheet_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Copy of ``df`` with :func:`spreadsheet` applied to every text cell and column name."""
     out = df.copy()
-    for col in out.columns:
-        s = out[col]
+    for j in range(out.shape[1]):
+        s = out.iloc[:, j]
         if s.dtype == object or str(s.dtype) in ("string", "str", "category"):
-            out[col] = s.astype(object).map(spreadsheet)
+            out.isetitem(j, s.astype(object).map(spreadsheet))
     out.columns = [spreadsheet(c) for c in out.columns]
     return out
+
+
+def write_csv(df: pd.DataFrame, path: Any, *, decimals: int | None = None) -> None:
+    """Write ``df`` as a CSV file safe to open in a spreadsheet program.
+
+    Every text cell and column name goes through :func:`spreadsheet` and is quoted (so a
+    carriage return or newline inside a name stays inside its cell); numbers are not quoted.
+    ``decimals`` rounds floating-point columns (Python's correctly rounded :func:`round`, the
+    value ``"%.{decimals}f"`` would print), so last-bit differences never reach the file.
+
+    Examples
+    --------
+    >>> import io, pandas as pd
+    >>> buf = io.StringIO()
+    >>> write_csv(pd.DataFrame({"judge": ["a\\r=1+1"], "acc": [2 / 3]}), buf, decimals=6)
+    >>> buf.getvalue()
+    '"judge","acc"\\n"a\\r\\'=1+1",0.666667\\n'
+    """
+    import csv
+    import math
+
+    out = spreadsheet_frame(df)
+    if decimals is not None:
+        for j in range(out.shape[1]):
+            s = out.iloc[:, j]
+            if s.dtype.kind == "f":
+                out.isetitem(j, s.map(lambda v: round(v, decimals) if math.isfinite(v) else v))
+    out.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
 
 
 def literal_figure_text(fig: Figure) -> Figure:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
@@ -41,22 +40,3 @@ SECTIONS = [
 def judges_report(study: Study, **settings: Any) -> Report:
     """Build every section of the judge evaluation report (settings: :class:`ReportContext`)."""
     return build_report("judges", SECTIONS, ReportContext(study, **settings))
-
-
-def heavy_results(ctx: ReportContext) -> list[Callable[[], Any]]:
-    """The judge report's slowest results (wild cluster bootstrap tests of heterogeneity, the
-    position-bias tables) and the length-bias table (it balances the two kernels' work), as
-    calls a second kernel can make beforehand
-    (:mod:`medjudge.report.exchange`); only those the report's sections will ask for."""
-    from .sections import _results as R
-
-    if R.why_no_judge_evaluation(ctx) is not None:
-        return []
-    jobs: list[Callable[[], Any]] = []
-    attr = ctx.subgroup_attribute
-    if attr is not None:
-        jobs.append(lambda: R.heterogeneity(ctx, attr))
-    if len(ctx.study.scales[ctx.headline].categories) == 2:
-        jobs.append(lambda: R.position(ctx))
-    jobs.append(lambda: R.length(ctx))
-    return jobs

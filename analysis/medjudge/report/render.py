@@ -34,8 +34,7 @@ from typing import Any, Literal
 
 import nbformat
 
-from .._malloc import keep_freed_memory
-from .._threads import one_blas_thread
+from .._runtime import KERNEL_START, kernel_environment
 from .escape import RAW_TOKEN_ENV
 from .notebook_markdown import _front_matter, notebook_to_markdown
 from .pandoc import PandocNotFound
@@ -60,15 +59,6 @@ __all__ = [
 ]
 
 Engine = Literal["auto", "builtin", "quarto"]
-
-#: run by each report kernel when it starts, before the first chunk (statements: no output,
-#: no name left in the report's namespace): numpy's developer submodules deferred
-#: (medjudge._lazy_imports), and the kernel's own start-up objects (IPython, ipykernel, zmq)
-#: frozen for the cycle collector, as the command line does after its imports
-KERNEL_START = [
-    "import medjudge._lazy_imports as _mj_lazy; _mj_lazy.defer_numpy_extras(); del _mj_lazy",
-    "import gc as _mj_gc; _mj_gc.freeze(); del _mj_gc",
-]
 
 
 # ---------------------------------------------------------------------------- cancellation
@@ -160,8 +150,8 @@ def execute_notebook(
     """Execute ``nb`` in a fresh ``python3`` kernel (in place) with reproducibility settings.
 
     The kernel gets ``SOURCE_DATE_EPOCH=0`` (matplotlib otherwise writes the date into SVGs),
-    ``PYTHONHASHSEED=0``, the inline matplotlib backend and one BLAS thread unless the
-    environment says otherwise (:mod:`medjudge._threads`). A failing chunk raises
+    ``PYTHONHASHSEED=0``, the inline matplotlib backend and the process settings of
+    :mod:`medjudge._runtime` (one BLAS thread unless the environment says otherwise). A failing chunk raises
     :class:`RenderError` naming the chunk label and ``.qmd`` line.
     """
     from nbclient import NotebookClient
@@ -176,12 +166,10 @@ def execute_notebook(
             "SOURCE_DATE_EPOCH": "0",
             "PYTHONHASHSEED": "0",
             "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            "MEDJUDGE_RENDER": "1",
         }
     )
     kernel_env.update(env or {})
-    one_blas_thread(kernel_env)  # two kernels side by side: no spin-waiting BLAS helpers
-    keep_freed_memory(kernel_env)  # fewer page faults and mmap calls (medjudge._malloc)
+    kernel_environment(kernel_env)  # one BLAS thread, allocator settings (medjudge._runtime)
     manager = _kernel_manager_class()
     for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
         client = NotebookClient(
@@ -197,8 +185,7 @@ def execute_notebook(
             shutdown_kernel="immediate",
             extra_arguments=[
                 "--IPKernelApp.log_level=ERROR",  # silence the TCP warning
-                # numpy.f2py and numpy.testing, which scipy's import touches, loaded only if
-                # used (medjudge._lazy_imports: 0.08-0.2 s of each kernel's start)
+                # the kernel's process settings (medjudge._runtime.start_kernel)
                 f"--IPKernelApp.exec_lines={KERNEL_START!r}",
             ],
             resources={"metadata": {"path": str(cwd)}},
@@ -315,6 +302,10 @@ def _chunk_error(nb: nbformat.NotebookNode, path: str, exc: Exception) -> Render
 
 def _run(cmd: list[str], cwd: Path, what: str) -> None:
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 and "No space left on device" in proc.stderr:
+        # the disk is full, not the report broken: an OSError (one line naming the path, exit 2)
+        name = cmd[cmd.index("--output") + 1] if "--output" in cmd else ""
+        raise OSError(28, os.strerror(28), str(cwd / name))  # errno.ENOSPC
     if proc.returncode != 0:
         raise RenderError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
 
@@ -519,8 +510,7 @@ def render_qmd(
     timeout
         Per-chunk execution timeout in seconds.
     env
-        Extra environment variables for the kernel (e.g.
-        :data:`medjudge.report.shared.SHARED_ENV`, the precomputed study and results).
+        Extra environment variables for the kernel.
 
     Raises
     ------

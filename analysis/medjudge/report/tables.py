@@ -9,13 +9,14 @@ table for HTML and PDF, re-escaping the text).
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable, Mapping
 from numbers import Integral, Real
 from typing import Any
 
 import pandas as pd
+
+from . import escape
 
 __all__ = [
     "escape_html",
@@ -40,11 +41,13 @@ def escape_html(text: Any) -> str:
     """Escape ``text`` for HTML element content *and* attribute values.
 
     ``str(text)`` with ``& < > " '`` replaced by entities, so ``<script>alert(1)</script>``
-    becomes inert text. ``None`` becomes the empty string.
+    becomes inert text, and newlines, backticks and tildes by character references, so it
+    cannot close the raw-HTML fence a table travels in (:func:`medjudge.report.escape.html`).
+    ``None`` becomes the empty string.
     """
     if text is None:
         return ""
-    return html.escape(str(text), quote=True)
+    return escape.html(text)
 
 
 def _is_missing(x: Any) -> bool:

@@ -37,6 +37,7 @@ import pandas as pd
 from medjudge.stats.groups import group_codes
 from medjudge.stats.intervals import (
     clopper_pearson_interval,
+    cr2_mean_se,
     effective_n,
     wilson_interval,
     z_value,
@@ -57,6 +58,7 @@ AccuracyMethod = Literal[
 POLICIES: tuple[str, ...] = ("wrong", "exclude", "half")
 
 __all__ = [
+    "NOT_ASSIGNED",
     "POLICIES",
     "apply_policy",
     "accuracy_arrays",
@@ -77,20 +79,35 @@ def _as_2d(outcome: np.ndarray) -> np.ndarray:
     return y
 
 
+#: outcome (and prediction) code of an item the judge was never given: left out under every
+#: invalid-verdict policy (NaN, an invalid verdict, follows the policy)
+NOT_ASSIGNED = np.inf
+
+
 def apply_policy(outcome: np.ndarray, policy: Policy = "wrong") -> tuple[np.ndarray, np.ndarray]:
     """Resolve invalid verdicts: return ``(values, mask)`` with no NaN in ``values``.
 
-    ``mask`` is the per-(item, judge) inclusion weight: all ones for ``wrong``/``half``;
-    0 for invalid verdicts under ``exclude``.
+    ``mask`` is the per-(item, judge) inclusion weight: ones for ``wrong``/``half`` and 0 for
+    invalid verdicts (NaN) under ``exclude``; 0 under every policy for items the judge was not
+    given (:data:`NOT_ASSIGNED`, ``inf``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, m = apply_policy(np.array([[1.0], [np.nan], [np.inf]]), "wrong")
+    >>> y.ravel().tolist(), m.ravel().tolist()
+    ([1.0, 0.0, 0.0], [1.0, 1.0, 0.0])
     """
     y = _as_2d(outcome)
     bad = np.isnan(y)
+    absent = np.isinf(y)
+    given = (~absent).astype(float)
     if policy == "wrong":
-        return np.where(bad, 0.0, y), np.ones_like(y)
+        return np.where(bad | absent, 0.0, y), given
     if policy == "half":
-        return np.where(bad, 0.5, y), np.ones_like(y)
+        return np.where(absent, 0.0, np.where(bad, 0.5, y)), given
     if policy == "exclude":
-        return np.where(bad, 0.0, y), (~bad).astype(float)
+        return np.where(bad | absent, 0.0, y), (~bad & ~absent).astype(float)
     raise ValueError(f"unknown invalid-verdict policy {policy!r}; use one of {POLICIES}")
 
 
@@ -129,6 +146,7 @@ def accuracy_arrays(
     y, m = apply_policy(outcome, policy)
     n_items = y.shape[0]
     n_invalid = np.isnan(_as_2d(outcome)).sum(0)
+    n_absent = np.isinf(_as_2d(outcome)).sum(0)
     codes, labels = _group_codes(groups if aggregation == "macro" else None, n_items)
     g = labels.size
     onehot = np.zeros((n_items, g))
@@ -168,6 +186,7 @@ def accuracy_arrays(
         "se": se,
         "n": m.sum(0),
         "n_invalid": n_invalid,
+        "n_not_assigned": n_absent,
         "n_clusters": c,
         "n_groups": np.full(y.shape[1], g),
     }
@@ -248,7 +267,8 @@ def judge_accuracy(
     Parameters
     ----------
     outcome : ndarray, shape (n_items, n_judges)
-        1 correct, 0 wrong, NaN invalid verdict.
+        1 correct, 0 wrong, NaN invalid verdict, ``inf`` (:data:`NOT_ASSIGNED`) an item the
+        judge was not given (left out under every policy, counted in ``n_not_assigned``).
     judges : list of str, optional
         Column names (default ``judge_0`` ...).
     policy : {"wrong", "exclude", "half"}, default "wrong"
@@ -272,8 +292,8 @@ def judge_accuracy(
     Returns
     -------
     DataFrame
-        ``judge, accuracy, se, ci_low, ci_high, ci_method, level, n, n_invalid, n_clusters,
-        policy, aggregation``.
+        ``judge, accuracy, se, ci_low, ci_high, ci_method, level, n, n_invalid,
+        n_not_assigned, n_clusters, policy, aggregation``.
 
     References
     ----------
@@ -313,13 +333,24 @@ def judge_accuracy(
     p, se, n = a["estimate"], a["se"], a["n"]
     n_cl = a["n_clusters"] if clusters is not None else None
     if method in ("wilson", "clopper-pearson"):
-        ne = effective_n(p, se, n, n_clusters=n_cl, level=level)
+        df = None
+        if clusters is not None and aggregation == "micro":
+            # few / unequal clusters: the bias-reduced CR2 variance and its Bell-McCaffrey df
+            # in Korn & Graubard's effective n (CR1 with G - 1 df covered 93.75-94.3% with 12
+            # images of 1-15 items; docs/calibration.md, "Few and unequal clusters")
+            _, se, df, _ = cr2_mean_se(*apply_policy(y, policy), clusters)
+        ne = effective_n(p, se, n, n_clusters=n_cl, level=level, df=df)
         fn = wilson_interval if method == "wilson" else clopper_pearson_interval
         lo, hi = fn(p * ne, ne, level)
         ci_method = (
             method
             if clusters is None and aggregation == "micro" and policy != "half"
-            else f"{method} (effective n" + (", Korn-Graubard df)" if clusters is not None else ")")
+            else f"{method} (effective n"
+            + (
+                ", CR2 variance, Bell-McCaffrey df)"
+                if df is not None
+                else (", Korn-Graubard df)" if clusters is not None else ")")
+            )
         )
     elif method == "wald":
         z = z_value(level)
@@ -375,6 +406,7 @@ def judge_accuracy(
             "level": level,
             "n": n.astype(int),
             "n_invalid": a["n_invalid"].astype(int),
+            "n_not_assigned": a["n_not_assigned"].astype(int),
             "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
             "policy": policy,
             "aggregation": aggregation,
@@ -389,17 +421,19 @@ def policy_sensitivity(
 ) -> pd.DataFrame:
     """The headline accuracy under all three invalid-verdict policies, one row per judge.
 
-    Columns: ``judge, n_invalid, accuracy_wrong, ci_low_wrong, ci_high_wrong, accuracy_exclude,
-    ..., accuracy_half, ..., max_shift`` (largest absolute change of the point estimate
+    Columns: ``judge, n_invalid, n_not_assigned, accuracy_wrong, ci_low_wrong, ci_high_wrong,
+    ci_method_wrong, n_wrong, accuracy_exclude, ..., accuracy_half, ..., max_shift`` (largest absolute change of the point estimate
     between policies). ``kwargs`` go to :func:`judge_accuracy`.
     """
     kwargs.pop("policy", None)
     frames = {pol: judge_accuracy(outcome, judges, policy=pol, **kwargs) for pol in POLICIES}
-    base = frames["wrong"][["judge", "n_invalid", "aggregation"]].copy()
+    base = frames["wrong"][["judge", "n_invalid", "n_not_assigned", "aggregation"]].copy()
     for pol, f in frames.items():
         base[f"accuracy_{pol}"] = f["accuracy"].to_numpy()
         base[f"ci_low_{pol}"] = f["ci_low"].to_numpy()
         base[f"ci_high_{pol}"] = f["ci_high"].to_numpy()
+        base[f"ci_method_{pol}"] = f["ci_method"].to_numpy()
+        base[f"n_{pol}"] = f["n"].to_numpy()
     accs = base[[f"accuracy_{p}" for p in POLICIES]].to_numpy()
     base["max_shift"] = np.nanmax(accs, 1) - np.nanmin(accs, 1)
     return base
@@ -433,7 +467,9 @@ def classification_metrics(
         else [str(int(c)) if float(c).is_integer() else str(c) for c in cats]
     )
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(pr.shape[1])]
-    keep = ~np.isnan(pr) if policy == "exclude" else np.ones_like(pr, dtype=bool)
+    keep = ~np.isinf(pr)  # an item the judge was not given counts for no class
+    if policy == "exclude":
+        keep &= ~np.isnan(pr)
     out = {"judge": judges}
     f1s, recs = [], []
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -5,7 +5,7 @@ the inverse — codes ``0..G-1`` in sorted-label order — so a statistic comput
 same to the last bit. Labels that are already small non-negative integers (the cluster codes an
 analysis computes once and then subsets per judge, class or column) are compressed with a
 presence table in O(n + max label) instead of a sort: the clustered intervals of ``medjudge
-run`` call this some thousand times per run (``docs/scale.md``, fifth pass).
+run`` call this some thousand times per run.
 
 Examples
 --------

@@ -16,6 +16,9 @@ References
   (effective sample size ``n_eff = p(1-p)/SE^2`` for Wilson/CP intervals under clustering).
 - Miller E. (2024) Adding error bars to evals: a statistical approach to language model
   evaluations. arXiv:2411.00640 (clustered standard errors, Appendix A).
+- Bell R.M., McCaffrey D.F. (2002) Bias reduction in standard errors for linear regression
+  with multi-stage samples. Survey Methodology 28:169-181 (the CR2 variance and its
+  Satterthwaite degrees of freedom; Imbens & Kolesar 2016, REStat 98:701-712, sec. 4).
 - Newcombe R.G. (1998) Improved confidence intervals for the difference between binomial
   proportions based on paired data. Stat Med 17:2635-2650 (method 10).
 - Tango T. (1998) Equivalence test and confidence interval for the difference in proportions
@@ -47,6 +50,7 @@ __all__ = [
     "proportion_ci",
     "clustered_mean_se",
     "effective_n",
+    "cr2_mean_se",
     "mean_ci",
 ]
 
@@ -272,6 +276,7 @@ def effective_n(
     n_clusters: np.ndarray | float | None = None,
     level: float = 0.95,
     df_correction: bool = True,
+    df: np.ndarray | float | None = None,
 ) -> np.ndarray:
     """Korn & Graubard (1998) effective sample size, with their degrees-of-freedom correction.
 
@@ -282,7 +287,9 @@ def effective_n(
 
     (Korn & Graubard 1998, Survey Methodology 24:193-201, eq. 2.4; Dean & Pagano 2015, J Surv
     Stat Methodol 3:484-503, sec. 2.3). With ``G`` clusters the variance estimate has ``G - 1``
-    degrees of freedom; without the correction a Wilson interval at ``n*`` covered 90.7% with
+    degrees of freedom (``df`` replaces ``G - 1`` when given, e.g. the Bell-McCaffrey
+    degrees of freedom of :func:`cr2_mean_se`, smaller than ``G - 1`` when clusters are
+    unequal); without the correction a Wilson interval at ``n*`` covered 90.7% with
     10 clusters (docs/calibration.md). Where the SE is zero (all items correct or all wrong)
     the design effect cannot be estimated: ``n*`` is then ``G`` when clusters are given (the
     most conservative design effect, every cluster one observation) and ``n`` otherwise.
@@ -307,11 +314,89 @@ def effective_n(
         a = (1.0 - level) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
             # stdtrit is t.ppf without scipy.stats' import (identical values; df >= 1)
-            factor = (
-                stdtrit(np.maximum(n - 1, 1), 1 - a) / stdtrit(np.maximum(g - 1, 1), 1 - a)
-            ) ** 2
+            dfv = np.maximum(g - 1, 1) if df is None else np.maximum(np.asarray(df, float), 1.0)
+            factor = (stdtrit(np.maximum(n - 1, 1), 1 - a) / stdtrit(dfv, 1 - a)) ** 2
         ne = ne * np.minimum(factor, 1.0)
     return np.where(ok, ne, np.minimum(g, n))
+
+
+def cr2_mean_se(
+    values: np.ndarray, mask: np.ndarray, clusters: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mean of each column with the bias-reduced (CR2) clustered SE and its Bell-McCaffrey df.
+
+    For a column with included items ``m_i = 1`` (``mask``), ``N = sum m_i`` items, ``N_c``
+    of them in cluster ``c`` and cluster residual sums ``s_c = sum_{i in c} m_i (y_i - ybar)``,
+    the mean is an intercept-only least-squares fit whose cluster leverages are
+    ``h_c = N_c / N``; the CR2 variance (Bell & McCaffrey 2002) inflates each cluster's
+    residual by ``(1 - h_c)^{-1/2}``::
+
+        Var_CR2(ybar) = sum_c s_c^2 / (1 - h_c) / N^2
+
+    (exactly unbiased under independent homoskedastic items; CR1's ``G/(G-1)`` is the same
+    only when clusters are equal). Its Satterthwaite degrees of freedom under that working
+    model are ``df = tr(A)^2 / tr(A^2)`` with the ``G x G`` matrix
+    ``A = D - v v'``, ``D = diag(w_c N_c)``, ``v_c = sqrt(w_c) N_c / sqrt(N)``,
+    ``w_c = 1/(1 - h_c)``: ``tr(A) = sum w_c N_c - sum w_c N_c^2/N`` and
+    ``tr(A^2) = sum (w_c N_c)^2 - 2 sum w_c^2 N_c^3/N + (sum w_c N_c^2/N)^2``. With ``G``
+    equal clusters ``df = G - 1``; unequal clusters give fewer (Imbens & Kolesar 2016,
+    sec. 4). A cluster that is the whole sample (``h_c = 1``) gets ``w_c = 0`` (its residual
+    sum is 0).
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,) or (n, k)
+        Values per item (e.g. 1 correct / 0 wrong); NaN where ``mask`` is 0.
+    mask : ndarray, same shape
+        1 where the item counts for that column.
+    clusters : ndarray, shape (n,)
+        Cluster label per item.
+
+    Returns
+    -------
+    mean, se, df, n_clusters : ndarrays with the column shape
+        ``n_clusters`` counts clusters with at least one included item.
+
+    References
+    ----------
+    Bell, R. M. & McCaffrey, D. F. (2002). Survey Methodology 28:169-181.
+    Imbens, G. W. & Kolesar, M. (2016). Robust standard errors in small samples: some
+    practical advice. Review of Economics and Statistics 98:701-712.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1, 1, 0, 1, 1, 1, 0, 1.0])
+    >>> m, se, df, g = cr2_mean_se(y, np.ones(8), np.array([0, 0, 0, 0, 1, 1, 2, 2]))
+    >>> float(m), round(float(se), 4), round(float(df), 3), int(g)
+    (0.75, 0.1021, 1.8, 3)
+    """
+    y = np.asarray(values, dtype=float)
+    squeeze = y.ndim == 1
+    if squeeze:
+        y = y[:, None]
+    m = np.broadcast_to(np.asarray(mask, dtype=float).reshape(y.shape[0], -1), y.shape)
+    m = np.where(np.isnan(y), 0.0, m)
+    y0 = np.where(m > 0, y, 0.0)
+    cc, g = group_codes(clusters)
+    nc = np.zeros((g, y.shape[1]))
+    np.add.at(nc, cc, m)
+    n = nc.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (m * y0).sum(0) / n
+        s = np.zeros_like(nc)
+        np.add.at(s, cc, m * (y0 - mean))
+        h = nc / n
+        w = np.where(h < 1.0 - 1e-12, 1.0 / (1.0 - h), 0.0)
+        se = np.sqrt((w * s**2).sum(0)) / n
+        wn = w * nc
+        tr = wn.sum(0) - (wn * nc).sum(0) / n
+        tr2 = (wn**2).sum(0) - 2 * (w * wn * nc * nc).sum(0) / n + ((wn * nc).sum(0) / n) ** 2
+        df = np.where(tr2 > 0, tr**2 / tr2, np.nan)
+    n_cl = (nc > 0).sum(0)
+    if squeeze:
+        return mean[0], se[0], df[0], n_cl[0]
+    return mean, se, df, n_cl
 
 
 def mean_ci(

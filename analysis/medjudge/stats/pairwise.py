@@ -13,6 +13,7 @@ from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
+from scipy.special import chdtrc
 
 from medjudge.stats.accuracy import (
     POLICIES,
@@ -29,12 +30,20 @@ from medjudge.stats.mcnemar import (
     pairwise_counts,
 )
 from medjudge.stats.multiplicity import add_multiplicity
-from medjudge.stats.paired_intervals import paired_difference_interval
+from medjudge.stats.paired_intervals import clustered_score_interval, paired_difference_interval
 from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
 
-PairCI = Literal["auto", "bootstrap-percentile", "bootstrap-bca", "tango", "newcombe", "wald"]
+PairCI = Literal[
+    "auto",
+    "clustered-score",
+    "bootstrap-percentile",
+    "bootstrap-bca",
+    "tango",
+    "newcombe",
+    "wald",
+]
 
-__all__ = ["all_pairs"]
+__all__ = ["all_pairs", "add_decidability"]
 
 
 def _as_3d(
@@ -107,16 +116,25 @@ def all_pairs(
     - ``accuracy_a``, ``accuracy_b``, ``difference = accuracy_a - accuracy_b`` (each judge's
       own accuracy under ``policy``), ``ci_low``, ``ci_high`` (``ci``: ``"auto"`` = Tango's
       score interval from the paired 2x2 table for binary outcomes on independent items, the
-      (cluster) paired bootstrap percentile interval on shared resamples otherwise — the
-      choices that covered in docs/inference.md; or name one: ``bootstrap-percentile``,
-      ``bootstrap-bca``, ``tango``, ``newcombe``, ``wald``). Under ``exclude`` every number of
+      paired bootstrap percentile interval on shared resamples for policy ``half`` without
+      clusters, and with ``clusters`` the inverted clustered McNemar test
+      (``"clustered-score"``, :func:`~medjudge.stats.paired_intervals.clustered_score_interval`:
+      the interval excludes 0 exactly when the clustered McNemar p is below ``1 - level``;
+      the cluster bootstrap it replaces excluded 0 in 8% of null pairs with 12 images while
+      the test rejected 3.7%, docs/calibration.md); or name one: ``clustered-score``,
+      ``bootstrap-percentile``, ``bootstrap-bca``, ``tango``, ``newcombe``, ``wald``). Under ``exclude`` every number of
       a pair — the two accuracies, their difference, its interval and the test — uses one item
       set, the items both judges answered (``n_common``);
     - ``b`` (a right, b wrong), ``c`` (a wrong, b right), ``discordant``, ``n_common``,
       ``odds_ratio = b/c`` (conditional odds ratio);
     - McNemar ``statistic``/``pvalue`` (``test``; with ``clusters`` the clustered McNemar of
       Durkalski et al. 2003), then ``p_holm`` within each ``family`` (default: per
-      dimension) and ``p_fdr_bh`` across the whole table.
+      dimension) and ``p_fdr_bh`` across the whole table;
+    - whether the test *can* decide (:func:`add_decidability`): ``n_units`` (clusters with a
+      common item, or common items), ``min_attainable_p`` (the smallest p-value the test can
+      reach with them), ``min_attainable_p_holm`` (times the family size: the smallest
+      Holm-adjusted p any pair of the family can reach), ``can_decide`` and ``warning`` (a
+      sentence when it cannot).
 
     All judges and dimensions share one weight matrix (``weights``, or drawn from
     ``bootstrap`` and ``clusters``), so the cost is a few matrix products. Bootstrap
@@ -171,7 +189,10 @@ def all_pairs(
         # outcomes on independent items (the paired bootstrap percentile interval under-covers
         # at small n and high accuracy); the cluster bootstrap when items are clustered or
         # outcomes are not binary (policy "half")
-        ci = "tango" if clusters is None and policy != "half" else "bootstrap-percentile"
+        if clusters is not None:
+            ci = "clustered-score"
+        else:
+            ci = "tango" if policy != "half" else "bootstrap-percentile"
     boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
     w = None
     if boot_kind is not None:
@@ -195,9 +216,9 @@ def all_pairs(
         cnt = pairwise_counts(y3[d], policy)
         bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
         acc_a, acc_b = acc[ii], acc[jj]
-        common = policy == "exclude" and not np.all(m == 1.0)
+        common = not np.all(m == 1.0)  # excluded invalid verdicts or items not given
         if common:
-            # one item set per pair: the items both judges answered (estimate, interval and test)
+            # one item set per pair: the items both judges count (estimate, interval and test)
             mab = m[:, ii] * m[:, jj]
             nab = mab.sum(0)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -207,9 +228,19 @@ def all_pairs(
             stat_m, p_m = _clustered_mcnemar_matrix(y, m, clusters)
             stat, p = stat_m[ii, jj], p_m[ii, jj]
             test_name = "McNemar clustered (Durkalski 2003)"
+            s_c, n_c = _cluster_pair_sums(y, m, clusters, ii, jj)
+            n_units = (n_c > 0).sum(0)
+            # Durkalski's X² = (sum s_c)^2 / sum s_c^2 <= #{c: s_c != 0} (Cauchy-Schwarz),
+            # reached when every cluster has the same difference
+            min_p = chdtrc(1, n_units.astype(float))
+            unit = "clusters"
         else:
             stat, p = mcnemar_pvalue(bm, cm, test)
             test_name = f"McNemar {test}"
+            n_units = cnt["n_common"][ii, jj]
+            # the most extreme table: every common item discordant in one direction
+            min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
+            unit = "items"
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)
@@ -243,9 +274,18 @@ def all_pairs(
             if np.isnan(boot).any():
                 se = bootstrap_se(bd)
             else:
-                cov = np.cov(boot, rowvar=False, dtype=np.float64)
+                cov = np.atleast_2d(np.cov(boot, rowvar=False, dtype=np.float64))  # 1 judge
                 se = np.sqrt(np.maximum(np.diag(cov)[ii] + np.diag(cov)[jj] - 2 * cov[ii, jj], 0.0))
             ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]})"
+        elif ci == "clustered-score":
+            if clusters is None:
+                raise ValueError("ci: 'clustered-score' is not allowed without clusters")
+            lo, hi = clustered_score_interval(s_c, n_c, level)
+            nn = n_c.sum(0)
+            g_p = np.maximum(n_units, 2)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                se = np.sqrt(g_p / (g_p - 1.0) * ((s_c - n_c * diff) ** 2).sum(0)) / nn
+            ci_name = "inverted clustered McNemar (Durkalski score interval)"
         else:
             n11, n22 = cnt["both_right"][ii, jj], cnt["both_wrong"][ii, jj]
             lo, hi = paired_difference_interval(n11, bm, cm, n22, level, ci)
@@ -277,9 +317,85 @@ def all_pairs(
                     "test": test_name,
                     "statistic": stat,
                     "pvalue": p,
+                    "n_units": n_units.astype(int),
+                    "unit": unit,
+                    "min_attainable_p": min_p,
                     "policy": policy,
                 }
             )
         )
     table = pd.concat(frames, ignore_index=True)
-    return add_multiplicity(table, p_col="pvalue", family=family, within=within, across=across)
+    table = add_multiplicity(table, p_col="pvalue", family=family, within=within, across=across)
+    return add_decidability(table, family=family, alpha=1.0 - level, method=within)
+
+
+def _cluster_pair_sums(
+    y: np.ndarray, m: np.ndarray, clusters: np.ndarray, ii: np.ndarray, jj: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of paired differences and common-item counts, ``(G, n_pairs)`` each."""
+    cc = pd.factorize(np.asarray(clusters))[0]
+    g = int(cc.max()) + 1 if cc.size else 0
+    if np.all(m == 1.0):
+        c = np.zeros((g, y.shape[1]))
+        np.add.at(c, cc, y)
+        sizes = np.bincount(cc, minlength=g).astype(float)
+        return c[:, ii] - c[:, jj], np.repeat(sizes[:, None], ii.size, 1)
+    s = np.zeros((g, ii.size))
+    n = np.zeros((g, ii.size))
+    ym = y * m
+    for k, (a, b) in enumerate(zip(ii, jj, strict=True)):
+        s[:, k] = np.bincount(cc, ym[:, a] * m[:, b] - m[:, a] * ym[:, b], g)
+        n[:, k] = np.bincount(cc, m[:, a] * m[:, b], g)
+    return s, n
+
+
+def add_decidability(
+    table: pd.DataFrame,
+    *,
+    family: Sequence[str] | None = ("dimension",),
+    alpha: float = 0.05,
+    method: str = "holm",
+) -> pd.DataFrame:
+    """Say, per pair, whether its test can reach significance after the family's adjustment.
+
+    ``min_attainable_p`` (from :func:`all_pairs`) is the smallest p-value the pair's test can
+    give with its ``n_units`` clusters (clustered McNemar: ``chi²_1.sf(G)``, as Durkalski's
+    statistic cannot exceed the number of clusters) or common items (McNemar: every item
+    discordant one way). A pair is first in its Holm (or Bonferroni) family at best, so the
+    smallest adjusted p it can reach is ``min(1, m * min_attainable_p)`` with ``m`` the number
+    of tests in its family (``min_attainable_p_holm``). ``can_decide`` is
+    ``min_attainable_p_holm < alpha``; where it is False, ``warning`` says so in words, so a
+    non-significant pair is not read as two tied judges. Other adjustments (``fdr_bh``) are
+    bounded the same way (BH's smallest adjusted p is also ``m * p`` at best).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"dimension": ["d"] * 6, "n_units": 4, "unit": "clusters",
+    ...                   "min_attainable_p": 0.0455})
+    >>> add_decidability(t)["warning"].iloc[0]
+    'with 4 clusters this pair cannot show a difference after holm over 6 pairs (smallest attainable adjusted p 0.273 >= 0.05)'
+    """
+    t = table.copy()
+    fam = [c for c in (family or ()) if c in t.columns]
+    ok = t["min_attainable_p"].notna()
+    if fam:
+        size = t.assign(_ok=ok).groupby(fam, sort=False)["_ok"].transform("sum")
+    else:
+        size = pd.Series(int(ok.sum()), index=t.index)
+    t["family_size"] = size.astype(int)
+    t["min_attainable_p_holm"] = np.minimum(1.0, size.to_numpy() * t["min_attainable_p"])
+    t["can_decide"] = t["min_attainable_p_holm"] < alpha
+    t["warning"] = [
+        ""
+        if cd
+        else (
+            f"with {int(u)} {un} this pair cannot show a difference after {method} over "
+            f"{int(m)} pair{'s' if m != 1 else ''} (smallest attainable adjusted p "
+            f"{pa:.3g} >= {alpha:.3g})"
+        )
+        for cd, u, un, m, pa in zip(
+            t["can_decide"], t["n_units"], t["unit"], size, t["min_attainable_p_holm"], strict=True
+        )
+    ]
+    return t

@@ -41,6 +41,7 @@ from scipy.special import ndtri
 from medjudge.stats.judge_vs_experts import alt_test
 
 __all__ = [
+    "units_to_decide",
     "ppi_pilot",
     "ppi_variance",
     "labels_for_ppi",
@@ -52,15 +53,25 @@ __all__ = [
 PPIMethod = Literal["classical", "ppi", "ppi++"]
 
 
+def _float(x: Any) -> float:
+    """``float(x)`` for a real number (bools and strings are not numbers here); NaN otherwise."""
+    if isinstance(x, (bool, str, bytes)):
+        return math.nan
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def _pos(x: Any, name: str, *, allow_inf: bool = False) -> float:
-    v = float(x)
+    v = _float(x)
     if not (v > 0 and (math.isfinite(v) or (allow_inf and v == math.inf))):
         raise ValueError(f"{name} must be a positive number, got {x!r}")
     return v
 
 
 def _prob(x: Any, name: str) -> float:
-    v = float(x)
+    v = _float(x)
     if not 0 < v < 1:
         raise ValueError(f"{name} must be in (0, 1), got {x!r}")
     return v
@@ -86,9 +97,31 @@ def ppi_pilot(y: Any, yhat: Any) -> dict[str, float]:
     """Quantities a PPI plan needs, from a labelled pilot: ``n``, means, standard deviations
     (ddof 1) of gold and judge, their correlation, and ``sd_residual = sd(Y - f)``.
 
+    Parameters
+    ----------
+    y : array-like
+        The gold value of each pilot item (e.g. 1 when the gold label is the category whose rate
+        is planned, else 0).
+    yhat : array-like
+        The judge's value on the same items (same length). Items where either is NaN are
+        dropped and counted.
+
+    Returns
+    -------
+    dict
+        ``n``, ``dropped``, ``mean_gold``, ``mean_judge``, ``sd_gold``, ``sd_judge``,
+        ``correlation`` (Pearson; 0 when either is constant) and ``sd_residual``: the input of
+        :func:`plan_ppi`.
+
+    References
+    ----------
+    Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered
+    inference. arXiv:2311.01453 (the variance of PPI++ depends on these moments only).
+
     Examples
     --------
-    >>> d = ppi_pilot([1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1])
+    >>> import medjudge as mj
+    >>> d = mj.ppi_pilot([1, 0, 1, 1, 0, 1], [1, 0, 1, 0, 0, 1])
     >>> round(d["correlation"], 4), d["n"]
     (0.7071, 6)
     """
@@ -229,13 +262,48 @@ def plan_ppi(
 ) -> pd.DataFrame:
     """Labels needed with and without the judge, from a pilot (:func:`ppi_pilot`).
 
-    One row per method (``classical``, ``ppi``, ``ppi++``) with ``n_labels``, the share of the
-    classical budget (``label_ratio``) and the effective number of expert labels at that ``n``.
+    For each method the large-sample variance of the estimated rate with ``n`` expert labels
+    (``classical``: ``sigma^2/n``; ``ppi++``: ``sigma^2/n (1 - rho^2 N/(N+n))``; ``ppi``, i.e.
+    ``lam = 1``: ``(sigma^2 + sigma_f^2 - 2 rho sigma sigma_f)/n + sigma_f^2/N``) is set equal
+    to the target and solved for ``n`` (:func:`labels_for_ppi`), times the design effect.
+
+    Parameters
+    ----------
+    pilot : dict
+        ``sd_gold``, ``sd_judge`` and ``correlation``, as :func:`ppi_pilot` returns them.
+    halfwidth : float, optional
+        Target half-width of the interval (give this or ``delta``).
+    delta : float, optional
+        Difference to detect with ``power`` at two-sided level ``alpha``.
+    n_unlabeled : float, default inf
+        Items with a judge verdict and no expert label (``N``).
+    confidence_level : float, default 0.95
+        Coverage of the interval whose half-width is planned.
+    alpha, power : float
+        Test level and power when planning for ``delta``.
+    design_effect : float, default 1
+        Variance inflation from clustering (Kish 1965), e.g. ``1 + (m - 1) ICC``.
+
+    Returns
+    -------
+    DataFrame
+        One row per method (``classical``, ``ppi``, ``ppi++``) with ``n_labels``, the share of
+        the classical budget (``label_ratio``) and the effective number of expert labels at
+        that ``n`` (``effective_n``).
+
+    References
+    ----------
+    Angelopoulos, A. N., Bates, S., Fannjiang, C., Jordan, M. I. & Zrnic, T. (2023).
+    Prediction-powered inference. Science 382:669-674.
+    Angelopoulos, A. N., Duchi, J. C. & Zrnic, T. (2023). PPI++: Efficient prediction-powered
+    inference. arXiv:2311.01453, Sec. 2.
+    Kish, L. (1965). Survey Sampling. Wiley (design effect).
 
     Examples
     --------
+    >>> import medjudge as mj
     >>> pilot = {"sd_gold": 0.5, "sd_judge": 0.5, "correlation": 0.8}
-    >>> plan_ppi(pilot, halfwidth=0.05)["n_labels"].tolist()
+    >>> mj.plan_ppi(pilot, halfwidth=0.05)["n_labels"].tolist()
     [385.0, 154.0, 139.0]
     """
     rows = []
@@ -250,6 +318,12 @@ def plan_ppi(
         power=power,
         design_effect=design_effect,
     )
+    if base < 1:  # a target so loose that no label is needed: there is nothing to plan
+        name, value = ("halfwidth", halfwidth) if halfwidth is not None else ("delta", delta)
+        raise ValueError(
+            f"{name}: {value!r} is not allowed (so large that no expert label is needed; "
+            "give a smaller target)"
+        )
     for m in ("classical", "ppi", "ppi++"):
         n = labels_for_ppi(
             pilot["sd_gold"],
@@ -396,3 +470,37 @@ def alt_test_simulation(
             "mean_advantage_probability": np.nanmean(ap, axis=0),
         }
     )
+
+
+def units_to_decide(n_tests: int, alpha: float = 0.05) -> dict[str, int]:
+    """Fewest clusters (clustered McNemar) or items (mid-p McNemar) with which a pairwise
+    decision is *possible* after Holm over ``n_tests`` tests.
+
+    The clustered McNemar statistic of Durkalski et al. (2003) cannot exceed the number of
+    clusters ``G`` holding discordant items (Cauchy-Schwarz), so its smallest p-value is
+    ``chi²_1.sf(G)``; the mid-p McNemar test's smallest p-value with ``n`` common items is
+    ``0.5^n`` (every item discordant one way; exact test: ``2 * 0.5^n``). The first Holm step
+    multiplies by ``n_tests``. The answer is the smallest ``G`` (or ``n``) with
+    ``n_tests * p_min < alpha`` — a necessary condition, not power: with fewer, no data can
+    give a significant pair (see ``min_attainable_p`` in :func:`medjudge.all_pairs`).
+
+    Examples
+    --------
+    >>> units_to_decide(6)   # 4 judges, one family of 6 pairs
+    {'clusters': 7, 'items_midp': 7, 'items_exact': 8, 'n_tests': 6}
+    """
+    from scipy.special import chdtrc
+
+    if not isinstance(n_tests, int | np.integer) or n_tests < 1:
+        raise ValueError(f"n_tests: {n_tests!r} is not allowed (a positive integer)")
+    _prob(alpha, "alpha")
+    g = 1
+    while n_tests * chdtrc(1, g) >= alpha:
+        g += 1
+    midp = math.ceil(math.log2(n_tests / alpha) + 1e-12)
+    while n_tests * 0.5**midp >= alpha:
+        midp += 1
+    exact = midp
+    while n_tests * 2 * 0.5**exact >= alpha:
+        exact += 1
+    return {"clusters": g, "items_midp": midp, "items_exact": exact, "n_tests": int(n_tests)}

@@ -106,7 +106,11 @@ def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]
 
 
 def groups_from_pairs(
-    board: pd.DataFrame, pairs: pd.DataFrame, alpha: float = 0.05, p_col: str = "p_holm"
+    board: pd.DataFrame,
+    pairs: pd.DataFrame,
+    alpha: float = 0.05,
+    p_col: str = "p_holm",
+    family: str | None = None,
 ) -> pd.DataFrame:
     """Letters and ``top_set`` of a leaderboard (best first) from a pairs table's decisions.
 
@@ -115,6 +119,11 @@ def groups_from_pairs(
     the number of judges shown to be better, the number of judges minus those shown to be
     worse) therefore never contradict the pairs that a reader sees. Joint coverage of the rank
     sets is at least ``1 - alpha`` whenever the decisions control the familywise error.
+    ``rank_set`` says so: the sets are *derived from the pairwise decisions* at ``alpha`` over
+    ``family`` (the words of the family, e.g. "Holm over all 36 pairwise tests"), not the
+    bootstrap max-t sets of :func:`~medjudge.stats.rank_sets.rank_confidence_sets`; with a
+    family spanning several dimensions a dimension's sets depend on the other dimensions'
+    tests, as the family says.
     """
     sig = {
         (a, b): bool(p < alpha)
@@ -141,7 +150,11 @@ def groups_from_pairs(
             worse[hi] += 1
     out["rank_low"] = [1 + better[j] for j in order]
     out["rank_high"] = [k - worse[j] for j in order]
-    out["rank_set"] = f"simultaneous (from the pairwise decisions, {p_col} < {alpha:g})"
+    out["rank_set"] = (
+        f"derived from the pairwise decisions ({p_col} < {alpha:g}"
+        + (f"; family: {family}" if family else "")
+        + f"; joint coverage >= {1 - alpha:g} when the family's error rate holds)"
+    )
     return out
 
 

@@ -130,8 +130,61 @@ def rank_correlations(
     """Spearman and Kendall tau-b of each judge's scores (columns) with ``reference`` (e.g. the
     expert mean), with bootstrap intervals; all judges share one resample matrix.
 
-    NaN scores are excluded per judge (counted in ``n_missing``).
+    Both coefficients are evaluated exactly under each resample's item weights (weighted
+    mid-ranks for Spearman's rho; weighted concordant, discordant and tied pair counts for
+    Kendall's tau-b, ``(C - D) / sqrt((n0 - n1)(n0 - n2))``). NaN scores are excluded per judge
+    (counted in ``n_missing``).
+
+    Parameters
+    ----------
+    reference : array-like, shape (n_items,)
+        The reference score of each item (e.g. the mean of the experts' scores).
+    scores : array-like, shape (n_items,) or (n_items, n_judges)
+        Each judge's score of each item (NaN = none).
+    judges : sequence of str, optional
+        Judge names (default ``judge_0``, ``judge_1``, ...).
+    n_resamples, seed : int
+        Bootstrap replicates and seed (the shared resampling engine).
+    clusters : array-like, optional
+        One label per item: whole clusters are resampled.
+    method : {"percentile", "basic", "bca"}, default "percentile"
+        Bootstrap interval.
+    level : float, default 0.95
+        Coverage of the intervals.
+    max_cells : int
+        Size limit of the weighted pair-count table (larger problems use a slower exact path).
+
+    Returns
+    -------
+    DataFrame
+        One row per judge and coefficient (``spearman``, ``kendall_tau_b``): ``estimate``,
+        ``se``, ``ci_low``, ``ci_high``, ``ci_method``, ``n`` and ``n_missing``.
+
+    References
+    ----------
+    Spearman, C. (1904). The proof and measurement of association between two things. Am. J.
+    Psychol. 15:72-101.
+    Kendall, M. G. (1945). The treatment of ties in ranking problems. Biometrika 33:239-251.
+    Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=80)
+    >>> s = np.column_stack([x + rng.normal(size=80), rng.normal(size=80)])
+    >>> t = mj.rank_correlations(x, s, ["close", "noise"], n_resamples=200, seed=1)
+    >>> t[["judge", "coefficient", "estimate", "n"]].round(2).to_string(index=False)
+    '...close ...spearman ...0.68 ...80...'
     """
+    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED, IntRange, check_choice
+
+    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
+    seed = SEED.check("seed", seed)
+    level = CONFIDENCE_LEVEL.check("level", level)
+    check_choice("method", method, ("percentile", "basic", "bca"))
+    max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
     x = np.asarray(reference, dtype=float)
     y = np.asarray(scores, dtype=float)
     y = y[:, None] if y.ndim == 1 else y

@@ -12,7 +12,6 @@ from typing import Any
 import pandas as pd
 
 from ...analyses.bias_suite import bias_suite
-from ...analyses.evaluation import cluster_ids
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md
@@ -49,8 +48,7 @@ def result(ctx: ReportContext) -> Any:
     return ctx.get(
         "bias_suite",
         lambda: bias_suite(
-            ctx.study, dimension=ctx.headline, cluster=cluster_ids(ctx.study)[1],
-            confidence_level=ctx.confidence_level,
+            ctx.study, dimension=ctx.headline, confidence_level=ctx.confidence_level,
         ),
     )  # fmt: skip
 
@@ -131,11 +129,13 @@ def build(ctx: ReportContext) -> Section:
                 weight=1,
             )
         )
+    methods = t.groupby("effect", sort=False)["method"].agg(lambda m: "; ".join(dict.fromkeys(m)))
     sec.methods.append(
-        "Bias suite: self-preference as an accuracy gap (cluster-robust linear probability "
-        "model; Panickssery et al. 2024), length and style by a length-controlled logistic model "
-        "(Dubois et al. 2024), position as first-shown rate minus the gold's (Tango interval, "
-        f"McNemar mid-p); Holm (1979) over the {st['family_size']} tests of the suite."
+        "Bias suite ("
+        + md(st["cluster"])
+        + "): "
+        + "; ".join(f"{EFFECTS.get(e, (e,))[0]} — {md(m)}" for e, m in methods.items())
+        + f"; Holm (1979) over the {st['family_size']} tests of the suite."
     )
     sec.references += ["holm1979", "dubois2024", "panickssery2024", "tango1998"]
     return sec

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...data.model import Study
-from ..context import POLICY_LABELS, ReportContext
+from ..context import ReportContext
 from ..figures.diagnostics import parse_status_bars
 from ..layout import at_page_width
 from ..tables import fmt_int, fmt_num
@@ -130,8 +130,8 @@ def not_run(study: Study, dimension: str) -> dict[str, int]:
 
 
 def coverage_findings(ctx: ReportContext) -> list[Finding]:
-    """A caveat when judges were not run on every item: under the policy "count as wrong"
-    those items count against them, so accuracy then mixes quality with coverage."""
+    """A caveat when judges were not run on every item: those items are left out of their
+    estimates (not assigned), so judges given different items are ranked on different items."""
     study, head = ctx.study, ctx.headline
     lacking = not_run(study, head)
     if not lacking or len(study.judges) < 2:
@@ -141,15 +141,12 @@ def coverage_findings(ctx: ReportContext) -> list[Finding]:
     text = (
         f"**{fmt_int(len(lacking))} of {fmt_int(len(study.judges))} {md(judges)} were not run on "
         f"every item**: they have no verdict at all on up to {fmt_int(lacking[worst])} of the "
-        f"{fmt_int(len(study.items))} items of *{md(head)}* (e.g. {md(worst)}). These items are "
-        "counted with the invalid verdicts"
-        + (
-            " and, under the policy *count as wrong*, as errors — so accuracies, ranks and "
-            "baseline comparisons mix how good a judge is with how many items it was given; "
-            "compare judges on the items they all saw (or with `--policy exclude`)."
-            if ctx.policy == "wrong"
-            else f" (policy *{md(POLICY_LABELS[ctx.policy])}*)."
-        )
+        f"{fmt_int(len(study.items))} items of *{md(head)}* (e.g. {md(worst)}). An item a "
+        f"{md(ctx.name('judge'))} was not given is neither wrong nor invalid: it is left out of "
+        "that judge's accuracy under every invalid-verdict policy (counted as *not assigned*), "
+        "two judges are compared on the items both were given, and each is compared with the "
+        "trivial baseline on its own items; ranks across judges given different items compare "
+        "accuracies on different items."
     )
     return [Finding(text, caveat="judges differ in the items they were run on", weight=12)]
 
@@ -170,8 +167,8 @@ def build(ctx: ReportContext) -> Section:
     sec.text(
         "@tbl-data-summary counts what was read. Every output was parsed into a verdict or given "
         "a status that says why it could not be (@tbl-data-status; the reasons in "
-        "@tbl-data-reasons); nothing was dropped. Rows without a usable value follow the "
-        f"invalid-verdict policy (*{md(POLICY_LABELS[ctx.policy])}*)." + gold_text
+        "@tbl-data-reasons); nothing was dropped. Rows without a usable value: "
+        f"{md(ctx.unusable_rule())}." + gold_text
     )
     sec.table("tbl-data-summary", "What was read.", summary_frame(summary, ctx))
     order = None
@@ -209,15 +206,14 @@ def build(ctx: ReportContext) -> Section:
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_bad)} of {fmt_int(n_rows)} rating rows ({fmt_num(100 * share, 1)}%) "
-                "had no usable value; they were handled by the policy "
-                f"*{md(POLICY_LABELS[ctx.policy])}*.",
+                f"had no usable value ({md(ctx.unusable_rule())}).",
                 weight=0.5 + share,
             )
         )
     sec.findings.extend(coverage_findings(ctx))
     sec.methods.append(
         "Judge outputs were parsed into verdicts with a status per row (ok, partial, broadcast, "
-        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept and "
-        f"handled by the invalid-verdict policy *{md(POLICY_LABELS[ctx.policy])}*."
+        f"invalid, missing); the {fmt_int(n_bad)} rows without a usable value were kept "
+        f"({md(ctx.unusable_rule())})."
     )
     return sec

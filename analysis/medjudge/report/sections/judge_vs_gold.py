@@ -91,26 +91,56 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
 
 
 def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
-    """How many judges beat the best trivial baseline (Holm-adjusted McNemar), and by how much."""
+    """How many judges beat the best trivial baseline and how many are below it, from the
+    paired tests of each judge against it (Holm over the judges of the dimension)."""
     tests = res.table("baseline_tests", dimension)
     if tests.empty:
         return []
     judges = ctx.names_of("judge")
     n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
-    base = tests.iloc[0]
+    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < ctx.alpha)]
+    own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
+    base = tests.loc[tests["baseline_accuracy"].index[0]]
+    test = _test_names(tests)
+    where = (
+        "each judge scored with it on the items it was given"
+        if own_items
+        else f"right on {_num(base['baseline_accuracy'])} of the items"
+    )
     lead = (
         f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, right on {_num(base['baseline_accuracy'])} of the items; "
-        f"Holm-adjusted McNemar tests, α = {ctx.alpha:g})"
+        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {ctx.alpha:g})"
+    )
+    tail = (
+        f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
+        if len(below)
+        else ""
     )
     if n_beat == 0:
-        return [Finding(lead + ".", caveat="no judge beats a constant answer", weight=9)]
+        none = (
+            f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
+            f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, "
+            f"α = {ctx.alpha:g})"
+        )
+        return [
+            Finding(
+                none + tail + ".",
+                caveat="a leaderboard of judges that do not beat a constant answer ranks noise",
+                weight=11,
+            )
+        ]
     top = tests.loc[tests["difference"].idxmax()]
     text = (
-        f"{lead}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
+        f"{lead}{tail}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
         f"({ctx.level} CI {_ci(top['ci_low'], top['ci_high'])})."
     )
     return [Finding(text, weight=4)]
+
+
+def _test_names(tests: Any) -> str:
+    """The test(s) the table ran, as recorded in its rows (e.g. "McNemar mid-p")."""
+    names = list(dict.fromkeys(str(t) for t in tests["test"]))
+    return " / ".join(md(t) for t in names) + (" tests" if len(names) == 1 else "")
 
 
 def build(ctx: Any) -> Section:
@@ -184,13 +214,27 @@ def build(ctx: Any) -> Section:
         if d == head_dim:
             sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
+    met = res.table("metrics")
+
+    def recorded(metric: str) -> str:
+        return " / ".join(
+            md(m) for m in dict.fromkeys(met.loc[met["metric"] == metric, "ci_method"].astype(str))
+        )
+
+    rates = [m for m in ("too_low", "too_high") if m in set(met["metric"])]
     sec.methods.append(
-        "Kappa against gold: Cohen (1960; weighted, Cohen 1968), an invalid verdict being a "
-        f"category of its own; {lvl} cluster-bootstrap BCa intervals ({s['n_resamples']} "
-        f"resamples, seed {s['seed']}, clusters: {md(s['cluster'])}). Recall, precision and the "
-        "too-low/too-high rates: Wilson intervals at the Korn–Graubard effective sample size. "
-        "Each judge against the best baseline: McNemar mid-p (clustered: Durkalski et al. 2003), "
-        f"Holm-adjusted across judges at alpha {s['alpha']:g}."
+        "Kappa against gold: Cohen (1960; weighted, Cohen 1968), "
+        + (
+            "items without a usable verdict left out"
+            if ctx.policy == "exclude"
+            else "an invalid verdict being a category of its own"
+        )
+        + f"; {lvl} {recorded('kappa')} intervals (clusters: {md(s['cluster'])}). Accuracy: "
+        + f"{recorded('accuracy')} intervals"
+        + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
+        + ". Each judge against the best baseline on the items it was given: "
+        + _test_names(res.table("baseline_tests"))
+        + f", Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
                        "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip

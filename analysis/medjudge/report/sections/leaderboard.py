@@ -94,12 +94,11 @@ def rank_frame(leaderboard: pd.DataFrame, dimension: str) -> pd.DataFrame:
 
 
 def headline_findings(ctx: ReportContext) -> list[Finding]:
-    """Best judge, how many others cannot be told apart from it, and the trivial baseline."""
-    ev = evaluation(ctx)
+    """Best judge and how many others cannot be told apart from it (the comparison with the
+    trivial baselines is a finding of the judges-against-gold section, from its paired tests)."""
     lb = headline_board(ctx)
     head, lvl = ctx.headline, ctx.level
-    judge, judges = ctx.name("judge"), ctx.names_of("judge")
-    base = baseline_by_dimension(ev.baselines).get(head)
+    judge = ctx.name("judge")
     best = lb.iloc[0]
     out: list[Finding] = []
     if len(lb) == 1:
@@ -132,29 +131,6 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
                 f"distinguished from it (Holm-adjusted McNemar tests, α = {ctx.alpha:g})."
             )
         out.append(Finding(text, weight=10))
-    if base is not None:
-        below = lb[lb["ci_high"] < base]
-        not_above = lb[lb["ci_low"] <= base]
-        if len(not_above) == len(lb):
-            out.append(
-                Finding(
-                    f"**No {md(judge)} is shown to beat the trivial baseline**: the best constant "
-                    f"answer is right on {fmt_num(base, 3)} of *{md(head)}* items, and every "
-                    f"{md(judge)}'s {lvl} interval reaches down to or below it"
-                    + (f" ({fmt_int(len(below))} lie entirely below it)." if len(below) else "."),
-                    caveat="a leaderboard of judges that do not beat a constant answer ranks noise",
-                    weight=11,
-                )
-            )
-        elif len(below):
-            out.append(
-                Finding(
-                    f"{fmt_int(len(below))} of {fmt_int(len(lb))} {md(judges)} are *below* the "
-                    f"trivial baseline ({fmt_num(base, 3)}, the majority-class share) with their "
-                    f"whole {lvl} interval.",
-                    weight=6,
-                )
-            )
     return out
 
 

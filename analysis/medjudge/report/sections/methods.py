@@ -29,8 +29,8 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
         sec.text("\n".join(f"- **{md(s.title)}.** " + " ".join(s.methods) for s in ran))
     if skipped:
         sec.text(
-            "Not run for this study: "
-            + "; ".join(f"{md(s.title).lower()} ({md(s.reason or '')})" for s in skipped)
+            "**Not run** (the analysis does not apply to this study): "
+            + "; ".join(f"{md(s.title).lower()} — {s.reason or ''}" for s in skipped)
             + "."
         )
     versions = record(ctx).get("versions", {})

@@ -1,4 +1,4 @@
-"""Pairwise comparisons of judges on the headline dimension (McNemar mid-p, Holm)."""
+"""Pairwise comparisons of judges on the headline dimension (paired tests, Holm)."""
 
 from __future__ import annotations
 
@@ -78,11 +78,14 @@ def build(ctx: ReportContext) -> Section:
     order = judge_order(ctx)
     shown = order[:MAX_MATRIX]
     sig = pairs_table(ev.pairs, head, alpha=a, level=lvl)
+    # the test and interval each row records (not a typed name)
+    test = " / ".join(md(t) for t in dict.fromkeys(pairs["test"].astype(str)))
+    cis = " / ".join(md(c) for c in dict.fromkeys(pairs["ci_method"].astype(str)))
     sec = Section(KEY, TITLE)
     sec.text(
-        f"Every pair of {md(ctx.names_of('judge'))} is compared on the same items (McNemar "
-        "mid-p, clustered when items share a cluster; paired bootstrap interval for the "
-        f"difference). The p-values are adjusted by {fam}. @fig-pairwise-matrix shows the adjusted p-values and the direction of "
+        f"Every pair of {md(ctx.names_of('judge'))} is compared on the items both were given "
+        f"({test}; {cis} interval for the difference; clusters: "
+        f"{md(ev.settings.get('cluster', 'none'))}). The p-values are adjusted by {fam}. @fig-pairwise-matrix shows the adjusted p-values and the direction of "
         "each difference"
         + (
             f" for the {len(shown)} most accurate of the {len(order)} judges"
@@ -103,7 +106,7 @@ def build(ctx: ReportContext) -> Section:
     sec.table(
         "tbl-pairwise",
         f"Significantly different pairs on *{md(head)}* (Holm-adjusted p < {a:g} over "
-        f"{fmt_int(fam_n)} tests); {lvl} paired bootstrap intervals.",
+        f"{fmt_int(fam_n)} tests); {lvl} intervals ({cis}).",
         sig
         if len(sig)
         else pd.DataFrame({"result": [f"no pair differs at Holm-adjusted p < {a:g}"]}),
@@ -118,19 +121,23 @@ def build(ctx: ReportContext) -> Section:
         text = (
             f"The two {md(ctx.names_of('judge'))} "
             + ("differ" if len(sig) else "do not differ")
-            + f" significantly on *{md(head)}* (McNemar mid-p{p_one}, α = {a:g})."
+            + f" significantly on *{md(head)}* ({test}{p_one}, α = {a:g})."
         )
     else:
         text = (
             f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
-            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* (McNemar mid-p, "
+            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* ({test}, "
             f"Holm over {fmt_int(fam_n)} tests, α = {a:g})."
         )
     sec.findings.append(Finding(text, weight=4))
     sec.methods.append(
-        "Pairs of judges were compared with McNemar's mid-p test on the items both judged "
-        "(Fagerland et al. 2013), clustered when items share a cluster; the difference has a "
-        f"paired bootstrap {lvl} interval. Multiplicity: {fam} (Holm 1979)."
+        f"Pairs of judges were compared on the items both were given: {test} ("
+        + (
+            "Durkalski et al. 2003"
+            if pairs["test"].astype(str).str.contains("clustered").any()
+            else "Fagerland et al. 2013"
+        )
+        + f"); {lvl} {cis} intervals for the difference. Multiplicity: {fam} (Holm 1979)."
     )
     sec.references += ["fagerland2013", "holm1979"]
     return sec

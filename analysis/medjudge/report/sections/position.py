@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...data.design import presentation_design
 from ..context import ReportContext
 from ..figures.intervals import position_bias_plot
 from ..layout import at_page_width, legend_above
@@ -64,11 +65,11 @@ def a_rate_table(single: pd.DataFrame, dimension: str, order: list[str]) -> pd.D
     return pd.DataFrame(
         {
             "judge": s["judge"].to_numpy(),
-            "judge A-rate": [fmt_num(v, 3) for v in s["judge_a_rate"]],
-            "gold A-rate": [fmt_num(v, 3) for v in s["gold_a_rate"]],
+            "judge first-shown rate": [fmt_num(v, 3) for v in s["judge_a_rate"]],
+            "gold first-shown rate": [fmt_num(v, 3) for v in s["gold_a_rate"]],
             "difference [CI]": est_ci_column(s, "difference", "ci_low", "ci_high"),
-            "p (McNemar mid-p, Holm)": [fmt_p(v) for v in s["p_holm"]],
-            "n": [fmt_int(v) for v in s["n"]],
+            "p (Holm)": [fmt_p(v) for v in s["p_holm"]],
+            "n (items)": [fmt_int(v) for v in s["n"]],
         }
     )
 
@@ -78,10 +79,9 @@ def build(ctx: ReportContext) -> Section:
     if why:
         return Section.not_applicable(KEY, TITLE, why)
     head, lvl = ctx.headline, ctx.level
-    if len(ctx.study.scales[head].categories) != 2:
-        return Section.not_applicable(
-            KEY, TITLE, "position bias needs pairwise (two-category) verdicts"
-        )
+    design = presentation_design(ctx.study, head)
+    if design.position_reason is not None:
+        return Section.not_applicable(KEY, TITLE, md(design.position_reason))
     pos = position(ctx)
     order = judge_order(ctx)
     swap, single = pos["swap"], pos["single_order"]
@@ -90,7 +90,8 @@ def build(ctx: ReportContext) -> Section:
     if has_swap:
         m = family_size(swap, "p_first_binom")
         sec.text(
-            "Some judges saw every item in both presentation orders. @fig-position-swap shows "
+            f"{fmt_int(len(design.swap_judges))} {md(ctx.names_of('judge', len(design.swap_judges)))} "
+            "saw the same items in both presentation orders. @fig-position-swap shows "
             "two measures that are 0.5 without position bias: the share of all verdicts that "
             "chose the answer shown first, and, among items whose two verdicts disagree, the "
             "share where the judge chose the first-shown answer both times; "
@@ -121,30 +122,73 @@ def build(ctx: ReportContext) -> Section:
                 weight=3 if n_sig else 1,
             )
         )
-    else:
+    elif design.kind == "fixed":
         sec.text(
-            "No judge saw the items in both presentation orders, so position bias cannot be "
-            "separated from a preference for one answer."
+            "No judge saw the items in both presentation orders and every verdict was given in "
+            f"order {md(design.orders[0])}, so position bias cannot be separated from a "
+            "preference for one answer."
         )
     if len(single) and head in set(single["dimension"]):
+        h1 = single[single["dimension"] == head]
         m = family_size(single, "p_mcnemar_midp")
+        tests = " / ".join(md(t) for t in dict.fromkeys(h1["test"]))
+        cis = " / ".join(md(c) for c in dict.fromkeys(h1["ci_method"]))
+        ties = int(h1["excluded_ties"].sum())
+        randomised = design.kind in ("randomised", "swapped") and (h1["order"] != "AB").any()
         sec.text(
-            "With one presentation order, what can be tested is whether a judge answers *A* "
-            "more often than the gold label does on the same items (@tbl-position-arate; McNemar "
-            f"mid-p with Tango's interval, Holm over the {fmt_int(m)} judge × dimension tests). "
-            "A difference may be position bias or a one-sided disagreement with the gold."
-        )
+            (
+                "For judges seen in one order per item, the order varied between items, so a "
+                "judge that picks the first-shown answer more often than the gold names it shows "
+                "position bias"
+                if randomised
+                else "With one presentation order, what can be tested is whether a judge picks "
+                "the first-shown answer more often than the gold label names it on the same "
+                "items; a difference may be position bias or a one-sided disagreement with the "
+                "gold"
+            )
+            + f" (@tbl-position-arate; {tests} with {cis} intervals, Holm over the "
+            f"{fmt_int(m)} judge × dimension tests"
+            + (f"; {fmt_int(ties)} verdicts with a tie in the verdict or the gold excluded" if ties
+               else "")
+            + ")."
+        )  # fmt: skip
         sec.table(
             "tbl-position-arate",
-            f"Rate of choosing the first answer: judge against gold on *{md(head)}* ({lvl} "
+            f"Rate of choosing the first-shown answer: judge against gold on *{md(head)}* ({lvl} "
             f"intervals; Holm over {fmt_int(m)} tests).",
             a_rate_table(single, head, order),
         )
+        n_sig1 = int((h1["p_holm"] < ctx.alpha).sum())
+        if n_sig1 and randomised:
+            top = h1.loc[h1["difference"].abs().idxmax()]
+            sec.findings.append(
+                Finding(
+                    f"{fmt_int(n_sig1)} of {fmt_int(len(h1))} judges seen in one randomised "
+                    f"order per item choose the first-shown answer at a rate different from "
+                    f"the gold's on *{md(head)}* ({tests}, Holm over {fmt_int(m)} tests, "
+                    f"α = {ctx.alpha:g}); the largest difference is {md(top['judge'])}'s "
+                    f"{fmt_num(top['difference'], 3)} ({lvl} CI "
+                    f"{fmt_num(top['ci_low'], 3)} to {fmt_num(top['ci_high'], 3)}).",
+                    weight=3,
+                )
+            )
+    parts = [f"presentation design on *{md(head)}*: {md(design.describe())}"]
+    if has_swap:
+        parts.append(
+            "judges seen in both orders: swap consistency and an exact binomial test of "
+            "first-first against second-second verdicts (Clopper–Pearson intervals)"
+        )
+    if len(single) and head in set(single["dimension"]):
+        h1 = single[single["dimension"] == head]
+        parts.append(
+            "judges seen in one order per item: the first-shown rate against the gold's, "
+            + " / ".join(md(t) for t in dict.fromkeys(h1["test"]))
+            + " with "
+            + " / ".join(md(c) for c in dict.fromkeys(h1["ci_method"]))
+            + " intervals, ties excluded"
+        )
     sec.methods.append(
-        "Position bias: swap consistency and an exact binomial test of first-first against "
-        "second-second verdicts for judges seen in both orders; for one order, McNemar's mid-p "
-        "test of the judge's against the gold's first-answer rate with Tango's (1998) interval; "
-        "Holm over every judge and dimension."
+        "Position bias (" + "; ".join(parts) + "; Holm over every judge and dimension)."
     )
     sec.references += ["tango1998", "holm1979"]
     return sec

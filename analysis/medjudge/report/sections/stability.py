@@ -122,6 +122,7 @@ def build(ctx: ReportContext) -> Section:
         f"Variance shares and flip rates per evaluator on *{md(head)}* ({lvl} intervals).",
         stability_table(res),
     )
+    sec.text("\n".join(f"- {md(res.explain(ev))}" for ev in dict.fromkeys(comp["evaluator"])))
     for ev, why_ev in res.notes.items():
         sec.text(f"*{md(ev)}*: {md(why_ev)}.")
     fl = res.flips[res.flips["kind"] == "across_prompts"]

@@ -38,18 +38,95 @@ def weakest_cell(table: pd.DataFrame, attribute: str, judge: str) -> pd.Series |
     return t.sort_values(["accuracy", attribute], kind="stable").iloc[0]
 
 
+def no_attribute_reason(ctx: ReportContext) -> str:
+    """Why there is no subgroup breakdown, naming what the items do carry."""
+    from ..context import SUBGROUP_ATTRIBUTES
+
+    have = [str(c) for c in ctx.study.items.columns if c != "item"]
+    if ctx.by:
+        return (
+            "none of the attributes asked for (--by "
+            + ", ".join(md(b) for b in ctx.by)
+            + ") has two or more values"
+        )
+    from ...analyses.subgroups import MAX_SUBGROUPS
+
+    return (
+        "no item attribute is a subgroup: none of "
+        + ", ".join(md(a) for a in SUBGROUP_ATTRIBUTES)
+        + f" is present, and no other attribute has 2 to {MAX_SUBGROUPS} values with 5 or more "
+        "items each"
+        + (
+            " (the items carry: "
+            + ", ".join(md(a) for a in have[:8])
+            + (", …" if len(have) > 8 else "")
+            + "; choose one with --by)"
+            if have
+            else ""
+        )  # fmt: skip
+    )
+
+
+def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
+    """Accuracy per judge x ``attribute`` on the headline dimension (not pooled)."""
+    from ...analyses.subgroups import subgroup_accuracy
+    from ._results import stacked
+
+    t = ctx.get(
+        f"subgroups-headline:{attribute}",
+        lambda: subgroup_accuracy(
+            ctx.study,
+            (attribute, "dimension"),
+            policy=ctx.policy,
+            stacked=stacked(ctx),
+            confidence_level=ctx.confidence_level,
+        ),
+    )
+    return t[t["dimension"] == ctx.headline]
+
+
+def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
+    """The best judge's weakest subgroup on the headline dimension — only when its accuracy
+    differs across the subgroups (its heterogeneity test, Holm within the judge)."""
+    from ._results import heterogeneity
+
+    try:
+        het = heterogeneity(ctx, attr)
+    except ValueError:
+        return []
+    row = het[(het["judge"] == judge) & (het["dimension"] == ctx.headline)]
+    if row.empty or not (row["p_holm"].iloc[0] < ctx.alpha):
+        return []
+    cells = headline_cells(ctx, attr)
+    weak = weakest_cell(cells, attr, judge)
+    if weak is None:
+        return []
+    h, lvl, name = row.iloc[0], ctx.level, ctx.label(attr)
+    return [
+        Finding(
+            f"The best judge, **{md(judge)}**, is not equally accurate across *{md(name)}* on "
+            f"*{md(ctx.headline)}* ({md(h['test'])}, p = {fmt_num(h['pvalue'], 3)}, Holm "
+            f"{fmt_num(h['p_holm'], 3)}, α = {ctx.alpha:g}); it is least accurate on "
+            f"{md(ctx.value_label(weak[attr]))}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
+            f"{fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, n = {fmt_int(weak['n'])} "
+            f"{md(weak['n_unit'])}).",
+            caveat=(
+                "some subgroup cells are small; read the interval, not the point"
+                if bool(cells["small"].any())
+                else None
+            ),
+            weight=3,
+        )
+    ]
+
+
 def build(ctx: ReportContext) -> Section:
     why = why_no_judge_evaluation(ctx)
     if why:
         return Section.not_applicable(KEY, TITLE, why)
     attrs = ctx.subgroup_attributes
     if not attrs:
-        return Section.not_applicable(
-            KEY,
-            TITLE,
-            "the items carry no subgroup attribute with two or more values"
-            + (" among those asked for (--by)" if ctx.by else " (e.g. organ_system)"),
-        )
+        return Section.not_applicable(KEY, TITLE, no_attribute_reason(ctx))
     order = judge_order(ctx)
     rows = order[:MAX_ROWS]
     sec = Section(KEY, TITLE)
@@ -63,9 +140,11 @@ def build(ctx: ReportContext) -> Section:
             sizes = tab.groupby(attr)["n"].max().sort_values(ascending=False, kind="stable")
             cols = list(sizes.index[:MAX_COLS])
         label = f"fig-subgroups-{attr}".replace("_", "-")
+        cl = str(tab["cluster"].iloc[0])
         sec.text(
             f"@{label} breaks the accuracy down by *{md(name)}*, pooling the dimensions "
-            f"({lvl} intervals clustered by item). Hatched cells with the estimate in brackets "
+            f"({lvl} intervals; verdicts resampled and tested together by {md(cl)}; n counts "
+            f"{md(tab['n_unit'].iloc[0])}). Hatched cells with the estimate in brackets "
             "are *uncertain*: too few verdicts or too wide an interval to be read on their own."
             + (
                 f" Only the {MAX_ROWS} most accurate judges are shown."
@@ -83,20 +162,12 @@ def build(ctx: ReportContext) -> Section:
             f"Accuracy per judge and {md(name)} (all dimensions pooled); hatched: uncertain cell.",
             lambda frame=frame, attr=attr: organ_heatmap(frame, col=attr, row_order=rows),
         )
-        weak = weakest_cell(tab, attr, order[0])
-        if weak is not None:
-            sec.findings.append(
-                Finding(
-                    f"The best judge, **{md(order[0])}**, is least accurate on *{md(name)}* = "
-                    f"{md(ctx.value_label(weak[attr]))}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
-                    f"{fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, "
-                    f"n = {fmt_int(weak['n'])}, all dimensions pooled).",
-                    caveat="subgroup cells are small; read the interval, not the point",
-                    weight=3,
-                )
-            )
+        sec.findings += weakest_finding(ctx, attr, order[0])
+    tab0 = subgroups(ctx, attrs[0])
     sec.methods.append(
-        "Subgroup accuracies pool the dimensions of each item; their intervals are clustered by "
-        f"item. Subgroups by: {', '.join(md(ctx.label(a)) for a in attrs)}."
+        "Subgroup accuracies pool the dimensions of each item ("
+        + md(tab0["ci_method"].iloc[0])
+        + f" intervals, verdicts resampled together by {md(tab0['cluster'].iloc[0])}). "
+        f"Subgroups by: {', '.join(md(ctx.label(a)) for a in attrs)}."
     )
     return sec

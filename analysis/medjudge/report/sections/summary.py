@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..context import POLICY_LABELS, ReportContext
+from ..context import ReportContext
 from ..tables import fmt_int
 from . import Finding, Section, md
 
@@ -34,10 +34,10 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     n_j, n_e = len(study.judges), len(study.experts)
     sec.text(
         f"Study *{md(study.name)}*: {fmt_int(len(study.items))} items, "
-        f"{len(study.dimensions)} dimension(s) ({', '.join(md(d) for d in study.dimensions)}), "
+        f"{len(study.dimensions)} dimension{'s' if len(study.dimensions) != 1 else ''} ({', '.join(md(d) for d in study.dimensions)}), "
         f"{fmt_int(n_j)} {md(ctx.names_of('judge', n_j))}, {fmt_int(n_e)} "
         f"{md(ctx.names_of('expert', n_e))}. Headline dimension: *{md(ctx.headline)}*; "
-        f"intervals are {ctx.level}; invalid verdicts: {md(POLICY_LABELS[ctx.policy])}."
+        f"intervals are {ctx.level}; {md(ctx.unusable_rule())}."
     )
     findings = select(sections)
     if findings:
@@ -48,7 +48,8 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     skipped = [s for s in sections if not s.applies]
     if skipped:
         caveats.append(
-            "not shown for this study: " + ", ".join(md(s.title).lower() for s in skipped)
+            f"{len(skipped)} analyses do not apply to this study and are not shown (listed with "
+            "their reasons under Methods, *Not run*)"
         )
     if caveats:
         sec.text("**Caveats:** " + "; ".join(caveats) + ".")

@@ -26,6 +26,40 @@ import numpy as np
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
+def from_rating_matrix(
+    X: Any, kw: dict[str, Any], accepts: Sequence[str] = ("categories", "values", "scale")
+) -> Any:
+    """A study's rating matrix as a coefficient's input: its values, with its scale's codes.
+
+    ``X`` is a :class:`medjudge.data.model.RatingMatrix` (what ``study.matrix(...)`` returns)
+    when it has a ``values`` array and a ``scale``; then ``kw`` (the call's keyword arguments)
+    gets ``categories`` (codes ``0..K-1``), ``values`` (the categories' numeric values) and
+    ``scale`` from that scale where the caller did not give them (only the names in
+    ``accepts``: the coefficient's parameters), and the values array is returned. Anything
+    else is returned unchanged.
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> m = mj.datasets.demo().matrix("overall", role="expert")
+    >>> kw = {}
+    >>> from_rating_matrix(m, kw).shape, kw["categories"].tolist(), kw["scale"].level
+    ((1026, 3), [0.0, 1.0], 'nominal')
+    """
+    values, scale = getattr(X, "values", None), getattr(X, "scale", None)
+    if not isinstance(values, np.ndarray) or scale is None or not hasattr(scale, "level"):
+        return X
+    cats = tuple(getattr(scale, "categories", ()) or ())
+    if scale.level in ("nominal", "ordinal") and cats and kw.get("categories") is None:
+        if "categories" in accepts:
+            kw["categories"] = np.arange(len(cats), dtype=float)
+        if "values" in accepts and kw.get("values") is None:
+            kw["values"] = np.asarray(scale.numeric_values(), dtype=float)
+    if "scale" in accepts and kw.get("scale") is None:
+        kw["scale"] = scale
+    return values
+
+
 def as_ratings(X: Any) -> np.ndarray:
     """Validate and return ratings as a 2-D float array (NaN = missing)."""
     if hasattr(X, "to_numpy"):

@@ -51,6 +51,7 @@ Fleiss J.L. (1971) Measuring nominal scale agreement among many raters. Psychol 
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -61,6 +62,7 @@ import numpy as np
 from ..._lazy import stats
 from ..results import Estimate
 from .bootstrap import t_interval
+from .coding import from_rating_matrix
 
 Layout = Literal["ratings", "table", "counts"]
 Convention = Literal["medjudge", "irrcac"]
@@ -176,6 +178,8 @@ def agreement_input(kind: str) -> Callable:
     """
 
     def deco(fn: Callable[..., Estimate]) -> Callable[..., Estimate]:
+        accepts = tuple(inspect.signature(fn).parameters)
+
         @functools.wraps(fn)
         def wrapper(
             X: Any,
@@ -188,6 +192,7 @@ def agreement_input(kind: str) -> Callable:
                 raise ValueError(f"convention={convention!r} is not one of {CONVENTIONS}")
             if convention == "irrcac":
                 kw.setdefault("ci", "analytic")  # irrCAC prints analytic intervals
+            X = from_rating_matrix(X, kw, accepts)  # study.matrix(...): values and its scale
             Xr = _to_ratings(X, layout, kind, fn.__name__)
             if layout != "ratings" and kw.get("categories") is None:
                 q = np.asarray(X).shape[1]

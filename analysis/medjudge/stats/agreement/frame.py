@@ -19,7 +19,7 @@ import pandas as pd
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import resampling
-from .coding import as_ratings, resolve_categories, resolve_level
+from .coding import as_ratings, from_rating_matrix, resolve_categories, resolve_level
 from .icc import icc
 from .kappa import brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, percent_agreement
 from .kendall import kendall_w
@@ -134,7 +134,7 @@ def _row(e: Estimate, measurement: str, weights: str) -> dict[str, Any]:
 def agreement_table(
     X: Any,
     *,
-    scale: Any,
+    scale: Any = None,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     weights: str | np.ndarray | None = None,
@@ -148,10 +148,11 @@ def agreement_table(
 
     Parameters
     ----------
-    X : array_like or DataFrame, shape (n_items, n_raters)
-        Ratings, NaN = missing.
+    X : array_like, DataFrame or RatingMatrix, shape (n_items, n_raters)
+        Ratings, NaN = missing; ``study.matrix(...)`` brings its scale and categories.
     scale : {"nominal", "ordinal", "interval", "ratio"} or Scale
-        The measurement level (required: it decides the weights and Krippendorff's metric).
+        The measurement level (required unless ``X`` is a study's matrix: it decides the
+        weights and Krippendorff's metric).
     categories, values : sequence of float, optional
         Category codes and their numeric values (see ``coding``).
     weights : str or ndarray, optional
@@ -187,7 +188,9 @@ def agreement_table(
     >>> t[['coefficient', 'estimate']].round(3).values.tolist()[:3]
     [['percent_agreement', 0.778], ['fleiss_kappa', 0.556], ['conger_kappa', 0.571]]
     """
-    lvl, s_cats, s_vals = resolve_level(scale, "scale")
+    kw: dict[str, Any] = {"scale": scale}
+    X = from_rating_matrix(X, kw, ("scale",))
+    lvl, s_cats, s_vals = resolve_level(kw["scale"], "scale")
     categories = s_cats if categories is None else categories
     values = s_vals if values is None else values
     A = as_ratings(X)

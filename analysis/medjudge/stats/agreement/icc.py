@@ -37,7 +37,7 @@ from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import bootstrap_estimate, check_ci, resampling
-from .coding import as_ratings, finish, item_weights
+from .coding import as_ratings, finish, from_rating_matrix, item_weights
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
 MCGRAW_WONG = {
@@ -66,9 +66,17 @@ def _complete(X: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mean_squares(X: np.ndarray, W: np.ndarray) -> dict[str, np.ndarray]:
-    """Weighted two-way ANOVA mean squares of complete rows of ``X`` for every row of ``W``."""
+    """Weighted two-way ANOVA mean squares of complete rows of ``X`` for every row of ``W``.
+
+    The sums of squares are differences of large sums: ``X`` is first shifted by its mean (they
+    do not change), and a sum of squares below what rounding leaves behind — ``1e-12`` of the
+    total, or the rounding of the scores themselves — is 0. Without that, constant scores gave
+    ICCs such as 2.77 from rounding noise, and identical raters 0.9999999999999992.
+    """
     k = X.shape[1]
     n = W.sum(axis=1)
+    scale = float(np.abs(X).max()) if X.size else 0.0
+    X = X - (X.mean() if X.size else 0.0)
     rows = X.mean(axis=1)
     grand = (W @ rows) / n
     cols = (W @ X) / n[:, None]  # (b, k)
@@ -76,6 +84,8 @@ def mean_squares(X: np.ndarray, W: np.ndarray) -> dict[str, np.ndarray]:
     ss_r = k * (W @ rows**2 - n * grand**2)
     ss_c = n * ((cols**2).sum(axis=1) - k * grand**2)
     ss_e = ss_tot - ss_r - ss_c
+    floor = np.maximum(1e-12 * ss_tot, n * k * (64 * np.finfo(float).eps * scale) ** 2)
+    ss_tot, ss_r, ss_c, ss_e = (np.where(ss <= floor, 0.0, ss) for ss in (ss_tot, ss_r, ss_c, ss_e))
     with np.errstate(invalid="ignore", divide="ignore"):
         return {
             "n": n,
@@ -121,33 +131,65 @@ def icc_core(X: Any, w: np.ndarray | None = None, *, form: str | None = None) ->
 def _f_intervals(
     ms: dict[str, float], icc: np.ndarray, confidence: float
 ) -> list[tuple[float, float, float, float, float, float]]:
-    """(F, df1, df2, p, low, high) for each form (McGraw & Wong 1996, Table 7)."""
-    n, k = ms["n"], ms["k"]
-    msr, msc, mse, msw = ms["msr"], ms["msc"], ms["mse"], ms["msw"]
+    """(F, df1, df2, p, low, high) for each form (McGraw & Wong 1996, Table 7).
+
+    Without residual variance (``MSE = 0`` or ``MSW = 0``: every rater gives each target the
+    same score, or differs by a constant) while the targets vary, ``F`` is infinite and the
+    limits are their limits as the residual variance goes to 0: 1 for the forms whose estimate
+    is 1, and for ICC(2,·) the formula's limits with Satterthwaite's ``v -> (k - 1)``. Without
+    any variance the forms are not defined: NaN.
+    """
+    n, k = float(ms["n"]), float(ms["k"])
+    msr, msc, mse, msw = (np.float64(ms[key]) for key in ("msr", "msc", "mse", "msw"))
     a = 1 - confidence
     df1, df1w, df2e = n - 1, n * (k - 1), (n - 1) * (k - 1)
-    f1 = msr / msw
-    f3 = msr / mse
-    f1l, f1u = f1 / stats.f.ppf(1 - a / 2, df1, df1w), f1 * stats.f.ppf(1 - a / 2, df1w, df1)
-    f3l, f3u = f3 / stats.f.ppf(1 - a / 2, df1, df2e), f3 * stats.f.ppf(1 - a / 2, df2e, df1)
-    # ICC(2,1): Satterthwaite df (McGraw & Wong 1996, Table 7, case 2A)
-    r2 = icc[1]
-    fj = msc / mse
-    vn = df2e * (k * r2 * fj + n * (1 + (k - 1) * r2) - k * r2) ** 2
-    vd = df1 * k**2 * r2**2 * fj**2 + (n * (1 + (k - 1) * r2) - k * r2) ** 2
-    v = vn / vd
-    fs, fss = stats.f.ppf(1 - a / 2, n - 1, v), stats.f.ppf(1 - a / 2, v, n - 1)
-    l2 = n * (msr - fs * mse) / (fs * (k * msc + (k * n - k - n) * mse) + n * msr)
-    u2 = n * (fss * msr - mse) / (k * msc + (k * n - k - n) * mse + n * fss * msr)
-    p1, p3 = stats.f.sf(f1, df1, df1w), stats.f.sf(f3, df1, df2e)
-    return [
-        (f1, df1, df1w, p1, (f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
-        (f3, df1, df2e, p3, l2, u2),
-        (f3, df1, df2e, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
-        (f1, df1, df1w, p1, 1 - 1 / f1l, 1 - 1 / f1u),
-        (f3, df1, df2e, p3, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
-        (f3, df1, df2e, p3, 1 - 1 / f3l, 1 - 1 / f3u),
-    ]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        f1 = msr / msw
+        f3 = msr / mse
+        f1l, f1u = f1 / stats.f.ppf(1 - a / 2, df1, df1w), f1 * stats.f.ppf(1 - a / 2, df1w, df1)
+        f3l, f3u = f3 / stats.f.ppf(1 - a / 2, df1, df2e), f3 * stats.f.ppf(1 - a / 2, df2e, df1)
+        # ICC(2,1): Satterthwaite df (McGraw & Wong 1996, Table 7, case 2A)
+        r2 = icc[1]
+        fj = msc / mse
+        vn = df2e * (k * r2 * fj + n * (1 + (k - 1) * r2) - k * r2) ** 2
+        vd = df1 * k**2 * r2**2 * fj**2 + (n * (1 + (k - 1) * r2) - k * r2) ** 2
+        v = vn / vd
+        if mse == 0 and msr > 0:
+            v = df2e / df1  # its limit as MSE -> 0 (fj -> infinity)
+        fs, fss = stats.f.ppf(1 - a / 2, n - 1, v), stats.f.ppf(1 - a / 2, v, n - 1)
+        l2 = n * (msr - fs * mse) / (fs * (k * msc + (k * n - k - n) * mse) + n * msr)
+        u2 = n * (fss * msr - mse) / (k * msc + (k * n - k - n) * mse + n * fss * msr)
+        p1, p3 = stats.f.sf(f1, df1, df1w), stats.f.sf(f3, df1, df2e)
+
+        def single(fl: float, fu: float) -> tuple[float, float]:
+            if math.isinf(fl):  # F infinite: both limits tend to 1
+                return 1.0, 1.0
+            return (fl - 1) / (fl + k - 1), (fu - 1) / (fu + k - 1)
+
+        def average(fl: float, fu: float) -> tuple[float, float]:
+            if math.isinf(fl):
+                return 1.0, 1.0
+            if fl == 0:  # no variance between targets: the average-measure form is not defined
+                return math.nan, math.nan
+            return 1 - 1 / fl, 1 - 1 / fu
+
+        return [
+            (f1, df1, df1w, p1, *single(f1l, f1u)),
+            (f3, df1, df2e, p3, l2, u2),
+            (f3, df1, df2e, p3, *single(f3l, f3u)),
+            (f1, df1, df1w, p1, *average(f1l, f1u)),
+            (f3, df1, df2e, p3, l2 * k / (1 + l2 * (k - 1)), u2 * k / (1 + u2 * (k - 1))),
+            (f3, df1, df2e, p3, *average(f3l, f3u)),
+        ]
+
+
+def _no_variance_reason(ms: dict[str, float]) -> str:
+    """Why a form is NaN: which variance is zero."""
+    if ms["msr"] == 0 and ms["msw"] == 0:
+        return "not defined: no variance (every score is the same)"
+    if ms["msr"] == 0:
+        return "not defined: no variance between targets (every target has the same mean)"
+    return "not defined: no variance"
 
 
 def icc(
@@ -201,19 +243,26 @@ def icc(
     """
     ci = check_ci(ci)
     ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)
-    X, ok = _complete(X)
+    X, ok = _complete(from_rating_matrix(X, {}, ()))
     plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
     Xc = X[ok]
     n = int(ok.sum())
     ms1 = {key: float(v[0]) for key, v in mean_squares(Xc, np.ones((1, n))).items()}
     vals = _forms({key: np.array([v]) for key, v in ms1.items()})[0]
+    # a form dividing by a zero variance (MSR = 0 in an average-measure form: -inf) is not
+    # defined, like 0/0 (no variance at all): NaN, with the reason in ``extra``
+    vals = np.where(np.isfinite(vals), vals, np.nan)
+    undefined = _no_variance_reason(ms1)
     boot: dict[str, Estimate] = {}
     if ci == "bootstrap":
+        # rows with a missing rating get weight 0 — and a 0 in place of the NaN, which would
+        # otherwise make every resample (0 * NaN) and so the interval NaN
+        Xz = np.where(ok[:, None], X, 0.0)
         for j, form in enumerate(ICC_FORMS):
 
             def stat(W: np.ndarray, j: int = j) -> np.ndarray:
-                return _forms(mean_squares(X, W * ok[None, :]))[:, j]
+                return _forms(mean_squares(Xz, W * ok[None, :]))[:, j]
 
             boot[form] = bootstrap_estimate(
                 form, stat, X.shape[0], plan=plan, confidence=confidence, method=method, n=n
@@ -222,6 +271,7 @@ def icc(
     out = []
     for j, form in enumerate(ICC_FORMS):
         f, d1, d2, pv, lo, hi = fint[j]
+        lo, hi = min(lo, 1.0), min(hi, 1.0)  # rounding only: the limits are at most 1 (NaN kept)
         extra = {
             "shrout_fleiss": SHROUT_FLEISS[form],
             "mcgraw_wong": MCGRAW_WONG[form],
@@ -232,6 +282,8 @@ def icc(
             "raters": X.shape[1],
             **{key: ms1[key] for key in ("msr", "msc", "mse", "msw")},
         }
+        if math.isnan(vals[j]) and n >= 2:
+            extra["not_defined"] = undefined
         if ci == "bootstrap":
             b = boot[form]
             extra.update({key: b.extra[key] for key in ("n_resamples", "seed", "boot_undefined")})

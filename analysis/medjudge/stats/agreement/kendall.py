@@ -25,7 +25,7 @@ from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import bootstrap_estimate, check_ci, resampling, resolve_ci
-from .coding import as_ratings, finish, item_weights
+from .coding import as_ratings, finish, from_rating_matrix, item_weights
 
 
 def _w_stat(X: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -105,7 +105,7 @@ def kendall_w(
     0.911
     """
     ci = check_ci(ci)
-    X = as_ratings(X)
+    X = as_ratings(from_rating_matrix(X, {}, ()))  # a study's matrix: its (ordered) codes
     if X.shape[1] < 2:
         raise ValueError("Kendall's W needs at least two raters (columns)")
     ok = ~np.isnan(X).any(axis=1)

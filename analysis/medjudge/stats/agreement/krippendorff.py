@@ -198,11 +198,51 @@ def _linearized_se(p: _AlphaPrep) -> tuple[float, float]:
     return float(np.sqrt(((x - alpha1) ** 2).sum() / (n * (n - 1)))), float(pa)
 
 
+def _table_alpha_se(p: _AlphaPrep, Wm: np.ndarray) -> float:
+    """``krippen2.table``'s SE from the two raters' ``q x q`` table, with agreement weights.
+
+    With ``p_kl`` the table shares over ``n`` items, ``w_kl`` the agreement weights of the
+    scale (``1 - delta²_kl / max delta²``: identity for nominal, quadratic for interval),
+    ``pa' = sum w_kl p_kl``, ``pi_k = (p_k+ + p_+k)/2``, ``pe = sum w_kl pi_k pi_l``,
+    ``alpha' = (pa' - pe)/(1 - pe)`` and ``pbar_k = ((W p_+.)_k + (W' p_.+)_k)/2``
+    (Gwet 2014, ch. 5; irrCAC ``R/agree.coeff2.r``)::
+
+        Var = [sum_kl p_kl (w_kl - (1 - alpha')(pbar_k + pbar_l))^2
+               - (pa' - 2 (1 - alpha') pe)^2] / (n (1 - pe)^2)
+
+    The weights enter every term, so the SE depends on the scale (before issue 28 the nominal
+    SE was returned for every scale).
+    """
+    keep = p.pair
+    C = p.C[keep]
+    n = int(keep.sum())
+    if n < 1 or not np.all(C.sum(1) == 2):
+        return math.nan
+    # each item holds two codes: recover the (unordered-in-C, so symmetric) pair per item
+    q = C.shape[1]
+    t = np.zeros((q, q))
+    for row in C:
+        idx = np.flatnonzero(row)
+        a, b = (idx[0], idx[0]) if idx.size == 1 else (idx[0], idx[1])
+        t[a, b] += 0.5
+        t[b, a] += 0.5
+    pkl = t / n
+    pa0 = float((Wm * pkl).sum())
+    pr, pc = pkl.sum(1), pkl.sum(0)
+    pi = (pr + pc) / 2
+    pe = float(pi @ Wm @ pi)
+    a1 = (pa0 - pe) / (1 - pe)
+    pb = (Wm @ pc + Wm.T @ pr) / 2
+    s1 = float((pkl * (Wm - (1 - a1) * (pb[:, None] + pb[None, :])) ** 2).sum())
+    var = (s1 - (pa0 - 2 * (1 - a1) * pe) ** 2) / (n * (1 - pe) ** 2)
+    return float(np.sqrt(max(var, 0.0)))
+
+
 def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, layout: str) -> float:
     """Alpha's SE as irrCAC's README (2019) prints it (see :mod:`.conventions`).
 
-    * ``layout="table"``: ``krippen2.table`` — Scott's two-rater table variance divided by
-      ``n^2`` (``R/agree.coeff2.r``);
+    * ``layout="table"``: ``krippen2.table`` — the two-rater table variance with the scale's
+      agreement weights (:func:`_table_alpha_se`, ``R/agree.coeff2.r``);
     * ``layout="counts"``: ``krippen.alpha.dist`` — per-item agreement
       ``pa_i = (1-eps)(pa'_i - pa'_v (r_i - rbar)/rbar) + eps``, ``x_i = alpha_i - (1 - alpha)
       (pe_i - pe)/(1 - pe)`` with ``pe_i = sum_k r_ik pibar_k / rbar - sum(pi)(r_i - rbar)/rbar``
@@ -210,12 +250,6 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
     * ``layout="ratings"``: ``krippen.alpha.raw`` of the 2019 release — as the default but with
       ``pa_i`` centred at ``pa = (1-eps) pa' + eps`` instead of ``pa'``.
     """
-    from .kappa import fleiss_kappa
-
-    if layout == "table":
-        e = fleiss_kappa(X, categories=categories, values=values)
-        n = e.n
-        return float(e.se * math.sqrt((n - 1) / n)) if n >= 1 else math.nan
     lvl, s_cats, s_vals = resolve_level(level)
     p = _AlphaPrep(
         X, lvl, s_cats if categories is None else categories, s_vals if values is None else values
@@ -225,6 +259,8 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
     D = p.delta_matrix()
     if D.max() <= 0:
         return math.nan
+    if layout == "table":
+        return _table_alpha_se(p, 1.0 - D / D.max())
     Wm = 1.0 - D / D.max()
     keep = p.pair
     C, r = p.C[keep], p.m[keep]
@@ -260,7 +296,7 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
 def krippendorff_alpha(
     X: Any,
     *,
-    scale: Any,
+    scale: Any = None,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
     ci: str | None = "auto",
@@ -272,11 +308,11 @@ def krippendorff_alpha(
 
     Parameters
     ----------
-    X : array_like, shape (n_units, n_coders)
-        Units (items) x coders (raters), NaN = missing.
+    X : array_like or RatingMatrix, shape (n_units, n_coders)
+        Units (items) x coders (raters), NaN = missing; ``study.matrix(...)`` brings its scale.
     scale : {"nominal", "ordinal", "interval", "ratio"} or Scale
-        The measurement level, required: the krippendorff package defaults to interval, wrong
-        for categorical data.
+        The measurement level, required unless ``X`` is a study's matrix: the krippendorff
+        package defaults to interval, wrong for categorical data.
     categories, values : sequence of float, optional
         Codes and their numeric values (nominal/ordinal; optional otherwise).
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"

@@ -10,6 +10,7 @@ difference of two means on the same items).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,9 @@ def ppi_mean(
     tuned on the same labels, as for a regression estimator; per cluster when clustered) and
     ``q`` is a Student t quantile with Satterthwaite degrees of freedom (see :func:`_spread`).
     ``interval="normal"`` is the asymptotic interval, identical to ppi-python's ``ppi_mean_ci``.
+    For a 0/1 gold label with 10 or fewer labelled positives (or negatives)
+    ``extra["warning"]`` recommends the classical Wilson interval; :func:`ppi_proportion` gives
+    a 0/1 label the Wilson interval at the effective n instead of the symmetric t interval.
 
     Parameters
     ----------
@@ -155,15 +159,24 @@ def ppi_mean(
     method = (
         "PPI++ (power-tuned)" if tuned else ("classical" if lam_v == 0 else f"PPI (lam={lam_v:g})")
     )
+    lo, hi, suffix = est - z * se, est + z * se, _method_suffix(interval, df)
+    extra_warn: dict[str, Any] = {}
+    if bool(np.all((y == 0) | (y == 1))):
+        k = int(min(y.sum(), n - y.sum()))
+        if k <= FEW_LABELLED_EVENTS:
+            which = "positives" if y.sum() <= n - y.sum() else "negatives"
+            extra_warn["warning"] = (
+                f"only {k} labelled {which} among {n} labels: judge-assisted intervals "
+                "under-cover a rare rate (docs/calibration.md, 'Rare rates'); "
+                "use the classical Wilson interval of the labelled items"
+            )
     return Estimate(
         name="ppi_mean",
         estimate=est,
         se=se,
-        ci_low=est - z * se,
-        ci_high=est + z * se,
-        ci_method=method
-        + (", cluster-robust" if cl is not None else "")
-        + _method_suffix(interval, df),
+        ci_low=lo,
+        ci_high=hi,
+        ci_method=method + (", cluster-robust" if cl is not None else "") + suffix,
         level=_level(confidence_level),
         n=n,
         extra={
@@ -175,8 +188,40 @@ def ppi_mean(
             "n_clusters": G if cl is not None else None,
             "var_classical": var0,
             "effective_n": n * var0 / var if var > 0 else math.nan,
+            **extra_warn,
         },
     )
+
+
+#: at or below this many labelled positives (or negatives) a 0/1 target gets a warning
+FEW_LABELLED_EVENTS = 10
+
+
+def _wilson_effective(
+    est: float, var: float, n: int, n_unlab: int, df: float, level: float
+) -> tuple[float, float, str]:
+    """Wilson interval at the effective sample size of a judge-assisted proportion.
+
+    ``n* = p(1-p)/Var`` with ``p`` the estimate clipped to [0, 1] and ``Var`` the (small-sample)
+    PPI variance, capped at ``n + N``, then Korn & Graubard's (1998) degrees-of-freedom factor
+    ``(t_{n*-1}/t_df)^2`` (capped at 1) with the Satterthwaite ``df`` of the variance; the
+    Wilson limits at ``n*`` are asymmetric near 0 and 1, where the symmetric t interval
+    missed a rare rate from below (93.2% at 8% with 200 labels, 5.3% of misses below and 1.6%
+    above; docs/calibration.md). Where ``p`` is 0 or 1 the design effect is unknown and ``n*``
+    is the number of labels ``n``.
+    """
+    from scipy.special import stdtrit
+
+    from medjudge.stats.intervals import wilson_interval
+
+    p = min(max(est, 0.0), 1.0)
+    ne = p * (1 - p) / var if var > 0 and 0 < p < 1 else float(n)
+    ne = min(ne, float(n + n_unlab))
+    a = (1.0 - level) / 2.0
+    if np.isfinite(df) and df >= 1:
+        ne *= min((stdtrit(max(ne - 1, 1), 1 - a) / stdtrit(df, 1 - a)) ** 2, 1.0)
+    lo, hi = wilson_interval(p * ne, ne, level)
+    return float(lo), float(hi), f", Wilson at the effective n ({ne:.0f}; Korn-Graubard df)"
 
 
 def ppi_proportion(
@@ -191,6 +236,13 @@ def ppi_proportion(
     interval: Interval = "t",
 ) -> Estimate:
     """:func:`ppi_mean` for a proportion: ``y`` must be 0/1; ``yhat`` may be 0/1 or a probability.
+
+    The same estimate and SE as :func:`ppi_mean`; with ``interval="t"`` (default) the interval
+    is the Wilson interval at the effective sample size (:func:`_wilson_effective`), which stays
+    inside [0, 1] and is asymmetric near the edges: the symmetric t interval covered 93.2% of
+    an 8% rate with 200 labels (misses 5.3% below, 1.6% above) and 87.5% with 50 labels
+    (docs/calibration.md, "Rare rates"). ``extra["warning"]`` is set with 10 or fewer
+    labelled positives (or negatives).
 
     Examples
     --------
@@ -214,6 +266,18 @@ def ppi_proportion(
         confidence_level=confidence_level,
         interval=interval,
     )
+    var = out.se**2
+    if interval == "t" and np.isfinite(var):
+        lo, hi, suffix = _wilson_effective(
+            out.estimate,
+            var,
+            out.extra["n_labelled"],
+            out.extra["n_unlabelled"],
+            out.extra["df"],
+            out.level,
+        )
+        head = out.ci_method.split(", small-sample t")[0]
+        out = replace(out, ci_low=lo, ci_high=hi, ci_method=head + suffix)
     return _renamed(out, "ppi_proportion")
 
 

@@ -1,8 +1,8 @@
-"""numpy.f2py / numpy.testing deferred on the command line (medjudge._lazy_imports)."""
+"""Process settings of the entry points (medjudge._runtime): numpy.f2py / numpy.testing deferred
+on the command line and in report kernels, never on ``import medjudge``."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,7 +19,7 @@ def test_scipy_no_longer_runs_them_and_a_user_gets_the_real_modules() -> None:
     out = _python(
         """
         import sys
-        from medjudge._lazy_imports import defer_numpy_extras
+        from medjudge._runtime import defer_numpy_extras
         print(defer_numpy_extras())
         import scipy.special, scipy.stats
         print(type(sys.modules["numpy.f2py"]).__name__, "charset_normalizer" in sys.modules)
@@ -50,7 +50,7 @@ def test_already_imported_or_not_numpy_is_left_alone() -> None:
     out = _python(
         """
         import sys, numpy.testing
-        from medjudge._lazy_imports import defer_numpy_extras
+        from medjudge._runtime import defer_numpy_extras
         print(defer_numpy_extras(("numpy.testing", "json.decoder", "numpy.no_such_module")))
         print(type(sys.modules["numpy.testing"]).__name__)
         """
@@ -99,13 +99,24 @@ def test_report_kernels_defer_them_and_keep_the_namespace_clean(tmp_path) -> Non
     assert out.cells[0].outputs[0]["text"] == "_LazyModule [] True\n"
 
 
-def test_report_building_freezes_only_in_a_report_kernel() -> None:
-    code = (
-        "import gc; from medjudge.report.document import _freeze_in_kernel; "
-        "_freeze_in_kernel(); print(gc.get_freeze_count() > 0)"
+def test_import_medjudge_changes_nothing_in_the_process() -> None:
+    out = _python(
+        """
+        import gc, os, sys
+        before = dict(os.environ)
+        import medjudge as mj
+        mj.load  # the lazy front door
+        import medjudge.report.document, medjudge.analyses.judge_vs_gold
+        print("numpy.f2py" in sys.modules and type(sys.modules["numpy.f2py"]).__name__,
+              gc.get_freeze_count(), dict(os.environ) == before)
+        """
     )
-    env = {k: v for k, v in os.environ.items() if k != "MEDJUDGE_RENDER"}
-    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    env["MEDJUDGE_RENDER"] = "1"
-    kernel = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert (plain.stdout.strip(), kernel.stdout.strip()) == ("False", "True")
+    assert out.split()[1:] == ["0", "True"]
+
+
+def test_kernel_environment_keeps_user_settings() -> None:
+    from medjudge._runtime import kernel_environment
+
+    env = kernel_environment({"MKL_NUM_THREADS": "8"})
+    assert env["MKL_NUM_THREADS"] == "8" and env["OPENBLAS_NUM_THREADS"] == "1"
+    assert env["MALLOC_TRIM_THRESHOLD_"] == str(256 << 20)
