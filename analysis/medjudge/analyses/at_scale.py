@@ -41,6 +41,7 @@ from medjudge.stats.resampling import Bootstrap, as_bootstrap
 from ..data.model import Study
 from ..data.tables import TableMapping
 from ..engine.reduce import ENGINES, Patterns, ReducedStudy, reduce_verdicts
+from ..stats.accuracy import NOT_ASSIGNED
 from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
 from .subgroups import StackedOutcomes
 
@@ -366,6 +367,7 @@ class ItemsView:
     dimensions: list[str]
     cluster: str | None = None
     order: str | None = None
+    swapped: frozenset = frozenset()
 
 
 def stack_at_scale(
@@ -424,7 +426,8 @@ def stack_at_scale(
         idx = np.flatnonzero(dim_of == dim)
         idx = idx[np.argsort(item_rank[idx], kind="stable")]
         a, v, c = a_all[idx], v_all[idx], c_all[idx]
-        ys.append(np.where((a > 0) & (v > 0), c.astype(float), np.nan))
+        y = np.where(v > 0, c.astype(float), np.nan)
+        ys.append(np.where(a > 0, y, NOT_ASSIGNED))  # outside the judge design
         designs.append(a > 0)
         f = pd.DataFrame({"item": uniq[codes[idx]]})
         for at in io.attributes:
@@ -446,7 +449,10 @@ def stack_at_scale(
         io.gold_method,
         np.vstack(designs) if designs else np.zeros((0, nj), dtype=bool),
     )
-    return ItemsView(items=items, dimensions=dims, cluster=io.cluster, order=io.order), so
+    view = ItemsView(
+        items=items, dimensions=dims, cluster=io.cluster, order=io.order, swapped=io.swapped
+    )
+    return view, so
 
 
 def accuracy_table_at_scale(
@@ -471,7 +477,6 @@ def accuracy_table_at_scale(
             stacked.outcome[idx], list(stacked.judges), clusters=cl,
             confidence_level=confidence_level,
         )  # fmt: skip
-        n_all = int(idx.sum())
         for r in sens.itertuples(index=False):
             for pol in POLICIES:
                 rows.append(
@@ -483,10 +488,12 @@ def accuracy_table_at_scale(
                         "ci_low": getattr(r, f"ci_low_{pol}"),
                         "ci_high": getattr(r, f"ci_high_{pol}"),
                         "level": confidence_level,
-                        "n": n_all - (int(r.n_invalid) if pol == "exclude" else 0),
+                        "ci_method": getattr(r, f"ci_method_{pol}"),
+                        "n": int(getattr(r, f"n_{pol}")),
                         "n_unusable": int(r.n_invalid),
+                        "n_not_assigned": int(r.n_not_assigned),
                         "gold": stacked.gold_method,
-                        "order": view.order or "",
+                        "order": view.order or ("AB" if (dim, r.judge) in view.swapped else ""),
                     }
                 )
     return pd.DataFrame(rows)

@@ -11,9 +11,9 @@ options) into Ibis expressions over the user's CSV/TSV, JSONL/JSON or Parquet fi
   ``role_column`` through ``[role_map]``; ``dimension`` a constant or ``dimension_column``;
   ``order`` through ``[order_map]`` (``""`` when not recorded); ``run`` (``"1"`` when absent);
 * ``value`` is the cell through ``[recode]``; a cell (or its recoding) listed in ``invalid`` has
-  status ``invalid``; an empty cell is ``invalid`` in a long layout (the row exists without a
-  value) and ``missing`` for a judge of a wide layout, and an empty expert cell of a wide layout
-  is no row at all (not rated; counted as ``expert_cells_empty``);
+  status ``invalid``; an empty cell is a ``missing`` verdict, and an empty expert cell of a
+  wide layout is no row at all (not rated; counted as ``expert_cells_empty``);
+* an empty item, rater or dimension id is refused (file, line, column);
 * the supplied gold (``gold = "column"``) per item × dimension (per item, for every dimension,
   without a ``dimension_column``), the cluster column and the item attributes.
 
@@ -222,9 +222,17 @@ def _require(t: Any, cols: list[str], path: Path, mapping: TableMapping) -> None
 
 
 def _joined(txt: dict[str, Any], cols: list[str], sep: str) -> Any:
-    out = txt[cols[0]]
+    """One id from several columns joined with ``sep``, a backslash and ``sep`` escaped in each
+    part (the in-memory loader's rule); one column as it is."""
+    if len(cols) == 1:
+        return txt[cols[0]]
+
+    def part(c: str) -> Any:
+        return txt[c].replace("\\", "\\\\").replace(sep, "\\" + sep)
+
+    out = part(cols[0])
     for c in cols[1:]:
-        out = out.concat(sep, txt[c])
+        out = out.concat(sep, part(c))
     return out
 
 
@@ -289,9 +297,8 @@ def project(
     def verdicts(cell: Any, *, rater: Any, role: Any, dimension: Any, order: Any, run: Any) -> Any:
         recoded = _recode(cell, m.recode)
         is_invalid = (cell.isin(invalid) | recoded.isin(invalid)) if invalid else lit(False)
-        empty_status = "missing" if m.layout == "wide" else "invalid"
         status = ibis.cases(
-            (is_invalid, lit("invalid")), (cell == "", lit(empty_status)), else_=lit("ok")
+            (is_invalid, lit("invalid")), (cell == "", lit("missing")), else_=lit("ok")
         )
         cols = {
             "item": item,
@@ -420,6 +427,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
     """
     m = proj.mapping
     r = proj.ratings
+    _refuse_empty_ids(proj)
     ok = r.filter(r.status == "ok")
     for dim, scale in scales.items():
         sub = ok.filter(ok.dimension == dim)
@@ -484,6 +492,31 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
         "verdicts_missing": int(n.get("missing", 0)),
     }
     return counts
+
+
+def _refuse_empty_ids(proj: Projection) -> None:
+    """An empty item, rater or dimension id names nothing (the in-memory loader's rule)."""
+    m = proj.mapping
+    cols = [(c, "item") for c in m.item]
+    if m.layout == "long":
+        cols += [(c, "rater") for c in m.rater]
+        if m.dimension_column:
+            cols.append((m.dimension_column, "dimension"))
+    raw = proj.raw
+    aggs = {
+        f"e{i}": (as_text(raw[c]).strip() == "").cast("int64").sum()
+        for i, (c, _) in enumerate(cols)
+    }
+    got = raw.aggregate(**aggs).pipe(fetch)
+    for i, (c, what) in enumerate(cols):
+        if int(got[f"e{i}"].iloc[0] or 0):
+            raise InputError(
+                f"empty {what} id",
+                file=proj.path,
+                line=proj.locate(lambda t, c=c: as_text(t[c]).strip() == ""),
+                column=c,
+                hint=f"every row needs its {what} id; fill it in or remove the row",
+            )
 
 
 def gold_table(proj: Projection, scales: dict[str, Scale]) -> Any:

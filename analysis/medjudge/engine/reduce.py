@@ -414,8 +414,21 @@ def _judged(
             f"--eval-order {order!r}: no verdicts in that presentation order; orders present: "
             f"{have}"
         )
+    swapped: set[tuple[str, str]] = set()
     if order is None and len(judge_orders) > 1:
-        order = "AB" if "AB" in judge_orders else judge_orders[0]
+        # the in-memory rule (medjudge.data.outcomes.judge_matrix): a judge seen in both orders
+        # on the same item of a dimension is read in its first presentation (AB); every other
+        # judge keeps its one verdict per item, whatever its order (a randomised design)
+        jo = t.filter((t.role == "judge") & t.order.isin(["AB", "BA"]))
+        both = jo.group_by(["dimension", "item", "rater"]).aggregate(n=jo.order.nunique())
+        pairs = both.filter(both.n > 1).select("dimension", "rater").distinct().pipe(fetch)
+        swapped = {(str(d), str(x)) for d, x in pairs.itertuples(index=False)}
+        cond = None
+        for d, x in sorted(swapped):
+            c = (t.dimension == d) & (t.rater == x)
+            cond = c if cond is None else cond | c
+        if cond is not None:
+            t = t.filter(~((t.role == "judge") & cond & (t.order != "AB")))
     if order is not None:
         t = t.filter((t.role != "judge") | (t.order == order))
     expert = t.filter((t.role == "expert") & t.valid)
@@ -590,7 +603,12 @@ def reduce_verdicts(
         engine=engine,
         cluster=cluster,
         n_rows=n_rows,
-        settings={"gold": gold_rule, "order": order, "load_counts": load_counts},
+        settings={
+            "gold": gold_rule,
+            "order": order
+            or ("AB for judges seen in both orders, else every verdict" if j.swapped else None),
+            "load_counts": load_counts,
+        },
         skipped=skipped,
     )
 
@@ -613,6 +631,8 @@ class ItemOutcomes:
     skipped: dict[str, str]
     scales: dict[str, Any]
     order: str | None = None
+    #: (dimension, judge) read in order AB only (seen in both orders on the same item)
+    swapped: frozenset = frozenset()
 
 
 def item_outcomes(
@@ -663,4 +683,5 @@ def item_outcomes(
         skipped=dict(j.skipped),
         scales=dict(j.scales),
         order=j.order,
+        swapped=frozenset(j.swapped),
     )

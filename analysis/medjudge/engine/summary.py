@@ -97,6 +97,23 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         ],
     }
     out["gold"] = _gold_counts(proj, scales, out["experts"])
+    out["presentation"] = _presentation(proj, scales)
+    if out["judges"]:
+        # item x dimension cells a judge has no verdict row for: it was not given the item
+        j = r.filter(r.role == "judge")
+        per = fetch(j.group_by(["dimension", "rater"]).aggregate(n=j.item.nunique()))
+        lacking: dict[str, dict[str, int]] = {}
+        have = {
+            (str(d), str(x)): int(k)
+            for d, x, k in per[["dimension", "rater", "n"]].itertuples(index=False)
+        }
+        for name in out["judges"]:
+            for dim in dims:
+                absent = n_items - have.get((dim, name), 0)
+                if absent:
+                    lacking.setdefault(name, {})[dim] = absent
+        if lacking:
+            out["not_assigned"] = lacking
     if proj.gold is not None and out["experts"]:
         out["supplied_vs_majority_mismatch"] = _mismatch(proj, scales)
     levels = {d: scales[d].level for d in dims}
@@ -119,6 +136,35 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     t = t.reset_index()
     t.columns.name = None
     return out, t
+
+
+def _presentation(proj: Any, scales: dict) -> dict[str, str]:
+    """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
+    :func:`medjudge.data.design.presentation_design`)."""
+    from ..data.design import is_pairwise_scale
+    from .reduce import fetch
+
+    r = proj.ratings
+    j = r.filter(r.role == "judge")
+    used = fetch(j.select("dimension", "order").distinct())
+    out = {}
+    for dim, scale in scales.items():
+        orders = sorted(map(str, used.loc[used["dimension"].astype(str) == dim, "order"]))
+        known = [o for o in orders if o in ("AB", "BA")]
+        if not (scale.is_categorical and is_pairwise_scale(scale.categories)):
+            kind = "single"
+        elif not known or any(o not in ("AB", "BA") for o in orders):
+            kind = "unknown"
+        elif len(known) == 1:
+            kind = "fixed"
+        else:
+            kind = "randomised"
+            sub = j.filter((j.dimension == dim) & j.order.isin(["AB", "BA"]))
+            both = sub.group_by(["item", "rater"]).aggregate(n=sub.order.nunique())
+            if len(fetch(both.filter(both.n > 1).limit(1))):
+                kind = "swapped"
+        out[dim] = kind
+    return out
 
 
 def _majority(proj: Any) -> Any:
