@@ -1,23 +1,30 @@
-"""Scale benchmark: judge evaluation from Parquet at 10^4 … 10^7 verdicts (issue: laptop to cluster).
+"""Scale benchmark: judge evaluation at 10^4 … 10^7 verdicts, on the path users take (issue 29).
 
-For each size it writes a long verdict table (N items x 10 judges + 3 experts per item, items in
-clusters of 3 "images", 3% invalid judge verdicts) as Parquet, then times in a fresh process
+For each size N (judge verdicts) it writes the table a user brings — five columns ``item, image,
+judge, verdict, gold`` (N/10 items x 10 judges, items in clusters of 3 images, 3% invalid
+verdicts spelled ``NA``, the gold label on every row) as Parquet, with its mapping (TOML) — and
+times in a fresh process, with the peak resident memory of that process (``wait4`` rusage, as
+``/usr/bin/time -v`` reports it):
 
-* ``engine``   — ``evaluate_at_scale`` (DuckDB reduction, Poisson cluster bootstrap, B resamples:
-  accuracy with clustered intervals, all 45 pairs with paired intervals and clustered McNemar,
-  Holm over the table), with peak RSS;
+* ``compare``  — ``medjudge compare T.parquet --mapping m.toml --cluster image --resamples B
+  --json`` with *no* ``--engine``: ``auto`` takes the columnar path from 10^6 verdict rows
+  (accuracy with clustered intervals, all 45 pairs with paired intervals and clustered McNemar,
+  Holm); its accuracies are checked against a direct DuckDB count (``exact``);
 * ``minimal``  — the least a hand-written script must do for the same numbers: one DuckDB query
   for per-cluster counts, then numpy: Poisson(1) weights per cluster (numpy's generator, in
   blocks) and the same ratios — the machine's floor for this computation;
-* ``memory``   — the in-memory path (``load`` + ``evaluate_judges``) where it fits (≤ 10^5).
+* ``subgroups``, ``run`` (with ``--commands all``) — ``medjudge subgroups … --by dimension
+  --cluster image --json`` and ``medjudge run … --report none``;
+* ``canonical`` (with ``--canonical``) — ``evaluate_at_scale`` on the canonical long table of
+  :func:`medjudge.data.synthetic.write_verdict_parquet` (+ 3 experts per item, majority gold).
 
-It prints a markdown table — seconds, peak RSS, the 1-minute load average before and after each
-run (the machine may be shared: read the times with it), the ratio engine/minimal — the growth
-exponent of the engine time in n (slope of log time on log n between the smallest and the
-largest size) and whether issue 18's targets are met (10^6 <= 10 s; 10^7 <= 60 s, <= 4 GB).
+It prints a markdown table — seconds, peak RSS, the 1-minute load average before -> after each
+run (the machine may be shared: read the times with it), the ratio compare/minimal — and whether
+issue 29's targets are met (10^7 verdicts: <= 60 s and <= 2 GB per command).
 
-    python benchmarks/bench_scale.py                     # 1e4 1e5 1e6 1e7, B = 1000
+    python benchmarks/bench_scale.py                         # 1e4 1e5 1e6 1e7, B = 1000
     python benchmarks/bench_scale.py --sizes 1e4,1e5 --resamples 200
+    python benchmarks/bench_scale.py --sizes 1e7 --commands all
 """
 
 from __future__ import annotations
@@ -29,19 +36,22 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from medjudge.data.synthetic import write_verdict_parquet as write_table
 
-ENGINE = """
-import json, resource, sys, time
-t = time.perf_counter()
-from medjudge import Bootstrap
-from medjudge.analyses.at_scale import evaluate_at_scale
-res = evaluate_at_scale(sys.argv[1], cluster="image_id", bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
-out = {"seconds": time.perf_counter() - t, "pairs": len(res.pairs),
-       "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
-print(json.dumps(out))
+MAPPING = """item = "item"
+rater = "judge"
+role = "judge"
+value = "verdict"
+gold = "gold"
+dimension = "overall"
+cluster = "image"
+invalid = ["NA"]
+[scale]
+level = "nominal"
+categories = ["A", "B", "tie"]
 """
 
 MINIMAL = """
@@ -50,16 +60,12 @@ t = time.perf_counter()
 import duckdb, numpy as np
 B = int(sys.argv[2])
 q = '''
-with g as (select item, value as gold from (
-  select item, value, count(*) c, sum(count(*)) over (partition by item) n
-  from read_parquet('{p}') where role = 'expert' group by item, value) where 2 * c > n),
-j as (select v.image_id, v.rater, (v.value = g.gold)::int as y
-      from read_parquet('{p}') v join g using (item) where v.role = 'judge')
-select image_id, rater, sum(coalesce(y, 0)) c, count(*) a from j group by image_id, rater
+select image, judge, sum((verdict = gold)::int) c, count(*) a
+from read_parquet('{p}') group by image, judge
 '''.format(p=sys.argv[1])
 df = duckdb.sql(q).df()
-cl = df.pivot(index="image_id", columns="rater", values="c").fillna(0).to_numpy()
-an = df.pivot(index="image_id", columns="rater", values="a").fillna(0).to_numpy()
+cl = df.pivot(index="image", columns="judge", values="c").fillna(0).to_numpy()
+an = df.pivot(index="image", columns="judge", values="a").fillna(0).to_numpy()
 rng = np.random.default_rng(1)
 acc = []
 for b0 in range(0, B, 64):
@@ -73,41 +79,99 @@ out = {"seconds": time.perf_counter() - t,
 print(json.dumps(out))
 """
 
-MEMORY = """
+CANONICAL = """
 import json, resource, sys, time
 t = time.perf_counter()
-import pandas as pd
-from medjudge.data.model import Study
-from medjudge.data.scale import Scale
 from medjudge import Bootstrap
-from medjudge.analyses.evaluation import evaluate_judges
-r = pd.read_parquet(sys.argv[1])
-items = r[["item", "image_id"]].drop_duplicates("item")
-r = r.drop(columns="image_id")
-r["value"] = r["value"].astype(object).where(r["value"].notna(), None)
-r["status"] = ["ok" if v is not None or role == "expert" else "invalid"
-               for v, role in zip(r["value"], r["role"])]
-study = Study(ratings=r, items=items, scales={"overall": Scale("nominal", ("A", "B", "T"))})
-ev = evaluate_judges(study, bootstrap=Bootstrap(int(sys.argv[2]), seed=1), cluster="image_id")
-out = {"seconds": time.perf_counter() - t,
+from medjudge.analyses.at_scale import evaluate_at_scale
+res = evaluate_at_scale(sys.argv[1], cluster="image_id", bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
+out = {"seconds": time.perf_counter() - t, "pairs": len(res.pairs),
        "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 print(json.dumps(out))
 """
 
 
-def run(code: str, path: Path, resamples: int) -> dict:
-    """Run one measurement in a fresh process; add the load average before and after."""
+def write_mapped(path: Path, n_verdicts: int, n_judges: int = 10, seed: int = 0) -> int:
+    """The five-column table of the module docstring and ``m.toml`` beside it; the item count."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n_items = max(10, n_verdicts // n_judges)
+    rng = np.random.default_rng(seed)
+    cats = np.array(["A", "B", "tie"])
+    writer = None
+    for start in range(0, n_items, 100_000):
+        m = min(100_000, n_items - start)
+        ids = np.arange(start, start + m)
+        item = np.char.add("q", ids.astype(str))
+        image = np.char.add("img", (ids // 3).astype(str))
+        gold = rng.choice(3, m, p=[0.5, 0.35, 0.15])
+        difficulty = rng.normal(0, 1, m)
+        parts = []
+        for j in range(n_judges):
+            p = 1 / (1 + np.exp(-(0.3 + 0.1 * j - difficulty)))
+            v = cats[np.where(rng.random(m) < p, gold, (gold + 1) % 3)].astype(object)
+            v[rng.random(m) < 0.03] = "NA"
+            parts.append(v)
+        table = pa.table(
+            {
+                "item": pa.array(np.tile(item, n_judges)),
+                "image": pa.array(np.tile(image, n_judges)),
+                "judge": pa.array(np.repeat([f"judge{j:02d}" for j in range(n_judges)], m)),
+                "verdict": pa.array(np.concatenate(parts).astype(str)),
+                "gold": pa.array(np.tile(cats[gold], n_judges)),
+            }
+        )
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    writer.close()
+    (path.parent / "m.toml").write_text(MAPPING)
+    return n_items
+
+
+def _measure(cmd: list[str]) -> dict:
+    """Run ``cmd`` in a fresh process: seconds, its peak RSS (GB), load average, stdout."""
     before = os.getloadavg()[0]
-    p = subprocess.run(
-        [sys.executable, "-c", code, str(path), str(resamples)], capture_output=True, text=True
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)  # the child's own rusage, as /usr/bin/time -v
+    seconds = time.perf_counter() - t
+    load = (before, os.getloadavg()[0])
+    if os.waitstatus_to_exitcode(status) != 0:
+        return {"error": (err.strip().splitlines() or ["?"])[-1][:160], "load": load}
+    return {"seconds": seconds, "rss_gb": usage.ru_maxrss / 2**20, "load": load, "stdout": out}
+
+
+def run_cli(argv: list[str]) -> dict:
+    """``medjudge ARGV`` in a fresh process (see :func:`_measure`)."""
+    return _measure([sys.executable, "-m", "medjudge.cli", *argv])
+
+
+def run_script(code: str, path: Path, resamples: int) -> dict:
+    """A script reporting its own seconds and peak RSS as JSON (the minimal one, canonical)."""
+    r = _measure([sys.executable, "-c", code, str(path), str(resamples)])
+    if "stdout" in r:
+        r.update(json.loads(r.pop("stdout").strip().splitlines()[-1]))
+    return r
+
+
+def exact_accuracies(path: Path, compare_json: str) -> bool:
+    """The leaderboard's accuracies equal a direct DuckDB count, to the last digit."""
+    import duckdb
+
+    res = json.loads(compare_json)
+    ref = dict(
+        duckdb.sql(
+            "select judge, sum((verdict = gold)::int)::double / count(*) "
+            f"from read_parquet('{path}') group by judge"
+        ).fetchall()
     )
-    after = os.getloadavg()[0]
-    if p.returncode != 0:
-        out = {"error": (p.stderr.strip().splitlines() or ["?"])[-1][:120]}
-    else:
-        out = json.loads(p.stdout.strip().splitlines()[-1])
-    out["load"] = (before, after)
-    return out
+    return len(res["leaderboard"]) == len(ref) and all(
+        ref[r["judge"]] == r["accuracy"] for r in res["leaderboard"]
+    )
 
 
 def _fmt(r: dict | None) -> str:
@@ -115,18 +179,21 @@ def _fmt(r: dict | None) -> str:
         return "—"
     if "seconds" not in r:
         return f"error: {r.get('error', '?')}"
-    return f"{r['seconds']:.2f} s, {r['rss_gb']:.2f} GB"
+    return (
+        f"{r['seconds']:.1f} s, {r['rss_gb']:.2f} GB (load {r['load'][0]:.1f}->{r['load'][1]:.1f})"
+    )
 
 
-#: issue 18's targets: judge verdicts -> (seconds, GB peak RSS) on the 2-core machine
-TARGETS = {10**6: (10.0, None), 10**7: (60.0, 4.0)}
+#: issue 29's targets per command at 10^7 judge verdicts: (seconds, GB peak RSS)
+TARGETS = {10**7: (60.0, 2.0)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e4,1e5,1e6,1e7", help="judge verdicts, comma-separated")
     ap.add_argument("--resamples", type=int, default=1000)
-    ap.add_argument("--memory-up-to", type=float, default=1e5)
+    ap.add_argument("--commands", choices=["compare", "all"], default="compare")
+    ap.add_argument("--canonical", action="store_true", help="also the canonical engine path")
     ap.add_argument("--no-minimal", action="store_true", help="skip the minimal script")
     args = ap.parse_args()
     sizes = [int(float(s)) for s in args.sizes.split(",")]
@@ -135,48 +202,69 @@ def main() -> None:
         "load = 1-minute load average before -> after each run (the machine may be shared)",
         flush=True,
     )
-    header = (
-        "| judge verdicts | items | engine (evaluate_at_scale) | load | minimal DuckDB+numpy "
-        "| load | engine / minimal | in-memory path |"
-    )
-    print(header)
-    print("|" + "---|" * 8, flush=True)
-    rows = []
+    cols = ["compare (mapped, no --engine)", "exact", "minimal DuckDB+numpy", "compare / minimal"]
+    if args.commands == "all":
+        cols += ["subgroups --by dimension", "run --report none"]
+    if args.canonical:
+        cols += ["canonical evaluate_at_scale"]
+    print("| judge verdicts | items | " + " | ".join(cols) + " |")
+    print("|" + "---|" * (2 + len(cols)), flush=True)
+    results = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"v{n}.parquet"
-            items = write_table(path, n)
-            eng = run(ENGINE, path, args.resamples)
-            mini = None if args.no_minimal else run(MINIMAL, path, args.resamples)
-            mem = run(MEMORY, path, args.resamples) if n <= args.memory_up_to else None
-            path.unlink()
-            rows.append((n, items, eng, mini, mem))
+            items = write_mapped(path, n)
+            base = [str(path), "--mapping", str(path.parent / "m.toml")]
+            row = {
+                "compare": run_cli(
+                    [
+                        "compare",
+                        *base,
+                        "--cluster",
+                        "image",
+                        "--resamples",
+                        str(args.resamples),
+                        "--json",
+                    ]
+                )  # fmt: skip
+            }
+            cmp_ = row["compare"]
+            exact = "stdout" in cmp_ and exact_accuracies(path, cmp_["stdout"])
+            mini = None if args.no_minimal else run_script(MINIMAL, path, args.resamples)
             ratio = (
-                eng["seconds"] / mini["seconds"]
-                if "seconds" in eng and mini and "seconds" in mini
+                cmp_["seconds"] / mini["seconds"]
+                if "seconds" in cmp_ and mini and "seconds" in mini
                 else math.nan
             )
-            load = lambda r: "—" if not r else f"{r['load'][0]:.1f} -> {r['load'][1]:.1f}"  # noqa: E731
+            cells = [_fmt(cmp_), "yes" if exact else "NO", _fmt(mini), f"{ratio:.2f}"]
+            if args.commands == "all":
+                row["subgroups"] = run_cli(
+                    ["subgroups", *base, "--by", "dimension", "--cluster", "image", "--json"]
+                )
+                row["run"] = run_cli(
+                    ["run", *base, "--report", "none", "--out", str(Path(tmp) / "out")]
+                )
+                cells += [_fmt(row["subgroups"]), _fmt(row["run"])]
+            if args.canonical:
+                cpath = Path(tmp) / f"c{n}.parquet"
+                write_table(cpath, n)
+                cells.append(_fmt(run_script(CANONICAL, cpath, args.resamples)))
+                cpath.unlink()
+            path.unlink()
+            results.append((n, row))
+            print(f"| {n:,d} | {items:,d} | " + " | ".join(cells) + " |", flush=True)
+    for n, row in results:
+        if n not in TARGETS:
+            continue
+        secs, gb = TARGETS[n]
+        for name, r in row.items():
+            if "seconds" not in r:
+                print(f"target {n:,d} verdicts, {name}: failed ({r.get('error')})")
+                continue
+            ok = r["seconds"] <= secs and r["rss_gb"] <= gb
             print(
-                f"| {n:,d} | {items:,d} | {_fmt(eng)} | {load(eng)} | {_fmt(mini)} | {load(mini)} "
-                f"| {ratio:.2f} | {_fmt(mem)} |",
-                flush=True,
-            )
-    ok = [(n, e["seconds"]) for n, _, e, _, _ in rows if "seconds" in e]
-    if len(ok) >= 2:
-        (n0, t0), (n1, t1) = ok[0], ok[-1]
-        print(
-            f"\ngrowth exponent of the engine time in n ({n0:,d} -> {n1:,d}): "
-            f"{math.log(t1 / t0) / math.log(n1 / n0):.2f} (target <= 1.1)"
-        )
-    for n, _, e, _, _ in rows:
-        if n in TARGETS and "seconds" in e:
-            secs, gb = TARGETS[n]
-            ok_t = e["seconds"] <= secs and (gb is None or e["rss_gb"] <= gb)
-            print(
-                f"target {n:,d} verdicts: <= {secs:g} s"
-                + (f", <= {gb:g} GB" if gb else "")
-                + f" -> {e['seconds']:.1f} s, {e['rss_gb']:.2f} GB: {'met' if ok_t else 'NOT met'}"
+                f"target {n:,d} verdicts, {name}: <= {secs:g} s, <= {gb:g} GB -> "
+                f"{r['seconds']:.1f} s, {r['rss_gb']:.2f} GB: {'met' if ok else 'NOT met'}"
             )
 
 

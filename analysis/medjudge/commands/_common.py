@@ -103,6 +103,10 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
 
 
 def load_input(args: argparse.Namespace) -> Study:
+    from ..engine.choose import check_fits_memory
+    from ._engine import table_mapping
+
+    check_fits_memory(args.path, table_mapping(args), command=getattr(args, "command", None))
     study = load_any(
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )

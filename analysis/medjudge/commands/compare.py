@@ -6,10 +6,8 @@ import argparse
 
 import pandas as pd
 
-from ..data.errors import InputError
 from . import _options as opt
 from ._common import (
-    TABLE_OPTIONS,
     add_input_args,
     check_dimensions,
     check_order,
@@ -17,6 +15,7 @@ from ._common import (
     load_input,
     term_width,
 )
+from ._engine import add_engine_arg, engine_of, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
-    p.add_argument("--alpha", type=opt.ALPHA, default=0.05)
+    p.add_argument("--alpha", type=opt.ALPHA, default=None, help="default 0.05")
     p.add_argument(
         "--family",
         choices=["table", "dimension"],
@@ -55,61 +54,47 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--kappa-weights",
         choices=["linear", "quadratic", "identity"],
-        default="linear",
+        default=None,
         help="agreement weights of kappa against gold on ordinal dimensions (default linear)",
     )
     p.add_argument(
         "--score-intervals",
         choices=["bootstrap", "analytic"],
-        default="bootstrap",
+        default=None,
         help="score dimensions: cluster bootstrap (default) or closed-form intervals",
     )
-    p.add_argument(
-        "--engine",
-        choices=["memory", "duckdb", "spark"],
-        default="memory",
-        help="memory: load the study in Python (default); duckdb/spark: reduce a long verdict "
-        "table (item, rater, role, dimension, value) next to the data and resample per-cluster "
-        "counts (Poisson bootstrap; identical numbers on both engines)",
+    add_engine_arg(
+        p,
+        "reduce the table to per-cluster counts and resample those (Poisson cluster "
+        "bootstrap; identical numbers on both engines)",
     )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
-#: options the engine path (--engine duckdb/spark) does not use, with their defaults: given
-#: with another value they are refused, not ignored
-_NOT_ON_ENGINE = {
-    "gold_method": "auto", "eval_order": None, "dimensions": None, "kappa_weights": "linear",
-    "score_intervals": "bootstrap", "alpha": 0.05, "mapping": None, "broadcast": False,
-    "exchangeable": None, **{o: None for o in TABLE_OPTIONS},
+#: options only the in-memory path honours, with their (unset) defaults
+MEMORY_ONLY = {
+    "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
+    "exchangeable": None,
 }  # fmt: skip
 
 
-def _refuse_on_engine(args: argparse.Namespace) -> None:
-    for key, default in _NOT_ON_ENGINE.items():
-        if getattr(args, key, default) != default:
-            option = "--only" if key == "dimensions" else "--" + key.replace("_", "-")
-            raise InputError(
-                f"{option} is not used by --engine {args.engine} (it reads the long verdict "
-                "table item, rater, role, dimension, value as it is and evaluates every "
-                "dimension against the experts' majority)",
-                hint=f"drop {option}, or use --engine memory",
-            )
-
-
-def _run_engine(args: argparse.Namespace) -> int:
+def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
     from medjudge.analyses.at_scale import evaluate_at_scale
     from medjudge.stats.resampling import Bootstrap
 
-    _refuse_on_engine(args)
-    cluster = None if args.cluster in ("auto", "none", "", None) else args.cluster
+    refuse_options(args, engine, MEMORY_ONLY)
     res = evaluate_at_scale(
         args.path,
-        engine=args.engine,
-        cluster=cluster,
+        engine=engine,
+        mapping=mapping,
+        cluster=args.cluster,
         policy=args.policy,
         bootstrap=Bootstrap(args.resamples, args.seed),
         family=args.family,
+        gold=args.gold_method,
+        order=args.eval_order,
+        dimensions=args.dimensions,
     )
     if args.json:
         print(dump_json(res.to_dict()))
@@ -125,8 +110,16 @@ def _run_engine(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.engine != "memory":
-        return _run_engine(args)
+    engine, mapping = engine_of(args, "compare")
+    if engine != "memory":
+        return _run_engine(args, engine, mapping)
+    for name, default in (
+        ("alpha", 0.05),
+        ("kappa_weights", "linear"),
+        ("score_intervals", "bootstrap"),
+    ):
+        if getattr(args, name, None) is None:
+            setattr(args, name, default)
 
     from medjudge.stats.resampling import Bootstrap
 

@@ -19,6 +19,7 @@ from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
+from ._engine import add_engine_arg, engine_of, refuse_options
 from ._output import output_folder
 
 
@@ -42,7 +43,77 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="reports to render into OUT/reports as HTML and PDF (default: both; needs the "
         "report extra)",
     )
+    add_engine_arg(p, "write the summary tables from aggregates and item-level outcomes")
     p.set_defaults(func=run)
+
+
+#: what ``run`` writes on the in-memory path only, and why
+COLUMNAR_NOT_RUN = {
+    "judges against gold and score tables (gold_*.csv)": "need the study in memory "
+    "(--engine memory)",
+}
+
+
+def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
+    """``run`` on a table reduced next to the data: validation.json, parse_status.csv and
+    accuracy.csv (the same tables as in memory); what needs the study in memory is listed."""
+    from ..analyses.at_scale import accuracy_table_at_scale, stack_at_scale
+    from ..data.errors import InputError
+    from ..engine.summary import columnar_summary
+    from ._progress import progress
+
+    refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
+    if mapping is None:
+        raise InputError(
+            f"--engine {engine}: run on the columnar path reads a table with a mapping "
+            "(--mapping FILE.toml or --item/--rater/--value)"
+        )
+    final = Path(args.out)
+    inputs = [args.path] + ([args.mapping] if args.mapping else [])
+    not_run = dict(COLUMNAR_NOT_RUN)
+    if args.report != "none":
+        not_run[f"reports ({args.report})"] = "rendered from a study in memory (--engine memory)"
+    with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
+        with progress(args, f"counting {Path(args.path).name} ({engine})"):
+            summary, table = columnar_summary(args.path, mapping, engine=engine)
+        summary["not_run"] = not_run
+        (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
+        write_csv(table, out / "parse_status.csv")
+        written = [out / "parse_status.csv"]
+        print(
+            f"{summary['name']}: {summary['n_items']} items; {len(summary['experts'])} experts, "
+            f"{len(summary['judges'])} judges; verdict rows not usable: "
+            f"{summary['verdicts_without_value']} of {summary['n_ratings']} ({engine})"
+        )
+        with progress(args, "accuracy against gold"):
+            view, so = stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
+        if so.judges and view.dimensions:
+            acc = accuracy_table_at_scale(view, so)
+            write_csv(acc, out / "accuracy.csv", decimals=6)
+            written.append(out / "accuracy.csv")
+            head = acc[acc["policy"] == "wrong"].pivot(
+                index="judge", columns="dimension", values="accuracy"
+            )
+            head["mean"] = head.mean(axis=1)
+            print(
+                "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson "
+                "intervals in accuracy.csv):"
+            )
+            print(
+                head.sort_values("mean", ascending=False)
+                .round(3)
+                .to_string(line_width=term_width())
+            )
+        else:
+            print("\naccuracy against gold not computed: no judges or no categorical dimension")
+    for what, why in not_run.items():
+        print(f"not run: {what}: {why}")
+    print(
+        f"\nwrote {final / 'validation.json'}"
+        + "".join(f", {final / p.name}" for p in written)
+        + f" and {final / 'MANIFEST.json'}"
+    )
+    return 0
 
 
 class _ReportFailed(Exception):
@@ -61,6 +132,9 @@ def _no_accuracy_reason(study: Study) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from ._progress import progress
 
+    engine, mapping = engine_of(args, "run")
+    if engine != "memory":
+        return _run_columnar(args, engine, mapping)
     with progress(args, f"loading {Path(args.path).name}"):
         study = load_input(args)
     final = Path(args.out)

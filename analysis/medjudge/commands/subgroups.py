@@ -22,8 +22,10 @@ from medjudge.analyses.subgroups import (
     subgroup_accuracy,
 )
 
+from ..data.errors import InputError
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, table_text
+from ._engine import add_engine_arg, engine_of, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -69,12 +71,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="glm-cluster",
         help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
     )
+    add_engine_arg(p, "reduce the table to one row per item and judge outcomes")
     p.add_argument("--json", action="store_true", help="print all tables as JSON")
     p.set_defaults(func=run)
 
 
+def _columnar(args: argparse.Namespace, engine: str, mapping):  # noqa: ANN001, ANN202
+    """(items view, stacked outcomes) reduced next to the data: one row per item, not verdict."""
+    from medjudge.analyses.at_scale import stack_at_scale
+
+    refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
+    if mapping is None:
+        raise InputError(
+            f"--engine {engine}: subgroups on the columnar path needs a mapping "
+            "(--mapping FILE.toml or --item/--rater/--value) naming the item attributes"
+        )
+    cluster = args.cluster if args.cluster not in (None, "", "none") else "auto"
+    return stack_at_scale(args.path, mapping=mapping, engine=engine, cluster=cluster)
+
+
 def run(args: argparse.Namespace) -> int:
-    study = load_input(args)
+    engine, mapping = engine_of(args, "subgroups")
+    if engine == "memory":
+        study, so = load_input(args), None
+    else:
+        study, so = _columnar(args, engine, mapping)
     if args.by is None:
         from ..analyses.subgroups import default_subgroup_attributes
 
@@ -97,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
-    so = stack_outcomes(study)
+    so = so if so is not None else stack_outcomes(study)
     out: dict[str, pd.DataFrame] = {
         "breakdown": subgroup_accuracy(
             study,
@@ -126,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
             dump_json(
                 {k: v.to_dict(orient="records") for k, v in out.items()}
                 | {"by": by, "policy": args.policy}
+                | ({"engine": engine} if engine != "memory" else {})
             )
         )
         return 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..data.errors import InputError
 from ._common import add_input_args, dump_json, load_input, term_width
+from ._engine import add_engine_arg, engine_of, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -12,6 +14,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "validate", help="load and check input; print counts per role, rater, dimension, status"
     )
     add_input_args(p)
+    add_engine_arg(p, "count per role, rater, dimension and status with aggregate queries")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -91,12 +94,28 @@ def format_summary(s: dict, rater_table) -> str:
     return "\n".join(lines)
 
 
-def run(args: argparse.Namespace) -> int:
+def summary_of(args: argparse.Namespace, command: str = "validate"):  # noqa: ANN201
+    """(summary, rater table) of the input, on the path ``--engine`` chooses."""
+    engine, mapping = engine_of(args, command)
+    if engine != "memory":
+        from ..engine.summary import columnar_summary
+
+        refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
+        if mapping is None:
+            raise InputError(
+                f"--engine {engine}: the columnar path reads a table with a mapping "
+                "(--mapping FILE.toml or --item/--rater/--value)"
+            )
+        return columnar_summary(args.path, mapping, engine=engine)
     study = load_input(args)
-    s = study.summary()
+    return study.summary(), study.rater_table()
+
+
+def run(args: argparse.Namespace) -> int:
+    s, table = summary_of(args)
     if args.json:
-        s["per_rater"] = study.rater_table().to_dict(orient="records")
+        s["per_rater"] = table.to_dict(orient="records")
         print(dump_json(s))
     else:
-        print(format_summary(s, study.rater_table()))
+        print(format_summary(s, table))
     return 0

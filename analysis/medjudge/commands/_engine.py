@@ -1,0 +1,61 @@
+"""``--engine``: which path reads the table, and the options only the in-memory path honours.
+
+See :mod:`medjudge.engine.choose` for how ``auto`` decides. A command calls :func:`engine_of`
+once; on the columnar path, :func:`refuse_options` turns every option the columnar path cannot
+honour into one line naming it (exit 2), never a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..data.errors import InputError
+
+
+def add_engine_arg(p: argparse.ArgumentParser, what: str) -> None:
+    from ..engine.choose import AUTO_ROWS, ENGINE_CHOICES
+
+    p.add_argument(
+        "--engine",
+        choices=ENGINE_CHOICES,
+        default="auto",
+        help=f"auto (default): the columnar path (DuckDB) for tables of {AUTO_ROWS:,} verdict "
+        "rows or more (estimated from the file's metadata or size), memory otherwise; memory: "
+        f"load the study in Python; duckdb/spark: {what} next to the data",
+    )
+
+
+def table_mapping(args: argparse.Namespace) -> Any:
+    """The mapping of the command line (file or options) as a ``TableMapping``, or ``None``."""
+    from ..data.tables import TableMapping
+    from ._common import mapping_from_args
+
+    m = mapping_from_args(args)
+    if m is None or isinstance(m, TableMapping):
+        return m
+    return TableMapping.from_toml(m)
+
+
+def engine_of(args: argparse.Namespace, command: str) -> tuple[str, Any]:
+    """(engine, mapping) for this command line; ``memory`` checks that the table fits."""
+    from ..engine.choose import check_fits_memory, choose_engine
+
+    mapping = table_mapping(args)
+    engine = choose_engine(getattr(args, "engine", "memory"), args.path, mapping)
+    if engine == "memory":
+        check_fits_memory(args.path, mapping, command=command)
+    return engine, mapping
+
+
+def refuse_options(args: argparse.Namespace, engine: str, options: dict[str, Any]) -> None:
+    """Options given (not at their default) that the columnar path cannot honour: one line."""
+    given = [o for o, default in options.items() if getattr(args, o, default) != default]
+    if given:
+        names = ", ".join("--" + o.replace("_", "-") for o in given)
+        chosen = "chosen by --engine auto for this table's size" if args.engine == "auto" else ""
+        raise InputError(
+            f"{names}: not available on the columnar path (--engine {engine}"
+            + (f", {chosen}" if chosen else "")
+            + "); drop the option or use --engine memory"
+        )
