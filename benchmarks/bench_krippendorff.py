@@ -36,11 +36,11 @@ def main() -> None:
     X = data()
     W = ResamplePlan(n_items=N_ITEMS, n_resamples=B, seed=0).weights()
     for level in ("nominal", "ordinal", "interval"):
-        krippendorff_alpha_core(X, W[:10], level=level)  # warm-up (BLAS threads, caches)
+        krippendorff_alpha_core(X, W[:10], scale=level)  # warm-up (BLAS threads, caches)
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
-            ours = krippendorff_alpha_core(X, W, level=level)
+            ours = krippendorff_alpha_core(X, W, scale=level)
             times.append(time.perf_counter() - t0)
         t_ours = min(times)  # best of 5
 

@@ -44,7 +44,7 @@ def run(n_sims: int) -> list[dict[str, object]]:
         big = simulate(np.random.default_rng(12345), 400_000, prev, acc)
         truth = {
             "kappa": cohen_kappa_core(big, categories=[0, 1, 2]),
-            "alpha": krippendorff_alpha_core(big, level="nominal", categories=[0, 1, 2]),
+            "alpha": krippendorff_alpha_core(big, scale="nominal", categories=[0, 1, 2]),
         }
         for n in SIZES:
             rng = np.random.default_rng(n)
@@ -65,7 +65,7 @@ def run(n_sims: int) -> list[dict[str, object]]:
 
                         def stat(W, X=X):
                             return krippendorff_alpha_core(
-                                X, W, level="nominal", categories=[0, 1, 2]
+                                X, W, scale="nominal", categories=[0, 1, 2]
                             )
 
                     res = weighted_bootstrap(stat, plan, method="bca")

@@ -64,7 +64,7 @@ def test_paired_difference_of_two_judges() -> None:
     assert d.ci_low > 0 and d.extra["p_two_sided"] < 0.01
     # a coefficient minus itself is exactly 0 in every resample
     z = agreement_difference(
-        np.c_[good, gold], np.c_[good, gold], "krippendorff_alpha", plan=plan, level="nominal"
+        np.c_[good, gold], np.c_[good, gold], "krippendorff_alpha", plan=plan, scale="nominal"
     )
     assert z.estimate == 0 and z.se == 0
 
@@ -117,8 +117,8 @@ def test_agreement_table_levels() -> None:
     i = agreement_table(S, scale="interval")
     assert {"ICC(2,1)", "krippendorff_alpha", "kendall_w"} <= set(i.coefficient)
     assert "fleiss_kappa" not in set(i.coefficient)  # 240 distinct scores: no q x q weights
-    with pytest.raises(TypeError):
-        agreement_table(X)  # the measurement level is required
+    with pytest.raises(ValueError, match="scale"):
+        agreement_table(X)  # the measurement level is required for a plain array
 
 
 def test_long_table_wrapper_and_duplicates() -> None:

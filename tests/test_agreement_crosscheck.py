@@ -69,7 +69,7 @@ def test_alpha_matches_krippendorff_package_with_missing(seed: int, level: str) 
 def test_alpha_weights_equal_krippendorff_on_duplicated_units(level: str) -> None:
     X = _random_ratings(11, 40, 3, 4, 0.25) + 1.0
     W = np.random.default_rng(3).multinomial(40, np.full(40, 1 / 40), size=4).astype(float)
-    got = krippendorff_alpha_core(X, W, level=level)
+    got = krippendorff_alpha_core(X, W, scale=level)
     ref = [
         krippendorff.alpha(np.repeat(X, w.astype(int), axis=0).T, level_of_measurement=level)
         for w in W

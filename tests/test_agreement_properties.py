@@ -59,7 +59,7 @@ def test_relabelling_nominal_categories(X: np.ndarray, perm: list[int]) -> None:
     Y = np.where(np.isnan(X), np.nan, np.take(np.array(perm, float), np.nan_to_num(X).astype(int)))
     for core in MULTI:
         _close(core(X, categories=CATS), core(Y, categories=CATS))
-    _close(krippendorff_alpha_core(X, level="nominal"), krippendorff_alpha_core(Y, level="nominal"))
+    _close(krippendorff_alpha_core(X, scale="nominal"), krippendorff_alpha_core(Y, scale="nominal"))
 
 
 @settings(max_examples=40, deadline=None)
@@ -73,7 +73,7 @@ def test_permuting_raters_and_items(X: np.ndarray, rnd) -> None:
     for core in MULTI:
         _close(core(X, categories=CATS), core(Y, categories=CATS))
     for level in ("nominal", "ordinal", "interval"):
-        _close(krippendorff_alpha_core(X, level=level), krippendorff_alpha_core(Y, level=level))
+        _close(krippendorff_alpha_core(X, scale=level), krippendorff_alpha_core(Y, scale=level))
 
 
 @settings(max_examples=40, deadline=None)
@@ -94,7 +94,7 @@ def test_bounds(X: np.ndarray) -> None:
         v = core(X, categories=CATS)
         assert np.isnan(v) or v <= 1 + 1e-12
     for level in ("nominal", "ordinal", "interval", "ratio"):
-        a = krippendorff_alpha_core(X + 1, level=level)
+        a = krippendorff_alpha_core(X + 1, scale=level)
         assert np.isnan(a) or a <= 1 + 1e-12
 
 
@@ -102,7 +102,7 @@ def _all_cores(X: np.ndarray, w=None) -> list:
     out = [core(X, w, categories=CATS) for core in MULTI]
     out += [core(X, w, categories=CATS, weights="quadratic") for core in MULTI[1:]]
     out += [
-        krippendorff_alpha_core(X + 1, w, level=lvl)
+        krippendorff_alpha_core(X + 1, w, scale=lvl)
         for lvl in ("nominal", "ordinal", "interval", "ratio")
     ]
     out += [
@@ -142,8 +142,8 @@ def test_batched_weights_equal_rowwise_calls(X: np.ndarray, seed: int) -> None:
     for core in MULTI:
         _close(core(X, W, categories=CATS), [core(X, w, categories=CATS) for w in W])
     _close(
-        krippendorff_alpha_core(X, W, level="ordinal"),
-        [krippendorff_alpha_core(X, w, level="ordinal") for w in W],
+        krippendorff_alpha_core(X, W, scale="ordinal"),
+        [krippendorff_alpha_core(X, w, scale="ordinal") for w in W],
     )
 
 

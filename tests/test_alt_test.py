@@ -99,8 +99,8 @@ def test_epsilon_monotone_and_invalid_policy():
     assert all(a <= b for a, b in zip(omegas, omegas[1:], strict=False))
     f2 = f.copy()
     f2[:20] = np.nan
-    ex = alt_test(f2, H, invalid="exclude")
-    wr = alt_test(f2, H, invalid="wrong")
+    ex = alt_test(f2, H, policy="exclude")
+    wr = alt_test(f2, H, policy="wrong")
     assert ex.table["n"].eq(100).all() and wr.table["n"].eq(120).all()
     assert wr.advantage_probability < ex.advantage_probability
     assert wr.excluded["items_without_judge_verdict_counted_as_losses"] == 20

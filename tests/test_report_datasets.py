@@ -99,7 +99,10 @@ def test_demo_reports_open_with_findings_and_contain_methods(demo_reports):
     # every demo item has gold: the judge-assisted estimate is not shown, and Methods says once
     # why (Not run), not an empty section in the table of contents
     methods = judges.split("Methods", 1)[1]
-    assert "Not run" in methods and "judge-assisted estimate — every item of overall has gold" in methods
+    assert (
+        "Not run" in methods
+        and "judge-assisted estimate — every item of overall has gold" in methods
+    )
     assert "Judge-assisted estimate Not shown" not in judges
     assert "Bias suite" in judges and "Judges against gold" in judges
     # readable values in the findings (no snake_case attribute values)

@@ -69,7 +69,7 @@ def _coefs(n_raters: int, q: int):
         ),
         "krippendorff_alpha": (
             lambda X: krippendorff_alpha(X, scale="nominal", categories=cats),
-            lambda X, W: krippendorff_alpha_core(X, W, level="nominal", categories=cats),
+            lambda X, W: krippendorff_alpha_core(X, W, scale="nominal", categories=cats),
         ),
         "gwet_ac1": (
             lambda X: gwet_ac(X, categories=cats),

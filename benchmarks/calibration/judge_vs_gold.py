@@ -86,7 +86,7 @@ def main() -> None:
             plan = ResamplePlan(g.size, a.resamples, int(rng.integers(1 << 31)), clusters=cl)
             k = gold_kappa_core(g, p[:, None], Q, kind="linear")
             lo, hi = bootstrap_interval(
-                k, gold_kappa_core(g, p[:, None], Q, plan.weights(), kind="linear"), level=a.level,
+                k, gold_kappa_core(g, p[:, None], Q, plan.weights(), kind="linear"), confidence_level=a.level,
                 method="bca", jack=gold_kappa_core(g, p[:, None], Q, plan.jackknife(), kind="linear"),
             )  # fmt: skip
             ints = [
@@ -118,7 +118,7 @@ def main() -> None:
             plan = ResamplePlan(x.size, a.resamples, int(rng.integers(1 << 31)), clusters=cl)
             th = score_agreement_core(x, y)
             lo, hi = bootstrap_interval(
-                th, score_agreement_core(x, y, plan.weights()), level=a.level, method="bca",
+                th, score_agreement_core(x, y, plan.weights()), confidence_level=a.level, method="bca",
                 jack=score_agreement_core(x, y, plan.jackknife()),
             )  # fmt: skip
             ba = bland_altman(x, y, confidence_level=a.level)

@@ -107,8 +107,8 @@ def audit_settings(
     >>> import medjudge as mj
     >>> from medjudge.analyses.audit import audit_settings
     >>> s = audit_settings(mj.datasets.demo(), confidence_level=0.8)
-    >>> (s.ci, s.confidence_level, s.cluster)
-    ('auto', 0.8, None)
+    >>> (s.ci, s.confidence_level, s.cluster)  # the demo's images: the cluster bootstrap
+    ('bootstrap', 0.8, 'image_id')
     """
     from .._validation import CONFIDENCE_LEVEL, check_choice
     from .evaluation import cluster_ids
@@ -183,7 +183,7 @@ def subgroup_reliability(
     ci: str = "auto",
     n_resamples: int = 1000,
     seed: int = 0,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     min_items: int = MIN_ITEMS,
     settings: AuditSettings | None = None,
 ) -> pd.DataFrame:
@@ -192,13 +192,13 @@ def subgroup_reliability(
     The kappa uses the weights of the dimension's scale (as :func:`dimension_reliability`
     does: identity for nominal, ordinal weights for ordinal labels), so subgroup rows compare
     with the overall row. ``settings`` (from :func:`audit_settings`) overrides ``ci``,
-    ``n_resamples``, ``seed`` and ``confidence``; clusters are resampled within each subgroup.
+    ``n_resamples``, ``seed`` and ``confidence_level``; clusters are resampled within each subgroup.
     Subgroups with fewer than ``min_items`` items are listed with NaN estimates
     (``too_small``), not dropped. Attributes missing from the items table are skipped.
     """
     from medjudge.stats.agreement.weights import LEVEL_WEIGHTS
 
-    st = _settings(study, settings, ci, n_resamples, seed, confidence)
+    st = _settings(study, settings, ci, n_resamples, seed, confidence_level)
     m = study.matrix(dimension, role=role)
     scale = m.scale
     items = study.items.set_index("item").loc[m.items]
@@ -409,16 +409,16 @@ def audit_study(
             )
         elif scale.is_categorical:
             d["annotators"] = annotator_agreement(
-                m.values, raters=m.raters, categories=cats, confidence=st.confidence_level,
+                m.values, raters=m.raters, categories=cats, confidence_level=st.confidence_level,
                 ci=kw["ci"], bootstrap=st.bootstrap, clusters=kw["clusters"],
             )  # fmt: skip
             plan = st.bootstrap.plan(m.values.shape[0], kw["clusters"])
             d["pairwise"] = pairwise_matrix(
                 m.values, raters=m.raters, categories=cats, ci=kw["ci"], plan=plan,
-                confidence=st.confidence_level, method=st.bootstrap.method,
+                confidence_level=st.confidence_level, method=st.bootstrap.method,
             )  # fmt: skip
             d["categories"] = category_agreement(
-                m.values, categories=cats, labels=labels, confidence=st.confidence_level
+                m.values, categories=cats, labels=labels, confidence_level=st.confidence_level
             )
         d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, settings=st)
         post = None

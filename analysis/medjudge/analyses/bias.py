@@ -103,7 +103,10 @@ def constant_answer_scores(study: Study, confidence_level: float = 0.95) -> pd.D
             continue
         cats = study.scales[dim].categories
         t = trivial_baselines(
-            g.codes, categories=np.arange(len(cats)), labels=list(cats), level=confidence_level
+            g.codes,
+            categories=np.arange(len(cats)),
+            labels=list(cats),
+            confidence_level=confidence_level,
         )
         t.insert(0, "dimension", dim)
         frames.append(t)

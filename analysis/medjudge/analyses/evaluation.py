@@ -352,7 +352,7 @@ def evaluate_judges(
             clusters=cl,
             n_resamples=n_resamples,
             seed=seed,
-            level=level,
+            confidence_level=level,
             weights=w,
         )
         lb.insert(0, "dimension", d)
@@ -366,7 +366,9 @@ def evaluate_judges(
         )
         c.insert(0, "dimension", d)
         cls.append(c)
-        b = trivial_baselines(o.gold, categories=cats, labels=list(o.scale.categories), level=level)
+        b = trivial_baselines(
+            o.gold, categories=cats, labels=list(o.scale.categories), confidence_level=level
+        )
         b.insert(0, "dimension", d)
         base.append(b)
         ceil.append(expert_ceiling(study, d, judges=judges, order=order, policy=policy))

@@ -47,7 +47,7 @@ def study_alt_test(
     judges: list[str] | None = None,
     epsilon: float = ANNOTATOR_EPSILON["expert"],
     q: float = 0.05,
-    invalid: InvalidPolicy = "exclude",
+    policy: InvalidPolicy = "exclude",
     min_items_per_annotator: int = 30,
 ) -> list[AltTestResult]:
     """The alt-test of every judge against the study's experts on one dimension.
@@ -65,7 +65,7 @@ def study_alt_test(
     from ..stats.judge_vs_experts import check_alt_arguments
     from ._arguments import check_dimensions
 
-    check_alt_arguments(epsilon, q, invalid, min_items_per_annotator)
+    check_alt_arguments(epsilon, q, policy, min_items_per_annotator)
     check_dimensions(study, [dimension], "dimension")
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "the alternative-annotator test (one test per annotator)")
@@ -91,7 +91,7 @@ def study_alt_test(
             epsilon=epsilon,
             q=q,
             scoring=scoring,
-            invalid=invalid,
+            policy=policy,
             min_items_per_annotator=min_items_per_annotator,
         )
         for k, name in enumerate(jm.raters)
@@ -104,7 +104,7 @@ def judge_expert_agreement(
     *,
     judges: list[str] | None = None,
     bootstrap: Bootstrap | None = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     clusters: Any = None,
 ) -> pd.DataFrame:
     """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
@@ -162,7 +162,9 @@ def judge_expert_agreement(
     for jj, judge in enumerate(jm.raters):
         for e, expert in enumerate(ex.raters):
             others = np.delete(E, e, axis=1)
-            k1 = cohen_kappa(np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence)
+            k1 = cohen_kappa(
+                np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence_level
+            )
             row: dict[str, Any] = {
                 "judge": judge,
                 "expert": expert,
@@ -177,7 +179,7 @@ def judge_expert_agreement(
                     expert_stat[e],
                     n,
                     plan=plan,
-                    confidence=confidence,
+                    confidence_level=confidence_level,
                     method=method,
                     name="judge_minus_expert",
                 )

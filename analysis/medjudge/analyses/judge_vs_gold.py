@@ -318,7 +318,7 @@ def judge_vs_gold(
         kjack = gold_kappa_core(g, pred, q, plan.jackknife(), values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
         with np.errstate(invalid="ignore"):
             klo, khi = bootstrap_interval(
-                kap, kboot, level=confidence_level, method="bca", jack=kjack
+                kap, kboot, confidence_level=confidence_level, method="bca", jack=kjack
             )
         kse = bootstrap_se(kboot)
         unit = "clusters" if cl is not None else "items"
@@ -428,7 +428,9 @@ def judge_vs_gold(
         diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
         point = (y * m).sum(0) / m.sum(0)
         diff = point[: len(judges)] - point[bi]
-        lo, hi = bootstrap_interval(diff, diff_boot, level=confidence_level, method="percentile")
+        lo, hi = bootstrap_interval(
+            diff, diff_boot, confidence_level=confidence_level, method="percentile"
+        )
         rows = []
         for j, nm in enumerate(judges):
             yj = np.where(m[:, j] > 0, outcome[:, j], np.nan)

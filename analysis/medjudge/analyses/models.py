@@ -313,7 +313,7 @@ def answer_model_ranking(
             continue
         theta, boot = fit.strength, bfit.strength
         est[src], boots[src] = theta, boot
-        lo, hi = bootstrap_interval(theta, boot, level=level, method="percentile")
+        lo, hi = bootstrap_interval(theta, boot, confidence_level=level, method="percentile")
         se = np.nanstd(boot, axis=0, ddof=1)
         rs = rank_confidence_sets(theta, boot, confidence_level=level, simultaneous=simultaneous)
         sets[src] = rs
@@ -340,7 +340,7 @@ def answer_model_ranking(
             )
         pw = win_probability(theta, fit.tie_parameter if ties == "davidson" else None)
         pwb = win_probability(boot, bfit.tie_parameter if ties == "davidson" else None)
-        plo, phi = bootstrap_interval(pw, pwb, level=level, method="percentile")
+        plo, phi = bootstrap_interval(pw, pwb, confidence_level=level, method="percentile")
         for i, j in iu:
             win_rows.append(
                 {
@@ -417,8 +417,12 @@ def _correlations(
         for meth, col in (("kendall", "kendall_tau"), ("spearman", "spearman_rho")):
             point = float(rank_correlation(est[s], ref, meth))
             bb = taus_b[:, n_j] if meth == "kendall" else rank_correlation(boots[s], ref_b, meth)
-            lo, hi = bootstrap_interval(point, bb, level=confidence_level, method="percentile")
-            slo, shi = bootstrap_interval(point, bb, level=sim_level, method="percentile")
+            lo, hi = bootstrap_interval(
+                point, bb, confidence_level=confidence_level, method="percentile"
+            )
+            slo, shi = bootstrap_interval(
+                point, bb, confidence_level=sim_level, method="percentile"
+            )
             prefix = "" if meth == "kendall" else "rho_"
             row[col] = point
             row[f"{prefix}ci_low"] = float(lo)

@@ -123,7 +123,7 @@ def _rows_for(
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
         y, X, names, n_resamples=n_resamples, seed=seed, clusters=clusters,
-        method="bca", level=confidence_level,
+        method="bca", confidence_level=confidence_level,
     )  # fmt: skip
     rows = []
     for j, nm in enumerate(names):
@@ -134,7 +134,7 @@ def _rows_for(
         jack = score_agreement_core(x, y, J)
         with np.errstate(invalid="ignore"):
             lo, hi = bootstrap_interval(
-                theta, boot, level=confidence_level, method="bca", jack=jack
+                theta, boot, confidence_level=confidence_level, method="bca", jack=jack
             )
         se = bootstrap_se(boot)
         est = {

@@ -192,14 +192,16 @@ def stability(
             if len(runs) > 1 and comp == "residual":
                 continue
             est = float(vc[comp])
-            lo, hi = bootstrap_interval(est, vcb[comp], level=level, method="percentile")
+            lo, hi = bootstrap_interval(est, vcb[comp], confidence_level=level, method="percentile")
             share_b = (
                 np.maximum(vcb[comp], 0) / vcb["total"]
                 if comp != "residual"
                 else vcb[comp] / vcb["total"]
             )
             share = max(est, 0) / float(vc["total"]) if vc["total"] > 0 else np.nan
-            slo, shi = bootstrap_interval(share, share_b, level=level, method="percentile")
+            slo, shi = bootstrap_interval(
+                share, share_b, confidence_level=level, method="percentile"
+            )
             comp_rows.append(
                 {
                     "evaluator": ev,
@@ -221,7 +223,7 @@ def stability(
             if kind == "across_runs" and len(runs) < 2:
                 continue
             lo, hi = bootstrap_interval(
-                float(fl[kind]), flb[kind], level=level, method="percentile"
+                float(fl[kind]), flb[kind], confidence_level=level, method="percentile"
             )
             flip_rows.append(
                 {

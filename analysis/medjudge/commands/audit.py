@@ -140,7 +140,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         for dim in dims:
             if study.scales[dim].is_categorical:
                 alt[dim] = study_alt_test(
-                    study, dim, epsilon=_epsilon(args), invalid=alt_invalid_rule(args.policy)
+                    study, dim, epsilon=_epsilon(args), policy=alt_invalid_rule(args.policy)
                 )
         out["alt_test"] = {d: [r.to_dict() for r in res] for d, res in alt.items()}
         out["alt_test_table"] = (
@@ -154,7 +154,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                 study,
                 jd,
                 bootstrap=settings.bootstrap,
-                confidence=settings.confidence_level,
+                confidence_level=settings.confidence_level,
                 clusters=settings.clusters(study.matrix(jd, role="expert").items),
             )
     return out

@@ -339,7 +339,7 @@ def judge_accuracy(
             # in Korn & Graubard's effective n (CR1 with G - 1 df covered 93.75-94.3% with 12
             # images of 1-15 items; docs/calibration.md, "Few and unequal clusters")
             _, se, df, _ = cr2_mean_se(*apply_policy(y, policy), clusters)
-        ne = effective_n(p, se, n, n_clusters=n_cl, level=level, df=df)
+        ne = effective_n(p, se, n, n_clusters=n_cl, confidence_level=level, df=df)
         fn = wilson_interval if method == "wilson" else clopper_pearson_interval
         lo, hi = fn(p * ne, ne, level)
         ci_method = (
@@ -375,7 +375,7 @@ def judge_accuracy(
                 jack = bootstrap_accuracy(
                     y, policy=policy, groups=groups, aggregation="macro", weights=plan.jackknife()
                 )
-        lo, hi = bootstrap_interval(p, boot, level=level, method=kind, jack=jack)
+        lo, hi = bootstrap_interval(p, boot, confidence_level=level, method=kind, jack=jack)
         se = bootstrap_se(boot)
         label = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
         # At an estimate of 0 or 1 every resample repeats it and the bootstrap interval
@@ -386,7 +386,7 @@ def judge_accuracy(
         edge &= np.isfinite(p)
         ci_method = np.full(j, label, dtype=object)
         if edge.any():
-            ne = effective_n(p, np.zeros_like(p), n, n_clusters=n_cl, level=level)
+            ne = effective_n(p, np.zeros_like(p), n, n_clusters=n_cl, confidence_level=level)
             cl_lo, cl_hi = clopper_pearson_interval(p * ne, ne, level)
             lo = np.where(edge, cl_lo, lo)
             hi = np.where(edge, cl_hi, hi)
@@ -497,7 +497,7 @@ def trivial_baselines(
     *,
     categories: list | np.ndarray | None = None,
     labels: list[str] | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Accuracy of the trivial judges, to be shown next to every real judge.
 
@@ -519,7 +519,7 @@ def trivial_baselines(
     prev = []
     for c, nm in zip(cats, names, strict=True):
         k = int((g == c).sum())
-        lo, hi = wilson_interval(k, n, level)
+        lo, hi = wilson_interval(k, n, confidence_level)
         prev.append(k / n if n else np.nan)
         rows.append(
             {
@@ -542,5 +542,5 @@ def trivial_baselines(
     )
     df = pd.DataFrame(rows)
     df["role"] = "baseline"
-    df["level"] = level
+    df["level"] = confidence_level
     return df

@@ -57,7 +57,7 @@ def annotator_agreement(
     *,
     raters: list[str] | None = None,
     categories: Any = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     ci: str | None = "auto",
     bootstrap: Any = None,
     clusters: Any = None,
@@ -82,9 +82,9 @@ def annotator_agreement(
         both = ~np.isnan(own) & ~np.isnan(ref)
         n = int(both.sum())
         k = float((own[both] == ref[both]).sum())
-        lo, hi = wilson_interval(k, n, confidence)
+        lo, hi = wilson_interval(k, n, confidence_level)
         kap = cohen_kappa(
-            np.c_[own, ref], categories=cats, confidence_level=confidence, ci=ci,
+            np.c_[own, ref], categories=cats, confidence_level=confidence_level, ci=ci,
             bootstrap=bootstrap, clusters=clusters,
         )  # fmt: skip
         rows.append(
@@ -116,7 +116,7 @@ def pairwise_matrix(
     weights: str | np.ndarray = "identity",
     ci: str = "auto",
     plan: ResamplePlan | None = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     method: str | None = None,
 ) -> pd.DataFrame:
     """Cohen's kappa and percent agreement for every pair of raters (tidy, one row per pair).
@@ -136,7 +136,7 @@ def pairwise_matrix(
             both = ~np.isnan(pair).any(axis=1)
             n = int(both.sum())
             k = float((pair[both, 0] == pair[both, 1]).sum())
-            lo, hi = wilson_interval(k, n, confidence)
+            lo, hi = wilson_interval(k, n, confidence_level)
             # each pair on the items both rated (its n): the same estimate, and a bootstrap of
             # the pair's own items (whole clusters when the plan has them); in a sparse design
             # resampling every item for every pair only adds rows that carry nothing
@@ -145,7 +145,7 @@ def pairwise_matrix(
                     {"rater_a": names[a], "rater_b": names[b], "n": 0, "kappa": math.nan,
                      "kappa_low": math.nan, "kappa_high": math.nan, "kappa_ci_method": "",
                      "agreement": math.nan, "agreement_low": math.nan,
-                     "agreement_high": math.nan, "level": confidence}
+                     "agreement_high": math.nan, "level": confidence_level}
                 )  # fmt: skip
                 continue
             sub = None
@@ -161,7 +161,7 @@ def pairwise_matrix(
                 values=values,
                 weights=weights,
                 ci=ci,
-                confidence_level=confidence,
+                confidence_level=confidence_level,
                 **plan_arguments(sub, method),  # type: ignore[arg-type]
             )
             rows.append(
@@ -192,13 +192,17 @@ def as_square(pairs: pd.DataFrame, value: str = "kappa") -> pd.DataFrame:
 
 
 def category_agreement(
-    X: Any, *, categories: Any = None, labels: list[str] | None = None, confidence: float = 0.95
+    X: Any,
+    *,
+    categories: Any = None,
+    labels: list[str] | None = None,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Fleiss (1971) kappa of each category against the rest, with Gwet's analytic interval."""
     A = np.asarray(X, dtype=float)
     cats = _cats(A, categories)
     out = []
-    for e in fleiss_category_kappas(A, categories=cats, confidence_level=confidence):
+    for e in fleiss_category_kappas(A, categories=cats, confidence_level=confidence_level):
         code = e.extra["category"]
         idx = int(np.flatnonzero(cats == code)[0])
         out.append(

@@ -230,7 +230,9 @@ def rate_intervals(
             p = k / n
             est, se = p, float(np.sqrt(p * (1 - p) / n))
         else:
-            r = mean_ci(v[rows, c], cl[rows], level=confidence_level, method="wilson-eff")
+            r = mean_ci(
+                v[rows, c], cl[rows], confidence_level=confidence_level, method="wilson-eff"
+            )
             est, se, lo, hi = r["estimate"], r["se"], r["low"], r["high"]
         out["estimate"][c] = float(est)
         out["se"][c] = float(se)

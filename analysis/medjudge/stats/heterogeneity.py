@@ -81,7 +81,7 @@ def homogeneity_chi2(k: np.ndarray, n: np.ndarray) -> TestResult:
     )
 
 
-def i2_interval(q: float, df: float, level: float = 0.95) -> tuple[float, float]:
+def i2_interval(q: float, df: float, confidence_level: float = 0.95) -> tuple[float, float]:
     """Test-based interval for I² via ``H = sqrt(Q/df)`` (Higgins & Thompson 2002, eqs. 8-9).
 
     ``SE(ln H) = (ln Q - ln df) / (2 (sqrt(2Q) - sqrt(2 df - 1)))`` if ``Q > df + 1`` else
@@ -90,7 +90,7 @@ def i2_interval(q: float, df: float, level: float = 0.95) -> tuple[float, float]
     """
     if df < 2 or not np.isfinite(q) or q <= 0:
         return (np.nan, np.nan)
-    z = z_value(level)
+    z = z_value(confidence_level)
     h = np.sqrt(q / df)
     if q > df + 1:
         se = (np.log(q) - np.log(df)) / (2 * (np.sqrt(2 * q) - np.sqrt(2 * df - 1)))
@@ -101,7 +101,7 @@ def i2_interval(q: float, df: float, level: float = 0.95) -> tuple[float, float]
     return f(lo), f(hi)
 
 
-def cochran_q_subgroups(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> TestResult:
+def cochran_q_subgroups(k: np.ndarray, n: np.ndarray, confidence_level: float = 0.95) -> TestResult:
     """Cochran's Q over subgroup accuracies with I² and its interval (see module docstring)."""
     k = np.asarray(k, dtype=float)
     n = np.asarray(n, dtype=float)
@@ -114,7 +114,7 @@ def cochran_q_subgroups(k: np.ndarray, n: np.ndarray, level: float = 0.95) -> Te
     q = float((w * (p - pw) ** 2).sum())
     df = float(k.size - 1)
     i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
-    lo, hi = i2_interval(q, df, level)
+    lo, hi = i2_interval(q, df, confidence_level)
     return TestResult(
         "cochran_q",
         q,

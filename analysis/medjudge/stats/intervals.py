@@ -55,18 +55,18 @@ __all__ = [
 ]
 
 
-def z_value(level: float) -> float:
+def z_value(confidence_level: float) -> float:
     """Two-sided normal critical value ``z_{1-(1-level)/2}``."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    return float(ndtri(1.0 - (1.0 - level) / 2.0))
+    if not 0.0 < confidence_level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {confidence_level}")
+    return float(ndtri(1.0 - (1.0 - confidence_level) / 2.0))
 
 
 # ----------------------------------------------------------------------------------------------
 # one proportion
 # ----------------------------------------------------------------------------------------------
 def wilson_interval(
-    count: np.ndarray | float, nobs: np.ndarray | float, level: float = 0.95
+    count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wilson (1927) score interval for a binomial proportion, vectorised.
 
@@ -76,7 +76,7 @@ def wilson_interval(
     """
     x = np.asarray(count, dtype=float)
     n = np.asarray(nobs, dtype=float)
-    z = z_value(level)
+    z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / n
         denom = 1.0 + z * z / n
@@ -90,7 +90,7 @@ def wilson_interval(
 
 
 def clopper_pearson_interval(
-    count: np.ndarray | float, nobs: np.ndarray | float, level: float = 0.95
+    count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Clopper–Pearson (1934) 'exact' interval from beta quantiles, vectorised.
 
@@ -99,7 +99,7 @@ def clopper_pearson_interval(
     """
     x = np.asarray(count, dtype=float)
     n = np.asarray(nobs, dtype=float)
-    a = (1.0 - level) / 2.0
+    a = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         lo = np.where(x > 0, stats.beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
         hi = np.where(x < n, stats.beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)
@@ -108,12 +108,12 @@ def clopper_pearson_interval(
 
 
 def jeffreys_interval(
-    count: np.ndarray | float, nobs: np.ndarray | float, level: float = 0.95
+    count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Jeffreys interval: equal-tailed quantiles of ``Beta(x + 1/2, n - x + 1/2)``."""
     x = np.asarray(count, dtype=float)
     n = np.asarray(nobs, dtype=float)
-    a = (1.0 - level) / 2.0
+    a = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore"):
         lo = np.where(x > 0, stats.beta.ppf(a, x + 0.5, n - x + 0.5), 0.0)
         hi = np.where(x < n, stats.beta.ppf(1 - a, x + 0.5, n - x + 0.5), 1.0)
@@ -122,12 +122,12 @@ def jeffreys_interval(
 
 
 def wald_interval(
-    count: np.ndarray | float, nobs: np.ndarray | float, level: float = 0.95
+    count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Wald interval ``p -+ z sqrt(p(1-p)/n)`` (shown for comparison; under-covers at small n)."""
     x = np.asarray(count, dtype=float)
     n = np.asarray(nobs, dtype=float)
-    z = z_value(level)
+    z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = x / n
         half = z * np.sqrt(p * (1 - p) / n)
@@ -145,7 +145,7 @@ _PROPORTION = {
 def proportion_interval(
     count: np.ndarray | float,
     nobs: np.ndarray | float,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: ProportionMethod = "wilson",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval for a binomial proportion by name (``wilson`` is the default that covers)."""
@@ -155,7 +155,7 @@ def proportion_interval(
         raise ValueError(
             f"unknown proportion interval {method!r}; use one of {sorted(_PROPORTION)}"
         ) from None
-    return fn(count, nobs, level)
+    return fn(count, nobs, confidence_level)
 
 
 def proportion_ci(
@@ -274,7 +274,7 @@ def effective_n(
     n: np.ndarray,
     *,
     n_clusters: np.ndarray | float | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     df_correction: bool = True,
     df: np.ndarray | float | None = None,
 ) -> np.ndarray:
@@ -311,7 +311,7 @@ def effective_n(
         return np.where(ok, ne, n)
     g = np.asarray(n_clusters, dtype=float)
     if df_correction:
-        a = (1.0 - level) / 2.0
+        a = (1.0 - confidence_level) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
             # stdtrit is t.ppf without scipy.stats' import (identical values; df >= 1)
             dfv = np.maximum(g - 1, 1) if df is None else np.maximum(np.asarray(df, float), 1.0)
@@ -403,7 +403,7 @@ def mean_ci(
     values: np.ndarray,
     clusters: np.ndarray | None = None,
     mask: np.ndarray | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: Literal["wilson-eff", "t", "z"] = "wilson-eff",
 ) -> dict[str, np.ndarray]:
     """Interval for column means of ``values`` (e.g. accuracies) with clustered SEs.
@@ -419,13 +419,19 @@ def mean_ci(
     """
     mean, se, n, c = clustered_mean_se(values, clusters, mask)
     if method == "wilson-eff":
-        ne = effective_n(mean, se, n, n_clusters=None if clusters is None else c, level=level)
-        lo, hi = wilson_interval(mean * ne, ne, level)
+        ne = effective_n(
+            mean,
+            se,
+            n,
+            n_clusters=None if clusters is None else c,
+            confidence_level=confidence_level,
+        )
+        lo, hi = wilson_interval(mean * ne, ne, confidence_level)
     elif method in ("t", "z"):
         if method == "t":
-            q = stats.t.ppf(1 - (1 - level) / 2, max(c - 1, 1))
+            q = stats.t.ppf(1 - (1 - confidence_level) / 2, max(c - 1, 1))
         else:
-            q = z_value(level)
+            q = z_value(confidence_level)
         lo, hi = mean - q * se, mean + q * se
     else:
         raise ValueError(f"unknown method {method!r}")

@@ -191,11 +191,11 @@ def epsilon_for(annotators: str) -> float:
         ) from None
 
 
-def check_alt_arguments(epsilon: Any, q: Any, invalid: Any, min_items_per_annotator: Any) -> None:
+def check_alt_arguments(epsilon: Any, q: Any, policy: Any, min_items_per_annotator: Any) -> None:
     """The alt-test's options, checked once (one line naming the argument)."""
     RealRange(0.0, 1.0, open_low=False, what="a margin").check("epsilon", epsilon)
     ALPHA.check("q", q)
-    check_choice("invalid", invalid, ("exclude", "wrong"))
+    check_choice("policy", policy, ("exclude", "wrong"))
     IntRange(1, 10**9, what="count").check("min_items_per_annotator", min_items_per_annotator)
 
 
@@ -208,7 +208,7 @@ def alt_test(
     epsilon: float = ANNOTATOR_EPSILON["expert"],
     q: float = 0.05,
     scoring: Scoring = "accuracy",
-    invalid: InvalidPolicy = "exclude",
+    policy: InvalidPolicy = "exclude",
     min_annotators_per_item: int = 2,
     min_items_per_annotator: int = 30,
 ) -> AltTestResult:
@@ -222,7 +222,7 @@ def alt_test(
         annotators, 0.1 for crowd workers (:data:`ANNOTATOR_EPSILON`, :func:`epsilon_for`).
     q : FDR level of the Benjamini–Yekutieli procedure.
     scoring : ``"accuracy"`` (categorical) or ``"neg_rmse"`` (numeric scores).
-    invalid : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.
+    policy : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.
 
     Examples
     --------
@@ -236,7 +236,7 @@ def alt_test(
     >>> r.passed
     True
     """
-    check_alt_arguments(epsilon, q, invalid, min_items_per_annotator)
+    check_alt_arguments(epsilon, q, policy, min_items_per_annotator)
     check_choice("scoring", scoring, ("accuracy", "neg_rmse"))
     min_annotators_per_item = IntRange(2, 10**6, what="count").check(
         "min_annotators_per_item", min_annotators_per_item
@@ -253,11 +253,11 @@ def alt_test(
     n_humans = (~np.isnan(H)).sum(axis=1)
     keep = n_humans >= min_annotators_per_item
     no_verdict = keep & np.isnan(f)
-    if invalid == "exclude":
+    if policy == "exclude":
         keep = keep & ~np.isnan(f)
     excluded = {
         "items_with_too_few_annotators": int((n_humans < min_annotators_per_item).sum()),
-        f"items_without_judge_verdict_{'excluded' if invalid == 'exclude' else 'counted_as_losses'}": int(
+        f"items_without_judge_verdict_{'excluded' if policy == 'exclude' else 'counted_as_losses'}": int(
             no_verdict.sum()
         ),
     }
@@ -323,7 +323,7 @@ def alt_test(
         epsilon=epsilon,
         q=q,
         scoring=scoring,
-        invalid=invalid,
+        invalid=policy,
         table=table,
         n_items=int(keep.sum()),
         skipped_annotators=skipped,

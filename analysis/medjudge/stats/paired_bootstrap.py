@@ -134,7 +134,7 @@ def paired_bootstrap(
     d_boot = boot[:, 0] - boot[:, 1]
     d = full[0] - full[1]
     d_jack = None if jack is None else jack[:, 0] - jack[:, 1]
-    lo, hi = bootstrap_interval(d, d_boot, level=level, method=method, jack=d_jack)
+    lo, hi = bootstrap_interval(d, d_boot, confidence_level=level, method=method, jack=d_jack)
     valid = d_boot[~np.isnan(d_boot)]
     p = min(1.0, 2 * min(np.mean(valid <= 0), np.mean(valid >= 0))) if valid.size else np.nan
     return Estimate(

@@ -60,12 +60,14 @@ def _unpack(n11, n12, n21, n22):
     return tuple(np.asarray(v, dtype=float) for v in (n11, n12, n21, n22))
 
 
-def wald_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def wald_paired_interval(
+    n11, n12, n21, n22, confidence_level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Wald interval for ``delta = p1+ - p+1 = (n12 - n21)/N``:
     ``SE = sqrt((n12 + n21) - (n12 - n21)^2/N) / N`` (Agresti 2013, sec. 11.1)."""
     n11, n12, n21, n22 = _unpack(n11, n12, n21, n22)
     n = n11 + n12 + n21 + n22
-    z = z_value(level)
+    z = z_value(confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         d = (n12 - n21) / n
         se = np.sqrt(np.maximum((n12 + n21) - (n12 - n21) ** 2 / n, 0.0)) / n
@@ -73,7 +75,7 @@ def wald_paired_interval(n11, n12, n21, n22, level: float = 0.95) -> tuple[np.nd
 
 
 def newcombe_paired_interval(
-    n11, n12, n21, n22, level: float = 0.95
+    n11, n12, n21, n22, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Newcombe (1998, method 10) hybrid-score ('square-and-add') interval for a paired difference.
 
@@ -90,8 +92,8 @@ def newcombe_paired_interval(
     r1, r2, c1, c2 = n11 + n12, n21 + n22, n11 + n21, n12 + n22
     with np.errstate(invalid="ignore", divide="ignore"):
         p1, p2 = r1 / n, c1 / n
-        l1, u1 = wilson_interval(r1, n, level)
-        l2, u2 = wilson_interval(c1, n, level)
+        l1, u1 = wilson_interval(r1, n, confidence_level)
+        l2, u2 = wilson_interval(c1, n, confidence_level)
         prod = r1 * r2 * c1 * c2
         a = n11 * n22 - n12 * n21
         root = np.sqrt(np.where(prod > 0, prod, 1.0))
@@ -123,7 +125,7 @@ def _tango_statistic(
 
 
 def tango_paired_interval(
-    n11, n12, n21, n22, level: float = 0.95, tol: float = 1e-10
+    n11, n12, n21, n22, confidence_level: float = 0.95, tol: float = 1e-10
 ) -> tuple[np.ndarray, np.ndarray]:
     """Tango (1998) asymptotic score interval for ``delta = (n12 - n21)/N``.
 
@@ -140,7 +142,7 @@ def tango_paired_interval(
     n11, n12, n21, n22 = _unpack(n11, n12, n21, n22)
     n12, n21, n11, n22 = np.broadcast_arrays(n12, n21, n11, n22)
     n = n11 + n12 + n21 + n22
-    z = z_value(level)
+    z = z_value(confidence_level)
     est = np.where(n > 0, (n12 - n21) / np.where(n > 0, n, 1), np.nan)
 
     def root(target: float) -> np.ndarray:
@@ -168,7 +170,7 @@ _PAIRED = {
 
 
 def paired_difference_interval(
-    n11, n12, n21, n22, level: float = 0.95, method: PairedMethod = "tango"
+    n11, n12, n21, n22, confidence_level: float = 0.95, method: PairedMethod = "tango"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval for a paired difference of proportions by name (default Tango's score interval)."""
     try:
@@ -177,7 +179,7 @@ def paired_difference_interval(
         raise ValueError(
             f"unknown paired interval {method!r}; use one of {sorted(_PAIRED)}"
         ) from None
-    return fn(n11, n12, n21, n22, level)
+    return fn(n11, n12, n21, n22, confidence_level)
 
 
 def paired_difference_ci(
@@ -256,7 +258,7 @@ def paired_difference_ci(
 # clustered paired difference: the inverted clustered McNemar (Durkalski) score test
 # ----------------------------------------------------------------------------------------------
 def clustered_score_interval(
-    s: np.ndarray, n: np.ndarray, level: float = 0.95
+    s: np.ndarray, n: np.ndarray, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval for a clustered paired difference that inverts the clustered McNemar test.
 
@@ -282,7 +284,7 @@ def clustered_score_interval(
     s, n : ndarray, shape (G, ...)
         Per-cluster sums of differences and counts of common items (any trailing shape: one
         column per pair).
-    level : float
+    confidence_level : float
 
     Returns
     -------
@@ -301,7 +303,7 @@ def clustered_score_interval(
 
     s = np.asarray(s, dtype=float)
     n = np.asarray(n, dtype=float)
-    q = float(chdtri(1, 1.0 - level))  # chi2(1) upper quantile
+    q = float(chdtri(1, 1.0 - confidence_level))  # chi2(1) upper quantile
     big_s, big_n = s.sum(0), n.sum(0)
     a = big_n**2 - q * (n**2).sum(0)
     b = -2.0 * (big_s * big_n - q * (s * n).sum(0))

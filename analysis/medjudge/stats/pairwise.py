@@ -251,7 +251,9 @@ def all_pairs(
             if boot_kind == "bca":
                 ja = _jackknife_pair_common(y, mab, ii, jj, clusters)
                 jack = ja
-            lo, hi = bootstrap_interval(diff, bd, level=level, method=boot_kind, jack=jack)
+            lo, hi = bootstrap_interval(
+                diff, bd, confidence_level=level, method=boot_kind, jack=jack
+            )
             se = bootstrap_se(bd)
             ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]}; items both answered)"
         elif boot_kind is not None:
@@ -269,7 +271,9 @@ def all_pairs(
             if boot_kind == "bca":
                 ja = _jackknife_accuracy(y, m, clusters)
                 jack = ja[:, ii] - ja[:, jj]
-            lo, hi = bootstrap_interval(diff, bd, level=level, method=boot_kind, jack=jack)
+            lo, hi = bootstrap_interval(
+                diff, bd, confidence_level=level, method=boot_kind, jack=jack
+            )
             # SE of every difference from the judges' bootstrap covariance (no pass over bd)
             if np.isnan(boot).any():
                 se = bootstrap_se(bd)

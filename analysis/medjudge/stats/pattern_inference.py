@@ -110,7 +110,7 @@ def _one_blas_thread():  # noqa: ANN202
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def expanded_alpha(level: float, n_clusters: np.ndarray) -> np.ndarray:
+def expanded_alpha(confidence_level: float, n_clusters: np.ndarray) -> np.ndarray:
     """Tail probability of Hesterberg's (2015) expanded percentile interval.
 
     ``alpha' = 2 Phi(-sqrt(G / (G - 1)) t_{G-1, 1 - alpha/2})``: the percentile interval taken
@@ -119,7 +119,7 @@ def expanded_alpha(level: float, n_clusters: np.ndarray) -> np.ndarray:
     narrowness with few clusters and tends to the plain percentile interval as ``G`` grows.
     """
     g = np.maximum(np.asarray(n_clusters, dtype=float), 2.0)
-    q = np.sqrt(g / (g - 1.0)) * stats.t.ppf(0.5 + level / 2.0, g - 1.0)
+    q = np.sqrt(g / (g - 1.0)) * stats.t.ppf(0.5 + confidence_level / 2.0, g - 1.0)
     return 2.0 * stats.norm.sf(q)
 
 

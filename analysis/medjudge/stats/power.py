@@ -126,7 +126,7 @@ def mde_for_pair(
 def items_for_accuracy_halfwidth(
     accuracy,
     halfwidth,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     design_effect: float = 1.0,
     method: Literal["wilson", "wald"] = "wilson",
 ) -> np.ndarray:
@@ -139,7 +139,7 @@ def items_for_accuracy_halfwidth(
     p = np.asarray(accuracy, dtype=float)
     h = np.asarray(halfwidth, dtype=float)
     p, h = np.broadcast_arrays(p, h)
-    z = z_value(level)
+    z = z_value(confidence_level)
     wald = np.ceil(z * z * p * (1 - p) / h**2)
     if method == "wald":
         return np.ceil(wald * design_effect)
@@ -147,7 +147,7 @@ def items_for_accuracy_halfwidth(
     hi = np.maximum(wald, 1.0) * 4 + 100
     for _ in range(64):
         mid = np.floor(0.5 * (lo + hi))
-        lw, up = wilson_interval(p * mid, mid, level)
+        lw, up = wilson_interval(p * mid, mid, confidence_level)
         ok = (up - lw) / 2 <= h
         hi = np.where(ok, mid, hi)
         lo = np.where(ok, lo, mid + 1)
@@ -168,10 +168,10 @@ def kappa_variance(kappa, prevalence, n=1.0) -> np.ndarray:
 
 
 def items_for_kappa_halfwidth(
-    kappa, prevalence, halfwidth, level: float = 0.95, design_effect: float = 1.0
+    kappa, prevalence, halfwidth, confidence_level: float = 0.95, design_effect: float = 1.0
 ) -> np.ndarray:
     """Items needed for a kappa interval of half-width ``<= halfwidth``:
     ``n = z^2 Var_1(kappa) deff / h^2`` with the unit-``n`` variance of :func:`kappa_variance`."""
-    z = z_value(level)
+    z = z_value(confidence_level)
     v1 = kappa_variance(kappa, prevalence, 1.0)
     return np.ceil(z * z * v1 * design_effect / np.asarray(halfwidth, dtype=float) ** 2)

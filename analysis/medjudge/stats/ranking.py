@@ -47,9 +47,11 @@ def bootstrap_ranks(boot: np.ndarray) -> np.ndarray:
     return out
 
 
-def rank_intervals(ranks: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def rank_intervals(
+    ranks: np.ndarray, confidence_level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """Equal-tailed bootstrap rank interval per judge (integers, ``lower``/``higher`` quantiles)."""
-    a = (1 - level) / 2
+    a = (1 - confidence_level) / 2
     lo = np.quantile(ranks, a, axis=0, method="lower")
     hi = np.quantile(ranks, 1 - a, axis=0, method="higher")
     return lo.astype(int), hi.astype(int)
@@ -193,7 +195,7 @@ def leaderboard(
     test: McNemarMethod = "midp",
     n_resamples: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     alpha: float = 0.05,
     weights: np.ndarray | None = None,
 ) -> pd.DataFrame:
@@ -201,7 +203,7 @@ def leaderboard(
 
     Columns: ``rank`` (competition rank of the point estimate), ``judge``, ``accuracy``,
     ``ci_low``, ``ci_high``, ``ci_method``, ``rank_low``, ``rank_high`` (simultaneous rank
-    confidence set at ``level``), ``rank_set``, ``share_ranked_first`` (not a probability of
+    confidence set at ``confidence_level``), ``rank_set``, ``share_ranked_first`` (not a probability of
     being best), ``group`` (Piepho letters; shared letter = not distinguishable by the
     Holm-adjusted McNemar tests at ``alpha``), ``top_set``, ``n``, ``n_invalid``, ``policy``.
     """
@@ -214,7 +216,7 @@ def leaderboard(
         policy=policy,
         clusters=clusters,
         method=method,
-        confidence_level=level,
+        confidence_level=confidence_level,
         bootstrap=Bootstrap(n_resamples, seed),
     )
     w = (
@@ -227,10 +229,12 @@ def leaderboard(
     share_first = (ranks == 1).mean(0)
     point0 = acc["accuracy"].to_numpy()
     if np.isfinite(point0).all() and j > 1:
-        rs = rank_confidence_sets(point0, boot, confidence_level=level, simultaneous=True)
+        rs = rank_confidence_sets(
+            point0, boot, confidence_level=confidence_level, simultaneous=True
+        )
         r_lo, r_hi = rs["rank_low"], rs["rank_high"]
     else:  # a judge without any usable verdict has no rank
-        r_lo, r_hi = rank_intervals(ranks, level)
+        r_lo, r_hi = rank_intervals(ranks, confidence_level)
     pairs = all_pairs(
         y,
         judges,
@@ -259,7 +263,7 @@ def leaderboard(
             "ci_low": acc["ci_low"].to_numpy(),
             "ci_high": acc["ci_high"].to_numpy(),
             "ci_method": acc["ci_method"].to_numpy(),
-            "level": level,
+            "level": confidence_level,
             "rank_low": r_lo,
             "rank_high": r_hi,
             "rank_set": "simultaneous",

@@ -332,7 +332,7 @@ def bootstrap_interval(
     theta_hat: np.ndarray | float,
     boot: np.ndarray,
     *,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: Literal["percentile", "basic", "bca"] = "bca",
     jack: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -359,7 +359,7 @@ def bootstrap_interval(
     if boot.dtype not in (np.float32, np.float64):
         boot = boot.astype(np.float64)  # float32 replicates are kept: half the memory, faster sort
     theta = np.asarray(theta_hat, dtype=float)
-    alpha = (1.0 - level) / 2.0
+    alpha = (1.0 - confidence_level) / 2.0
     with np.errstate(invalid="ignore"):
         nan_mask = np.isnan(boot)
     has_nan = bool(nan_mask.any())
@@ -418,7 +418,7 @@ def weighted_bootstrap(
     statistic: Callable[[np.ndarray], np.ndarray],
     plan: ResamplePlan,
     *,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     method: Literal["percentile", "basic", "bca"] = "bca",
 ) -> dict[str, np.ndarray]:
     """Run ``statistic(weights)`` on the full data, every resample and every jackknife.
@@ -430,7 +430,9 @@ def weighted_bootstrap(
     full = np.asarray(statistic(np.ones((1, plan.n_items))))[0]
     boot = np.asarray(statistic(plan.weights()))
     jack = np.asarray(statistic(plan.jackknife())) if method == "bca" else None
-    low, high = bootstrap_interval(full, boot, level=level, method=method, jack=jack)
+    low, high = bootstrap_interval(
+        full, boot, confidence_level=confidence_level, method=method, jack=jack
+    )
     return {
         "estimate": full,
         "boot": boot,

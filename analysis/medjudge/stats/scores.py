@@ -124,7 +124,7 @@ def rank_correlations(
     seed: int = 0,
     clusters: np.ndarray | None = None,
     method: BootKind = "percentile",
-    level: float = 0.95,
+    confidence_level: float = 0.95,
     max_cells: int = 40_000,
 ) -> pd.DataFrame:
     """Spearman and Kendall tau-b of each judge's scores (columns) with ``reference`` (e.g. the
@@ -149,7 +149,7 @@ def rank_correlations(
         One label per item: whole clusters are resampled.
     method : {"percentile", "basic", "bca"}, default "percentile"
         Bootstrap interval.
-    level : float, default 0.95
+    confidence_level : float, default 0.95
         Coverage of the intervals.
     max_cells : int
         Size limit of the weighted pair-count table (larger problems use a slower exact path).
@@ -182,7 +182,7 @@ def rank_correlations(
 
     n_resamples = RESAMPLES.check("n_resamples", n_resamples)
     seed = SEED.check("seed", seed)
-    level = CONFIDENCE_LEVEL.check("level", level)
+    confidence_level = CONFIDENCE_LEVEL.check("level", confidence_level)
     check_choice("method", method, ("percentile", "basic", "bca"))
     max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
     x = np.asarray(reference, dtype=float)
@@ -193,7 +193,10 @@ def rank_correlations(
     rows = []
     for j, name in enumerate(judges):
         res = weighted_bootstrap(
-            _rank_stat(x, y[:, j], max_cells), plan, level=level, method=method
+            _rank_stat(x, y[:, j], max_cells),
+            plan,
+            confidence_level=confidence_level,
+            method=method,
         )
         n = int((~(np.isnan(x) | np.isnan(y[:, j]))).sum())
         for k, coef in enumerate(("spearman", "kendall_tau_b")):
@@ -222,7 +225,7 @@ def pairwise_accuracy_from_scores(
     *,
     n_resamples: int = 2000,
     seed: int = 0,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Pairwise accuracy of score-valued judges within groups (tie rule in the module docstring).
 
@@ -253,7 +256,7 @@ def pairwise_accuracy_from_scores(
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = s.sum(0) / npairs.sum(0)
         boot = (w @ s) / (w @ npairs)
-    a = (1 - level) / 2
+    a = (1 - confidence_level) / 2
     lo, hi = np.nanquantile(boot, a, axis=0), np.nanquantile(boot, 1 - a, axis=0)
     return pd.DataFrame(
         {
@@ -279,7 +282,7 @@ def calibration(
     n_resamples: int = 2000,
     seed: int = 0,
     clusters: np.ndarray | None = None,
-    level: float = 0.95,
+    confidence_level: float = 0.95,
 ) -> dict[str, object]:
     """Reliability table and ECE (bootstrap percentile interval) of probabilities ``prob`` for
     binary ``outcome`` (1 = the event the probability is about). NaN pairs are excluded.
@@ -306,7 +309,7 @@ def calibration(
         return (np.abs((w * resid) @ onehot).sum(1) / (w @ ok.astype(float)))[:, None]
 
     plan = ResamplePlan(p.size, n_resamples, seed, clusters=clusters)
-    res = weighted_bootstrap(ece, plan, level=level, method="percentile")
+    res = weighted_bootstrap(ece, plan, confidence_level=confidence_level, method="percentile")
     nb = onehot.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         table = pd.DataFrame(

@@ -193,7 +193,7 @@ def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
             ctx.study,
             ctx.headline,
             bootstrap=Bootstrap(ctx.n_resamples, ctx.seed),
-            confidence=st.confidence_level,
+            confidence_level=st.confidence_level,
             clusters=st.clusters(ctx.study.matrix(ctx.headline, role="expert").items),
         ),
     )
@@ -207,7 +207,7 @@ def alt_results(ctx: ReportContext) -> list[Any]:
             ctx.headline,
             epsilon=ctx.epsilon,
             q=ctx.alpha,
-            invalid=alt_invalid_rule(ctx.policy),  # type: ignore[arg-type]
+            policy=alt_invalid_rule(ctx.policy),  # type: ignore[arg-type]
         ),
     )
 

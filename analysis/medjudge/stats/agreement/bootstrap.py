@@ -89,7 +89,7 @@ def default_plan(n_items: int, plan: ResamplePlan | None) -> ResamplePlan:
 
 
 def t_interval(
-    estimate: float, se: float, df: float, confidence: float, *, clip_high: float | None = 1.0
+    estimate: float, se: float, df: float, confidence_level: float, *, clip_high: float | None = 1.0
 ) -> tuple[float, float]:
     """``estimate -/+ t_{df, 1-(1-confidence)/2} * se`` (normal when ``df`` is infinite).
 
@@ -98,9 +98,9 @@ def t_interval(
     if not (np.isfinite(estimate) and np.isfinite(se)):
         return math.nan, math.nan
     q = (
-        stats.norm.ppf(0.5 + confidence / 2)
+        stats.norm.ppf(0.5 + confidence_level / 2)
         if not np.isfinite(df)
-        else stats.t.ppf(0.5 + confidence / 2, df)
+        else stats.t.ppf(0.5 + confidence_level / 2, df)
     )
     lo, hi = estimate - q * se, estimate + q * se
     if clip_high is not None:
@@ -115,14 +115,14 @@ def analytic_estimate(
     *,
     n: int,
     df: float,
-    confidence: float,
+    confidence_level: float,
     method: str,
     extra: dict[str, Any] | None = None,
     excluded: dict[str, int] | None = None,
     clip_high: float | None = 1.0,
 ) -> Estimate:
     """An :class:`Estimate` with a Wald-type interval (t with ``df`` degrees of freedom)."""
-    lo, hi = t_interval(estimate, se, df, confidence, clip_high=clip_high)
+    lo, hi = t_interval(estimate, se, df, confidence_level, clip_high=clip_high)
     return Estimate(
         name=name,
         estimate=float(estimate),
@@ -130,7 +130,7 @@ def analytic_estimate(
         ci_low=lo,
         ci_high=hi,
         ci_method=method,
-        level=confidence,
+        level=confidence_level,
         n=int(n),
         excluded=dict(excluded or {}),
         extra=dict(extra or {}),
@@ -149,7 +149,7 @@ def bootstrap_estimate(
     n_items: int,
     *,
     plan: ResamplePlan | None = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     method: BootMethod = "bca",
     n: int | None = None,
     extra: dict[str, Any] | None = None,
@@ -162,7 +162,7 @@ def bootstrap_estimate(
     counted in ``extra["boot_undefined"]``.
     """
     plan = default_plan(n_items, plan)
-    res = weighted_bootstrap(statistic, plan, level=confidence, method=method)
+    res = weighted_bootstrap(statistic, plan, confidence_level=confidence_level, method=method)
     boot = np.asarray(res["boot"], dtype=float)
     info = dict(extra or {})
     info.update(
@@ -177,7 +177,7 @@ def bootstrap_estimate(
         ci_low=float(res["low"]),
         ci_high=float(res["high"]),
         ci_method=_plan_label(plan, method),
-        level=confidence,
+        level=confidence_level,
         n=int(n_items if n is None else n),
         excluded=dict(excluded or {}),
         extra=info,
@@ -190,7 +190,7 @@ def paired_difference(
     n_items: int,
     *,
     plan: ResamplePlan | None = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     method: BootMethod = "bca",
     name: str = "difference",
 ) -> Estimate:
@@ -214,7 +214,7 @@ def paired_difference(
 
     ones = np.ones((1, n_items))
     a_hat, b_hat = both(ones)[0]
-    res = weighted_bootstrap(diff, plan, level=confidence, method=method)
+    res = weighted_bootstrap(diff, plan, confidence_level=confidence_level, method=method)
     boot = np.asarray(res["boot"], dtype=float)
     valid = boot[~np.isnan(boot)]
     p_le = float(np.mean(valid <= 0)) if valid.size else math.nan
@@ -226,7 +226,7 @@ def paired_difference(
         ci_low=float(res["low"]),
         ci_high=float(res["high"]),
         ci_method=_plan_label(plan, method) + ", paired",
-        level=confidence,
+        level=confidence_level,
         n=n_items,
         extra={
             "estimate_a": float(a_hat),

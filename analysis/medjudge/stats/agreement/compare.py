@@ -65,7 +65,7 @@ def agreement_difference(
     coefficient: str | Callable[..., Any] = "cohen_kappa",
     *,
     plan: ResamplePlan | None = None,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     method: BootMethod = "bca",
     **kwargs: Any,
 ) -> Estimate:
@@ -88,7 +88,7 @@ def agreement_difference(
         lambda W: np.asarray(fb(w=W)),
         A.shape[0],
         plan=plan,
-        confidence=confidence,
+        confidence_level=confidence_level,
         method=method,
         name=f"{name}_difference",
     )

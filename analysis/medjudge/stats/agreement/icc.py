@@ -265,7 +265,7 @@ def icc(
                 return _forms(mean_squares(Xz, W * ok[None, :]))[:, j]
 
             boot[form] = bootstrap_estimate(
-                form, stat, X.shape[0], plan=plan, confidence=confidence, method=method, n=n
+                form, stat, X.shape[0], plan=plan, confidence_level=confidence, method=method, n=n
             )
     fint = _f_intervals(ms1, vals, confidence) if n >= 2 else [(math.nan,) * 6] * 6
     out = []

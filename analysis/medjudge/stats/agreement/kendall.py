@@ -127,7 +127,7 @@ def kendall_w(
             stat,
             X.shape[0],
             plan=plan,
-            confidence=confidence,
+            confidence_level=confidence,
             method=method,
             n=n,
             extra=extra,

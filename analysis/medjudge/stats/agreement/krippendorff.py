@@ -154,16 +154,16 @@ def krippendorff_alpha_core(
     X: Any,
     w: np.ndarray | None = None,
     *,
-    level: str,
+    scale: str,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
 ) -> np.ndarray | float:
     """Krippendorff's alpha of ``X`` (units x coders, NaN = missing) under unit weights ``w``.
 
-    ``level`` is required (nominal / ordinal / interval / ratio): there is no silent default.
+    ``scale`` is required (nominal / ordinal / interval / ratio): there is no silent default.
     Returns NaN when alpha is undefined (fewer than two distinct pairable values).
     """
-    p = _AlphaPrep(X, level, categories, values)
+    p = _AlphaPrep(X, scale, categories, values)
     W, batched = item_weights(w, p.n_units)
     return finish(p.alpha(W), batched)
 
@@ -238,7 +238,7 @@ def _table_alpha_se(p: _AlphaPrep, Wm: np.ndarray) -> float:
     return float(np.sqrt(max(var, 0.0)))
 
 
-def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, layout: str) -> float:
+def irrcac_alpha_se(X: np.ndarray, scale: Any, categories: Any, values: Any, layout: str) -> float:
     """Alpha's SE as irrCAC's README (2019) prints it (see :mod:`.conventions`).
 
     * ``layout="table"``: ``krippen2.table`` — the two-rater table variance with the scale's
@@ -250,7 +250,7 @@ def irrcac_alpha_se(X: np.ndarray, level: Any, categories: Any, values: Any, lay
     * ``layout="ratings"``: ``krippen.alpha.raw`` of the 2019 release — as the default but with
       ``pa_i`` centred at ``pa = (1-eps) pa' + eps`` instead of ``pa'``.
     """
-    lvl, s_cats, s_vals = resolve_level(level)
+    lvl, s_cats, s_vals = resolve_level(scale)
     p = _AlphaPrep(
         X, lvl, s_cats if categories is None else categories, s_vals if values is None else values
     )
@@ -371,7 +371,7 @@ def krippendorff_alpha(
             p.alpha,
             p.n_units,
             plan=plan,
-            confidence=confidence,
+            confidence_level=confidence,
             method=method,
             n=rated,
             extra=extra,
@@ -387,7 +387,7 @@ def krippendorff_alpha(
         se,
         n=rated,
         df=rated - 1,
-        confidence=confidence,
+        confidence_level=confidence,
         method="analytic (Gwet 2014 linearisation, t df=n-1)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,
