@@ -303,6 +303,64 @@ def bias_report(
     both orders, ``position_single_order`` for judges seen in one order per item; neither for
     labels without positions or an unrecorded order.
 
+    Parameters
+    ----------
+    study : Study
+        The study; tables that need something it lacks (gold, both orders, answer lengths,
+        repeated runs) are left out.
+    cluster : str or None, default "auto"
+        The item attribute whose values are resampled and tested together in the position
+        tables; ``"auto"``: the study's declared or detected clusters; None: items are
+        independent.
+    confidence_level : float, default 0.95
+        Coverage of every interval in the tables.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The tables that apply, by name:
+
+        - ``position_swap`` (judges seen in both orders): per dimension and judge the
+          counts of consistent and inconsistent pairs, ``consistency``, ``first_shown_rate``
+          and ``p_first_inconsistent`` with their intervals, the exact binomial
+          ``p_first_binom``, ``mcnemar_midp``, the accuracies per order and ``p_first_holm``;
+        - ``position_single_order``: per dimension, judge and order ``judge_a_rate``,
+          ``gold_a_rate``, their ``difference`` with ``ci_low``, ``ci_high``, ``ci_method``,
+          ``level``, the McNemar ``test`` and p-values, and ``p_holm``;
+        - ``label_balance``: per dimension and category the gold ``count``, ``n``,
+          ``prevalence`` with its Wilson ``ci_low``, ``ci_high``;
+        - ``constant_answers``: per dimension the ``accuracy`` (with ``ci_low``, ``ci_high``,
+          ``n``, ``level``) of always answering one category and of prevalence guessing;
+        - ``dimension_structure`` and ``dimension_pairs``: per rater the share of items with
+          all dimensions identical, mean and min kappa between dimensions, the broadcast
+          rate; and the kappa of every pair of dimensions;
+        - ``length_bias``: per dimension and rater ``rater_longer_rate``,
+          ``gold_longer_rate``, their ``difference`` with a Tango interval, McNemar
+          ``pvalue``, the accuracy gap ``length_gap`` with ``gap_ci_low``, ``gap_ci_high``,
+          ``gap_pvalue``, and Holm-adjusted ``p_holm``, ``gap_p_holm``;
+        - ``run_consistency`` (repeated runs): see :func:`medjudge.run_consistency`.
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. EPM 20:37-46.
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+    inference. JASA 22:209-212.
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12:153-157.
+    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary
+    matched-pairs data: mid-p and asymptotic are better than exact conditional. BMC Medical
+    Research Methodology 13:91.
+    Tango, T. (1998). Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design. Statistics in Medicine 17:891-908.
+    Newcombe, R. G. (1998). Interval estimation for the difference between independent
+    proportions: comparison of eleven methods. Statistics in Medicine 17:873-890.
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. & Rust, P. F. (2003). Analysis of
+    clustered matched-pair data. Statistics in Medicine 22 (clustered McNemar test).
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure. Scandinavian
+    Journal of Statistics 6:65-70.
+    Zheng, L. et al. (2023). Judging LLM-as-a-judge with MT-Bench and Chatbot Arena. NeurIPS
+    (position and verbosity bias).
+
     Examples
     --------
     >>> import numpy as np

@@ -12,6 +12,33 @@ from medjudge.stats.intervals import wilson_interval
 def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
     """One row per rater x dimension (x order) with more than one run; empty when there is none.
 
+    On the items a rater rated in at least two runs: an item *flips* when its runs do not all
+    give the same verdict; ``flip_rate = flips / n_items`` with a Wilson interval;
+    ``pairwise_disagreement`` is the mean share of disagreeing run pairs per item and
+    ``within_item_variance`` the mean variance of the codes (or scores) across runs.
+
+    Parameters
+    ----------
+    study : Study
+        The study; repeated runs are the ratings' ``run`` column (several values for the same
+        rater, item, dimension and order).
+    confidence_level : float, default 0.95
+        Coverage of the Wilson interval of ``flip_rate``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rater x dimension x order with two or more runs, columns ``rater``,
+        ``dimension``, ``order``, ``runs``, ``n_items``, ``flips``, ``flip_rate``,
+        ``pairwise_disagreement``, ``within_item_variance``, ``mean_runs``, ``ci_low``,
+        ``ci_high`` (the interval of ``flip_rate``) and ``level``; no rows and no columns
+        when no rater has repeated runs.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22:209-212.
+
     Examples
     --------
     >>> import numpy as np
@@ -21,6 +48,17 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
     >>> t = mj.run_consistency(study)
     >>> type(t).__name__
     'DataFrame'
+    >>> import pandas as pd  # one judge, three items, two runs: q2 flips
+    >>> r = pd.DataFrame({'item': ['q1', 'q2', 'q3'] * 2, 'rater': 'j', 'role': 'judge',
+    ...                   'dimension': 'overall', 'value': ['A', 'B', 'A', 'A', 'A', 'A'],
+    ...                   'run': ['1'] * 3 + ['2'] * 3})
+    >>> st = mj.Study(r, pd.DataFrame({'item': ['q1', 'q2', 'q3']}),
+    ...               {'overall': mj.Scale('nominal', ('A', 'B'))})
+    >>> t = mj.run_consistency(st)
+    >>> t[['rater', 'runs', 'n_items', 'flips']].values.tolist(), round(float(t.flip_rate[0]), 3)
+    ([['j', 2, 3, 1]], 0.333)
+    >>> round(float(t.ci_low[0]), 4), round(float(t.ci_high[0]), 4)  # Wilson 95% interval of 1/3
+    (0.0615, 0.7923)
     """
     from .._validation import CONFIDENCE_LEVEL
 

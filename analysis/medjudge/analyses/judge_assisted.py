@@ -173,6 +173,7 @@ def judge_assisted_estimate(
     gold, reference : how gold is derived (:meth:`Study.gold`).
     combine : with several judges, add a cross-fitted estimate that selects the best judge
         (``"select"``) or combines them (``"combine"``) out of fold.
+    n_folds : number of cross-fitting folds for ``combine`` (default 10; unused without it).
     keep_labels : keep gold on a random ``keep_labels`` items only (seeded; whole clusters are
         not kept together) — to rehearse a label budget on fully labelled data.
     seed : seeds ``keep_labels`` and the cross-fitting folds.

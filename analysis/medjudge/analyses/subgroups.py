@@ -218,6 +218,57 @@ def subgroup_accuracy(
     (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
     not in ``by``) clusters by item when there are none.
 
+    Parameters
+    ----------
+    study : Study
+        The study (judges' verdicts and a gold per item and dimension).
+    by : sequence of str, default ("organ_system",)
+        The keys of a cell: item attributes, ``dimension`` and/or ``judge``.
+    judges : sequence of str, optional
+        The judges to include (default: all).
+    dimensions : sequence of str, optional
+        The dimensions to include (default: all); pooled unless ``dimension`` is in ``by``.
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        Invalid verdicts count as wrong, are left out, or count as half correct.
+    cluster : str or None, default "auto"
+        The item attribute whose values are resampled together (cluster-robust SE);
+        ``"auto"``: the study's declared or detected clusters; None: items are independent
+        (pooled dimensions are then still clustered by item).
+    method : {"wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"}, \
+default "wilson"
+        Interval of each cell's accuracy (:func:`medjudge.judge_accuracy`); with clusters
+        the Wilson interval is taken at the Korn–Graubard effective sample size.
+    confidence_level : float, default 0.95
+        Coverage of the intervals.
+    min_n : int, default 30
+        A cell with fewer units is flagged ``small``.
+    max_half_width : float, default 0.15
+        A cell whose interval half-width exceeds this is flagged ``small``.
+    order : str, optional
+        Use only the verdicts given in this presentation order (e.g. ``"AB"``); default: as
+        :meth:`Study.outcomes` chooses. An order no judge verdict has is an error.
+    stacked : StackedOutcomes, optional
+        Precomputed :func:`medjudge.analyses.subgroups.stack_outcomes` of the same study,
+        judges, dimensions and order, to reuse across calls (default: computed here).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judge x cell, columns ``judge``, the ``by`` keys, ``accuracy``, ``se``,
+        ``ci_low``, ``ci_high``, ``ci_method``, ``level``, ``n``, ``n_invalid``,
+        ``n_not_assigned``, ``n_clusters``, ``policy``, ``aggregation``, ``small``, ``rule``
+        (the small-cell rule in words), ``gold`` (how the gold was derived), ``cluster``,
+        ``n_unit`` and ``pooled_dimensions``.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
+    JASA 22:209-212.
+    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
+    expected number of positive counts estimated from survey data. Survey Methodology 24:193-201.
+    Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, appendix A (cluster-robust
+    standard error).
+
     Examples
     --------
     >>> import numpy as np

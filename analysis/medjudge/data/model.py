@@ -80,6 +80,53 @@ _DIGIT_RUNS = re.compile(r"(\d+)")
 class Study:
     """Ratings + items + scales (+ supplied gold), validated once at construction.
 
+    Usually built by :func:`medjudge.load` from files; constructing one directly validates the
+    same way (an unknown role, a dimension without a scale, a value outside its scale or a
+    duplicated item raises :class:`~medjudge.data.errors.InputError` naming the row).
+
+    Parameters
+    ----------
+    ratings : pandas.DataFrame
+        One row per rating, long form. Required columns ``item``, ``rater``, ``role``
+        (``"expert"`` or ``"judge"``), ``dimension`` and ``value`` (``None`` for a missing or
+        invalid verdict); optional ``order``, ``raw``, ``status`` (default ``"ok"``, or
+        ``"invalid"`` where ``value`` is missing), ``run`` (default ``"1"``), ``source`` and
+        ``line``. Further columns are kept.
+    items : pandas.DataFrame
+        One row per item with an ``item`` column (unique ids) and any item attributes
+        (subgroups, clusters, answer models). Rows are put in natural order of the ids.
+    scales : dict of str to Scale
+        The measurement scale of every dimension that occurs in ``ratings``.
+    gold_table : pandas.DataFrame or None, default None
+        Supplied gold labels (columns ``item``, ``dimension``, ``value``); ``None``: gold is
+        derived from the experts when an analysis asks for it.
+    sources : list of pathlib.Path, default []
+        The files the study was read from (for messages and reports).
+    name : str, default "study"
+        The study's name in reports.
+    notes : list of str, default []
+        Notes recorded while loading (what was dropped or assumed, and why).
+    load_counts : dict of str to int, default {}
+        Counts recorded while loading (rows read, rows skipped, …).
+    answer_models : tuple of str, default ()
+        Pairwise studies: the two item columns naming the models behind answers A and B.
+    judge_families, model_families : dict of str to str, default {}
+        Model family of each judge and of each answer model (self-preference analyses).
+    cluster : str or None, default None
+        The item attribute whose values group items (e.g. several questions per image);
+        ``None``: the analyses look for ``image_id``, ``case_id``, ``patient_id`` or
+        ``cluster``.
+    exchangeable : tuple of str, default ()
+        Roles whose rater ids are slots (crowd annotations), not persons: only
+        rater-exchangeable statistics apply to them.
+    role_names : dict of str to str, default {}
+        How the report calls each role (``{"expert": "physicians"}``); default the role name.
+
+    References
+    ----------
+    medjudge's data model: the ratings, items, scales, gold, clusters and exchangeable raters
+    are described in ``data/FORMAT.md`` in the repository.
+
     Examples
     --------
     >>> import numpy as np

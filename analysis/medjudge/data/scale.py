@@ -25,11 +25,23 @@ class Scale:
 
     Parameters
     ----------
-    level : nominal, ordinal, interval or ratio.
-    categories : for nominal/ordinal scales, the allowed values in order (ordinal: low→high).
-        A category nobody used still counts (chance agreement, weights).
-    low, high : optional bounds for interval/ratio scores (values outside are errors).
-    tie : the category meaning "no preference", if the scale has one.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        The measurement level: it decides which coefficients and weights apply.
+    categories : sequence of str, default ()
+        For nominal/ordinal scales (required there), the allowed values in order (ordinal:
+        low→high), kept as text. A category nobody used still counts (chance agreement,
+        weights). Duplicates are an error.
+    low, high : float or None, default None
+        Optional bounds for interval/ratio scores (values outside are errors).
+    tie : str or None, default None
+        The category meaning "no preference", if the scale has one (must be a category).
+
+    References
+    ----------
+    .. [1] Stevens, S. S. (1946). On the theory of scales of measurement. *Science*,
+       103(2684), 677-680 (the four measurement levels).
+    .. [2] medjudge's data model: how a scale is declared for a dimension (``data/FORMAT.md``
+       in the repository).
 
     Examples
     --------

@@ -199,6 +199,38 @@ _INVALID_OUTPUTS = (
 def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> dict:
     """Write a demo bundle to ``out`` and return the true parameters (also in truth/params.json).
 
+    The generative model (items, truth, experts, lengths, judges with position and verbosity
+    bias, raw outputs, swapped order) is the one in this module's docstring.
+
+    Parameters
+    ----------
+    out : str or pathlib.Path
+        The folder to write (created if needed): ``pair_gt_all/``, ``predictions/``,
+        ``truth/params.json`` and ``README.md``, in Med-RewardBench's native layout.
+    seed : int, default 20261122
+        Seed of the one ``numpy.random.default_rng`` all draws come from; the same seed and
+        ``n_items`` write identical files.
+    n_items : int, default 1026
+        Number of simulated cases (the demo bundle has 1026).
+
+    Returns
+    -------
+    dict
+        The true parameters, as written to ``truth/params.json``: ``seed``, ``n_items``,
+        ``organs``, ``organ_share``, ``departments``, ``dimensions``,
+        ``prevalence_A_truth_overall``, ``dim_coupling``, ``p_gold_longer``,
+        ``expert_accuracy_vs_truth``, ``expert_organ_drift``, ``swap_judges``, ``judges``
+        (per judge its specification and exact population accuracies under the ``exclude``
+        and ``wrong`` policies), ``gold_A_prevalence_population`` and ``notes``.
+
+    References
+    ----------
+    .. [1] Zheng, L., Chiang, W.-L., Sheng, Y., et al. (2023). Judging LLM-as-a-judge with
+       MT-Bench and Chatbot Arena. *Advances in Neural Information Processing Systems 36*
+       (Datasets and Benchmarks) — position and verbosity bias of LLM judges, as simulated.
+    .. [2] medjudge's data model: the bundle layout written here is described in
+       ``data/FORMAT.md`` in the repository.
+
     Examples
     --------
     >>> import numpy as np

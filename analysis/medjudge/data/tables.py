@@ -467,6 +467,38 @@ def load_any(
 ) -> Study:
     """Load a Med-RewardBench bundle (a directory) or a table with a mapping.
 
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A Med-RewardBench bundle folder (recognised by its ``pair_gt_all/`` folder), or a
+        table (CSV, JSONL, Parquet …), a Hugging Face dataset folder or lm-evaluation-harness
+        output, read as ``mapping`` says.
+    mapping : TableMapping, str, pathlib.Path or None, default None
+        The column mapping of a table: a ``TableMapping`` or the path of its TOML file. Not
+        needed (and ignored) for a Med-RewardBench bundle; required for everything else.
+    broadcast : bool, default False
+        Med-RewardBench bundles only: copy a judge's single overall verdict (``[[A]]``) to
+        every dimension, flagged ``broadcast``; by default such a verdict counts as invalid.
+        With a table it is an error.
+
+    Returns
+    -------
+    Study
+        The validated study: ratings, items, scales, supplied gold and load counts.
+
+    Raises
+    ------
+    InputError
+        The path does not exist (or is a broken link), a table has no mapping, ``broadcast``
+        is asked for a table, or a row breaks the mapping or the scale (the message names
+        the file, line and column).
+
+    References
+    ----------
+    medjudge's data model and the accepted layouts and mappings are described in
+    ``data/FORMAT.md`` in the repository (the mappings of the shipped public datasets are in
+    ``data/mappings/``).
+
     Examples
     --------
     >>> import numpy as np
@@ -475,6 +507,9 @@ def load_any(
     >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
     >>> len(study.items), len(study.judges), len(study.experts)
     (60, 12, 3)
+    >>> demo = mj.load(mj.datasets.demo_path())  # a Med-RewardBench bundle: no mapping
+    >>> len(demo.items), len(demo.judges), len(demo.experts)
+    (1026, 12, 3)
     """
     from .medrewardbench import is_medrewardbench, load_medrewardbench
 

@@ -186,17 +186,54 @@ def dawid_skene(
 
     Parameters
     ----------
-    X : ratings (category codes; NaN = not labelled).
-    categories : all class codes (default: the observed ones). A class nobody used still gets
-        a prior and confusion row.
-    init : ``"majority"`` (vote shares) or ``"random"`` (seeded Dirichlet posteriors).
-    max_iter, tol : stop when the log-likelihood gain is below ``tol * (1 + |loglik|)``.
-    smoothing : Dirichlet pseudo-count ``a`` on every confusion cell and prior (0 = plain MLE).
-    require_dominance : refuse (ValueError) when the anchored, rater-averaged confusion matrix is
-        not diagonally dominant; ``False`` keeps the fit and records it in ``excluded``.
+    X : array_like or DataFrame, shape (n_items, n_raters)
+        Ratings as category codes; NaN = not labelled.
+    categories : sequence of float, optional
+        All class codes (default: the observed ones). A class nobody used still gets a prior
+        and a confusion row; a code outside ``categories`` is an error.
+    raters : list of str, optional
+        Names of the columns, kept in the result (default ``rater_0``, ``rater_1``, …).
+    items : list of str, optional
+        Names of the rows, kept in the result (default ``"0"``, ``"1"``, …).
+    init : {"majority", "random"}, default "majority"
+        Starting posteriors: the items' vote shares (as in Dawid & Skene's paper) or seeded
+        Dirichlet(1) draws.
+    seed : int, default 0
+        Seed of the ``"random"`` start (unused with ``"majority"``).
+    max_iter : int, default 500
+        Most EM iterations.
+    tol : float, default 1e-8
+        Stop when the log-likelihood gain is below ``tol * (1 + |loglik|)``.
+    smoothing : float, default 0.0
+        Dirichlet pseudo-count ``a`` on every confusion cell and prior (0 = plain MLE).
+    require_dominance : bool, default True
+        Refuse (ValueError) when the anchored, rater-averaged confusion matrix is not
+        diagonally dominant; ``False`` keeps the fit and records it in ``excluded``.
 
-    Raises ValueError when the model is not identifiable (fewer than 3 raters with labels, or
-    no item labelled by at least 3 raters).
+    Returns
+    -------
+    DawidSkeneResult
+        ``posteriors`` (n_items x q), ``labels`` (most probable class, NaN for items nobody
+        labelled), ``confusion`` (n_raters x q x q), ``priors``, the ``log_likelihood``
+        trace, ``n_iter``, ``converged`` and the settings; ``accuracy``, ``sensitivity``,
+        ``rater_table()`` and ``summary()`` derive from them;
+        :func:`medjudge.analyses.dawid_skene.to_gold` turns the fit into an alternative gold.
+
+    Raises
+    ------
+    ValueError
+        The model is not identifiable (fewer than 3 raters with labels, or no item labelled
+        by at least 3 raters), the fit is not diagonally dominant (with
+        ``require_dominance=True``), or an argument is out of range.
+
+    References
+    ----------
+    Dawid, A. P. & Skene, A. M. (1979). Maximum likelihood estimation of observer error-rates
+    using the EM algorithm. Applied Statistics 28:20-28.
+    Dempster, A. P., Laird, N. M. & Rubin, D. B. (1977). Maximum likelihood from incomplete
+    data via the EM algorithm. JRSS B 39:1-38.
+    Kruskal, J. B. (1977). Three-way arrays: rank and uniqueness of trilinear decompositions.
+    Linear Algebra and its Applications 18:95-138 (identifiability with three raters).
 
     Examples
     --------
@@ -209,8 +246,6 @@ def dawid_skene(
     Traceback (most recent call last):
     ...
     ValueError: Dawid-Skene is not identifiable with 2 raters: it needs at least 3 raters whose labels overlap on some item (Kruskal 1977); use majority or reference gold instead
-
-    Returns a :class:`DawidSkeneResult`; ``to_gold`` turns it into an alternative gold label.
     """
     from .._validation import SEED, IntRange, RealRange, check_choice
 

@@ -58,6 +58,42 @@ def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:
     p-values stay NaN and do not count towards the family size. Note statsmodels' own
     default is Holm–Šidák (``hs``); the default here is plain Holm.
 
+    With the m non-missing p-values sorted, ``p_(1) <= ... <= p_(m)``:
+
+    - Holm: ``p~_(i) = max_{k <= i} min(1, (m - k + 1) p_(k))``;
+    - Benjamini–Hochberg: ``p~_(i) = min_{k >= i} min(1, m p_(k) / k)``.
+
+    Parameters
+    ----------
+    p : array_like of float
+        The p-values of one family, any shape; values in [0, 1], NaN for a missing test.
+    method : str, default "holm"
+        ``"holm"``, ``"fdr_bh"``, ``"bonferroni"``, ``"sidak"``, ``"holm-sidak"``, ``"hs"``,
+        ``"simes-hochberg"``, ``"hommel"``, ``"fdr_by"``, ``"fdr_tsbh"`` or ``"fdr_tsbky"``
+        (statsmodels ``multipletests`` names). Holm controls the family-wise error rate,
+        ``fdr_bh`` the false discovery rate.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Adjusted p-values, same shape as ``p`` (NaN where ``p`` is NaN).
+
+    Raises
+    ------
+    ValueError
+        ``method`` is not one of the above, or ``p`` is not numeric or leaves [0, 1].
+
+    References
+    ----------
+    .. [1] Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+       *Scandinavian Journal of Statistics*, 6(2), 65-70.
+    .. [2] Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: a
+       practical and powerful approach to multiple testing. *Journal of the Royal Statistical
+       Society: Series B*, 57(1), 289-300.
+    .. [3] Seabold, S., & Perktold, J. (2010). statsmodels: Econometric and statistical
+       modeling with Python. *Proceedings of the 9th Python in Science Conference* — the
+       other methods, through ``statsmodels.stats.multitest.multipletests``.
+
     Examples
     --------
     >>> import numpy as np

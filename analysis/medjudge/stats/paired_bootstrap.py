@@ -75,6 +75,44 @@ def paired_bootstrap(
     of the bootstrap test (twice the smaller tail of the replicates around 0, Efron &
     Tibshirani 1993, sec. 16.4 style percentile test) and the resampling settings.
 
+    Parameters
+    ----------
+    a, b : array_like of float, shape (n_items,)
+        The two judges, one value per item in the same item order. ``statistic="accuracy"``:
+        outcomes 1 (correct), 0 (wrong), NaN (invalid verdict). ``statistic="kappa"``:
+        predicted category codes, NaN for an invalid verdict.
+    gold : array_like of float, shape (n_items,), optional
+        Gold category codes; required for ``statistic="kappa"``, unused for accuracy.
+    statistic : {"accuracy", "kappa"}, default "accuracy"
+        What is compared: accuracy, or Cohen's kappa of each judge with ``gold``.
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        Invalid verdicts (NaN): counted wrong, left out (for kappa: the items where either
+        judge is invalid), or counted as half correct (accuracy only; kappa treats ``"half"``
+        as ``"wrong"``).
+    clusters : array_like, shape (n_items,), optional
+        One label per item: items sharing a label (a case, an image) are resampled together.
+    bootstrap : Bootstrap, optional
+        Resampling settings; default ``Bootstrap()`` (2,000 resamples, seed 0; interval
+        ``percentile`` for accuracy and ``bca`` for kappa unless ``method`` is set).
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+
+    Returns
+    -------
+    Estimate
+        ``name`` ``"accuracy_difference"`` or ``"kappa_difference"``; ``estimate`` is
+        ``stat(a) - stat(b)`` on the full data, ``se`` the bootstrap standard error,
+        ``ci_low``/``ci_high`` at ``level``, ``ci_method`` e.g. ``"paired bootstrap
+        percentile"`` (prefixed ``cluster`` with clusters), ``n`` items; ``extra`` holds
+        ``estimate_a``, ``estimate_b``, ``p_bootstrap``, ``B``, ``seed`` and ``policy``.
+
+    References
+    ----------
+    Efron, B. & Tibshirani, R. (1993). An Introduction to the Bootstrap. Chapman & Hall
+    (paired resampling; the percentile test, sec. 16.4).
+    Efron, B. (1987). Better bootstrap confidence intervals. JASA 82:171-185 (BCa).
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. EPM 20:37-46.
+
     Examples
     --------
     >>> import numpy as np

@@ -66,17 +66,32 @@ def _clean(v: Any) -> Any:
 class Estimate(Presentable):
     """A point estimate with its uncertainty.
 
-    Attributes
+    Parameters
     ----------
-    name : what is estimated, e.g. ``"cohen_kappa"`` or ``"accuracy"``.
-    estimate : the point estimate computed on the full data.
-    se : standard error (NaN when not available).
-    ci_low, ci_high : confidence limits (NaN when not available).
-    ci_method : e.g. ``"wilson"``, ``"bootstrap-bca"``, ``"analytic (Gwet 2008)"``.
-    level : confidence level, e.g. 0.95.
-    n : number of units (items, or clusters when stated in ``extra``) the estimate rests on.
-    excluded : counts of what was left out and why, e.g. ``{"items_without_gold": 3}``.
-    extra : further named quantities (pa, pe, discordant counts, B, seed …).
+    name : str
+        What is estimated, e.g. ``"cohen_kappa"`` or ``"accuracy"``.
+    estimate : float
+        The point estimate computed on the full data.
+    se : float, default NaN
+        Standard error (NaN when not available).
+    ci_low, ci_high : float, default NaN
+        Confidence limits (NaN when not available).
+    ci_method : str, default ""
+        How the interval was computed, e.g. ``"wilson"``, ``"bootstrap-bca"``,
+        ``"analytic (Gwet 2008)"``.
+    level : float, default 0.95
+        Confidence level (coverage) of ``[ci_low, ci_high]``.
+    n : int, default 0
+        Number of units (items, or clusters when stated in ``extra``) the estimate rests on.
+    excluded : dict of str to int, default {}
+        Counts of what was left out and why, e.g. ``{"items_without_gold": 3}``.
+    extra : dict of str to object, default {}
+        Further named quantities (pa, pe, discordant counts, B, seed …).
+
+    References
+    ----------
+    The fields follow medjudge's result vocabulary (``estimate, se, ci_low, ci_high, level,
+    ci_method, n``), written once in the repository's ``docs/api.md``.
 
     Examples
     --------
@@ -129,6 +144,30 @@ class Estimate(Presentable):
 @dataclass(frozen=True, repr=False)
 class TestResult(Presentable):
     """A hypothesis test: statistic, p-value, method and the counts it rests on.
+
+    Parameters
+    ----------
+    name : str
+        Which test, e.g. ``"mcnemar"``.
+    statistic : float
+        The test statistic (its meaning is given by ``method``).
+    pvalue : float
+        The p-value of the test.
+    method : str
+        How the p-value was computed, e.g. ``"McNemar mid-p"`` or ``"exact binomial"``.
+    df : float, default NaN
+        Degrees of freedom, for tests with a reference chi-square or t distribution.
+    n : int, default 0
+        Number of units (items or clusters) the test rests on.
+    counts : dict of str to object, default {}
+        The counts behind the statistic, e.g. the discordant pairs ``{"b": 12, "c": 4}``.
+    extra : dict of str to object, default {}
+        Further named quantities (resamples, seed, alternative …).
+
+    References
+    ----------
+    The fields follow medjudge's result vocabulary (``statistic, pvalue, method, n``), written
+    once in the repository's ``docs/api.md``.
 
     Examples
     --------

@@ -179,6 +179,22 @@ def agreement_table(
     (ordinal and above); the six ICCs (interval/ratio). Kappa-type rows are skipped for
     interval/ratio scores with more than :data:`MAX_CATEGORIES_FOR_KAPPA` distinct values.
 
+    References
+    ----------
+    Each row follows the source cited by its own function: Cohen, J. (1960). A coefficient of
+    agreement for nominal scales. EPM 20:37-46. Scott, W. A. (1955). Reliability of content
+    analysis: the case of nominal scale coding. Public Opinion Quarterly 19:321-325. Byrt, T.,
+    Bishop, J. & Carlin, J. B. (1993). Bias, prevalence and kappa. Journal of Clinical
+    Epidemiology 46:423-429. Fleiss, J. L. (1971). Psychological Bulletin 76:378-382.
+    Conger, A. J. (1980). Psychological Bulletin 88:322-328. Brennan, R. L. & Prediger, D. J.
+    (1981). Educational and Psychological Measurement 41:687-699. Gwet, K. L. (2008). British
+    Journal of Mathematical and Statistical Psychology 61:29-48. Krippendorff, K. (2011).
+    Computing Krippendorff's alpha-reliability. Kendall, M. G. & Babington Smith, B. (1939).
+    Annals of Mathematical Statistics 10:275-287. Shrout, P. E. & Fleiss, J. L. (1979).
+    Psychological Bulletin 86:420-428. Gwet, K. L. (2014). Handbook of Inter-Rater
+    Reliability, 4th ed. (weights, variances). Efron, B. (1987). Better bootstrap confidence
+    intervals. JASA 82:171-185 (BCa).
+
     Examples
     --------
     >>> import numpy as np

@@ -360,7 +360,48 @@ def scott_pi(
 ) -> Estimate:
     """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
 
-    Analytic SE by Gwet's linearisation (t, n-1 df), as for Fleiss' kappa.
+    ``pi = (po - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l``, where ``pi_k`` is the
+    share of category k among both raters' ratings pooled (one chance distribution for both,
+    unlike Cohen's kappa). Computed as Fleiss' kappa on the items both raters rated; analytic
+    SE by Gwet's linearisation (t, n-1 df), as for Fleiss' kappa.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted in ``excluded``).
+    categories : sequence of float, optional
+        All allowed codes (unused ones still count); default: the observed values.
+    values : sequence of float, optional
+        Numeric value of each category for weights (default: the codes themselves).
+    weights : str or ndarray, default "identity"
+        ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
+        ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` or a q x q matrix
+        (applied by category value).
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
+        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
+        ``bootstrap``; None: no interval.
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+    bootstrap : Bootstrap, optional
+        Resampling settings (replicates, seed, interval method — BCa by default).
+    clusters : array_like, optional
+        One label per item (row): items sharing a label (a case, an image) are resampled
+        together.
+
+    Returns
+    -------
+    Estimate
+        ``estimate`` (pi), ``se``, ``ci_low``/``ci_high`` at ``level``, ``n`` items both
+        raters rated, ``excluded`` counts; ``extra`` holds ``pa``, ``pe``, ``q``, ``weights``,
+        the resampling settings (``n_resamples``, ``seed``) and p-values of pi = 0.
+
+    References
+    ----------
+    Scott, W. A. (1955). Reliability of content analysis: the case of nominal scale coding.
+    Public Opinion Quarterly 19:321-325.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5 (variance).
 
     Examples
     --------
@@ -440,6 +481,43 @@ def pabak(
     ``PABAK = (q po - 1) / (q - 1)`` on the items both raters rated (Brennan–Prediger for two
     raters; SE by Gwet's linearisation). ``extra`` holds ``po``, ``cohen_kappa``, the prevalence
     and bias indices (:func:`prevalence_bias_indices`) so the kappa paradox is visible.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted in ``excluded``).
+    categories : sequence of float, optional
+        All allowed codes; ``q`` is their number, so a category nobody used still counts.
+        Default: the observed values.
+    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
+        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
+        ``bootstrap``; None: no interval.
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+    bootstrap : Bootstrap, optional
+        Resampling settings (replicates, seed, interval method — BCa by default).
+    clusters : array_like, optional
+        One label per item (row): items sharing a label (a case, an image) are resampled
+        together.
+
+    Returns
+    -------
+    Estimate
+        ``estimate`` (PABAK), ``se``, ``ci_low``/``ci_high`` at ``level``, ``n`` items both
+        raters rated, ``excluded`` counts; ``extra`` holds ``po``, ``q``, ``cohen_kappa``,
+        ``prevalence_index`` and ``bias_index`` (lists per category when q > 2, with
+        ``categories``) and the t-test p-values of PABAK = 0 (``p_value_t``,
+        ``p_value_t_greater``).
+
+    References
+    ----------
+    Byrt, T., Bishop, J. & Carlin, J. B. (1993). Bias, prevalence and kappa. Journal of
+    Clinical Epidemiology 46:423-429.
+    Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and
+    alternatives. Educational and Psychological Measurement 41:687-699.
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5 (variance).
 
     Examples
     --------
