@@ -45,6 +45,9 @@ PairCI = Literal[
 
 __all__ = ["all_pairs", "add_decidability"]
 
+#: storage type of the bootstrap replicates of the pairwise differences
+BOOT_DTYPE = np.float32
+
 
 def _as_3d(
     outcome: np.ndarray | dict, dimensions: Sequence[str] | None
@@ -106,7 +109,6 @@ def all_pairs(
     family: Sequence[str] = ("dimension",),
     within: str = "holm",
     across: str = "fdr_bh",
-    boot_dtype: type = np.float32,
 ) -> pd.DataFrame:
     """Every pair of judges, per dimension, in one tidy table.
 
@@ -138,9 +140,8 @@ def all_pairs(
 
     All judges and dimensions share one weight matrix (``weights``, or drawn from
     ``bootstrap`` and ``clusters``), so the cost is a few matrix products. Bootstrap
-    replicates of the differences are held as ``boot_dtype`` (float32 by default: the
-    replicates are differences of accuracies, and float32's 1e-7 relative precision is far
-    below the Monte Carlo error; it halves memory and sort time).
+    replicates of the differences are held as float32 (:data:`BOOT_DTYPE`: differences of
+    accuracies, whose 1e-7 relative precision is far below the Monte Carlo error).
 
     Examples
     --------
@@ -167,7 +168,6 @@ def all_pairs(
     check_names("family", family, ("dimension", "judge_a", "judge_b"), "a list of table columns")
     check_method("within", within)
     check_method("across", across)
-    check_choice("boot_dtype", boot_dtype, (np.float32, np.float64))
     if dimensions is not None and (
         isinstance(dimensions, str) or not isinstance(dimensions, list | tuple)
     ):
@@ -207,7 +207,7 @@ def all_pairs(
             boot_all = np.concatenate(
                 [bootstrap_accuracy(y3[d], policy=policy, weights=w) for d in range(n_dim)], axis=1
             )
-        boot_all = boot_all.astype(boot_dtype, copy=False)
+        boot_all = boot_all.astype(BOOT_DTYPE, copy=False)
     frames = []
     for d in range(n_dim):
         y, m = apply_policy(y3[d], policy)
@@ -246,7 +246,7 @@ def all_pairs(
             # paired bootstrap on each pair's common items (same resamples for every pair)
             with np.errstate(invalid="ignore", divide="ignore"):
                 bd = (w @ (mab * (y[:, ii] - y[:, jj]))) / (w @ mab)
-            bd = bd.astype(boot_dtype, copy=False)
+            bd = bd.astype(BOOT_DTYPE, copy=False)
             jack = None
             if boot_kind == "bca":
                 ja = _jackknife_pair_common(y, mab, ii, jj, clusters)
