@@ -15,9 +15,9 @@ import types
 import medjudge
 import pytest
 
-#: Docstrings another developer is editing while this test lands; the lead completes them after
-#: merging and then removes the name from this allow-list (an empty set is the goal).
-IN_PROGRESS = {"all_pairs", "mcnemar", "heterogeneity_table", "alt_test", "study_alt_test"}
+#: Front-door names whose docstrings still lack sections (known gap, listed in the closing note;
+#: an empty set is the goal: remove a name when its docstring is complete).
+IN_PROGRESS = {"all_pairs", "heterogeneity_table", "alt_test"}
 
 NAMES = sorted(
     name for name in medjudge._API if not isinstance(getattr(medjudge, name), types.ModuleType)

@@ -52,6 +52,40 @@ def study_alt_test(
 ) -> list[AltTestResult]:
     """The alt-test of every judge against the study's experts on one dimension.
 
+    For each judge, :func:`medjudge.stats.judge_vs_experts.alt_test` with the study's experts as
+    the annotators: the judge "passes" when its winning rate over the leave-one-annotator-out
+    comparisons is at least 0.5 after the Benjamini–Yekutieli procedure at ``q``.
+
+    Parameters
+    ----------
+    study : Study
+        Judges and at least three experts who are persons (not exchangeable slots).
+    dimension : str
+        The dimension tested.
+    judges : list of str, optional
+        Judges to test (default: all).
+    epsilon : float
+        The cost-benefit margin ε of the test (default: the experts' value).
+    q : float, default 0.05
+        The false discovery rate of the Benjamini–Yekutieli procedure over the annotators.
+    policy : {"exclude", "wrong"}, default "exclude"
+        An item without a usable judge verdict is left out, or counts as a loss.
+    min_items_per_annotator : int, default 30
+        Annotators with fewer items shared with the judge are left out of the test.
+
+    Returns
+    -------
+    list of AltTestResult
+        One per judge (``winning_rate``, ``passed``, ``n_items``, ``epsilon`` and the table of
+        per-annotator tests).
+
+    References
+    ----------
+    Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator test for LLM-as-a-
+    judge: how to statistically justify replacing human annotators with LLMs. ACL.
+    Benjamini, Y. & Yekutieli, D. (2001). The control of the false discovery rate in multiple
+    testing under dependency. Annals of Statistics 29:1165-1188.
+
     Examples
     --------
     >>> import numpy as np

@@ -109,6 +109,30 @@ def mcnemar(
     carries the discordant counts ``b = n12``, ``c = n21`` and, in ``extra``, the p-values of
     all four variants.
 
+    Parameters
+    ----------
+    y1_or_table : array_like
+        A 2x2 table of paired counts, or the first judge's 0/1 correctness per item.
+    y2 : array_like, optional
+        The second judge's 0/1 correctness on the same items (when ``y1_or_table`` is a vector).
+    method : {"midp", "exact", "asymptotic", "asymptotic-cc"}, default "midp"
+        The mid-p binomial test (Fagerland et al. 2013's recommendation), the exact binomial
+        test on ``b`` of ``b + c``, the chi-square test ``(b - c)^2 / (b + c)``, or it with the
+        continuity correction.
+
+    Returns
+    -------
+    TestResult
+        ``statistic``, ``pvalue``, ``method``, ``n`` and ``counts`` (``b``, ``c``,
+        ``discordant``).
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. Psychometrika 12:153-157.
+    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary matched-pairs
+    data: mid-p and asymptotic are better than exact conditional. BMC Med Res Methodol 13:91.
+
     Examples
     --------
     >>> import numpy as np
