@@ -242,3 +242,32 @@ def test_commands_agree_on_accuracy_n_and_interval(tmp_path, capsys):
             assert other["ci_high"] == pytest.approx(c["ci_high"], abs=1e-6)
         assert b["accuracy_ab"] == pytest.approx(c["accuracy"], abs=1e-6)
         assert int(b["accuracy_ab_n"]) == int(c["n"])
+
+
+def test_logistic_effect_test_is_not_reported_under_separation(tmp_path):
+    """A level where a judge is always right gives infinite log-odds: the Wald chi-square
+    (27,740 on the reported study, with an empty note) is not reported; the note says why."""
+    from medjudge.analyses.heterogeneity import organ_effect_tests
+
+    rng = np.random.default_rng(4)
+    rows = []
+    for i in range(120):
+        g = "A" if rng.random() < 0.5 else "B"
+        grp = "easy" if i < 40 else "other"
+        for e in ("e1", "e2", "e3"):
+            rows.append((f"q{i}", e, "expert", "AB", g))
+        right = grp == "easy" or rng.random() < 0.7  # always right on the easy items
+        rows.append((f"q{i}", "j1", "judge", "AB", g if right else ("B" if g == "A" else "A")))
+    df = pd.DataFrame(rows, columns=["item", "rater", "role", "order", "label"])
+    df["subset"] = df["item"].map(lambda it: "easy" if int(it[1:]) < 40 else "other")
+    df.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "m.toml").write_text(
+        'layout = "long"\nitem = "item"\nrater = "rater"\nrole_column = "role"\n'
+        'value = "label"\ndimension = "overall"\norder = "order"\nattributes = ["subset"]\n'
+        '[scale]\nlevel = "nominal"\ncategories = ["A", "B"]\n'
+    )
+    st = mj.load(tmp_path / "t.csv", tmp_path / "m.toml")
+    t = organ_effect_tests(st, "subset")
+    r = t.iloc[0]
+    assert np.isnan(r["wald_chi2"]) and np.isnan(r["pvalue"])
+    assert "separation" in r["note"] and "easy" in r["note"]

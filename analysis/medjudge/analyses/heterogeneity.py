@@ -325,6 +325,29 @@ def organ_effect_tests(
                 }
             )
             continue
+        # (quasi-)complete separation: a level where this judge is always right or always
+        # wrong has no finite log-odds; the Wald statistic is then an artefact (chi-square
+        # values in the tens of thousands), so the test is not reported
+        lev = rows.loc[keep, across].astype(str).to_numpy()
+        yk = y_all[keep, j]
+        flat = [
+            str(v) for v in np.unique(lev) if np.all(yk[lev == v] == 0) or np.all(yk[lev == v] == 1)
+        ]
+        if flat:
+            out.append(
+                {
+                    **row,
+                    "wald_chi2": np.nan,
+                    "df": len(blk),
+                    "pvalue": np.nan,
+                    "note": "not tested: separation (every counted verdict of "
+                    + ", ".join(flat[:3])
+                    + (", …" if len(flat) > 3 else "")
+                    + " is right, or every one is wrong; the log-odds are infinite and a Wald "
+                    "test is meaningless; see the heterogeneity table)",
+                }
+            )
+            continue
         try:
             res = _fit(y_all[keep, j], x[np.ix_(keep, cols)], groups[keep], method)
             params, cov = np.asarray(res.params), np.asarray(res.cov_params())
