@@ -141,3 +141,15 @@ def test_bad_by_exits_2_with_one_line_before_rendering(tmp_path):
     assert len(lines) == 1 and "--by 'organ'" in lines[0] and "organ_system" in lines[0]
     assert not out.exists()  # nothing was rendered
     assert "Traceback" not in r.stderr
+
+
+def test_headline_option_reaches_both_reports(tmp_path):
+    """--headline DIM: both reports' findings and single-dimension tables are on DIM."""
+    from medjudge.commands.report import render_reports
+
+    files = render_reports(
+        DEMO, out=tmp_path / "out", to="html", resamples=50, headline="creativity", workers=2
+    )
+    for kind in ("judges", "audit"):
+        html = files[kind]["html"].read_text(encoding="utf-8")
+        assert "Headline dimension: <em>creativity</em>" in html or "on <em>creativity</em>" in html

@@ -71,6 +71,7 @@ def render_reports(
     names: dict[str, str] | None = None,
     title: str | None = None,
     author: str | None = None,
+    headline: str | None = None,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -114,6 +115,7 @@ def render_reports(
         "epsilon": float(epsilon),
         "by": list(by) if by else None,
         "names": dict(names) if names else None,
+        "headline": headline,
     }
     from ..report.escape import markdown as literal_markdown
 
@@ -171,15 +173,24 @@ def _render_all(kinds: list[str], one: Any, workers: int) -> dict[str, dict[str,
             raise
 
 
-def check_by(data: Path, mapping: str | None, by: Sequence[str]) -> None:
-    """``--by`` names item attributes of the study: checked before anything is rendered."""
+def check_by(
+    data: Path, mapping: str | None, by: Sequence[str], headline: str | None = None
+) -> None:
+    """``--by`` names item attributes and ``--headline`` a dimension of the study: checked
+    before anything is rendered."""
     from ..data.tables import load_any
 
     if data.is_file() and mapping is None:
         return  # render_reports says that a table needs a mapping
     if mapping is not None and not Path(mapping).is_file():
         return  # render_reports names the missing mapping file
-    items = load_any(data, mapping).items
+    study = load_any(data, mapping)
+    if headline is not None and headline not in study.dimensions:
+        raise InputError(
+            f"--headline {headline!r}: no such dimension; the study has: "
+            + ", ".join(study.dimensions)
+        )
+    items = study.items
     have = [str(c) for c in items.columns if c != "item"]
     for b in by:
         if b not in items.columns:
@@ -237,6 +248,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument(
         "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
+    )
+    p.add_argument(
+        "--headline",
+        help="the headline dimension of the findings and single-dimension tables (default: "
+        "overall if present, else the first); --dimension names a table's constant dimension",
     )
     p.set_defaults(func=run)
 
@@ -298,8 +314,8 @@ def run(args: argparse.Namespace) -> int:
     if not data.exists():
         raise InputError("input not found", file=data)
     by = [b.strip() for b in args.by.split(",") if b.strip()] if args.by else None
-    if by:
-        check_by(data, args.mapping, by)
+    if by or args.headline:
+        check_by(data, args.mapping, by or [], args.headline)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
@@ -326,6 +342,7 @@ def run(args: argparse.Namespace) -> int:
                 names=names or None,
                 title=args.title,
                 author=args.author,
+                headline=args.headline,
                 workers=2,  # the command line renders the reports side by side
             )
     except RenderError as exc:
@@ -343,7 +360,7 @@ _DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
 _TEMPLATE_PARAMETERS = {
     "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
     "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
-    "--names": "names",
+    "--names": "names", "--headline": "headline",
 }  # fmt: skip
 
 
