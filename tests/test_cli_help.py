@@ -82,3 +82,17 @@ def test_quiet_is_accepted_before_and_after_the_command():
     assert build_parser("validate").parse_args(["--quiet", "validate", "x"]).quiet is True
     assert build_parser("validate").parse_args(["validate", "x", "--quiet"]).quiet is True
     assert build_parser("validate").parse_args(["validate", "x"]).quiet is False
+
+
+def test_every_command_with_intervals_takes_confidence_level():
+    """The same option, with the same name and default, on every command that prints an
+    interval."""
+    import subprocess
+    import sys
+
+    for cmd in ("run", "compare", "subgroups", "bias", "audit", "agreement", "report",
+                "stability", "ppi", "models"):  # fmt: skip
+        out = subprocess.run(
+            [sys.executable, "-m", "medjudge.cli", cmd, "--help"], capture_output=True, text=True
+        ).stdout
+        assert "--confidence-level" in out, cmd

@@ -38,7 +38,9 @@ class GoldTables:
     scores: ScoreStudyResult | None = None  # None: no score dimension
 
 
-def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTables:
+def compute_gold_tables(
+    study: Study, *, seed: int, n_resamples: int, confidence_level: float = 0.95
+) -> GoldTables:
     """Judges against gold on the categorical dimensions and the score tables (nothing
     printed or written; :func:`write_gold_tables` does that)."""
     parts = GoldTables()
@@ -49,8 +51,9 @@ def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTab
 
         try:
             parts.judges = judge_vs_gold(
-                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed)
-            )
+                study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed),
+                confidence_level=confidence_level,
+            )  # fmt: skip
         except ValueError as exc:  # e.g. no gold can be derived
             parts.why_not = str(exc)
     elif cat:
@@ -58,7 +61,10 @@ def compute_gold_tables(study: Study, *, seed: int, n_resamples: int) -> GoldTab
     if num:
         from ..analyses.score_study import score_study
 
-        parts.scores = score_study(study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed))
+        parts.scores = score_study(
+            study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed),
+            confidence_level=confidence_level,
+        )  # fmt: skip
     return parts
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "SEED",
     "TOP",
     "IntRange",
+    "add_confidence_level",
     "RealRange",
 ]
 
@@ -52,3 +53,13 @@ def OUT_FOLDER(text: str) -> str:
             f"{text!r} is not allowed (a folder name; an empty --out would mean the current folder)"
         )
     return text
+
+
+def add_confidence_level(p: argparse.ArgumentParser) -> None:
+    """``--confidence-level`` with the same name, type, default and help on every command."""
+    p.add_argument(
+        "--confidence-level",
+        type=CONFIDENCE_LEVEL,
+        default=0.95,
+        help="coverage of every interval, strictly between 0 and 1 (default 0.95)",
+    )

@@ -44,6 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
     p.add_argument("--alpha", type=opt.ALPHA, default=None, help="default 0.05")
+    opt.add_confidence_level(p)
     p.add_argument(
         "--family",
         choices=["table", "dimension"],
@@ -95,6 +96,7 @@ def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa:
         gold=args.gold_method,
         order=args.eval_order,
         dimensions=args.dimensions,
+        confidence_level=args.confidence_level,
     )
     if args.json:
         print(dump_json(res.to_dict()))
@@ -140,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
 
         out["scores"] = score_study(
             study, gold=args.gold_method, cluster=args.cluster, dimensions=num, bootstrap=Bootstrap(args.resamples, args.seed), interval=args.score_intervals,
+            confidence_level=args.confidence_level,
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
@@ -286,10 +289,12 @@ def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001,
         order=args.eval_order,
         dimensions=cat,
         family=args.family,
+        confidence_level=args.confidence_level,
     )
     jg = judge_vs_gold(
         study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
         order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
         bootstrap=Bootstrap(args.resamples, args.seed), alpha=args.alpha,
+        confidence_level=args.confidence_level,
     )  # fmt: skip
     return ev, jg

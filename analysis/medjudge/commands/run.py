@@ -43,6 +43,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="reports to render into OUT/reports as HTML and PDF (default: both; needs the "
         "report extra)",
     )
+    opt.add_confidence_level(p)
     add_engine_arg(p, "write the summary tables from aggregates and item-level outcomes")
     p.set_defaults(func=run)
 
@@ -88,17 +89,14 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
         with progress(args, "accuracy against gold"):
             view, so = stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
         if so.judges and view.dimensions:
-            acc = accuracy_table_at_scale(view, so)
+            acc = accuracy_table_at_scale(view, so, confidence_level=args.confidence_level)
             write_csv(acc, out / "accuracy.csv", decimals=6)
             written.append(out / "accuracy.csv")
             head = acc[acc["policy"] == "wrong"].pivot(
                 index="judge", columns="dimension", values="accuracy"
             )
             head["mean"] = head.mean(axis=1)
-            print(
-                "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; 95% Wilson "
-                "intervals in accuracy.csv):"
-            )
+            print(_accuracy_header(acc))
             print(
                 head.sort_values("mean", ascending=False)
                 .round(3)
@@ -178,11 +176,14 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
 
     why_not = _no_accuracy_reason(study)
     with progress(args, "judges against gold and score tables"):
-        gold = compute_gold_tables(study, seed=args.seed, n_resamples=args.resamples)
+        gold = compute_gold_tables(
+            study, seed=args.seed, n_resamples=args.resamples,
+            confidence_level=args.confidence_level,
+        )  # fmt: skip
     accuracy = None
     if why_not is None:
         with progress(args, "accuracy against gold"):
-            accuracy = accuracy_table(study)
+            accuracy = accuracy_table(study, confidence_level=args.confidence_level)
     if accuracy is not None:
         acc = accuracy
         write_csv(acc, out / "accuracy.csv", decimals=6)
@@ -192,13 +193,7 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         )
         head = head[categorical_dimensions(study)]
         head["mean"] = head.mean(axis=1)
-        w = acc[acc["policy"] == "wrong"]
-        level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
-        methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"]))
-        print(
-            "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
-            f"{level} intervals in accuracy.csv: {methods})"
-        )
+        print(_accuracy_header(acc))
         print(
             head.sort_values("mean", ascending=False)
             .round(3)
@@ -246,7 +241,8 @@ class _Reports:
             ["run"],
             args.path,
             {"mapping": args.mapping, "out": args.out, "seed": args.seed,
-             "resamples": args.resamples, "report": choice},
+             "resamples": args.resamples, "confidence-level": args.confidence_level,
+             "report": choice},
         )  # fmt: skip
 
         def render() -> None:
@@ -259,6 +255,7 @@ class _Reports:
                     seed=args.seed,
                     resamples=args.resamples,
                     policy="wrong",
+                    confidence_level=args.confidence_level,
                     command=command,
                     workers=2,  # the command line renders the reports side by side
                 )
@@ -302,3 +299,14 @@ class _Reports:
                 + ", ".join(str(self.final / "reports" / p.name) for p in files.values())
             )
         return 0
+
+
+def _accuracy_header(acc) -> str:  # noqa: ANN001 - the accuracy table
+    """The line above the printed accuracies: the level and interval method the table records."""
+    w = acc[acc["policy"] == "wrong"]
+    level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
+    methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"])) if "ci_method" in w else ""
+    return (
+        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
+        f"{level} intervals in accuracy.csv" + (f": {methods})" if methods else ")")
+    )

@@ -72,6 +72,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
     )
     add_engine_arg(p, "reduce the table to one row per item and judge outcomes")
+    opt.add_confidence_level(p)
     p.add_argument("--json", action="store_true", help="print all tables as JSON")
     p.set_defaults(func=run)
 
@@ -128,20 +129,23 @@ def run(args: argparse.Namespace) -> int:
             min_n=args.min_n,
             max_half_width=args.max_half_width,
             stacked=so,
+            confidence_level=args.confidence_level,
         )
     }
     if attrs:
         across = attrs[0]
         out["heterogeneity"] = heterogeneity_table(
-            study, across, policy=args.policy, cluster=args.cluster, stacked=so
-        )
+            study, across, policy=args.policy, cluster=args.cluster, stacked=so,
+            confidence_level=args.confidence_level,
+        )  # fmt: skip
         if args.model != "none" and args.policy != "half":
             out["organ_effects"] = organ_effect_tests(
                 study, across, policy=args.policy, method=args.model, stacked=so
             )
     out["best"] = best_judge_by_subgroup(
-        study, by, policy=args.policy, cluster=args.cluster, stacked=so
-    )
+        study, by, policy=args.policy, cluster=args.cluster, stacked=so,
+        confidence_level=args.confidence_level,
+    )  # fmt: skip
     if args.json:
         print(
             dump_json(
