@@ -49,6 +49,38 @@ def heterogeneity_table(
     are descriptive (no interval: the usual I² interval excluded 0 in 15% of null studies).
     ``p_holm`` adjusts within a judge, ``p_fdr_bh`` over the table.
 
+    Parameters
+    ----------
+    study : Study
+    across : str, default "organ_system"
+        The item attribute whose groups are compared.
+    judges : sequence of str, optional
+        Judges to test (default: all).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        What an unusable verdict counts as.
+    confidence_level : float, default 0.95
+        Coverage used by Cochran's Q computation (:func:`medjudge.stats.heterogeneity.
+        cochran_q_subgroups`); the table's tests do not depend on it.
+    cluster : str or None, default "auto"
+        Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
+    bootstrap : Bootstrap, optional
+        Number of permutations and seed of the permutation tests.
+    stacked : StackedOutcomes, optional
+        The judges' outcomes stacked over dimensions when they come from elsewhere (the
+        columnar engine's reduction, :func:`medjudge.analyses.at_scale.stack_at_scale`).
+
+    Returns
+    -------
+    DataFrame
+        One row per judge x dimension: ``chi2, df, pvalue, test, p_pearson, Q, p_q, I2,
+        min_accuracy, max_accuracy, n, policy, p_holm, p_fdr_bh``.
+
+    References
+    ----------
+    Pearson, K. (1900). Phil Mag 50:157-175. Cochran, W. G. (1954). Biometrics 10:101-129.
+    Higgins, J. P. T. & Thompson, S. G. (2002). Stat Med 21:1539-1558. Good, P. (2005).
+    Permutation, Parametric and Bootstrap Tests of Hypotheses, 3rd ed. (cluster permutation).
+
     Examples
     --------
     >>> import numpy as np

@@ -223,6 +223,27 @@ def alt_test(
     q : FDR level of the Benjamini–Yekutieli procedure.
     scoring : ``"accuracy"`` (categorical) or ``"neg_rmse"`` (numeric scores).
     policy : ``"exclude"`` or ``"wrong"`` for items without a usable judge verdict.
+    annotator_names : list of str, optional
+        Names of the annotator columns (default ``annotator_1`` …).
+    judge_name : str, default "judge"
+        The judge's name in the result.
+    min_annotators_per_item : int, default 2
+        Items with fewer annotators are left out (the leave-one-out reference needs one more).
+    min_items_per_annotator : int, default 30
+        Annotators with fewer items are left out of the test.
+
+    Returns
+    -------
+    AltTestResult
+        ``winning_rate``, ``passed`` (winning rate ≥ 0.5), ``n_items``, ``epsilon`` and the
+        per-annotator ``table`` (advantage probabilities, p-values, decisions).
+
+    References
+    ----------
+    Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator test for
+    LLM-as-a-judge: how to statistically justify replacing human annotators with LLMs. ACL
+    (arXiv:2501.10970). Benjamini, Y. & Yekutieli, D. (2001). Annals of Statistics
+    29:1165-1188.
 
     Examples
     --------

@@ -143,6 +143,48 @@ def all_pairs(
     replicates of the differences are held as float32 (:data:`BOOT_DTYPE`: differences of
     accuracies, whose 1e-7 relative precision is far below the Monte Carlo error).
 
+    Parameters
+    ----------
+    outcome : ndarray or dict
+        Correctness, 1/0, NaN for an unusable verdict, ``inf`` for an item the judge was not
+        given (see above for the shapes).
+    judges : sequence of str, optional
+        Column names (default ``judge_0`` …).
+    dimensions : sequence of str, optional
+        Names of the outcome slices (a dict brings its own).
+    policy : {"wrong", "exclude", "half"}, default "wrong"
+        What an unusable verdict counts as.
+    test : {"midp", "exact", "asymptotic", "asymptotic-cc"}, default "midp"
+        McNemar's variant on independent items (clusters: always the clustered test).
+    ci : str, default "auto"
+        The interval of the difference (see above).
+    clusters : ndarray, optional
+        One cluster label per item.
+    bootstrap : Bootstrap, optional
+        Replicates and seed of the bootstrap intervals (default 2,000, seed 0).
+    confidence_level : float, default 0.95
+        Coverage of every interval.
+    weights : ndarray, optional
+        A precomputed ``(B, n_items)`` resample-weight matrix shared with other tables.
+    family : sequence of str, default ("dimension",)
+        Table columns whose values form one Holm family.
+    within, across : str
+        Multiplicity methods within a family (default Holm) and across the table (default
+        Benjamini–Hochberg).
+
+    Returns
+    -------
+    DataFrame
+        One row per pair and dimension with the columns listed above.
+
+    References
+    ----------
+    McNemar, Q. (1947). Psychometrika 12:153-157. Fagerland, M. W., Lydersen, S. & Laake, P.
+    (2013). BMC Med Res Methodol 13:91 (mid-p). Tango, T. (1998). Stat Med 17:891-908.
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R. & Rust, P. F. (2003). Analysis of
+    clustered matched-pair data. Stat Med 22. Holm, S. (1979). Scand J Statist 6:65-70.
+    Benjamini, Y. & Hochberg, Y. (1995). JRSS B 57:289-300.
+
     Examples
     --------
     >>> import numpy as np
