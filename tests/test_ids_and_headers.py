@@ -211,9 +211,6 @@ def long_verdicts(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
-        (["--only", "overall"], "--only"),
-        (["--gold-method", "majority"], "--gold-method"),
-        (["--eval-order", "AB"], "--eval-order"),
         (["--alpha", "0.1"], "--alpha"),
         (["--kappa-weights", "quadratic"], "--kappa-weights"),
     ],
@@ -221,6 +218,23 @@ def long_verdicts(tmp_path):
 def test_engine_refuses_options_it_would_ignore(long_verdicts, extra, needle):
     rc, _, err = cli(["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50", *extra])
     assert_one_line_error(rc, err, needle, "--engine duckdb")
+
+
+@pytest.mark.parametrize(
+    "extra", [["--only", "overall"], ["--gold-method", "majority"]], ids=["only", "gold-method"]
+)
+def test_engine_honours_only_and_gold_method(long_verdicts, extra):
+    """The columnar path reads the option (it used to be ignored; it is now honoured)."""
+    rc, out, err = cli(["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50",
+                        "--json", *extra])  # fmt: skip
+    assert rc == 0, err
+
+
+def test_engine_eval_order_is_checked_against_the_data(long_verdicts):
+    rc, _, err = cli(
+        ["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50", "--eval-order", "AB"]
+    )
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "--eval-order" in err
 
 
 def test_engine_honours_family(long_verdicts):
