@@ -271,3 +271,17 @@ def test_logistic_effect_test_is_not_reported_under_separation(tmp_path):
     r = t.iloc[0]
     assert np.isnan(r["wald_chi2"]) and np.isnan(r["pvalue"])
     assert "separation" in r["note"] and "easy" in r["note"]
+
+
+def test_no_per_slot_expert_ceiling_for_exchangeable_slots(tmp_path):
+    """compare reported a per-slot "expert ceiling" for 123 exchangeable crowd slots, which the
+    audit rightly refuses: slots are not persons, so there is no per-expert ceiling."""
+    from medjudge.analyses.evaluation import expert_ceiling
+
+    rows = _randomised_rows(60, seed=5)
+    st = _long_study(tmp_path, rows)
+    assert len(expert_ceiling(st, "overall")) == 3  # three persons: one row each
+    (tmp_path / "x").mkdir()
+    slots = _long_study(tmp_path / "x", rows, extra='exchangeable = ["expert"]')
+    assert slots.exchangeable == ("expert",)
+    assert expert_ceiling(slots, "overall").empty
