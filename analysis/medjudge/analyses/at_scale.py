@@ -464,8 +464,9 @@ def accuracy_table_at_scale(
     design, :func:`~medjudge.stats.accuracy.policy_sensitivity`), from the stacked outcomes
     of :func:`stack_at_scale` instead of a loaded study.
     """
-    from ..stats.accuracy import POLICIES, policy_sensitivity
+    from ..stats.accuracy import policy_sensitivity
     from .evaluation import cluster_ids
+    from .policies import policy_rows
 
     clusters, col = cluster_ids(view)  # type: ignore[arg-type]
     rows = []
@@ -477,23 +478,6 @@ def accuracy_table_at_scale(
             stacked.outcome[idx], list(stacked.judges), clusters=cl,
             confidence_level=confidence_level,
         )  # fmt: skip
-        for r in sens.itertuples(index=False):
-            for pol in POLICIES:
-                rows.append(
-                    {
-                        "judge": r.judge,
-                        "dimension": dim,
-                        "policy": pol,
-                        "accuracy": getattr(r, f"accuracy_{pol}"),
-                        "ci_low": getattr(r, f"ci_low_{pol}"),
-                        "ci_high": getattr(r, f"ci_high_{pol}"),
-                        "level": confidence_level,
-                        "ci_method": getattr(r, f"ci_method_{pol}"),
-                        "n": int(getattr(r, f"n_{pol}")),
-                        "n_unusable": int(r.n_invalid),
-                        "n_not_assigned": int(r.n_not_assigned),
-                        "gold": stacked.gold_method,
-                        "order": view.order or ("AB" if (dim, r.judge) in view.swapped else ""),
-                    }
-                )
+        orders = [view.order or ("AB" if (dim, j) in view.swapped else "") for j in stacked.judges]
+        rows += policy_rows(sens, dim, stacked.gold_method, orders, confidence_level)
     return pd.DataFrame(rows)

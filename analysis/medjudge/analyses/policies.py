@@ -34,30 +34,42 @@ def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame
         sens = policy_sensitivity(
             o.outcome, list(o.judges), clusters=cl, confidence_level=confidence_level
         )
-        for j, r in enumerate(sens.itertuples(index=False)):
-            for pol in POLICIES:
-                rows.append(
-                    {
-                        "judge": r.judge,
-                        "dimension": dim,
-                        "policy": pol,
-                        "accuracy": getattr(r, f"accuracy_{pol}"),
-                        "ci_low": getattr(r, f"ci_low_{pol}"),
-                        "ci_high": getattr(r, f"ci_high_{pol}"),
-                        "level": confidence_level,
-                        "ci_method": getattr(r, f"ci_method_{pol}"),
-                        "n": int(getattr(r, f"n_{pol}")),
-                        "n_unusable": int(r.n_invalid),
-                        "n_not_assigned": int(r.n_not_assigned),
-                        "gold": o.gold_method,
-                        # the verdicts used: AB for a judge seen in both orders (its first
-                        # presentation); "" = each item's one verdict, whatever its order
-                        "order": o.orders[j] or "" if o.orders else (o.order or ""),
-                    }
-                )
+        # the verdicts used: AB for a judge seen in both orders (its first presentation);
+        # "" = each item's one verdict, whatever its order
+        orders = [o.orders[j] or "" if o.orders else (o.order or "") for j in range(len(o.judges))]
+        rows += policy_rows(sens, dim, o.gold_method, orders, confidence_level)
     return pd.DataFrame(rows)
 
 
 def categorical_dimensions(study: Study) -> list[str]:
     """Dimensions on which accuracy means something (nominal/ordinal labels)."""
     return [d for d in study.dimensions if study.scales[d].is_categorical]
+
+
+def policy_rows(
+    sens: pd.DataFrame, dimension: str, gold: str, orders: list[str], confidence_level: float
+) -> list[dict]:
+    """The rows of ``accuracy.csv`` for one dimension: one per judge x policy, from
+    :func:`~medjudge.stats.accuracy.policy_sensitivity` (shared by the in-memory and the
+    columnar path)."""
+    rows = []
+    for r, order in zip(sens.itertuples(index=False), orders, strict=True):
+        for pol in POLICIES:
+            rows.append(
+                {
+                    "judge": r.judge,
+                    "dimension": dimension,
+                    "policy": pol,
+                    "accuracy": getattr(r, f"accuracy_{pol}"),
+                    "ci_low": getattr(r, f"ci_low_{pol}"),
+                    "ci_high": getattr(r, f"ci_high_{pol}"),
+                    "level": confidence_level,
+                    "ci_method": getattr(r, f"ci_method_{pol}"),
+                    "n": int(getattr(r, f"n_{pol}")),
+                    "n_unusable": int(r.n_invalid),
+                    "n_not_assigned": int(r.n_not_assigned),
+                    "gold": gold,
+                    "order": order,
+                }
+            )
+    return rows
