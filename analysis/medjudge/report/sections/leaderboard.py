@@ -120,15 +120,17 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
             f"{fmt_num(best['accuracy'] - second['accuracy'], 3)} ahead of "
             f"{md(second['judge'])}; "
         )
+        ev = evaluation(ctx)
+        pairs = ev.pairs[ev.pairs["dimension"] == head]
+        test = " / ".join(md(t) for t in dict.fromkeys(pairs["test"].astype(str)))
+        fam = md((ev.settings.get("multiplicity") or {}).get("description", "Holm"))
+        how = f"({test}; {fam}; α = {ctx.alpha:g})"
         if n_tied == 0:
-            text += (
-                f"every other {md(judge)} is significantly less accurate (Holm-adjusted McNemar "
-                f"tests, α = {ctx.alpha:g})."
-            )
+            text += f"every other {md(judge)} is significantly less accurate {how}."
         else:
             text += (
                 f"{fmt_int(n_tied)} other {md(ctx.names_of('judge', n_tied))} cannot be "
-                f"distinguished from it (Holm-adjusted McNemar tests, α = {ctx.alpha:g})."
+                f"distinguished from it {how}."
             )
         out.append(Finding(text, weight=10))
     return out
