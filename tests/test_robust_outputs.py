@@ -82,7 +82,7 @@ def test_failed_run_leaves_previous_outputs_untouched(previous, table, monkeypat
     out, snap = previous
     path, mapping = table
 
-    def disk_full(study):
+    def disk_full(study, **_):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / "accuracy.csv"))
 
     monkeypatch.setattr(run_cmd, "accuracy_table", disk_full)
@@ -96,7 +96,7 @@ def test_interrupted_run_leaves_previous_outputs_untouched(previous, table, monk
     out, snap = previous
     path, mapping = table
 
-    def ctrl_c(study):
+    def ctrl_c(study, **_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(run_cmd, "accuracy_table", ctrl_c)
