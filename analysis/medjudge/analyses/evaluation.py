@@ -237,8 +237,12 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
         "n_tests": n_tests,
         "n_families": len(sizes),
         "description": (
-            f"Holm over all {n_tests} pairwise tests shown together (every pair of judges in "
-            "every dimension)"
+            (
+                f"Holm over all {n_tests} pairwise tests shown together (every pair of judges "
+                "in every dimension)"
+                if n_tests != 1
+                else "the one pairwise test (no multiplicity adjustment needed)"
+            )
             if family == "table"
             else f"Holm within each dimension ({len(sizes)} families of {max(sizes, default=0)} "
             "pairwise tests)"

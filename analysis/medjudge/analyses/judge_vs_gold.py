@@ -519,15 +519,16 @@ def _headline(
     beat = tests[tests["beats_baseline"]]
     worse = tests[(tests["difference"] < 0) & (tests["p_holm"] < alpha)]
     head = f"{dimension}: the trivial baseline {baseline} is right on {base_acc:.3f} of the items"
+    test = " / ".join(dict.fromkeys(tests["test"].astype(str)))  # the tests that ran
     if beat.empty:
-        s = f"{head}; no judge beats it (Holm-adjusted McNemar tests at alpha {alpha:g}"
+        s = f"{head}; no judge beats it ({test}, Holm, at alpha {alpha:g}"
         s += f", invalid verdicts {policy})."
         if len(worse):
             s += f" {len(worse)} of {len(tests)} judges are significantly worse than it."
         return s
     best = beat.sort_values("difference", ascending=False).iloc[0]
     return (
-        f"{head}; {len(beat)} of {len(tests)} judges beat it (Holm-adjusted McNemar tests at "
+        f"{head}; {len(beat)} of {len(tests)} judges beat it ({test}, Holm, at "
         f"alpha {alpha:g}); the largest gain is {best['judge']}'s "
         f"{best['difference']:+.3f} ({best['ci_low']:+.3f} to {best['ci_high']:+.3f})."
     )
