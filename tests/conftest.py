@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # the checkout under test, not whichever copy an editable install points at (git worktrees);
 # subprocesses (CLI tests) inherit it through PYTHONPATH
 sys.path.insert(0, str(ROOT / "analysis"))
+# shared helpers (_studies, robust_support) for the tests in every floor folder
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT / "analysis")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 )

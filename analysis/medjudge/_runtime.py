@@ -3,7 +3,7 @@
 Nothing here is called by the library. :func:`configure_command_line` is called once by
 ``medjudge.cli`` before a command runs, and :data:`KERNEL_START` / :func:`kernel_environment`
 by the report renderer when it starts a kernel (``medjudge.report.render``). A test
-(``tests/test_layers.py``) forbids ``os.fork``, ``gc.freeze``, ``ctypes`` and writes to
+(``tests/project/test_layers.py``) forbids ``os.fork``, ``gc.freeze``, ``ctypes`` and writes to
 ``os.environ`` everywhere else in the package, except the output folder's atomic swap.
 
 What is set, and why:

@@ -22,7 +22,7 @@ gold cells included) and the checks (a value outside its scale, conflicting gold
 column with several values for an item) are one small aggregate each; an error names the file,
 the line (found only when there is one) and the column, as the in-memory loader does.
 
-``tests/test_engine_mapping.py`` checks that both paths give the same canonical rows, gold and
+``tests/data/test_engine_mapping.py`` checks that both paths give the same canonical rows, gold and
 item attributes on the bundled mappings and on a synthetic table.
 
 Examples

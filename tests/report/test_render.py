@@ -22,7 +22,7 @@ pypdf = pytest.importorskip("pypdf")
 pytest.importorskip("nbclient")
 pytest.importorskip("typst")
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "reports" / "example.qmd"
+EXAMPLE = Path(__file__).resolve().parents[2] / "reports" / "example.qmd"
 SCRIPT = "<script>alert(1)</script>"
 
 

@@ -20,7 +20,7 @@ from medjudge.stats.paired_intervals import clustered_score_interval
 from scipy import stats
 from scipy.special import expit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks" / "calibration"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "calibration"))
 from hard_designs import SIZES_12, correctness, make_study  # noqa: E402
 
 

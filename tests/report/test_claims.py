@@ -29,7 +29,7 @@ from medjudge.report.audit import audit_report
 from medjudge.report.document import section_markdown
 from medjudge.report.judges import judges_report
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL, MAPPINGS = ROOT / "data" / "external", ROOT / "data" / "mappings"
 LEVEL = 0.9
 ALPHA = 0.05

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "analysis" / "medjudge"
+PACKAGE = Path(__file__).resolve().parents[2] / "analysis" / "medjudge"
 FLOOR = {"stats": 1, "data": 2, "engine": 2, "analyses": 3, "report": 4, "commands": 5}
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] in FLOOR)
 

@@ -27,7 +27,7 @@ from medjudge.data.errors import InputError
 from medjudge.data.tables import TableMapping, load_table
 from medjudge.engine.projection import canonical_rows, check, dimension_scales, project
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL = ROOT / "data" / "external"
 MAPPINGS = ROOT / "data" / "mappings"
 COLS = ["item", "rater", "role", "dimension", "order", "run", "status", "value"]

@@ -33,7 +33,7 @@ from medjudge.report.audit import audit_report
 from medjudge.stats.audit import loo_majority
 from statsmodels.stats.inter_rater import cohens_kappa
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MEDPAIR = ROOT / "data" / "external" / "medpair"
 MAPPINGS = ROOT / "data" / "mappings"
 B = 100

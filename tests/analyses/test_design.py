@@ -15,7 +15,7 @@ from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.data.design import presentation_design
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL, MAPPINGS = ROOT / "data" / "external", ROOT / "data" / "mappings"
 
 

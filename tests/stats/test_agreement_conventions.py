@@ -94,7 +94,7 @@ def test_irrcac_counts_functions(fn, kw, coef, se, ci, p):
 
 def test_irrcac_2019_krippendorff_raw():
     # README krippen.alpha.raw(cac.raw4raters): 0.74342, se 0.14557, (0.419, 1), p 0.0004594257;
-    # the default (2021 source centring) gives 0.14548 (tests/test_agreement_published.py)
+    # the default (2021 source centring) gives 0.14548 (tests/stats/test_agreement_published.py)
     e = krippendorff_alpha(CAC_RAW4RATERS, scale="nominal", convention="irrcac")
     assert round(e.se, 5) == 0.14557
     assert (round(e.ci_low, 3), e.ci_high) == (0.419, 1.0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "analysis" / "medjudge"
+PACKAGE = Path(__file__).resolve().parents[2] / "analysis" / "medjudge"
 RETIRED = {"level": "confidence_level", "confidence": "confidence_level", "invalid": "policy"}
 #: functions whose ``level`` is the measurement level of a scale helper, not a coverage
 ALLOWED = {("stats/agreement/coding.py", "resolve_level")}

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from medjudge.data.tables import load_any
 
-DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Issue 13 done-when, deliverables 4 and 5, through the command line: the crowd study (items ×
+"""Studies unlike the demo through the command line: the crowd study (items ×
 4 dimensions, gold per item and dimension, ordinal + nominal 6-category scales, 3–12 crowd
 labels per item as exchangeable raters, two judges) through ``compare --json`` with numbers equal
 to an independent pandas/scikit-learn computation, and a 1–10 score study through ``run``.
@@ -17,9 +17,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
 
-_studies = pytest.importorskip(
-    "_studies", reason="tests/_studies.py (issue 13 data side) not merged"
-)
+import _studies  # noqa: E402
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

@@ -4,13 +4,13 @@ Each case runs one ``medjudge`` command with ``--json`` (or, for ``run`` and ``s
 the JSON/CSV files they write) on the bundled demo and on the real public tables in
 ``data/external`` (LLMBar, PandaLM, HANNA), with a fixed seed and few resamples, and compares the
 whole output — keys, strings and every number (relative tolerance 1e-9) — with the snapshot
-committed in ``tests/snapshots/<case>.json``. The snapshots were captured from ``main`` before
+committed in ``tests/cli/snapshots/<case>.json``. The snapshots were captured from ``main`` before
 issue 11's reshaping (commit 43f35b7).
 
 A deliberate change of output — a renamed key, a corrected statistic — updates the snapshot in the
 same issue's own commit, which says which keys or numbers changed and why::
 
-    MEDJUDGE_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_cli_json_regression.py
+    MEDJUDGE_UPDATE_SNAPSHOTS=1 python -m pytest tests/cli/test_cli_json_regression.py
 
 A failure lists the first differing paths (``compare_demo: leaderboard[3].ci_low: 0.71 != 0.72``).
 """
@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAPSHOTS = ROOT / "tests" / "snapshots"
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 UPDATE = os.environ.get("MEDJUDGE_UPDATE_SNAPSHOTS") == "1"
 RTOL, ATOL = 1e-9, 1e-12
 

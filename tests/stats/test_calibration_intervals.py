@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from medjudge import Bootstrap
 
-CAL = Path(__file__).resolve().parents[1] / "benchmarks" / "calibration"
+CAL = Path(__file__).resolve().parents[2] / "benchmarks" / "calibration"
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import medjudge as mj
 import numpy as np
 import pytest
 
-DEMO = Path(__file__).resolve().parents[1] / "data" / "demo"
+DEMO = Path(__file__).resolve().parents[2] / "data" / "demo"
 
 
 @pytest.fixture(scope="module")
