@@ -11,13 +11,12 @@ import json
 import subprocess
 import sys
 
+import _studies  # noqa: E402
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
-
-import _studies  # noqa: E402
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
