@@ -51,6 +51,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "html",
+    "join_sentence",
+    "plain",
+    "prose",
+    "words",
     "literal_figure_args",
     "literal_figure_text",
     "markdown",
@@ -76,6 +80,81 @@ _HTML_FENCE = str.maketrans({"`": "&#96;", "~": "&#126;", "\r": "&#13;", "\n": "
 def markdown(text: Any) -> str:
     """``text`` as literal pandoc-markdown text (no markup, raw blocks, images or math)."""
     return _MD_PUNCT.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+#: a Python list, tuple, set or dict literal of plain values, as library messages print them
+_VAL = r"""(?:'[^'\n]*'|"[^"\n]*"|-?\d[\d.]*(?:e-?\d+)?|None|True|False)"""
+_REPR = re.compile(r"[\[{(](?:\s*" + _VAL + r"\s*(?::\s*" + _VAL + r"\s*)?,?)+\s*[\]})]")
+_DOUBLE_STOP = re.compile(r"([?!.:;,])\s*\.(?!\.)")
+
+
+def words(values: Any, conjunction: str = "and") -> str:
+    """Names as prose: ``a``, ``a and b``, ``a, b and c`` (no Python brackets or quotes).
+
+    >>> words(["answer1_len", "answer2_len"])
+    'answer1_len and answer2_len'
+    >>> words({"items_without_gold": 0, "invalid": 3})
+    'items_without_gold 0 and invalid 3'
+    """
+    if isinstance(values, Mapping):
+        items = [f"{k} {v}" for k, v in values.items()]
+    elif isinstance(values, (list, tuple, set, frozenset)):
+        items = [
+            str(v)
+            for v in (sorted(values, key=str) if isinstance(values, (set, frozenset)) else values)
+        ]
+    else:
+        return str(values)
+    if len(items) <= 1:
+        return "".join(items) or "none"
+    return ", ".join(items[:-1]) + f" {conjunction} " + items[-1]
+
+
+def plain(text: Any) -> str:
+    """A library message as prose: Python literals (``['a', 'b']``, ``{'k': 0}``) become
+    :func:`words`, and a stop after ``?``/``!``/``.`` is not doubled. The result is plain text
+    (escape it for its target: :func:`prose` for markdown).
+
+    >>> plain("the study has no item columns ['answer1_len', 'answer2_len']")
+    'the study has no item columns answer1_len and answer2_len'
+    >>> plain("Can a judge stand in for an expert?.")
+    'Can a judge stand in for an expert?'
+    >>> plain("a value in (0, 1) (Fleiss 1971)")
+    'a value in (0, 1) (Fleiss 1971)'
+    """
+    import ast
+
+    def sub(m: re.Match) -> str:
+        try:
+            value = ast.literal_eval(m.group(0))
+        except (ValueError, SyntaxError):
+            return m.group(0)
+        if not isinstance(value, (list, tuple, set, dict)) or not any(
+            isinstance(v, str) for v in value
+        ):  # "(2024)", "(0, 1)": numbers, not a repr of names
+            return m.group(0)
+        return words(value)
+
+    out = _REPR.sub(sub, str(text))
+    return _DOUBLE_STOP.sub(lambda m: m.group(1) if m.group(1) in "?!." else m.group(0), out)
+
+
+def prose(text: Any) -> str:
+    """Plain text (a reason, a note, a library message) as literal pandoc markdown:
+    :func:`plain`, then :func:`markdown`. The one path for sentences that were not written as
+    markdown by a report section."""
+    return markdown(plain(text))
+
+
+def join_sentence(text: str, end: str = ".") -> str:
+    """``text`` ended by ``end`` unless it already ends with a stop (no ``?.`` or ``..``).
+
+    >>> join_sentence("Are the dimensions distinct verdicts?"), join_sentence("Leaderboard")
+    ('Are the dimensions distinct verdicts?', 'Leaderboard.')
+    """
+    t = text.rstrip()
+    bare = t.rstrip("*_")  # markdown emphasis around the last word
+    return t if bare.endswith(("?", "!", ".", "\\?", "\\!", "\\.")) else t + end
 
 
 def html(text: Any) -> str:

@@ -42,24 +42,25 @@ one entry in that list. Templates call ``report.show()`` (everything) or
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "md"]
+from ..escape import markdown, prose
 
-_MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
+__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "assemble", "md"]
 
 
 def md(value: Any) -> str:
-    """Escape a data string (judge name, dimension, file name…) for literal use in markdown.
+    """Escape a data string (judge name, dimension, file name…) for literal use in markdown
+    (:func:`medjudge.report.escape.markdown`, the one escaping function for markdown).
 
     >>> md("<b>gpt-4*</b>")
     '\\\\<b\\\\>gpt\\\\-4\\\\*\\\\<\\\\/b\\\\>'
     """
-    return _MD_PUNCT.sub(r"\\\1", str(value)).replace("\n", " ")
+    return markdown(value)
 
 
 @dataclass(frozen=True)
@@ -134,10 +135,14 @@ class Section:
 
     @classmethod
     def not_applicable(cls, key: str, title: str, reason: str, *, level: int = 1) -> Section:
-        """A section that does not apply to this study: shown as one sentence saying why."""
+        """A section that does not apply to this study: shown as one sentence saying why.
+
+        ``reason`` is plain text (no markdown): it is escaped here, and by the Methods'
+        "Not run" list, through :func:`medjudge.report.escape.prose`.
+        """
         reason = reason.strip().rstrip(".")
         return cls(
-            key, title, [Text(f"*Not shown:* {reason}.")], applies=False, reason=reason,
+            key, title, [Text(f"*Not shown:* {prose(reason)}.")], applies=False, reason=reason,
             level=level,
         )  # fmt: skip
 
@@ -168,3 +173,30 @@ class Section:
         from ..document import show_section
 
         show_section(self)
+
+
+Check = Callable[[Any], "str | None"]
+
+
+def assemble(
+    key: str,
+    title: str,
+    ctx: Any,
+    *,
+    applies: Check | Sequence[Check],
+    compute: Callable[[Any], Any],
+    present: Callable[[Any, Any], Section],
+) -> Section:
+    """A section as *applies / compute / present*: the one way a section decides whether it runs.
+
+    Each function of ``applies`` returns ``None`` when the analysis applies to ``ctx``'s study
+    or one plain sentence saying why not (then the section is
+    :meth:`Section.not_applicable`, and nothing is computed); else ``compute(ctx)`` calls the
+    library and ``present(ctx, result)`` turns its result into blocks, findings and methods.
+    Applicability follows from the study design, never from an exception of the analysis.
+    """
+    for check in applies if isinstance(applies, Sequence) else (applies,):
+        why = check(ctx)
+        if why:
+            return Section.not_applicable(key, title, why)
+    return present(ctx, compute(ctx))

@@ -25,27 +25,41 @@ from ..context import ReportContext, alt_invalid_rule
 
 
 # ---------------------------------------------------------------------------- applicability
+def why_no_gold(ctx: ReportContext, dimension: str, minimum: int = 2) -> str | None:
+    """Why ``dimension`` has fewer than ``minimum`` items with a gold label (``None``: enough).
+
+    Gold is derived by the study's rule (supplied, else the experts' majority or mean); it
+    cannot be derived only when the study has neither supplied gold nor experts.
+    """
+    s = ctx.study
+    if s.gold_table is None and not s.experts:
+        return (
+            f"the study has neither supplied gold labels nor {ctx.names_of('expert')}, so no "
+            "gold label can be derived"
+        )
+    n = s.gold(dimension).n_with_gold
+    if n < minimum:
+        return (
+            f"only {n} item{'s' if n != 1 else ''} of “{dimension}” "
+            f"{'have' if n != 1 else 'has'} a gold label; at least {minimum} are needed"
+        )
+    return None
+
+
 def why_no_judge_evaluation(ctx: ReportContext) -> str | None:
     """Why judge accuracy cannot be evaluated on this study (``None``: it can)."""
     s = ctx.study
-    judge = ctx.names_of("judge")
     if not s.judges:
-        return f"the study has no {judge}"
+        return f"the study has no {ctx.names_of('judge')}"
     if len(s.items) < 2:
         return f"the study has {len(s.items)} item; accuracy with an interval needs at least two"
     head = ctx.headline
     if not s.scales[head].is_categorical:
         return (
             f"the verdicts are on an {s.scales[head].level} scale; accuracy against a gold label "
-            "needs categorical verdicts (see the agreement analyses instead)"
+            "needs categorical verdicts (the scores are compared in the Scores section)"
         )
-    try:
-        g = s.gold(head)
-    except ValueError as exc:
-        return f"no gold label can be derived ({exc})"
-    if g.n_with_gold < 2:
-        return f"only {g.n_with_gold} item(s) of {head!r} have a gold label"
-    return None
+    return why_no_gold(ctx, head)
 
 
 def why_no_audit(ctx: ReportContext) -> str | None:

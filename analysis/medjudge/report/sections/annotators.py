@@ -12,7 +12,7 @@ from ..context import ReportContext
 from ..figures.matrices import agreement_matrix
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._audit_text import methods, n_items, one_level
 from ._results import audit, why_no_audit
 
@@ -106,17 +106,24 @@ def least_in_line(au: Any) -> tuple[pd.Series, int] | None:
     return rows[0], small
 
 
+def why_exchangeable(ctx: ReportContext) -> str | None:
+    """Why annotators cannot be audited one by one (``None``: they can)."""
+    if "expert" not in getattr(ctx.study, "exchangeable", ()):
+        return None
+    return (
+        f"the {ctx.names_of('expert')} are exchangeable annotation slots, not the same "
+        "persons across items, so no annotator can be audited on their own (the reliability "
+        "section reports the rater-exchangeable coefficients)"
+    )
+
+
 def build(ctx: ReportContext) -> Section:
-    why = why_no_audit(ctx)
-    if why is None and "expert" in getattr(ctx.study, "exchangeable", ()):
-        why = (
-            f"the {md(ctx.names_of('expert'))} are exchangeable annotation slots, not the same "
-            "persons across items, so no annotator can be audited on their own (the reliability "
-            "section reports the rater-exchangeable coefficients)"
-        )
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    au = audit(ctx)
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_audit, why_exchangeable), compute=audit, present=present
+    )
+
+
+def present(ctx: ReportContext, au: Any) -> Section:
     head = au.settings.get("headline", ctx.headline)
     expert = ctx.name("expert")
     sec = Section(KEY, TITLE)

@@ -13,9 +13,10 @@ import pandas as pd
 
 from ...analyses.bias_suite import bias_suite
 from ..context import ReportContext
+from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
-from ._results import judge_order
+from . import Finding, Section, assemble, md
+from ._results import judge_order, why_no_gold
 
 KEY = "bias-suite"
 TITLE = "Bias suite"
@@ -35,13 +36,8 @@ def why_not(ctx: ReportContext) -> str | None:
     if not s.judges:
         return f"the study has no {ctx.names_of('judge')}"
     if not s.scales[head].is_categorical:
-        return f"*{md(head)}* is not a choice between answers; the suite needs pairwise verdicts"
-    try:
-        if s.gold(head).n_with_gold < 2:
-            return f"fewer than two items of *{md(head)}* have gold"
-    except ValueError as exc:
-        return f"no gold label can be derived ({md(exc)})"
-    return None
+        return f"“{head}” is not a choice between answers; the suite needs pairwise verdicts"
+    return why_no_gold(ctx, head)
 
 
 def result(ctx: ReportContext) -> Any:
@@ -75,17 +71,14 @@ def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_not(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    try:
-        res = result(ctx)
-    except ValueError as exc:
-        return Section.not_applicable(KEY, TITLE, f"the bias suite cannot run ({md(exc)})")
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: ReportContext, res: Any) -> Section:
     st, lvl, head = res.settings, ctx.level, ctx.headline
     sec = Section(KEY, TITLE)
     if res.effects.empty:
-        reasons = "; ".join(f"{EFFECTS.get(k, (k,))[0]}: {md(v)}" for k, v in res.notes.items())
+        reasons = "; ".join(f"{EFFECTS.get(k, (k,))[0]}: {v}" for k, v in res.notes.items())
         return Section.not_applicable(KEY, TITLE, f"no bias effect can be estimated ({reasons})")
     present = [e for e in EFFECTS if e in set(res.effects["effect"])]
     sec.text(
@@ -97,7 +90,7 @@ def build(ctx: ReportContext) -> Section:
     if res.notes:
         sec.text(
             "Not tested: "
-            + "; ".join(f"{EFFECTS.get(k, (k,))[0]} — {md(v)}" for k, v in res.notes.items())
+            + "; ".join(f"{EFFECTS.get(k, (k,))[0]} — {prose(v)}" for k, v in res.notes.items())
             + "."
         )
     sec.table(

@@ -7,8 +7,9 @@ from typing import Any
 import pandas as pd
 
 from ..context import ReportContext
+from ..escape import prose
 from ..tables import fmt_int, fmt_num
-from . import Section, md
+from . import Section, assemble, md
 from ._results import audit, why_no_audit
 
 KEY = "dawid-skene"
@@ -56,7 +57,22 @@ def dawid_skene_fit_table(au: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def disputed_table(au: Any, dimension: str, top: int = 15) -> pd.DataFrame:
+#: rows of the disputed-items table; when more items than this tie at the top, a few are shown
+MAX_DISPUTED, SHOWN_TIES = 15, 5
+
+
+def leading_ties(disputed: pd.DataFrame) -> int:
+    """How many of the first rows tie with the first on the dispute ordering (pair agreement,
+    then Dawid–Skene posterior): rows the ordering cannot tell apart."""
+    key = [c for c in ("pair_agreement", "ds_posterior") if c in disputed]
+    if disputed.empty or not key:
+        return 0
+    k = disputed[key].astype(float).round(12)
+    same = ((k == k.iloc[0]) | (k.isna() & k.iloc[0].isna())).all(axis=1)
+    return int(same.cumprod().sum())
+
+
+def disputed_table(au: Any, dimension: str, top: int = MAX_DISPUTED) -> pd.DataFrame:
     """The most disputed items of one dimension with every annotator's label."""
     d = au.dimensions[dimension]["disputed"].head(top).copy()
     d["pair_agreement"] = [fmt_num(v, 2) for v in d["pair_agreement"]]
@@ -77,10 +93,10 @@ def disputed_table(au: Any, dimension: str, top: int = 15) -> pd.DataFrame:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_no_audit(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    au = audit(ctx)
+    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+
+
+def present(ctx: ReportContext, au: Any) -> Section:
     head = au.settings.get("headline", ctx.headline)
     fit = dawid_skene_fit_table(au)
     sec = Section(KEY, TITLE)
@@ -96,7 +112,7 @@ def build(ctx: ReportContext) -> Section:
         sec.text(
             "The Dawid–Skene model was not fitted on "
             + "; ".join(
-                f"{', '.join(f'*{md(d)}*' for d in dims)}: {md(why)}"
+                f"{', '.join(f'*{md(d)}*' for d in dims)}: {prose(why)}"
                 for why, dims in by_reason.items()
             )
             + "."
@@ -121,12 +137,31 @@ def build(ctx: ReportContext) -> Section:
         sec.references.append("dawid1979")
     disputed = au.dimensions.get(head, {}).get("disputed")
     if disputed is not None and len(disputed):
-        sec.text(
+        n_tied = leading_ties(disputed)
+        top = SHOWN_TIES if n_tied > MAX_DISPUTED else MAX_DISPUTED
+        intro = (
             f"@tbl-disputed lists the most disputed items of *{md(head)}* (lowest share of "
             "agreeing annotator pairs, then lowest Dawid–Skene posterior) with every label."
         )
+        if n_tied > MAX_DISPUTED:
+            first = disputed.iloc[0]
+            intro += (
+                f" {fmt_int(n_tied)} items tie at the most disputed level (pair agreement "
+                f"{fmt_num(first['pair_agreement'], 2)}"
+                + (f", posterior {fmt_num(first['ds_posterior'], 3)}" if "ds_posterior" in first
+                   else "")
+                + f"); the first {top} by item id are shown."
+            )  # fmt: skip
+        sec.text(intro)
         sec.table(
-            "tbl-disputed", f"The most disputed items on *{md(head)}*.", disputed_table(au, head)
+            "tbl-disputed",
+            f"The most disputed items on *{md(head)}*"
+            + (
+                f" ({top} of the {fmt_int(n_tied)} tied at the top)."
+                if n_tied > MAX_DISPUTED
+                else "."
+            ),
+            disputed_table(au, head, top),
         )
     elif disputed is not None:
         sec.text(f"No item of *{md(head)}* has a dissenting label.")

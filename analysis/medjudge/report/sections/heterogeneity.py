@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import heterogeneity, judge_order, why_no_judge_evaluation
 
 KEY = "heterogeneity"
@@ -37,17 +37,22 @@ def heterogeneity_display(table: pd.DataFrame, dimension: str, order: list[str])
     )
 
 
+def why_no_attribute(ctx: ReportContext) -> str | None:
+    if ctx.subgroup_attribute is None:
+        return "the items carry no subgroup attribute with two or more values"
+    return None
+
+
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_attribute),
+        compute=lambda c: heterogeneity(c, c.subgroup_attribute), present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
     attr = ctx.subgroup_attribute
-    if attr is None:
-        return Section.not_applicable(
-            KEY, TITLE, "the items carry no subgroup attribute with two or more values"
-        )
     head = ctx.headline
-    tab = heterogeneity(ctx, attr)
     per_judge = tab.groupby("judge")["pvalue"].apply(lambda p: int(p.notna().sum()))
     m = int(per_judge.max()) if len(per_judge) else 0
     sec = Section(KEY, TITLE)

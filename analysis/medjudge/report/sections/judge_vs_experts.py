@@ -3,6 +3,8 @@ test (Calderon, Reichart & Dror 2025)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -10,7 +12,7 @@ from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._audit_text import methods, n_items, one_level
 from ._results import (
     alt_invalid_rule,
@@ -145,23 +147,32 @@ def stand_in_finding(
     return text
 
 
-def build(ctx: ReportContext) -> Section:
-    why = why_no_audit(ctx)
-    head, lvl = ctx.headline, ctx.level
-    if why is None and not ctx.study.judges:
-        why = f"the study has no {ctx.names_of('judge')}"
-    if why is None and "expert" in getattr(ctx.study, "exchangeable", ()):
-        why = (
+def why_not(ctx: ReportContext) -> str | None:
+    """Why no judge can be set against individual experts (``None``: it can)."""
+    if not ctx.study.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    if "expert" in getattr(ctx.study, "exchangeable", ()):
+        return (
             f"the {ctx.names_of('expert')} are exchangeable annotation slots, so a judge cannot "
             "be compared with individual annotators"
         )
-    if why is None and not ctx.study.scales[head].is_categorical:
-        why = f"*{head}* is not categorical (κ needs categories)"
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
+    if not ctx.study.scales[ctx.headline].is_categorical:
+        return f"“{ctx.headline}” is not categorical (κ needs categories)"
+    return None
+
+
+def build(ctx: ReportContext) -> Section:
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_audit, why_not),
+        compute=lambda c: (judge_agreement(c), alt_results(c)), present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Section:
+    head, lvl = ctx.headline, ctx.level
     order = report_judge_order(ctx)
-    ja = in_judge_order(judge_agreement(ctx), "judge", order)
-    res = alt_results(ctx)
+    ja = in_judge_order(results[0], "judge", order)
+    res = results[1]
     alt = alt_test_table(res, head)
     n_exp = len(ctx.study.experts)
     rule = alt_invalid_rule(ctx.policy)

@@ -14,8 +14,8 @@ from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.judge_vs_gold import judge_vs_gold
 from ..tables import fmt_ci
-from . import Finding, Section, md
-from ._results import judge_order
+from . import Finding, Section, assemble, md
+from ._results import judge_order, why_no_gold
 
 KEY = "judge-vs-gold"
 TITLE = "Judges against gold"
@@ -53,7 +53,8 @@ def why_not(ctx: Any) -> str | None:
         return f"the study has {len(s.items)} item; agreement with gold needs at least two"
     if not any(s.scales[d].is_categorical for d in s.dimensions):
         return "no dimension has categorical labels (score dimensions are in the score section)"
-    return None
+    cat = [d for d in s.dimensions if s.scales[d].is_categorical]
+    return why_no_gold(ctx, cat[0], minimum=0)
 
 
 def _ordered(t: pd.DataFrame, order: list[str] | None) -> pd.DataFrame:
@@ -144,13 +145,10 @@ def _test_names(tests: Any) -> str:
 
 
 def build(ctx: Any) -> Section:
-    why = why_not(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    try:
-        res = result(ctx)
-    except ValueError as exc:
-        return Section.not_applicable(KEY, TITLE, f"no judge can be compared with gold ({exc})")
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: Any, res: Any) -> Section:
     lvl = ctx.level
     order = judge_order_of(ctx, res)
     dims = res.settings["dimensions"]

@@ -5,6 +5,7 @@ told apart from it, judges not above the trivial baseline)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -12,7 +13,7 @@ from ..context import ReportContext
 from ..figures.intervals import forest_plot, rank_interval_plot
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import evaluation, headline_board, judge_order, why_no_judge_evaluation
 
 KEY = "leaderboard"
@@ -137,10 +138,12 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    ev = evaluation(ctx)
+    return assemble(
+        KEY, TITLE, ctx, applies=why_no_judge_evaluation, compute=evaluation, present=present
+    )
+
+
+def present(ctx: ReportContext, ev: Any) -> Section:
     head, lvl = ctx.headline, ctx.level
     dims = list(ev.settings["dimensions"])
     order = judge_order(ctx)

@@ -9,7 +9,7 @@ from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..layout import at_page_width
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import judge_order, length, why_no_judge_evaluation
 
 KEY = "length"
@@ -61,15 +61,29 @@ def length_bias_table(table: pd.DataFrame, dimension: str, order: list[str]) -> 
     )
 
 
+#: the item columns holding the two answers' lengths (those :func:`length_bias` reads)
+LENGTH_COLUMNS = ("answer1_len", "answer2_len")
+
+
+def why_no_lengths(ctx: ReportContext) -> str | None:
+    """Why no length effect can be estimated (``None``: the items carry both lengths)."""
+    if all(c in ctx.study.items.columns for c in LENGTH_COLUMNS):
+        return None
+    return f"the items carry no answer lengths ({' and '.join(LENGTH_COLUMNS)})"
+
+
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    tab = length(ctx)
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_lengths), compute=length,
+        present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
     head, lvl = ctx.headline, ctx.level
     if tab.empty or head not in set(tab["dimension"]):
         return Section.not_applicable(
-            KEY, TITLE, "the items carry no answer lengths (answer1_len, answer2_len)"
+            KEY, TITLE, f"no item of “{head}” has two answers of different lengths"
         )
     order = judge_order(ctx)
     m = family_size(tab, "gap_pvalue")

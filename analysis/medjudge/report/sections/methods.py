@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..context import ReportContext
+from ..escape import join_sentence, prose
 from ..tables import fmt_int
 from . import Section, md
 from .provenance import record
@@ -26,13 +27,11 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     )
     sec.text(general)
     if ran:
-        sec.text("\n".join(f"- **{md(s.title)}.** " + " ".join(s.methods) for s in ran))
-    if skipped:
         sec.text(
-            "**Not run** (the analysis does not apply to this study): "
-            + "; ".join(f"{md(s.title).lower()} — {s.reason or ''}" for s in skipped)
-            + "."
+            "\n".join(f"- **{join_sentence(md(s.title))}** " + " ".join(s.methods) for s in ran)
         )
+    if skipped:
+        sec.text(not_run(skipped))
     versions = record(ctx).get("versions", {})
     if versions:
         sec.text(
@@ -41,3 +40,20 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
             + " (full list in @sec-provenance)."
         )
     return sec
+
+
+def not_run(skipped: Sequence[Section]) -> str:
+    """The "Not run" paragraph: sections that share a reason are named together, once.
+
+    Titles and reasons are plain text, escaped here (:func:`medjudge.report.escape.prose`).
+    """
+    by_reason: dict[str, list[str]] = {}
+    for s in skipped:
+        by_reason.setdefault(s.reason or "", []).append(s.title)
+    parts = [
+        f"{prose(', '.join(t[:1].lower() + t[1:] for t in titles)).rstrip()} — {prose(why)}"
+        for why, titles in by_reason.items()
+    ]
+    return "**Not run** (the analysis does not apply to this study): " + join_sentence(
+        "; ".join(parts)
+    )

@@ -20,7 +20,7 @@ from ...analyses.models import EXPERTS, answer_model_ranking
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import judge_order
 
 KEY = "models"
@@ -36,11 +36,11 @@ def why_not(ctx: ReportContext) -> str | None:
     s = ctx.study
     if len(s.answer_models) != 2:
         return (
-            "the study does not name the two answer models of each item (mapping key `models`, "
-            'e.g. `models = ["model_1", "model_2"]`)'
+            "the study does not name the two answer models of each item (the mapping key "
+            "“models” names the two item columns that hold them)"
         )
     if not s.scales[ctx.headline].is_categorical:
-        return f"*{md(ctx.headline)}* is not a preference between two answers"
+        return f"“{ctx.headline}” is not a preference between two answers"
     return None
 
 
@@ -143,13 +143,10 @@ def figure(res: Any, sources: list[str], models: list[str]):
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_not(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    try:
-        res = result(ctx)
-    except ValueError as exc:
-        return Section.not_applicable(KEY, TITLE, f"the answer models cannot be ranked ({md(exc)})")
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: ReportContext, res: Any) -> Section:
     st, lvl = res.settings, ctx.level
     sources = source_order(ctx, res)
     models = model_order(res)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -9,7 +11,7 @@ from ..context import ReportContext
 from ..figures.matrices import pairwise_matrix
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 
 KEY = "pairwise"
@@ -59,20 +61,25 @@ def pairs_table(
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
+def why_no_pair(ctx: ReportContext) -> str | None:
     if len(ctx.study.judges) < 2:
-        return Section.not_applicable(
-            KEY, TITLE, f"the study has a single {ctx.name('judge')}; there is no pair to compare"
-        )
-    ev = evaluation(ctx)
+        return f"the study has a single {ctx.name('judge')}; there is no pair to compare"
+    return None
+
+
+def build(ctx: ReportContext) -> Section:
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_pair), compute=evaluation,
+        present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, ev: Any) -> Section:
     head, lvl, a = ctx.headline, ctx.level, ctx.alpha
     pairs = ev.pairs[ev.pairs["dimension"] == head]
     m = family_size(pairs, "pvalue")
     mult = ev.settings.get("multiplicity") or {}
-    # the family the adjustment actually used (issue 12: all pairs shown, by default)
+    # the family the adjustment actually used (by default all pairs shown)
     fam_n = int(mult.get("n_tests", m)) if mult.get("family") == "table" else m
     fam = md(mult.get("description", f"Holm within each dimension ({m} tests on {head})"))
     order = judge_order(ctx)

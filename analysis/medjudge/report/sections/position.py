@@ -10,7 +10,7 @@ from ..context import ReportContext
 from ..figures.intervals import position_bias_plot
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import judge_order, position, why_no_judge_evaluation
 
 KEY = "position"
@@ -51,7 +51,7 @@ def position_table(swap: pd.DataFrame, dimension: str, order: list[str]) -> pd.D
                 f"{fmt_int(a)} / {fmt_int(b)}"
                 for a, b in zip(s["first_first"], s["second_second"], strict=True)
             ],
-            "p (binomial, Holm)": [fmt_p(v) for v in s["p_first_holm"]],
+            "p (Holm)": [fmt_p(v) for v in s["p_first_holm"]],
             "accuracy AB": [fmt_num(v, 3) for v in s["accuracy_ab"]],
             "accuracy BA": [fmt_num(v, 3) for v in s["accuracy_ba"]],
             "tie-resolved": [fmt_num(v, 3) for v in s["accuracy_tie_resolved"]],
@@ -74,15 +74,21 @@ def a_rate_table(single: pd.DataFrame, dimension: str, order: list[str]) -> pd.D
     )
 
 
+def why_no_orders(ctx: ReportContext) -> str | None:
+    """Why the presentation design cannot show a position effect (``None``: it can)."""
+    return presentation_design(ctx.study, ctx.headline).position_reason
+
+
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_orders), compute=position,
+        present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
     head, lvl = ctx.headline, ctx.level
     design = presentation_design(ctx.study, head)
-    if design.position_reason is not None:
-        return Section.not_applicable(KEY, TITLE, md(design.position_reason))
-    pos = position(ctx)
     order = judge_order(ctx)
     swap, single = pos["swap"], pos["single_order"]
     has_swap = len(swap) > 0 and head in set(swap["dimension"])

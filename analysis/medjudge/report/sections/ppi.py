@@ -28,8 +28,8 @@ from ...analyses.judge_assisted import judge_assisted_estimate
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
-from ._results import judge_order
+from . import Finding, Section, assemble, md
+from ._results import judge_order, why_no_gold
 
 KEY = "ppi"
 TITLE = "Judge-assisted estimate"
@@ -70,23 +70,24 @@ def why_not(ctx: ReportContext) -> str | None:
     if not s.judges:
         return f"the study has no {ctx.names_of('judge')}"
     if not s.scales[head].is_categorical:
-        return f"*{md(head)}* is on an {s.scales[head].level} scale; this section estimates rates of gold categories"
-    try:
-        c = missing_gold(ctx, head)
-    except ValueError as exc:
-        return f"no gold label can be derived ({md(exc)})"
-    if c["labelled"] < 2:
-        return f"only {c['labelled']} item(s) of *{md(head)}* have gold; an estimate needs at least two"
+        return (
+            f"“{head}” is on an {s.scales[head].level} scale; this section estimates rates of gold "
+            "categories"
+        )
+    why = why_no_gold(ctx, head)
+    if why:
+        return why
+    c = missing_gold(ctx, head)
     if c["disputed"]:
         return (
-            f"the {fmt_int(c['disputed'])} items of *{md(head)}* without gold were rated by "
-            f"{md(ctx.names_of('expert'))} who did not agree (no strict majority): they are the "
+            f"the {fmt_int(c['disputed'])} items of “{head}” without gold were rated by "
+            f"{ctx.names_of('expert')} who did not agree (no strict majority): they are the "
             "ambiguous cases, not a random sample of unlabelled items, so prediction-powered "
             "inference (which assumes the labelled items are a random sample) would not be valid"
         )
     if c["unlabelled"] == 0:
         return (
-            f"every item of *{md(head)}* has gold, so a {md(ctx.name('judge'))} adds no "
+            f"every item of “{head}” has gold, so a {ctx.name('judge')} adds no "
             "information to the expert-only estimate; the section applies when some items have no "
             "gold label because no one labelled them"
         )
@@ -155,10 +156,10 @@ def figure(res: Any, order: list[str], level: str):
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_not(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    res = result(ctx)
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: ReportContext, res: Any) -> Section:
     head, lvl = ctx.headline, ctx.level
     order = [j for j in judge_order(ctx) if j in set(res.rows["judge"])] or sorted(
         set(res.rows["judge"]) - {"(experts only)"}

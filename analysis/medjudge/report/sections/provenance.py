@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...data.model import Study
-from ..context import POLICY_LABELS, ReportContext
+from ..context import ReportContext
 from ..provenance import collect_provenance, provenance_frame, sha256_file
 from . import Section
 
@@ -67,7 +67,9 @@ def provenance_tables(record: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataF
 def record(ctx: ReportContext) -> dict[str, Any]:
     """The provenance record of this report (computed once)."""
     policies = {
-        "invalid verdicts": POLICY_LABELS[ctx.policy],
+        # what happened to unusable verdicts in this study: the policy applies to categorical
+        # verdicts only (an unusable score is left out of the score comparisons)
+        "unusable verdicts": ctx.unusable_rule(),
         "confidence level": ctx.level,
         "test size (alpha)": f"{ctx.alpha:g}",
         "alt-test margin (epsilon)": f"{ctx.epsilon:g}",

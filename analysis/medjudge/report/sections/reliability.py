@@ -10,7 +10,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._audit_text import (
     COEFFICIENT_NAMES,
     coefficient_label,
@@ -64,10 +64,10 @@ def _coefficient_finding(r: pd.Series, lvl: str, what: str) -> str:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_no_audit(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    au = audit(ctx)
+    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+
+
+def present(ctx: ReportContext, au: Any) -> Section:
     rel = au.reliability
     head = au.settings.get("headline", ctx.headline)
     lvl = one_level(rel["level"])

@@ -13,6 +13,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.score_study import score_study
+from ..escape import prose
 from ..tables import fmt_ci, fmt_num
 from . import Finding, Section, md
 
@@ -135,7 +136,7 @@ def build(ctx: Any) -> Section:
         if len(m) and (d == head or (head not in res.settings["dimensions"] and d == dims[0])):
             sec.findings.extend(score_findings(ctx, res, d))
     for part, why in res.not_applicable.items():
-        sec.text(f"*Not computed:* {md(part)} — {md(why)}.")
+        sec.text(f"*Not computed:* {prose(part)} — {prose(why)}.")
     st = res.settings
     sec.methods.append(
         f"Score intervals: {md(st['interval'])} ({st['n_resamples']} resamples, seed {st['seed']}, "

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 
 KEY = "sensitivity"
@@ -26,10 +28,12 @@ def sensitivity_table(sensitivity: pd.DataFrame, dimension: str, order: list[str
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    ev = evaluation(ctx)
+    return assemble(
+        KEY, TITLE, ctx, applies=why_no_judge_evaluation, compute=evaluation, present=present
+    )
+
+
+def present(ctx: ReportContext, ev: Any) -> Section:
     head, lvl = ctx.headline, ctx.level
     sec = Section(KEY, TITLE)
     sec.text(

@@ -18,7 +18,7 @@ from medjudge.stats.resampling import Bootstrap
 from ...analyses.stability import stability
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 
 KEY = "stability"
 TITLE = "Stability across prompts and runs"
@@ -43,8 +43,8 @@ def why_not(ctx: ReportContext) -> str | None:
     sep = "/"
     if not any(sep in j for j in s.judges):
         return (
-            f"no {md(ctx.name('judge'))} was run under several prompt variants (the study would "
-            f"name them `evaluator/variant`)"
+            f"no {ctx.name('judge')} was run under several prompt variants (the study would "
+            f"name them “evaluator{sep}variant”)"
         )
     return None
 
@@ -83,19 +83,16 @@ def stability_table(res: Any) -> pd.DataFrame:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_not(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    try:
-        res = result(ctx)
-    except ValueError as exc:
-        return Section.not_applicable(KEY, TITLE, f"stability cannot be estimated ({md(exc)})")
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: ReportContext, res: Any) -> Section:
     if res.components.empty:
         reasons = sorted(set(res.notes.values()))
         return Section.not_applicable(
             KEY, TITLE,
             f"no evaluator has verdicts under two or more prompt variants on the same items "
-            f"({md('; '.join(reasons))})",
+            f"({'; '.join(reasons)})",
         )  # fmt: skip
     st, lvl, head = res.settings, ctx.level, ctx.headline
     comp = res.components

@@ -10,7 +10,7 @@ import pandas as pd
 from ...analyses.audit import MIN_ITEMS
 from ..context import SUBGROUP_ATTRIBUTES, ReportContext
 from ..tables import est_ci_column, fmt_int
-from . import Section, md
+from . import Section, assemble, md
 from ._audit_text import coefficient_label, methods, one_level
 from ._results import audit, why_no_audit
 
@@ -60,10 +60,10 @@ def _no_attribute_reason(ctx: ReportContext) -> str:
 
 
 def build(ctx: ReportContext) -> Section:
-    why = why_no_audit(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
-    au = audit(ctx)
+    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+
+
+def present(ctx: ReportContext, au: Any) -> Section:
     head = au.settings.get("headline", ctx.headline)
     tab = subgroup_reliability_table(au, head)
     if tab.empty:

@@ -7,7 +7,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..figures.matrices import organ_heatmap
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, md
+from . import Finding, Section, assemble, md
 from ._results import judge_order, subgroups, why_no_judge_evaluation
 
 KEY = "subgroups"
@@ -90,10 +90,7 @@ def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
     differs across the subgroups (its heterogeneity test, Holm within the judge)."""
     from ._results import heterogeneity
 
-    try:
-        het = heterogeneity(ctx, attr)
-    except ValueError:
-        return []
+    het = heterogeneity(ctx, attr)
     row = het[(het["judge"] == judge) & (het["dimension"] == ctx.headline)]
     if row.empty or not (row["p_holm"].iloc[0] < ctx.alpha):
         return []
@@ -120,19 +117,24 @@ def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
     ]
 
 
+def why_no_attribute(ctx: ReportContext) -> str | None:
+    return None if ctx.subgroup_attributes else no_attribute_reason(ctx)
+
+
 def build(ctx: ReportContext) -> Section:
-    why = why_no_judge_evaluation(ctx)
-    if why:
-        return Section.not_applicable(KEY, TITLE, why)
+    return assemble(
+        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_attribute),
+        compute=lambda c: [subgroups(c, a) for a in c.subgroup_attributes], present=present,
+    )  # fmt: skip
+
+
+def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
     attrs = ctx.subgroup_attributes
-    if not attrs:
-        return Section.not_applicable(KEY, TITLE, no_attribute_reason(ctx))
     order = judge_order(ctx)
     rows = order[:MAX_ROWS]
     sec = Section(KEY, TITLE)
     lvl = ctx.level
-    for attr in attrs:
-        tab = subgroups(ctx, attr)
+    for attr, tab in zip(attrs, tables, strict=True):
         name = ctx.label(attr)
         n_groups = tab[attr].nunique()
         cols = None

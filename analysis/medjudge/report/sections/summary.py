@@ -48,8 +48,12 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     skipped = [s for s in sections if not s.applies]
     if skipped:
         caveats.append(
-            f"{len(skipped)} analyses do not apply to this study and are not shown (listed with "
-            "their reasons under Methods, *Not run*)"
+            (
+                "1 analysis does not apply to this study and is not shown"
+                if len(skipped) == 1
+                else f"{len(skipped)} analyses do not apply to this study and are not shown"
+            )
+            + " (listed with their reasons under Methods, *Not run*)"
         )
     if caveats:
         sec.text("**Caveats:** " + "; ".join(caveats) + ".")
