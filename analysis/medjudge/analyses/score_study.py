@@ -192,6 +192,27 @@ def _rows_for(
     return rows
 
 
+#: what a constant rater is scored on (its correlations are undefined)
+BASELINE_METRICS = ("mae", "rmse", "bias")
+
+
+def _baseline_rows(
+    dimension: str, scale: Any, y: np.ndarray, clusters: np.ndarray | None, kw: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Error of the constant raters (always the mean gold score; always the scale's midpoint)."""
+    import warnings
+
+    consts = {"always the mean gold score": float(np.mean(y))}
+    if scale.low is not None and scale.high is not None:
+        consts["always the scale midpoint"] = (float(scale.low) + float(scale.high)) / 2
+    X = np.column_stack([np.full(y.size, v) for v in consts.values()])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # a constant has no variance: its association metrics are undefined and dropped
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rows = _rows_for(dimension, list(consts), "baseline", "gold", X, y, clusters, **kw)
+    return [r for r in rows if r["metric"] in BASELINE_METRICS]
+
+
 def _reliability(
     study: Study, dimension: str, role: str, confidence_level: float
 ) -> list[dict[str, Any]]:
@@ -233,6 +254,7 @@ def score_study(
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
+    baselines: bool = False,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
 
@@ -245,6 +267,9 @@ def score_study(
     bootstrap : the shared bootstrap (Bootstrap). confidence_level : coverage of every interval.
     interval : ``bootstrap`` (BCa, cluster-aware) or ``analytic`` (closed forms, independent
         items) for bias, limits of agreement, Pearson, CCC and ICC.
+    baselines : also score two constant raters against gold (role ``baseline``): always the
+        mean gold score and always the scale's midpoint (when the scale has both ends) — the
+        error a judge must beat; only MAE, RMSE and bias (a constant has no association).
 
     Returns
     -------
@@ -323,6 +348,8 @@ def score_study(
                     X = study.matrix(d, raters=judges, items=items).values
                     cl = None if cluster_of is None else cluster_of.loc[items].to_numpy()
                     metrics += _rows_for(d, judges, "judge", "gold", X, g.codes[has], cl, **kw)
+                    if baselines:
+                        metrics += _baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
         else:
             na[f"{d}: judges against gold"] = "the study has no judges"
         if len(experts) >= 2 and not exch("expert"):

@@ -1,6 +1,12 @@
 """Score dimensions (interval/ratio scales): judges against gold — error, correlations, Lin's
-CCC, ICC and Bland–Altman limits — each expert against the others, and reliability within roles
-(:func:`medjudge.analyses.score_study`).
+CCC, ICC and Bland–Altman limits — beside constant baselines, each expert against the others,
+and reliability within roles (:func:`medjudge.analyses.score_study`).
+
+Like for like: a judge is scored against the mean of all *k* experts, an expert against the
+mean of the other *k* − 1; a mean of fewer ratings is noisier, so the two are shown in separate
+tables and the text says that they are not comparable. Prompt variants of one model
+(``model/variant``) are not independent raters: agreement among the judges is reported per
+prompt variant, across the models.
 
 Section interface: :mod:`medjudge.report.sections` (``KEY``, ``TITLE``, ``build(ctx)``)."""
 
@@ -10,37 +16,49 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge.stats.agreement.icc import icc
 from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.score_study import score_study
 from ..escape import prose
-from ..tables import fmt_ci, fmt_num
-from . import Finding, Section, md
+from ..tables import fmt_ci, fmt_int, fmt_num
+from . import Finding, Section, assemble, md
 
 KEY = "scores"
 TITLE = "Scores"
 
+#: separator of model and prompt variant in judge names (as the stability section reads them)
+VARIANT_SEPARATOR = "/"
+
+
+def numeric_dimensions(ctx: Any) -> list[str]:
+    s = ctx.study
+    return [d for d in s.dimensions if not s.scales[d].is_categorical]
+
+
+def why_not(ctx: Any) -> str | None:
+    return None if numeric_dimensions(ctx) else "no dimension is on an interval or ratio scale"
+
 
 def result(ctx: Any) -> Any:
-    s = ctx.study
-    num = [d for d in s.dimensions if not s.scales[d].is_categorical]
     return ctx.get(
         "score_study",
         lambda: score_study(
-            s, dimensions=num, bootstrap=Bootstrap(ctx.n_resamples, ctx.seed),
-            confidence_level=ctx.confidence_level,
+            ctx.study, dimensions=numeric_dimensions(ctx),
+            bootstrap=Bootstrap(ctx.n_resamples, ctx.seed), confidence_level=ctx.confidence_level,
+            baselines=True,
         ),
     )  # fmt: skip
 
 
 def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     """The judge closest to the reference on ``dimension`` (smallest MAE), with its MAE, CCC
-    and bias and their intervals; the analysis' own sentence when the table lacks them."""
+    and bias and their intervals, and the better constant baseline's MAE on the same items."""
     m = res.table("metrics", dimension)
     j = m[m["role"] == "judge"]
     mae = j[j["metric"] == "mae"].sort_values(["estimate", "rater"])
     if mae.empty:
-        return [Finding(md(res.headline[dimension]), weight=5)]
+        return [Finding(prose(res.headline[dimension]), weight=5)]
     best = mae.iloc[0]
     row = {r.metric: r for r in j[j["rater"] == best["rater"]].itertuples()}
     lvl = getattr(ctx, "level", "95%")
@@ -51,25 +69,34 @@ def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
         if key in row:
             r = row[key]
             parts.append(f"{name} {fmt_num(r.estimate, 2)} ({fmt_ci(r.ci_low, r.ci_high, 2)})")
-    rule = (
-        res.settings.get("gold", {}).get(dimension)
-        if isinstance(res.settings.get("gold"), dict)
-        else None
-    )
-    ref = md(rule) if rule else (md(best["reference"]) if "reference" in best else "the reference")
-    judge = ctx.name("judge") if hasattr(ctx, "name") else "judge"
+    base = m[(m["role"] == "baseline") & (m["metric"] == "mae")].sort_values(["estimate", "rater"])
+    if len(base):
+        b = base.iloc[0]
+        parts.append(
+            f"the better constant baseline ({prose(b['rater'])}) has MAE "
+            f"{fmt_num(b['estimate'], 2)} ({fmt_ci(b['ci_low'], b['ci_high'], 2)})"
+        )
+    ref = reference_words(ctx, res, dimension)
     text = (
-        f"On *{md(dimension)}* the {md(judge)} closest to the reference ({ref}) is "
+        f"On *{md(dimension)}* the {md(ctx.name('judge'))} closest to the reference ({ref}) is "
         f"**{md(best['rater'])}**: " + "; ".join(parts) + "."
     )
     return [Finding(text, weight=5)]
 
 
-#: the two score tables and their columns (metric names of the result)
+def reference_words(ctx: Any, res: Any, dimension: str) -> str:
+    """The judges' reference in words (the gold rule recorded by the analysis)."""
+    rule = (res.settings.get("gold") or {}).get(dimension)
+    return prose(rule) if rule else "the reference"
+
+
+#: the score tables and their columns (metric names of the result)
 SCORE_TABLES = {
     "errors": ("mae", "rmse", "bias", "sd_difference", "loa_low", "loa_high"),
     "association": ("pearson", "spearman", "kendall_tau_b", "ccc", "icc_a1"),
 }
+#: the columns of the experts' table (one table: three rows)
+EXPERT_COLUMNS = ("mae", "rmse", "bias", "pearson", "ccc")
 SCORE_LABELS = {
     "mae": "MAE", "rmse": "RMSE", "bias": "bias", "sd_difference": "SD of differences",
     "loa_low": "lower limit of agreement", "loa_high": "upper limit of agreement",
@@ -78,69 +105,152 @@ SCORE_LABELS = {
 }  # fmt: skip
 
 
+def metric_cells(m: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+    """One row per rater, one column per metric: ``estimate [low, high]``."""
+    m = m[m["metric"].isin(columns)]
+    m = m.assign(cell=[
+        "–" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
+        for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
+    ])  # fmt: skip
+    t = m.pivot_table(
+        index=["role", "rater"], columns="metric", values="cell", aggfunc="first", sort=False
+    ).reset_index()
+    have = [c for c in columns if c in t.columns]
+    return t[["role", "rater", *have]].fillna("–").rename(columns=SCORE_LABELS)
+
+
+def variants(judges: list[str]) -> dict[str, list[str]]:
+    """``{prompt variant: [judges]}`` when judges are ``model/variant`` with a model run under
+    several variants (else empty: the judges are distinct raters)."""
+    split = [j.split(VARIANT_SEPARATOR, 1) for j in judges]
+    if not all(len(p) == 2 for p in split):
+        return {}
+    per_model: dict[str, set[str]] = {}
+    for model, prompt in split:
+        per_model.setdefault(model, set()).add(prompt)
+    if not any(len(p) > 1 for p in per_model.values()):
+        return {}
+    out: dict[str, list[str]] = {}
+    for j, (_, prompt) in zip(judges, split, strict=True):
+        out.setdefault(prompt, []).append(j)
+    return dict(sorted(out.items()))
+
+
+def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]]) -> pd.DataFrame:
+    """ICC across the models under each prompt variant (each model one rater)."""
+    rows = []
+    for prompt, judges in groups.items():
+        if len(judges) < 2:
+            continue
+        X = ctx.study.matrix(dimension, raters=judges).values
+        est = {e.name: e for e in icc(X, ci="analytic", confidence_level=ctx.confidence_level)}
+        for f in ("ICC1", "ICC2", "ICC2k"):
+            e = est[f]
+            rows.append({
+                "prompt": prompt, "form": f"{f} = {e.extra['mcgraw_wong']}",
+                "estimate": fmt_num(e.estimate, 3), "interval": fmt_ci(e.ci_low, e.ci_high, 3),
+                "n": fmt_int(e.n), "models": fmt_int(len(judges)),
+            })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def build(ctx: Any) -> Section:
-    s = ctx.study
-    if not any(not s.scales[d].is_categorical for d in s.dimensions):
-        return Section.not_applicable(KEY, TITLE, "no dimension is on an interval or ratio scale")
-    res = result(ctx)
+    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+
+
+def present(ctx: Any, res: Any) -> Section:
     lvl = ctx.level
     sec = Section(KEY, TITLE)
+    k = len(res.settings.get("experts", []))
+    judge, judges = ctx.name("judge"), ctx.names_of("judge")
     sec.text(
-        "Scores against the reference: MAE, RMSE and bias (verdict minus reference), Pearson, "
-        "Spearman and Kendall correlations, Lin's concordance correlation (CCC), ICC(A,1) and the "
-        f"Bland–Altman limits of agreement, each with its {lvl} interval."
+        f"Each {md(judge)}'s scores against the reference: MAE, RMSE and bias ({md(judge)} minus "
+        "reference), Pearson, Spearman and Kendall correlations, Lin's concordance correlation "
+        f"(CCC), ICC(A,1) and the Bland–Altman limits of agreement, each with its {lvl} "
+        "interval. Two constant baselines are scored on the same items (always the mean gold "
+        "score; always the scale midpoint): a judge is useful only where its error is below "
+        "theirs."
     )
+    metrics = res.table("metrics")
+    if len(metrics) and (metrics["role"] == "expert").any():
+        sec.text(
+            f"Not like for like: the {md(judges)} are scored against the mean of all {k} "
+            f"{md(ctx.names_of('expert'))}, each {md(ctx.name('expert'))} against the mean of the "
+            f"other {k - 1}. A mean of fewer ratings is noisier, which inflates an "
+            f"{md(ctx.name('expert'))}'s error against it, so the two tables below are not "
+            f"comparable row for row; no {md(judge)} is compared with a mean of {k - 1}."
+        )
+    groups = variants(list(res.settings.get("judges", [])))
+    if groups:
+        models = {j.split(VARIANT_SEPARATOR, 1)[0] for js in groups.values() for j in js}
+        sec.text(
+            f"The {fmt_int(len(res.settings['judges']))} {md(judges)} are {len(models)} models "
+            f"× {len(groups)} prompt variants, not independent raters: agreement among the "
+            f"{md(judges)} is given per prompt variant, across the {len(models)} models (one ICC "
+            "row set per variant); each variant's scores against the reference are listed "
+            "separately."
+        )
     dims = list(res.settings["dimensions"])
+    head = getattr(ctx, "headline", None)
     for d in dims:
-        sec.text(md(res.headline[d]))
         m = res.table("metrics", d)
-        if len(m):
-            m = m.assign(cell=[
-                "–" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
-                for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
-            ])  # fmt: skip
-            t = m.pivot_table(
-                index=["role", "rater", "reference"],
-                columns="metric",
-                values="cell",
-                aggfunc="first",
-                sort=False,
-            ).reset_index()
-            refs = list(dict.fromkeys(t["reference"].astype(str)))
-            keys = ["role", "rater"] if len(refs) == 1 else ["role", "rater", "reference"]
-            ref_text = f"; reference: {md(refs[0])}" if len(refs) == 1 else ""
-            # two narrower tables (errors, association) with readable headers, so that each
-            # fits the page
-            for part, cols in SCORE_TABLES.items():
-                have = [c for c in cols if c in t.columns]
-                if not have:
-                    continue
-                shown = t[keys + have].rename(columns=SCORE_LABELS)
-                sec.table(
-                    f"tbl-{KEY}-{len(sec.blocks)}",
-                    f"*{md(d)}*: {part} of the scores against the reference ({lvl} intervals"
-                    f"{ref_text}).",
-                    shown,
-                )
+        ref = reference_words(ctx, res, d)
+        scored = m[m["role"].isin(["judge", "baseline"])]
+        for part, cols in SCORE_TABLES.items():
+            rows = scored if part == "errors" else scored[scored["role"] == "judge"]
+            if rows.empty:
+                continue
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: {part} of the {md(judges)}"
+                + (" and the constant baselines" if part == "errors" else "")
+                + f" against the reference ({ref}; {lvl} intervals).",
+                metric_cells(rows, cols),
+            )
+        ex = m[m["role"] == "expert"]
+        if len(ex):
+            sec.table(
+                f"tbl-{KEY}-{len(sec.blocks)}",
+                f"*{md(d)}*: each {md(ctx.name('expert'))} against the mean of the other "
+                f"{k - 1} ({lvl} intervals; not comparable with the {md(judges)}' rows above).",
+                metric_cells(ex, EXPERT_COLUMNS),
+            )
         r = res.table("reliability", d)
+        if groups and len(r):
+            r = r[r["role"] != "judge"]
         if len(r):
             r = r.assign(
                 interval=[fmt_ci(a, b, 3) for a, b in zip(r["ci_low"], r["ci_high"], strict=True)]
             )
             sec.table(
                 f"tbl-{KEY}-{len(sec.blocks)}",
-                f"*{md(d)}*: reliability within roles.",
+                f"*{md(d)}*: reliability within roles ({lvl} intervals).",
                 r[["role", "form", "estimate", "interval", "n", "raters"]].round(3).astype(str),
             )
-        head = getattr(ctx, "headline", None)
-        if len(m) and (d == head or (head not in res.settings["dimensions"] and d == dims[0])):
+        if groups:
+            per = per_prompt_reliability(ctx, d, groups)
+            if len(per):
+                sec.table(
+                    f"tbl-{KEY}-{len(sec.blocks)}",
+                    f"*{md(d)}*: agreement among the models under each prompt variant (ICC "
+                    f"across models, F-based {lvl} intervals).",
+                    per,
+                )
+        if len(m) and (d == head or (head not in dims and d == dims[0])):
             sec.findings.extend(score_findings(ctx, res, d))
     for part, why in res.not_applicable.items():
         sec.text(f"*Not computed:* {prose(part)} — {prose(why)}.")
     st = res.settings
     sec.methods.append(
         f"Score intervals: {md(st['interval'])} ({st['n_resamples']} resamples, seed {st['seed']}, "
-        f"clusters: {md(st['cluster'])}); Bland & Altman (1986, 1999), Lin (1989), McGraw & Wong (1996)."
+        f"clusters: {md(st['cluster'])}); Bland & Altman (1986, 1999), Lin (1989), McGraw & Wong "
+        "(1996). Constant baselines: always the mean gold score, always the scale midpoint."
+        + (
+            " Agreement among judges: ICC across models within each prompt variant (prompt "
+            "variants of one model are not independent raters)."
+            if groups
+            else ""
+        )
     )
     sec.references += ["bland1986", "lin1989", "mcgraw1996"]
     return sec
