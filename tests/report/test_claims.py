@@ -50,7 +50,7 @@ STUDIES = {
 
 #: method names a sentence may use -> what a result must record for it (regex, lower case)
 METHOD_WORDS = {
-    r"mid-?p": r"mid-?p",
+    r"\bmid-?p\b": r"mid-?p",  # not "midpoint" (the constant score baseline)
     r"durkalski": r"clustered|durkalski",
     r"tango": r"tango",
     r"wilson": r"wilson",

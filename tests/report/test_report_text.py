@@ -14,12 +14,13 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import DEMO, EXTERNAL, MAPPINGS
+from conftest import EXTERNAL, MAPPINGS
 from medjudge.data.tables import load_any
 from medjudge.report.audit import audit_report
 from medjudge.report.document import section_markdown
 from medjudge.report.escape import prose
 from medjudge.report.judges import judges_report
+from test_claims import STUDIES
 
 pytest.importorskip("pypandoc")
 RESAMPLES = 50  # the words, not the intervals, are under test
@@ -110,18 +111,8 @@ def _hanna_subset(tmp_path) -> str:
     return str(path)
 
 
-DATASETS = {
-    "demo": lambda tmp: (DEMO, None),
-    "pandalm": lambda tmp: (
-        EXTERNAL / "pandalm_testset" / "verdicts_wide.csv",
-        MAPPINGS / "pandalm_wide.toml",
-    ),
-    "llmbar": lambda tmp: (
-        EXTERNAL / "llmbar" / "verdicts_long.csv",
-        MAPPINGS / "llmbar_long.toml",
-    ),
-    "hanna": lambda tmp: (_hanna_subset(tmp), MAPPINGS / "hanna_long.toml"),
-}
+#: the bundled datasets of the claims checker, HANNA as a subset
+DATASETS = {**STUDIES, "hanna": lambda tmp: (_hanna_subset(tmp), MAPPINGS / "hanna_long.toml")}
 
 
 @pytest.fixture(scope="module", params=list(DATASETS))

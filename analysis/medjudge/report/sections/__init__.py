@@ -16,8 +16,24 @@ A section is a module ``medjudge/report/sections/<name>.py`` with
     ``ctx`` (``ctx.confidence_level``, ``ctx.alpha``, ``ctx.seed``, ``ctx.n_resamples``,
     ``ctx.policy``, ``ctx.epsilon``, ``ctx.by``; role names via ``ctx.name("judge")``).
     ``build`` never computes a statistic itself, never hard-codes "95%" (use ``ctx.level``), and
-    never raises for a study it does not apply to: it returns
-    ``Section.not_applicable(KEY, TITLE, "one sentence saying why")`` instead.
+    never raises for a study it does not apply to. Most sections are written in three parts,
+    joined by :func:`builder` (``build = builder(KEY, TITLE, APPLIES, compute, present)``):
+
+    ``APPLIES``
+        Functions ``ctx -> str | None``, checked in order: ``None`` when the analysis applies
+        to the study's design, else one plain-text sentence saying why not (then nothing is
+        computed; the section is :meth:`Section.not_applicable` and Methods lists the reason
+        under "Not run"). Applicability comes from the design, never from catching an
+        exception of the analysis.
+    ``compute(ctx)``
+        Calls the library once (through ``ctx.get``) and returns its result.
+    ``present(ctx, result) -> Section``
+        Tables, figures and sentences built from the result's fields only.
+
+Text is escaped in one place per kind: data strings in markdown through :func:`md`
+(:func:`medjudge.report.escape.markdown`); plain sentences that were not written as markdown
+— reasons, library notes and messages — through :func:`medjudge.report.escape.prose`, which
+also turns Python literals into words and drops a doubled stop.
 
 A :class:`Section` holds ordered *blocks* — :class:`Text` (pandoc markdown; every data string
 goes through :func:`md` first), :class:`Table` (``label``, ``caption``, display frame of
@@ -50,7 +66,7 @@ import pandas as pd
 
 from ..escape import markdown, prose
 
-__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "assemble", "md"]
+__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "assemble", "builder", "md"]
 
 
 def md(value: Any) -> str:
@@ -200,3 +216,24 @@ def assemble(
         if why:
             return Section.not_applicable(key, title, why)
     return present(ctx, compute(ctx))
+
+
+def builder(
+    key: str,
+    title: str,
+    applies: Check | Sequence[Check],
+    compute: Callable[[Any], Any],
+    present: Callable[[Any, Any], Section],
+) -> Callable[[Any], Section]:
+    """A section module's ``build(ctx)`` from its parts (:func:`assemble`)::
+
+    APPLIES = (why_no_judge_evaluation, why_no_orders)
+    ...
+    build = builder(KEY, TITLE, APPLIES, result, present)
+    """
+
+    def build(ctx: Any) -> Section:
+        return assemble(key, title, ctx, applies=applies, compute=compute, present=present)
+
+    build.__doc__ = f"The {title!r} section of ``ctx``'s study (applies / compute / present)."
+    return build

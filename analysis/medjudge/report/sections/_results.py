@@ -46,13 +46,23 @@ def why_no_gold(ctx: ReportContext, dimension: str, minimum: int = 2) -> str | N
     return None
 
 
+def why_no_judges(ctx: ReportContext) -> str | None:
+    """Why no judge can be analysed: the study has none (``None``: it has judges)."""
+    return None if ctx.study.judges else f"the study has no {ctx.names_of('judge')}"
+
+
+def why_too_few_items(ctx: ReportContext) -> str | None:
+    """Why no interval can be given: fewer than two items (``None``: enough)."""
+    n = len(ctx.study.items)
+    return f"the study has {n} item; an interval needs at least two" if n < 2 else None
+
+
 def why_no_judge_evaluation(ctx: ReportContext) -> str | None:
     """Why judge accuracy cannot be evaluated on this study (``None``: it can)."""
     s = ctx.study
-    if not s.judges:
-        return f"the study has no {ctx.names_of('judge')}"
-    if len(s.items) < 2:
-        return f"the study has {len(s.items)} item; accuracy with an interval needs at least two"
+    why = why_no_judges(ctx) or why_too_few_items(ctx)
+    if why:
+        return why
     head = ctx.headline
     if not s.scales[head].is_categorical:
         return (
@@ -76,16 +86,30 @@ def why_no_audit(ctx: ReportContext) -> str | None:
 
 
 # ---------------------------------------------------------------------------- judges
-def evaluation(ctx: ReportContext) -> Any:
+def on_headline(
+    ctx: ReportContext, name: str, analysis: Any, min_resamples: int | None = None, **kw: Any
+) -> Any:
+    """``analysis(study, dimension=headline, confidence_level=…, **kw)`` computed once per
+    report under ``name``; with ``min_resamples``, also ``bootstrap=`` with the report's
+    resamples raised to that minimum (the analysis' own floor)."""
+    if min_resamples is not None:
+        kw["bootstrap"] = Bootstrap(max(ctx.n_resamples, min_resamples), ctx.seed)
     return ctx.get(
-        "evaluation",
-        lambda: evaluate_judges(
-            ctx.study,
-            policy=ctx.policy,
-            bootstrap=ctx.bootstrap,
-            confidence_level=ctx.confidence_level,
+        name,
+        lambda: analysis(
+            ctx.study, dimension=ctx.headline, confidence_level=ctx.confidence_level, **kw
         ),
     )
+
+
+def evaluation(ctx: ReportContext) -> Any:
+    """Every judge against gold under the report's policy, resamples and level (once)."""
+    kw = {
+        "policy": ctx.policy,
+        "bootstrap": ctx.bootstrap,
+        "confidence_level": ctx.confidence_level,
+    }
+    return ctx.get("evaluation", lambda: evaluate_judges(ctx.study, **kw))
 
 
 def headline_board(ctx: ReportContext) -> pd.DataFrame:

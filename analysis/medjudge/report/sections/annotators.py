@@ -12,7 +12,7 @@ from ..context import ReportContext
 from ..figures.matrices import agreement_matrix
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._audit_text import methods, n_items, one_level
 from ._results import audit, why_no_audit
 
@@ -117,10 +117,7 @@ def why_exchangeable(ctx: ReportContext) -> str | None:
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_audit, why_exchangeable), compute=audit, present=present
-    )
+APPLIES = (why_no_audit, why_exchangeable)
 
 
 def present(ctx: ReportContext, au: Any) -> Section:
@@ -216,3 +213,6 @@ def present(ctx: ReportContext, au: Any) -> Section:
     )
     sec.references += ["cohen1960", "fleiss1971"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, audit, present)

@@ -15,8 +15,8 @@ from ...analyses.bias_suite import bias_suite
 from ..context import ReportContext
 from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
-from ._results import judge_order, why_no_gold
+from . import Finding, Section, builder, md
+from ._results import judge_order, on_headline, why_no_gold, why_no_judges
 
 KEY = "bias-suite"
 TITLE = "Bias suite"
@@ -34,19 +34,14 @@ EFFECTS = {
 def why_not(ctx: ReportContext) -> str | None:
     s, head = ctx.study, ctx.headline
     if not s.judges:
-        return f"the study has no {ctx.names_of('judge')}"
+        return why_no_judges(ctx)
     if not s.scales[head].is_categorical:
         return f"“{head}” is not a choice between answers; the suite needs pairwise verdicts"
     return why_no_gold(ctx, head)
 
 
 def result(ctx: ReportContext) -> Any:
-    return ctx.get(
-        "bias_suite",
-        lambda: bias_suite(
-            ctx.study, dimension=ctx.headline, confidence_level=ctx.confidence_level,
-        ),
-    )  # fmt: skip
+    return on_headline(ctx, "bias_suite", bias_suite)
 
 
 def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
@@ -70,8 +65,7 @@ def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = why_not
 
 
 def present(ctx: ReportContext, res: Any) -> Section:
@@ -132,3 +126,6 @@ def present(ctx: ReportContext, res: Any) -> Section:
     )
     sec.references += ["holm1979", "dubois2024", "panickssery2024", "tango1998"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

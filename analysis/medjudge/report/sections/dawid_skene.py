@@ -9,7 +9,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..escape import prose
 from ..tables import fmt_int, fmt_num
-from . import Section, assemble, md
+from . import Section, builder, md
 from ._results import audit, why_no_audit
 
 KEY = "dawid-skene"
@@ -92,8 +92,7 @@ def disputed_table(au: Any, dimension: str, top: int = MAX_DISPUTED) -> pd.DataF
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+APPLIES = why_no_audit
 
 
 def present(ctx: ReportContext, au: Any) -> Section:
@@ -166,3 +165,6 @@ def present(ctx: ReportContext, au: Any) -> Section:
     elif disputed is not None:
         sec.text(f"No item of *{md(head)}* has a dissenting label.")
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, audit, present)

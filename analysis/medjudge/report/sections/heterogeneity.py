@@ -6,7 +6,7 @@ import pandas as pd
 
 from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import heterogeneity, judge_order, why_no_judge_evaluation
 
 KEY = "heterogeneity"
@@ -43,11 +43,11 @@ def why_no_attribute(ctx: ReportContext) -> str | None:
     return None
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_attribute),
-        compute=lambda c: heterogeneity(c, c.subgroup_attribute), present=present,
-    )  # fmt: skip
+APPLIES = (why_no_judge_evaluation, why_no_attribute)
+
+
+def result(ctx: ReportContext) -> pd.DataFrame:
+    return heterogeneity(ctx, ctx.subgroup_attribute)
 
 
 def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
@@ -89,3 +89,6 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
     )
     sec.references += ["higgins2002", "holm1979"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

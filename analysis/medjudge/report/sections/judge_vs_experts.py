@@ -12,7 +12,7 @@ from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._audit_text import methods, n_items, one_level
 from ._results import (
     alt_invalid_rule,
@@ -21,6 +21,7 @@ from ._results import (
     judge_agreement,
     report_judge_order,
     why_no_audit,
+    why_no_judges,
 )
 
 KEY = "judge-vs-experts"
@@ -150,7 +151,7 @@ def stand_in_finding(
 def why_not(ctx: ReportContext) -> str | None:
     """Why no judge can be set against individual experts (``None``: it can)."""
     if not ctx.study.judges:
-        return f"the study has no {ctx.names_of('judge')}"
+        return why_no_judges(ctx)
     if "expert" in getattr(ctx.study, "exchangeable", ()):
         return (
             f"the {ctx.names_of('expert')} are exchangeable annotation slots, so a judge cannot "
@@ -161,11 +162,11 @@ def why_not(ctx: ReportContext) -> str | None:
     return None
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_audit, why_not),
-        compute=lambda c: (judge_agreement(c), alt_results(c)), present=present,
-    )  # fmt: skip
+APPLIES = (why_no_audit, why_not)
+
+
+def result(ctx: ReportContext) -> tuple[pd.DataFrame, list[Any]]:
+    return judge_agreement(ctx), alt_results(ctx)
 
 
 def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Section:
@@ -250,3 +251,6 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
     )
     sec.references += ["calderon2025", "benjamini2001", "cohen1960"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

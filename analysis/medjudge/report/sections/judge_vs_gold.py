@@ -14,8 +14,8 @@ from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.judge_vs_gold import judge_vs_gold
 from ..tables import fmt_ci
-from . import Finding, Section, assemble, md
-from ._results import judge_order, why_no_gold
+from . import Finding, Section, builder, md
+from ._results import judge_order, why_no_gold, why_no_judges, why_too_few_items
 
 KEY = "judge-vs-gold"
 TITLE = "Judges against gold"
@@ -47,10 +47,9 @@ def result(ctx: Any) -> Any:
 
 def why_not(ctx: Any) -> str | None:
     s = ctx.study
-    if not s.judges:
-        return f"the study has no {ctx.names_of('judge')}"
-    if len(s.items) < 2:
-        return f"the study has {len(s.items)} item; agreement with gold needs at least two"
+    why = why_no_judges(ctx) or why_too_few_items(ctx)
+    if why:
+        return why
     if not any(s.scales[d].is_categorical for d in s.dimensions):
         return "no dimension has categorical labels (score dimensions are in the score section)"
     cat = [d for d in s.dimensions if s.scales[d].is_categorical]
@@ -144,8 +143,7 @@ def _test_names(tests: Any) -> str:
     return " / ".join(md(t) for t in names) + (" tests" if len(names) == 1 else "")
 
 
-def build(ctx: Any) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = why_not
 
 
 def present(ctx: Any, res: Any) -> Section:
@@ -237,3 +235,6 @@ def present(ctx: Any, res: Any) -> Section:
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
                        "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

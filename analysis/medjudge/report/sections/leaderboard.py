@@ -13,7 +13,7 @@ from ..context import ReportContext
 from ..figures.intervals import forest_plot, rank_interval_plot
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import evaluation, headline_board, judge_order, why_no_judge_evaluation
 
 KEY = "leaderboard"
@@ -137,10 +137,7 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
     return out
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=why_no_judge_evaluation, compute=evaluation, present=present
-    )
+APPLIES = why_no_judge_evaluation
 
 
 def present(ctx: ReportContext, ev: Any) -> Section:
@@ -214,3 +211,6 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     )
     sec.references += ["wilson1927", "kish1965", "mogstad2024", "piepho2004"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, evaluation, present)

@@ -9,7 +9,7 @@ from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..layout import at_page_width
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import judge_order, length, why_no_judge_evaluation
 
 KEY = "length"
@@ -72,11 +72,7 @@ def why_no_lengths(ctx: ReportContext) -> str | None:
     return f"the items carry no answer lengths ({' and '.join(LENGTH_COLUMNS)})"
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_lengths), compute=length,
-        present=present,
-    )  # fmt: skip
+APPLIES = (why_no_judge_evaluation, why_no_lengths)
 
 
 def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
@@ -128,3 +124,6 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
     )
     sec.references += ["newcombe1998", "holm1979"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, length, present)

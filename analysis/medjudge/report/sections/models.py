@@ -14,14 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from ...analyses.models import EXPERTS, answer_model_ranking
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
-from ._results import judge_order
+from . import Finding, Section, builder, md
+from ._results import judge_order, on_headline
 
 KEY = "models"
 TITLE = "Answer-model rankings"
@@ -45,12 +43,7 @@ def why_not(ctx: ReportContext) -> str | None:
 
 
 def result(ctx: ReportContext) -> Any:
-    return ctx.get(
-        "models",
-        lambda: answer_model_ranking(
-            ctx.study, dimension=ctx.headline, bootstrap=Bootstrap(max(ctx.n_resamples, MIN_RESAMPLES), ctx.seed), confidence_level=ctx.confidence_level,
-        ),
-    )  # fmt: skip
+    return on_headline(ctx, "models", answer_model_ranking, MIN_RESAMPLES)
 
 
 def source_order(ctx: ReportContext, res: Any) -> list[str]:
@@ -142,8 +135,7 @@ def figure(res: Any, sources: list[str], models: list[str]):
     return at_page_width(fig)
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = why_not
 
 
 def present(ctx: ReportContext, res: Any) -> Section:
@@ -241,3 +233,6 @@ def present(ctx: ReportContext, res: Any) -> Section:
     )
     sec.references += ["bradley1952", "mogstad2024", "kendall1938"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

@@ -11,7 +11,7 @@ from ..context import ReportContext
 from ..figures.matrices import pairwise_matrix
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 
 KEY = "pairwise"
@@ -67,11 +67,7 @@ def why_no_pair(ctx: ReportContext) -> str | None:
     return None
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_pair), compute=evaluation,
-        present=present,
-    )  # fmt: skip
+APPLIES = (why_no_judge_evaluation, why_no_pair)
 
 
 def present(ctx: ReportContext, ev: Any) -> Section:
@@ -148,3 +144,6 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     )
     sec.references += ["fagerland2013", "holm1979"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, evaluation, present)

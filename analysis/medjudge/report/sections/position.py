@@ -10,7 +10,7 @@ from ..context import ReportContext
 from ..figures.intervals import position_bias_plot
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import judge_order, position, why_no_judge_evaluation
 
 KEY = "position"
@@ -79,11 +79,7 @@ def why_no_orders(ctx: ReportContext) -> str | None:
     return presentation_design(ctx.study, ctx.headline).position_reason
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_orders), compute=position,
-        present=present,
-    )  # fmt: skip
+APPLIES = (why_no_judge_evaluation, why_no_orders)
 
 
 def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
@@ -198,3 +194,6 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
     )
     sec.references += ["tango1998", "holm1979"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, position, present)

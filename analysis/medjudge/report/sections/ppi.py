@@ -28,8 +28,8 @@ from ...analyses.judge_assisted import judge_assisted_estimate
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
-from ._results import judge_order, why_no_gold
+from . import Finding, Section, builder, md
+from ._results import judge_order, why_no_gold, why_no_judges
 
 KEY = "ppi"
 TITLE = "Judge-assisted estimate"
@@ -68,7 +68,7 @@ def why_not(ctx: ReportContext) -> str | None:
     """One sentence why a judge-assisted estimate is not shown (``None``: it is)."""
     s, head = ctx.study, ctx.headline
     if not s.judges:
-        return f"the study has no {ctx.names_of('judge')}"
+        return why_no_judges(ctx)
     if not s.scales[head].is_categorical:
         return (
             f"“{head}” is on an {s.scales[head].level} scale; this section estimates rates of gold "
@@ -155,8 +155,7 @@ def figure(res: Any, order: list[str], level: str):
     return at_page_width(fig)
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = why_not
 
 
 def present(ctx: ReportContext, res: Any) -> Section:
@@ -213,3 +212,6 @@ def present(ctx: ReportContext, res: Any) -> Section:
     )
     sec.references += ["angelopoulos2023", "angelopoulos2023ppipp"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._audit_text import (
     COEFFICIENT_NAMES,
     coefficient_label,
@@ -63,8 +63,7 @@ def _coefficient_finding(r: pd.Series, lvl: str, what: str) -> str:
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+APPLIES = why_no_audit
 
 
 def present(ctx: ReportContext, au: Any) -> Section:
@@ -162,3 +161,6 @@ def _cluster_sentence(au: Any) -> str:
         f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters); "
         "bootstrap intervals resample whole clusters."
     )
+
+
+build = builder(KEY, TITLE, APPLIES, audit, present)

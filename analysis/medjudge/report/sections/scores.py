@@ -22,7 +22,7 @@ from medjudge.stats.resampling import Bootstrap
 from ...analyses.score_study import score_study
 from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 
 KEY = "scores"
 TITLE = "Scores"
@@ -154,8 +154,7 @@ def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]
     return pd.DataFrame(rows)
 
 
-def build(ctx: Any) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = why_not
 
 
 def present(ctx: Any, res: Any) -> Section:
@@ -254,3 +253,6 @@ def present(ctx: Any, res: Any) -> Section:
     )
     sec.references += ["bland1986", "lin1989", "mcgraw1996"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

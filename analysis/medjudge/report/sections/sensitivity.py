@@ -8,7 +8,7 @@ import pandas as pd
 
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 
 KEY = "sensitivity"
@@ -27,10 +27,7 @@ def sensitivity_table(sensitivity: pd.DataFrame, dimension: str, order: list[str
     return pd.DataFrame(out)
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=why_no_judge_evaluation, compute=evaluation, present=present
-    )
+APPLIES = why_no_judge_evaluation
 
 
 def present(ctx: ReportContext, ev: Any) -> Section:
@@ -62,3 +59,6 @@ def present(ctx: ReportContext, ev: Any) -> Section:
                 )
             )
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, evaluation, present)

@@ -13,12 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from ...analyses.stability import stability
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
+from ._results import on_headline, why_no_judges
 
 KEY = "stability"
 TITLE = "Stability across prompts and runs"
@@ -36,12 +35,9 @@ COMPONENT_LABELS = {
 FLIP_LABELS = {"across_prompts": "flip across prompts", "across_runs": "flip across runs"}
 
 
-def why_not(ctx: ReportContext) -> str | None:
-    s = ctx.study
-    if not s.judges:
-        return f"the study has no {ctx.names_of('judge')}"
+def why_no_variants(ctx: ReportContext) -> str | None:
     sep = "/"
-    if not any(sep in j for j in s.judges):
+    if not any(sep in j for j in ctx.study.judges):
         return (
             f"no {ctx.name('judge')} was run under several prompt variants (the study would "
             f"name them “evaluator{sep}variant”)"
@@ -50,12 +46,7 @@ def why_not(ctx: ReportContext) -> str | None:
 
 
 def result(ctx: ReportContext) -> Any:
-    return ctx.get(
-        "stability",
-        lambda: stability(
-            ctx.study, dimension=ctx.headline, bootstrap=Bootstrap(max(ctx.n_resamples, MIN_RESAMPLES), ctx.seed), confidence_level=ctx.confidence_level,
-        ),
-    )  # fmt: skip
+    return on_headline(ctx, "stability", stability, MIN_RESAMPLES)
 
 
 def stability_table(res: Any) -> pd.DataFrame:
@@ -82,8 +73,7 @@ def stability_table(res: Any) -> pd.DataFrame:
     return pd.DataFrame(rows).fillna("–")
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_not, compute=result, present=present)
+APPLIES = (why_no_judges, why_no_variants)
 
 
 def present(ctx: ReportContext, res: Any) -> Section:
@@ -146,3 +136,6 @@ def present(ctx: ReportContext, res: Any) -> Section:
     )
     sec.references += ["searle1992"]
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)

@@ -10,7 +10,7 @@ import pandas as pd
 from ...analyses.audit import MIN_ITEMS
 from ..context import SUBGROUP_ATTRIBUTES, ReportContext
 from ..tables import est_ci_column, fmt_int
-from . import Section, assemble, md
+from . import Section, builder, md
 from ._audit_text import coefficient_label, methods, one_level
 from ._results import audit, why_no_audit
 
@@ -59,8 +59,7 @@ def _no_attribute_reason(ctx: ReportContext) -> str:
     )
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(KEY, TITLE, ctx, applies=why_no_audit, compute=audit, present=present)
+APPLIES = why_no_audit
 
 
 def present(ctx: ReportContext, au: Any) -> Section:
@@ -99,3 +98,6 @@ def present(ctx: ReportContext, au: Any) -> Section:
         f"overall row) and Krippendorff's α within each subgroup, {used} intervals."
     )
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, audit, present)

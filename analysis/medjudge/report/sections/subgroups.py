@@ -7,7 +7,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..figures.matrices import organ_heatmap
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, assemble, md
+from . import Finding, Section, builder, md
 from ._results import judge_order, subgroups, why_no_judge_evaluation
 
 KEY = "subgroups"
@@ -121,11 +121,11 @@ def why_no_attribute(ctx: ReportContext) -> str | None:
     return None if ctx.subgroup_attributes else no_attribute_reason(ctx)
 
 
-def build(ctx: ReportContext) -> Section:
-    return assemble(
-        KEY, TITLE, ctx, applies=(why_no_judge_evaluation, why_no_attribute),
-        compute=lambda c: [subgroups(c, a) for a in c.subgroup_attributes], present=present,
-    )  # fmt: skip
+APPLIES = (why_no_judge_evaluation, why_no_attribute)
+
+
+def result(ctx: ReportContext) -> list[pd.DataFrame]:
+    return [subgroups(ctx, a) for a in ctx.subgroup_attributes]
 
 
 def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
@@ -173,3 +173,6 @@ def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
         f"Subgroups by: {', '.join(md(ctx.label(a)) for a in attrs)}."
     )
     return sec
+
+
+build = builder(KEY, TITLE, APPLIES, result, present)
