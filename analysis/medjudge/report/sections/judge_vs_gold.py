@@ -13,6 +13,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.judge_vs_gold import judge_vs_gold
+from ..escape import prose
 from ..tables import fmt_ci
 from . import Finding, Section, builder, md
 from ._results import judge_order, why_no_gold, why_no_judges, why_too_few_items
@@ -163,7 +164,7 @@ def present(ctx: Any, res: Any) -> Section:
         "tie) are scored beside the judges on the same items."
     )
     for d in res.settings["dimensions"]:
-        sec.text(md(res.headline[d]))
+        sec.text(prose(res.headline[d]))
         if res.settings["n_items_with_gold"].get(d, 0) < 2:
             continue
         sec.table(

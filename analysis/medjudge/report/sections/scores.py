@@ -92,7 +92,8 @@ def reference_words(ctx: Any, res: Any, dimension: str) -> str:
 
 #: the score tables and their columns (metric names of the result)
 SCORE_TABLES = {
-    "errors": ("mae", "rmse", "bias", "sd_difference", "loa_low", "loa_high"),
+    "errors": ("mae", "rmse", "bias"),
+    "limits of agreement": ("sd_difference", "loa_low", "loa_high"),
     "association": ("pearson", "spearman", "kendall_tau_b", "ccc", "icc_a1"),
 }
 #: the columns of the experts' table (one table: three rows)
@@ -106,17 +107,18 @@ SCORE_LABELS = {
 
 
 def metric_cells(m: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
-    """One row per rater, one column per metric: ``estimate [low, high]``."""
+    """One row per rater, one column per metric: ``estimate [low, high]`` (the caption names
+    the role: the columns must fit a page)."""
     m = m[m["metric"].isin(columns)]
     m = m.assign(cell=[
         "–" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
         for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
     ])  # fmt: skip
     t = m.pivot_table(
-        index=["role", "rater"], columns="metric", values="cell", aggfunc="first", sort=False
+        index=["rater"], columns="metric", values="cell", aggfunc="first", sort=False
     ).reset_index()
     have = [c for c in columns if c in t.columns]
-    return t[["role", "rater", *have]].fillna("–").rename(columns=SCORE_LABELS)
+    return t[["rater", *have]].fillna("–").rename(columns=SCORE_LABELS)
 
 
 def variants(judges: list[str]) -> dict[str, list[str]]:
@@ -163,8 +165,8 @@ def present(ctx: Any, res: Any) -> Section:
     k = len(res.settings.get("experts", []))
     judge, judges = ctx.name("judge"), ctx.names_of("judge")
     sec.text(
-        f"Each {md(judge)}'s scores against the reference: MAE, RMSE and bias ({md(judge)} minus "
-        "reference), Pearson, Spearman and Kendall correlations, Lin's concordance correlation "
+        f"Scores against the reference, for each {md(judge)}: MAE, RMSE and bias ({md(judge)} "
+        "minus reference), Pearson, Spearman and Kendall correlations, Lin's concordance correlation "
         f"(CCC), ICC(A,1) and the Bland–Altman limits of agreement, each with its {lvl} "
         "interval. Two constant baselines are scored on the same items (always the mean gold "
         "score; always the scale midpoint): a judge is useful only where its error is below "
