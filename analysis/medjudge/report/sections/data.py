@@ -198,7 +198,8 @@ def build(ctx: ReportContext) -> Section:
     if len(gold):
         sec.table(
             "tbl-data-gold",
-            "Gold label per dimension; items without gold are excluded from accuracy and counted.",
+            "Gold label per dimension; items without gold are left out of every comparison with gold "
+            "and counted.",
             gold,
         )
     if n_bad:

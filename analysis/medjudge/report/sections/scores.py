@@ -178,8 +178,9 @@ def present(ctx: Any, res: Any) -> Section:
             f"Not like for like: the {md(judges)} are scored against the mean of all {k} "
             f"{md(ctx.names_of('expert'))}, each {md(ctx.name('expert'))} against the mean of the "
             f"other {k - 1}. A mean of fewer ratings is noisier, which inflates an "
-            f"{md(ctx.name('expert'))}'s error against it, so the two tables below are not "
-            f"comparable row for row; no {md(judge)} is compared with a mean of {k - 1}."
+            f"{md(ctx.name('expert'))}'s error against it, so the {md(ctx.names_of('expert'))}' "
+            f"table and the {md(judges)}' tables are not comparable row for row; no {md(judge)} "
+            f"is compared with a mean of {k - 1}."
         )
     groups = variants(list(res.settings.get("judges", [])))
     if groups:
