@@ -1,4 +1,4 @@
-"""What the annotation audit *says* is what it computed (issue 27, annotation-audit side).
+"""What the annotation audit *says* is what it computed.
 
 Each test is a case found on the demo or on real public data (MedPAIR physician-trainee labels,
 ``data/external/medpair``, mappings ``data/mappings/medpair_*.toml``; PandaLM) where a finding,

@@ -1,4 +1,4 @@
-"""Issue 30: one escaping rule per sink, for every character. Names with carriage returns,
+"""One escaping rule per sink, for every character. Names with carriage returns,
 newlines, backticks, fences, raw attributes (``{=html}``), links and formula prefixes are driven
 through the CSV writer, the report tables' raw-HTML fence (through pandoc and the report's Lua
 filter, to HTML and typst) and the markdown escape; ``--title``/``--author`` too."""

@@ -1,4 +1,4 @@
-"""Report sections built from results (no rendering): the contradictions of issue 15 stay
+"""Report sections built from results (no rendering): the contradictions found earlier stay
 fixed, and sections that do not apply say why in one sentence instead of failing."""
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def test_captions_name_the_multiplicity_family_and_its_size(demo_study):
     n = len(demo_study.judges)
     pairs = n * (n - 1) // 2
     caps = {b.label: b.caption for s in rep for b in s.blocks if hasattr(b, "caption")}
-    # issue 12: the family is every pair of every dimension shown together (family="table")
+    # the family is every pair of every dimension shown together (family="table")
     family = pairs * len(demo_study.dimensions)
     assert f"Holm over {family:,} tests" in caps["fig-pairwise-matrix"]
     assert f"over {family:,} tests" in caps["tbl-pairwise"]

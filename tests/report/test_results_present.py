@@ -1,4 +1,4 @@
-"""Issue 11: every result presents itself — a one-line ``repr``, an HTML view for notebooks
+"""Every result presents itself — a one-line ``repr``, an HTML view for notebooks
 (``_repr_html_``), ``to_frame()`` (tidy, intervals in ``ci_low``/``ci_high``/``level``) and
 ``to_dict()`` that ``json.dumps`` accepts."""
 

@@ -1,4 +1,4 @@
-"""Issue 14: one escaping function per target, applied at the sinks — matplotlib text, the
+"""One escaping function per target, applied at the sinks — matplotlib text, the
 report's markdown (``output: asis`` and markdown outputs), and the resources pandoc embeds."""
 
 from __future__ import annotations
