@@ -16,13 +16,15 @@ KEY = "dawid-skene"
 TITLE = "Disputed items and latent-class labels"
 
 
+def fits(au: Any) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``(dimension, audit entry, Dawid–Skene fit)`` of every dimension with a fit."""
+    return [(dim, d, d["dawid_skene"]) for dim, d in au.dimensions.items() if d.get("dawid_skene")]
+
+
 def dawid_skene_table(au: Any) -> pd.DataFrame:
     """Per dimension and annotator: Dawid–Skene model accuracy and per-class sensitivity."""
     rows = []
-    for dim, d in au.dimensions.items():
-        ds = d.get("dawid_skene")
-        if not ds:
-            continue
+    for dim, _, ds in fits(au):
         for r in ds["raters"]:
             row = {
                 "dimension": dim,
@@ -39,10 +41,7 @@ def dawid_skene_table(au: Any) -> pd.DataFrame:
 def dawid_skene_fit_table(au: Any) -> pd.DataFrame:
     """Per dimension: class priors, EM iterations, convergence, disagreements with the majority."""
     rows = []
-    for dim, d in au.dimensions.items():
-        ds = d.get("dawid_skene")
-        if not ds:
-            continue
+    for dim, d, ds in fits(au):
         rows.append(
             {
                 "dimension": dim,
