@@ -101,7 +101,7 @@ def test_demo_reports_open_with_findings_and_contain_methods(demo_reports):
     methods = judges.split("Methods", 1)[1]
     assert (
         "Not run" in methods
-        and "judge-assisted estimate — every item of overall has gold" in methods
+        and "judge-assisted estimate — every item of “overall” has gold" in methods
     )
     assert "Judge-assisted estimate Not shown" not in judges
     assert "Bias suite" in judges and "Judges against gold" in judges

@@ -248,3 +248,39 @@ def test_score_study_compares_like_with_like_and_groups_prompt_variants(built):
     assert "invalid verdicts" not in section_markdown(reports["judges"]["provenance"])
     finding = sec.findings[0].text
     assert "constant baseline" in finding
+
+
+def test_score_baselines_are_the_constant_raters_errors():
+    """The constant baselines beside the judges: MAE, RMSE and bias of always answering the mean
+    gold score / the scale midpoint, checked against numpy on the same items."""
+    import numpy as np
+    from medjudge import Bootstrap
+    from medjudge.analyses.score_study import score_study
+    from medjudge.data.model import Study
+    from medjudge.data.scale import Scale
+
+    rng = np.random.default_rng(3)
+    truth = rng.integers(1, 6, 40).astype(float)
+    rows = [
+        (f"i{i}", r, role, "q", float(np.clip(t + rng.integers(-1, 2), 1, 5)))
+        for i, t in enumerate(truth)
+        for r, role in (("e1", "expert"), ("e2", "expert"), ("m", "judge"))
+    ]
+    st = Study(
+        pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"]),
+        pd.DataFrame({"item": [f"i{i}" for i in range(40)]}),
+        {"q": Scale("interval", low=1, high=5)},
+    )
+    res = score_study(st, bootstrap=Bootstrap(100, seed=0), baselines=True)
+    m = res.table("metrics")
+    base = m[m["role"] == "baseline"].set_index(["rater", "metric"])["estimate"]
+    gold = st.matrix("q", role="expert").values.mean(axis=1)
+    for name, c in (("always the mean gold score", gold.mean()), ("always the scale midpoint", 3)):
+        d = c - gold
+        assert base[(name, "mae")] == pytest.approx(np.abs(d).mean())
+        assert base[(name, "rmse")] == pytest.approx(np.sqrt((d**2).mean()))
+        assert base[(name, "bias")] == pytest.approx(d.mean(), abs=1e-12)
+    assert set(m.loc[m["role"] == "baseline", "metric"]) == {"mae", "rmse", "bias"}
+    # opt-in: the default result (and every CLI output built on it) is unchanged
+    plain_roles = set(score_study(st, bootstrap=Bootstrap(100, seed=0)).table("metrics")["role"])
+    assert "baseline" not in plain_roles
