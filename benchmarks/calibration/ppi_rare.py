@@ -43,7 +43,13 @@ def run(seed: int, reps: int, n: int, rate: float, n_unlab: int = 2000) -> list[
         _, fu = world(rng, n_unlab, rate)
         e = ppi_proportion(y, f, fu)
         method = e.ci_method.split(" (")[0] + (
-            ", Wilson at the effective n" if "Wilson" in e.ci_method else ", small-sample t"
+            (
+                ", Wilson (continuity-corrected) at the effective n"
+                if "continuity" in e.ci_method
+                else ", Wilson at the effective n"
+            )
+            if "Wilson" in e.ci_method
+            else ", small-sample t"
         )
         warned += "warning" in e.extra
         res["PPI++ ppi_proportion"].append((e.ci_low, e.ci_high))

@@ -197,22 +197,60 @@ def ppi_mean(
 FEW_LABELLED_EVENTS = 10
 
 
+def _wilson_cc(p: float, n: float, level: float) -> tuple[float, float]:
+    """Wilson score interval with continuity correction (Newcombe 1998, method 4).
+
+    The limits solve ``|p - pi| - 1/(2n) = z sqrt(pi (1 - pi) / n)``::
+
+        L = (2np + z^2 - 1 - z sqrt(z^2 - 2 - 1/n + 4p(n(1 - p) + 1))) / (2(n + z^2))
+        U = (2np + z^2 + 1 + z sqrt(z^2 + 2 - 1/n + 4p(n(1 - p) - 1))) / (2(n + z^2))
+
+    with ``L = 0`` at ``p = 0`` and ``U = 1`` at ``p = 1``; ``n`` may be non-integer (an
+    effective sample size). Newcombe, R. G. (1998). Two-sided confidence intervals for the
+    single proportion: comparison of seven methods. Stat Med 17:857-872 (eq. for method 4).
+
+    Examples
+    --------
+    >>> [round(v, 4) for v in _wilson_cc(1 / 29, 29, 0.95)]   # Newcombe's Table II, 1/29
+    [0.0018, 0.1963]
+    """
+    from medjudge.stats.intervals import z_value
+
+    z = z_value(level)
+    lo = (
+        2 * n * p
+        + z * z
+        - 1
+        - z * math.sqrt(max(z * z - 2 - 1 / n + 4 * p * (n * (1 - p) + 1), 0.0))
+    )
+    hi = (
+        2 * n * p
+        + z * z
+        + 1
+        + z * math.sqrt(max(z * z + 2 - 1 / n + 4 * p * (n * (1 - p) - 1), 0.0))
+    )
+    lo = 0.0 if p <= 0 else max(lo / (2 * (n + z * z)), 0.0)
+    hi = 1.0 if p >= 1 else min(hi / (2 * (n + z * z)), 1.0)
+    return lo, hi
+
+
 def _wilson_effective(
     est: float, var: float, n: int, n_unlab: int, df: float, level: float
 ) -> tuple[float, float, str]:
-    """Wilson interval at the effective sample size of a judge-assisted proportion.
+    """Continuity-corrected Wilson interval at the effective sample size of a PPI proportion.
 
     ``n* = p(1-p)/Var`` with ``p`` the estimate clipped to [0, 1] and ``Var`` the (small-sample)
     PPI variance, capped at ``n + N``, then Korn & Graubard's (1998) degrees-of-freedom factor
-    ``(t_{n*-1}/t_df)^2`` (capped at 1) with the Satterthwaite ``df`` of the variance; the
-    Wilson limits at ``n*`` are asymmetric near 0 and 1, where the symmetric t interval
-    missed a rare rate from below (93.2% at 8% with 200 labels, 5.3% of misses below and 1.6%
-    above; docs/calibration.md). Where ``p`` is 0 or 1 the design effect is unknown and ``n*``
-    is the number of labels ``n``.
+    ``(t_{n*-1}/t_df)^2`` (capped at 1) with the Satterthwaite ``df`` of the variance, and the
+    Wilson interval with continuity correction at ``n*`` (:func:`_wilson_cc`). The Wilson limits
+    are asymmetric near 0 and 1, where the symmetric t interval missed a rare rate from below
+    (93.2% at 8% with 200 labels); the continuity correction (``1/(2n*)``) answers the lattice
+    of a mean of few 0/1 labels, where the uncorrected limits covered 93.5-94.2% of a 35% or
+    50% rate with 50 labels (the exact binomial coverage of the plain Wilson interval at 50%
+    and n = 50 is 93.5%; docs/calibration.md, "Rare rates"). Where ``p`` is 0 or 1 the design
+    effect is unknown and ``n*`` is the number of labels ``n``.
     """
     from scipy.special import stdtrit
-
-    from medjudge.stats.intervals import wilson_interval
 
     p = min(max(est, 0.0), 1.0)
     ne = p * (1 - p) / var if var > 0 and 0 < p < 1 else float(n)
@@ -220,8 +258,12 @@ def _wilson_effective(
     a = (1.0 - level) / 2.0
     if np.isfinite(df) and df >= 1:
         ne *= min((stdtrit(max(ne - 1, 1), 1 - a) / stdtrit(df, 1 - a)) ** 2, 1.0)
-    lo, hi = wilson_interval(p * ne, ne, level)
-    return float(lo), float(hi), f", Wilson at the effective n ({ne:.0f}; Korn-Graubard df)"
+    lo, hi = _wilson_cc(p, ne, level)
+    return (
+        float(lo),
+        float(hi),
+        f", Wilson with continuity correction at the effective n ({ne:.0f}; Korn-Graubard df)",
+    )
 
 
 def ppi_proportion(
