@@ -152,8 +152,13 @@ def main() -> None:
             obs = " / ".join(
                 f"{100 * np.mean(v):.1f}% (n={len(v)})" if v else "-" for v in r["by"].values()
             )
-            arr = " / ".join(
-                f"{100 * a / b:.2f}%" if b else "-" for a, b in zip(r["num"], r["den"], strict=True)
+            arr = (
+                " / ".join(
+                    f"{100 * a / b:.2f}%" if b else "-"
+                    for a, b in zip(r["num"], r["den"], strict=True)
+                )
+                if not shift
+                else "- (not a null)"
             )
             print(
                 f"| {label} | {name} | {100 * rate:.1f}% "
