@@ -176,11 +176,17 @@ def run_pandalm(reps: int, seed: int, ns: list[int]) -> pd.DataFrame:
                     lab = np.zeros(y_all.size, bool)
                     lab[rng.choice(y_all.size, n, replace=False)] = True
                     c0 = classical_mean(y_all[lab])
-                    for meth, lam in (("classical", 0.0), ("PPI", 1.0), ("PPI++", None)):
+                    for meth, lam in (
+                        ("classical", 0.0),
+                        ("PPI", 1.0),
+                        ("PPI++", None),
+                        ("PPI++ ppi_proportion", None),
+                    ):
+                        fn = ppi_proportion if meth.endswith("proportion") else ppi_mean
                         e = (
                             c0
                             if meth == "classical"
-                            else ppi_mean(y_all[lab], f_all[lab], f_all[~lab], lam=lam)
+                            else fn(y_all[lab], f_all[lab], f_all[~lab], lam=lam)
                         )
                         rows.append(
                             (

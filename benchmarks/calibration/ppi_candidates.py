@@ -73,6 +73,18 @@ def hall(est, se, a, q):
     return est - se * ginv(q), est - se * ginv(-q)
 
 
+def exact_classical(n: int, rate: float) -> tuple[float, float]:
+    """Exact binomial coverage of the classical Wilson and t intervals of n labels."""
+    k = np.arange(n + 1)
+    ph, pm = k / n, stats.binom.pmf(k, n, rate)
+    c = (ph + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    h = Z * np.sqrt(ph * (1 - ph) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    q, s = float(stdtrit(n - 1, 0.975)), np.sqrt(ph * (1 - ph) / (n - 1))
+    return float(pm[(c - h <= rate) & (rate <= c + h)].sum()), float(
+        pm[(ph - q * s <= rate) & (rate <= ph + q * s)].sum()
+    )
+
+
 def candidates(y, f, fu) -> dict[str, tuple[float, float]]:
     n, N = y.size, fu.size
     cov = np.mean((y - y.mean()) * (f - f.mean()))
@@ -87,7 +99,7 @@ def candidates(y, f, fu) -> dict[str, tuple[float, float]]:
     k3 = np.sum(e**3) / n**3 * n * n / ((n - 1) * (n - 2)) + np.sum(eu**3) / N**3 * N * N / (
         (N - 1) * (N - 2)
     )
-    out = {}
+    out = {"_diag": (est, math.sqrt(np.sum(e**2) / (n - 2) / n + vu))}
     for name, vl in (
         ("n-2", np.sum(e**2) / (n - 2) / n),
         ("HC2", np.sum(e**2 / (1 - h)) / n**2),
@@ -106,8 +118,10 @@ def candidates(y, f, fu) -> dict[str, tuple[float, float]]:
     return out
 
 
-def run(seed: int, reps: int, n: int, rate: float) -> list[str]:
-    """Coverage, misses and mean width (over finite intervals) of every candidate."""
+def run(seed: int, reps: int, n: int, rate: float) -> tuple[list[str], str]:
+    """Coverage, misses and mean width (over finite intervals) of every candidate, and a
+    diagnostic row: SD of the estimates, root-mean-square SE, their correlation, quantiles of
+    the studentized estimate, exact coverage of the classical intervals."""
     rng = np.random.default_rng(seed)
     acc: dict[str, list] = {}
     for _ in range(reps):
@@ -115,6 +129,15 @@ def run(seed: int, reps: int, n: int, rate: float) -> list[str]:
         _, fu = world(rng, 2000, rate)
         for k, (lo, hi) in candidates(y, f, fu).items():
             acc.setdefault(k, []).append((lo, hi))
+    est, se = np.array(acc.pop("_diag")).T
+    ok = se > 0
+    tq = np.quantile((est[ok] - rate) / se[ok], [0.025, 0.975])
+    ew, et = exact_classical(n, rate)
+    diag = (
+        f"| {rate:g} | {n} | {est.std():.4f} | {math.sqrt(np.mean(se**2)):.4f} | "
+        f"{np.corrcoef(est, se)[0, 1]:.2f} | {tq[0]:.2f} / {tq[1]:.2f} | "
+        f"{100 * ew:.1f}% / {100 * et:.1f}% |"
+    )
     rows = []
     for k, v in acc.items():
         v = np.array(v)
@@ -124,7 +147,7 @@ def run(seed: int, reps: int, n: int, rate: float) -> list[str]:
             f"| {100 * np.mean(v[:, 1] < rate):.1f}% / {100 * np.mean(v[:, 0] > rate):.1f}% | "
             f"{np.nanmean(v[:, 1] - v[:, 0]):.4f} |"
         )
-    return rows
+    return rows, diag
 
 
 def main() -> None:
@@ -138,8 +161,17 @@ def main() -> None:
         "| rate | labels | labelled variance, limits | coverage (MC SE) | misses below / above "
         "| mean width |\n|---|---|---|---|---|---|"
     )
+    diags = []
     for n, rate in ((50, 0.35), (50, 0.5), (200, 0.08), (50, 0.08)):
-        print("\n".join(run(a.seed, a.reps, n, rate)))
+        rows, diag = run(a.seed, a.reps, n, rate)
+        print("\n".join(rows))
+        diags.append(diag)
+    print(
+        "\n| rate | labels | SD of PPI++ estimates | RMS SE (n-2) | corr(estimate, SE) | "
+        "2.5% / 97.5% quantiles of (estimate - rate)/SE | exact coverage, classical Wilson / t "
+        "|\n|---|---|---|---|---|---|---|"
+    )
+    print("\n".join(diags))
     print(f"\nseed={a.seed} reps={a.reps} ({time.time() - t0:.0f} s)")
 
 
