@@ -19,7 +19,8 @@ Columns: the rejection rate at 5% (MC SE), by the number of errors the judge mad
 arrangements of every simulated study ("null arrangements"): under the null every
 within-image arrangement of the labels is equally likely, so the share of arrangements with 0
 errors in g3 whose own p is < 0.05 is the conditional rejection rate with far less Monte
-Carlo error than the observed cell (it averages over ~1,000 arrangements per study).
+Carlo error than the observed cell (it averages over ~1,000 arrangements per study; MC SE
+over studies x judges in brackets).
 
     nice -n 10 python benchmarks/calibration/heterogeneity_statistics.py --seed 1 --reps 2000
     nice -n 10 python benchmarks/calibration/heterogeneity_statistics.py --seed 2 --reps 2000
@@ -103,10 +104,7 @@ def p_values(stat: np.ndarray) -> np.ndarray:
 
 def run(seed: int, reps: int, acc: float, shift: float = 0.0, n_perm: int = 999) -> dict:
     rng = np.random.default_rng(seed)
-    res = {
-        k: {"rej": [], "by": {0: [], 1: [], 2: []}, "num": np.zeros(3), "den": np.zeros(3)}
-        for k in NAMES
-    }
+    res = {k: {"rej": [], "by": {0: [], 1: [], 2: []}, "num": [], "den": []} for k in NAMES}
     for _ in range(reps):
         cl, g, y = generate(rng, acc, shift)
         arr = arrangements(cl, g, n_perm, rng)
@@ -123,10 +121,21 @@ def run(seed: int, reps: int, acc: float, shift: float = 0.0, n_perm: int = 999)
                 out = res[name]
                 out["rej"].append(bool(r[0]))
                 out["by"][int(err3[0])].append(bool(r[0]))
-                for c in range(3):
-                    out["num"][c] += r[err3 == c].sum()
-                    out["den"][c] += (err3 == c).sum()
+                out["num"].append([r[err3 == c].sum() for c in range(3)])
+                out["den"].append([(err3 == c).sum() for c in range(3)])
     return res
+
+
+def _ratio(r: dict, c: int) -> str:
+    """Share of null arrangements with ``c`` (2 = 2+) errors in g3 that reject, with its MC SE
+    over studies x judges (ratio estimator, delta method)."""
+    num = np.asarray(r["num"], float)[:, c]
+    den = np.asarray(r["den"], float)[:, c]
+    if den.sum() == 0:
+        return "-"
+    q = num.sum() / den.sum()
+    se = math.sqrt(np.sum((num - q * den) ** 2)) / den.sum()
+    return f"{100 * q:.2f}% ({100 * se:.2f})"
 
 
 def main() -> None:
@@ -152,14 +161,7 @@ def main() -> None:
             obs = " / ".join(
                 f"{100 * np.mean(v):.1f}% (n={len(v)})" if v else "-" for v in r["by"].values()
             )
-            arr = (
-                " / ".join(
-                    f"{100 * a / b:.2f}%" if b else "-"
-                    for a, b in zip(r["num"], r["den"], strict=True)
-                )
-                if not shift
-                else "- (not a null)"
-            )
+            arr = " / ".join(_ratio(r, c) for c in range(3)) if not shift else "- (not a null)"
             print(
                 f"| {label} | {name} | {100 * rate:.1f}% "
                 f"({100 * math.sqrt(rate * (1 - rate) / n):.1f}; n={n}) | {obs} | {arr} |"
