@@ -35,31 +35,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hard_designs import SD_CLUSTER, SD_ITEM, SD_TOTAL, sizes_h  # noqa: E402
-from study_sim import intercept_for  # noqa: E402
+from heterogeneity_high_accuracy import scenarios, simulate  # noqa: E402
 
-PROBS = (0.45, 0.45, 0.10)
 NAMES = ("X2", "G", "CMH")
-
-
-def generate(rng, acc: float, shift: float = 0.0):
-    """Clusters, groups and correctness (n, 3) of one study (as heterogeneity_high_accuracy)."""
-    sizes = sizes_h(rng)
-    cl = np.repeat(np.arange(sizes.size), sizes)
-    n = cl.size
-    g = rng.choice(3, n, p=PROBS)
-    d = rng.normal(0, SD_CLUSTER, sizes.size)[cl] + rng.normal(0, SD_ITEM, n)
-    y = np.empty((n, 3))
-    for j in range(3):
-        a = np.full(n, intercept_for(acc, SD_TOTAL))
-        if j == 0 and shift:
-            a = np.where(g == 2, intercept_for(acc - shift, SD_TOTAL), a)
-            a = np.where(g == 0, intercept_for(min(acc + shift / 2, 0.99), SD_TOTAL), a)
-        y[:, j] = rng.random(n) < expit(a + d)
-    return cl, g, y
 
 
 def arrangements(cl, g, n_perm: int, rng) -> np.ndarray:
@@ -106,7 +86,7 @@ def run(seed: int, reps: int, acc: float, shift: float = 0.0, n_perm: int = 999)
     rng = np.random.default_rng(seed)
     res = {k: {"rej": [], "by": {0: [], 1: [], 2: []}, "num": [], "den": []} for k in NAMES}
     for _ in range(reps):
-        cl, g, y = generate(rng, acc, shift)
+        _, cl, g, y = simulate(rng, acc, shift)
         arr = arrangements(cl, g, n_perm, rng)
         for j in range(1 if shift else 3):
             yj = y[:, j].astype(float)
@@ -148,12 +128,7 @@ def main() -> None:
         "| scenario | statistic | rejects at 5% (MC SE) | observed: g3 with 0 / 1 / 2+ errors | "
         "null arrangements: g3 with 0 / 1 / 2+ errors |\n|---|---|---|---|---|"
     )
-    for label, acc, shift, reps in (
-        ("null, accuracy 0.9", 0.9, 0.0, args.reps),
-        ("null, accuracy 0.75", 0.75, 0.0, args.reps // 2),
-        ("power: accuracy 0.75, g3 -0.25 / g1 +0.125", 0.75, 0.25, args.reps // 2),
-        ("power: accuracy 0.9, g3 -0.3 / g1 +0.05", 0.9, 0.3, args.reps // 2),
-    ):
+    for label, acc, shift, reps in scenarios(args.reps, args.reps // 2):
         res = run(args.seed, reps, acc, shift)
         for name in NAMES:
             r = res[name]
