@@ -55,9 +55,10 @@ def _wilson_cc(p, n, level=0.95):
         (1, 29, 0.0018, 0.1963),
     ],
 )
-def test_wilson_cc_matches_newcombe_table_ii(x, n, lo, hi):
-    """Newcombe (1998), Stat Med 17:857-872, Table II, method 4 (score with continuity
-    correction), four-decimal published limits; and the root-finding inversion above."""
+def test_wilson_cc_matches_newcombe_table_i(x, n, lo, hi):
+    """Newcombe (1998), Stat Med 17:857-872, Table I (example intervals), method 4 (score
+    with continuity correction), four-decimal published limits (the same values are in the
+    tests of the R package ratesci); and the root-finding inversion above."""
     got = ppi_module._wilson_cc(x / n, n, 0.95)
     assert got == pytest.approx((lo, hi), abs=5e-5)
     assert got == pytest.approx(_wilson_cc(x / n, n), abs=1e-9)

@@ -213,7 +213,7 @@ def _wilson_cc(p: float, n: float, level: float) -> tuple[float, float]:
 
     Examples
     --------
-    >>> [round(v, 4) for v in _wilson_cc(1 / 29, 29, 0.95)]   # Newcombe's Table II, 1/29
+    >>> [round(v, 4) for v in _wilson_cc(1 / 29, 29, 0.95)]   # Newcombe's Table I, 1/29
     [0.0018, 0.1963]
     """
     from medjudge.stats.intervals import z_value
