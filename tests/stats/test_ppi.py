@@ -400,7 +400,6 @@ def test_study_level_rate_rows_take_the_proportion_interval(pandalm):
     symmetric t interval (93.0-93.8% coverage of common rates with 50 labels). Fails on the
     code that built the study-level rows with ``ppi_mean``."""
     import pandas as pd
-
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
     from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
 
