@@ -4,10 +4,10 @@ Generative model (all draws from one ``numpy.random.default_rng(seed)``):
 
 1. **Items.** ``n_items`` cases over the 13 organ systems (fixed, unequal shares). Cases share
    images (``image_id``, the cluster unit) *inside* their organ system, as in Med-RewardBench
-   (one image, one organ): an organ with ``n_o`` cases has ``ceil(0.6 n_o)`` image slots and
-   each case picks one at random (about two questions per image). Each image is read in one of
-   the 8 clinical departments: its organ's main department with probability 0.8, radiology
-   otherwise; so organ system and department are constant within an image.
+   (one image, one organ): an organ with ``n_o`` cases has ``max(2, ceil(0.6 n_o))`` image
+   slots and each case picks one at random (about two questions per image). Each image is read
+   in one of the 8 clinical departments: its organ's main department with probability 0.8,
+   radiology otherwise; so organ system and department are constant within an image.
 2. **Truth.** A latent better answer per item for ``overall`` with P(A) = ``prevalence_A``; each
    other dimension agrees with ``overall`` with probability ``dim_coupling[d]`` (dimensions are
    correlated, not copies).
@@ -180,9 +180,9 @@ SWAP_JUDGES = ("sim-general-8b", "sim-med-7b", "sim-control")
 def _images_within_organs(organ: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Image index of each case, drawn inside the case's organ system.
 
-    Organ ``o`` with ``n_o`` cases gets ``m_o = ceil(0.6 n_o)`` image slots of its own (numbered
-    after the slots of the organs before it); each case picks one of its organ's slots uniformly
-    at random, so an image never spans two organ systems and holds about two questions
+    Organ ``o`` with ``n_o`` cases gets ``m_o = max(2, ceil(0.6 n_o))`` image slots of its own
+    (numbered after the slots of the organs before it); each case picks one of its organ's slots
+    uniformly at random, so an image never spans two organ systems and holds about two questions
     (slots never picked are not images). One bounded-integer draw per case, in case order.
 
     Examples
@@ -194,7 +194,9 @@ def _images_within_organs(organ: np.ndarray, rng: np.random.Generator) -> np.nda
     True
     """
     n_o = np.bincount(organ, minlength=len(ORGANS))
-    slots = np.ceil(IMAGE_SLOTS_PER_CASE * n_o).astype(np.int64)
+    # at least 2 slots: numpy draws nothing for a range of one value, and a draw per case keeps
+    # the rest of the stream (truth, experts, judges) independent of the organ counts
+    slots = np.maximum(2, np.ceil(IMAGE_SLOTS_PER_CASE * n_o)).astype(np.int64)
     first_slot = np.concatenate([[0], np.cumsum(slots)[:-1]])
     return first_slot[organ] + rng.integers(0, slots[organ])
 
