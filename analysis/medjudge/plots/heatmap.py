@@ -72,7 +72,7 @@ def subgroup_heatmap(
     Examples
     --------
     >>> import medjudge as mj
-    >>> cells = mj.subgroup_accuracy(mj.datasets.demo(), by="organ_system")
+    >>> cells = mj.subgroup_accuracy(mj.datasets.demo(), by=["organ_system"])
     >>> cells = cells.rename(columns={"accuracy": "estimate"})
     >>> ax = mj.plots.subgroup_heatmap(cells, col="organ_system")
     >>> sum("n=" in t.get_text() for t in ax.texts) == len(cells)
