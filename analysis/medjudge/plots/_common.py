@@ -144,7 +144,25 @@ def _matrix_axes(
     cbar.outline.set_visible(False)
 
 
-def _score_pairs(pairs: pd.DataFrame, func: str) -> list[Any]:
-    """The judges of a table of ``judge, reference, value`` score pairs (checked), in order."""
+def _score_panels(
+    pairs: pd.DataFrame, ax: Any, max_cols: int, top: float, func: str, labels: tuple[str, str]
+) -> tuple[Figure, bool, list[tuple[Axes, pd.DataFrame]]]:
+    """A titled panel per judge of a table of ``judge, reference, value`` score pairs (checked):
+    ``(figure, owned, [(axes, that judge's rows), ...])``. ``labels`` (x, y): the y label on
+    each row's first panel and one x label under a new figure, or both on every given axes."""
+    from .style import PAGE_WIDTH_IN
+
     _require(pairs, ["judge", "reference", "value"], func)
-    return _order(pairs["judge"], None)
+    judges = _order(pairs["judge"], None)
+    nrows, ncols = _grid(len(judges), max_cols)
+    size = (PAGE_WIDTH_IN, top + 2.1 * nrows)
+    fig, axes, owned = _panel_axes(ax, len(judges), max_cols, size, func, sharex=True, sharey=True)
+    for k, (j, a) in enumerate(zip(judges, axes, strict=True)):
+        a.set_title(str(j))
+        if not owned or k % ncols == 0:
+            a.set_ylabel(labels[1])
+        if not owned:
+            a.set_xlabel(labels[0])
+    if owned:
+        fig.supxlabel(labels[0], fontsize=8)
+    return fig, owned, [(a, pairs[pairs["judge"] == j]) for j, a in zip(judges, axes, strict=True)]

@@ -6,17 +6,15 @@ The matrix an annotation lead reads first: which annotator agrees with whom, and
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import _matrix_axes, _num, _one_axes, _pair_names, _require, _text_color
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["agreement_matrix"]
 
@@ -55,7 +53,8 @@ def agreement_matrix(
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no row or lacks ``rater_a``, ``rater_b`` or ``estimate``; ``ax`` is
+        not an Axes.
 
     Examples
     --------

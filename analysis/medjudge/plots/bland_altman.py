@@ -4,18 +4,15 @@ mean, with the mean difference (bias) and the limits of agreement; one panel per
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from ._common import _grid, _panel_axes, _require, _score_pairs
+from ._common import _require, _score_panels
 from ._literal import literal_figure_args
-from .style import OKABE_ITO, PAGE_WIDTH_IN, PALETTE, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+from .style import OKABE_ITO, PALETTE, style_context
 
 __all__ = ["bland_altman_plot"]
 
@@ -57,7 +54,8 @@ def bland_altman_plot(
     Raises
     ------
     ValueError
-        A required column is missing, a table is empty, or ``ax`` holds too few axes.
+        ``pairs`` or ``limits`` is empty or lacks a column named above; ``ax`` is not an Axes
+        or holds fewer axes than there are judges.
 
     References
     ----------
@@ -74,23 +72,19 @@ def bland_altman_plot(
     >>> fig.axes[0].get_lines()[1].get_ydata()[0]  # the bias
     0.5
     """
-    judges = _score_pairs(pairs, "bland_altman_plot")
     if limits is not None:
         _require(limits, ["judge", "bias", "loa_low", "loa_high"], "bland_altman_plot")
         lim = limits.set_index("judge")
-    nrows, ncols = _grid(len(judges), max_cols)
+    labels = (f"mean of judge and reference ({units})", f"judge − reference ({units})")
     with style_context():
-        fig, axes, owned = _panel_axes(
-            ax, len(judges), max_cols, (PAGE_WIDTH_IN, 0.4 + 2.1 * nrows), "bland_altman_plot",
-            sharex=True, sharey=True,
-        )  # fmt: skip
-        for k, (j, a) in enumerate(zip(judges, axes, strict=True)):
-            sub = pairs[pairs["judge"] == j]
+        fig, owned, panels = _score_panels(pairs, ax, max_cols, 0.4, "bland_altman_plot", labels)
+        for a, sub in panels:
             ref = sub["reference"].to_numpy(float)
             val = sub["value"].to_numpy(float)
             mean, diff = (ref + val) / 2.0, val - ref
             a.scatter(mean, diff, s=7, alpha=0.5, color=PALETTE[0], linewidth=0)
             if limits is not None:
+                j = sub["judge"].iloc[0]
                 bias, lo, hi = (float(lim.loc[j, c]) for c in ("bias", "loa_low", "loa_high"))
             else:
                 bias = float(np.nanmean(diff))
@@ -100,11 +94,6 @@ def bland_altman_plot(
             a.axhline(bias, color=OKABE_ITO["vermillion"], linewidth=1.0)
             for v in (lo, hi):
                 a.axhline(v, color=OKABE_ITO["vermillion"], linewidth=0.8, linestyle="--")
-            a.set_title(str(j))
-            if not owned or k % ncols == 0:
-                a.set_ylabel(f"judge − reference ({units})")
-            if not owned:
-                a.set_xlabel(f"mean of judge and reference ({units})")
         if owned:
             from matplotlib.lines import Line2D
 
@@ -113,7 +102,6 @@ def bland_altman_plot(
                 Line2D([], [], color=red, linewidth=1.0, label="mean difference"),
                 Line2D([], [], color=red, linestyle="--", label="limits of agreement"),
             ]
-            fig.supxlabel(f"mean of judge and reference ({units})", fontsize=8)
             fig.legend(handles=handles, loc="upper center", ncol=2, bbox_to_anchor=(0.5, 1.0))
             fig.tight_layout(rect=(0, 0, 1, 0.93))
     return fig

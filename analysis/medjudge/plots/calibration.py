@@ -3,28 +3,21 @@ accuracy, per confidence bin; a calibrated judge lies on the diagonal."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import BASELINE_STYLE, _one_axes, _order, _require
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, PALETTE, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["reliability_diagram"]
 
 
 @literal_figure_args
 def reliability_diagram(
-    results: pd.DataFrame,
-    *,
-    xlabel: str = "stated confidence",
-    ylabel: str = "observed accuracy",
-    ax: Axes | None = None,
-) -> Axes:
+    results: pd.DataFrame, *, xlabel: str = "stated confidence",
+    ylabel: str = "observed accuracy", ax: Axes | None = None,
+) -> Axes:  # fmt: skip
     """Reliability (calibration) diagram: observed accuracy per confidence bin, per judge.
 
     Parameters
@@ -46,7 +39,8 @@ def reliability_diagram(
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no bin or lacks ``judge``, ``confidence``, ``observed`` or ``n``; ``ax``
+        is not an Axes.
 
     Examples
     --------

@@ -7,10 +7,12 @@ and the expert ceiling), of agreement coefficients, or of any difference with it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from ._common import (
     BASELINE_STYLE,
@@ -23,10 +25,6 @@ from ._common import (
 )
 from ._literal import literal_figure_args
 from .style import PALETTE, figsize, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 __all__ = ["forest_plot"]
 
@@ -119,8 +117,8 @@ def forest_plot(
     Raises
     ------
     ValueError
-        A required column is missing, the table is empty, or ``ax`` holds fewer axes than
-        there are dimensions.
+        ``results`` has no row or lacks one of its five columns; ``ax`` is not an Axes or
+        holds fewer axes than there are dimensions.
 
     Examples
     --------

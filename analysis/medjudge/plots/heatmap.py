@@ -7,17 +7,15 @@ does not take a noisy cell for a weakness.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import _matrix, _matrix_axes, _num, _one_axes, _order, _require, _text_color
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["subgroup_heatmap"]
 
@@ -67,7 +65,8 @@ def subgroup_heatmap(
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no cell or lacks the ``row``/``col`` columns, ``estimate`` or ``n``;
+        ``ax`` is not an Axes.
 
     Examples
     --------

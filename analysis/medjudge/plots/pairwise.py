@@ -7,17 +7,15 @@ the multiplicity adjustment are faded and hatched.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import _matrix_axes, _num, _one_axes, _pair_names, _pvalue, _require
 from ._literal import literal_figure_args
 from .style import DIVERGING_CMAP, PAGE_WIDTH_IN, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["pairwise_matrix"]
 
@@ -58,23 +56,25 @@ def pairwise_matrix(
     p_label : str
         Name of the p-value in the note above the matrix.
     ax : matplotlib.axes.Axes, optional
-        Where to draw (the colour bar takes a slice of it); ``None`` creates a square figure.
+        The axes to draw the matrix on (its colour bar takes a slice of them), or ``None`` for
+        a new square figure that grows with the number of judges.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The matrix's axes: two texts per pair (both cells).
+        The axes of the matrix, with a text in both cells of every pair.
 
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no pair or lacks ``judge_a``, ``judge_b``, ``estimate`` or the ``p``
+        column; ``ax`` is not an Axes.
 
     Examples
     --------
     >>> import medjudge as mj
-    >>> study = mj.datasets.demo()
-    >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(100, seed=0), dimensions=["overall"])
+    >>> boot = mj.Bootstrap(100, seed=0)
+    >>> ev = mj.evaluate_judges(mj.datasets.demo(), bootstrap=boot, dimensions=["overall"])
     >>> pairs = ev.pairs.rename(columns={"difference": "estimate"})
     >>> ax = mj.plots.pairwise_matrix(pairs, p="p_holm", p_label="Holm-adjusted p")
     >>> len(ax.texts) == 2 * len(pairs)

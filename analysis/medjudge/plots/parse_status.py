@@ -4,29 +4,23 @@ invalid or broadcast — the accounting to read before any accuracy."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import _one_axes, _order, _require
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, PALETTE, STATUS_COLORS, figsize, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["parse_status_bars"]
 
 
 @literal_figure_args
 def parse_status_bars(
-    results: pd.DataFrame,
-    *,
-    normalize: bool = True,
-    status_order: Sequence[str] | None = None,
+    results: pd.DataFrame, *, normalize: bool = True, status_order: Sequence[str] | None = None,
     ax: Axes | None = None,
-) -> Axes:
+) -> Axes:  # fmt: skip
     """Stacked horizontal bars of verdict parse status per judge.
 
     Parameters
@@ -49,7 +43,8 @@ def parse_status_bars(
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no count or lacks ``judge``, ``status`` or ``count``; ``ax`` is not an
+        Axes.
 
     Examples
     --------

@@ -7,17 +7,15 @@ accurate in either order; the plot sets the orders side by side with their inter
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import BASELINE_STYLE, _one_axes, _order, _require
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, PALETTE, figsize, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["position_bias_plot"]
 
@@ -57,7 +55,8 @@ def position_bias_plot(
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        ``results`` has no row or lacks ``judge``, ``order``, ``estimate``, ``ci_low`` or
+        ``ci_high``; ``ax`` is not an Axes.
 
     Examples
     --------

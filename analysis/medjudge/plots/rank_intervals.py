@@ -5,17 +5,13 @@ Overlapping intervals mean the data do not establish the order of those judges.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from ._common import _one_axes, _require
 from ._literal import literal_figure_args
 from .style import PAGE_WIDTH_IN, PALETTE, figsize, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
 
 __all__ = ["rank_interval_plot"]
 
@@ -34,17 +30,17 @@ def rank_interval_plot(
     xlabel : str
         Label of the x axis.
     ax : matplotlib.axes.Axes, optional
-        Where to draw; ``None`` creates a figure (4.8 in wide, a row per judge).
+        The axes to draw on, or ``None`` for a new figure 4.8 in wide with a row per judge.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on: a point per judge and one line collection of the intervals.
+        The axes, holding a point per judge and one line collection of the intervals.
 
     Raises
     ------
     ValueError
-        A required column is missing or the table is empty.
+        If ``ax`` is not an Axes, or ``results`` is empty or lacks a rank column.
 
     Examples
     --------

@@ -4,30 +4,24 @@ line, one panel per judge (points on the line: the judge gives the experts' scor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-from ._common import BASELINE_STYLE, _grid, _panel_axes, _score_pairs
+from ._common import BASELINE_STYLE, _require, _score_panels
 from ._literal import literal_figure_args
-from .style import PAGE_WIDTH_IN, PALETTE, style_context
-
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
+from .style import PALETTE, style_context
 
 __all__ = ["score_scatter"]
 
 
 @literal_figure_args
 def score_scatter(
-    pairs: pd.DataFrame,
-    *,
-    max_cols: int = 3,
-    units: str = "score",
+    pairs: pd.DataFrame, *, max_cols: int = 3, units: str = "score",
     ax: Axes | Sequence[Axes] | None = None,
-) -> Figure:
+) -> Figure:  # fmt: skip
     """Judge score against expert reference score, with the identity line, per judge.
 
     Parameters
@@ -35,58 +29,47 @@ def score_scatter(
     pairs : pandas.DataFrame
         Columns ``judge, reference, value`` (one row per item and judge). Discrete scores
         overlap; points are drawn translucent (no jitter, so positions stay exact).
-    max_cols : int
-        Panels per row of a new figure.
-    units : str
-        Unit of the scores, in the axis labels.
+    max_cols, units : int and str
+        How many panels a row of a new figure holds, and the unit of the scores (axis labels).
     ax : matplotlib.axes.Axes or sequence of Axes, optional
-        One axes per judge (a single Axes for one judge); ``None`` creates a page-wide figure
-        with shared axes.
+        The axes to draw on, one per judge, or ``None`` for a new page-wide figure whose
+        panels share their axes.
 
     Returns
     -------
     matplotlib.figure.Figure
-        The figure holding the panels (a multi-panel plot returns its figure); each panel has
-        the identity line and one point per row of its judge.
+        The figure of the panels (as every multi-panel plot): each shows the identity line and
+        a point per row of its judge.
 
     Raises
     ------
     ValueError
-        A required column is missing, the table is empty, or ``ax`` holds too few axes.
+        ``pairs`` has no row or lacks ``judge``, ``reference`` or ``value``; ``ax`` is not an
+        Axes or holds fewer axes than there are judges.
 
     Examples
     --------
     >>> import medjudge as mj
-    >>> import numpy as np, pandas as pd
-    >>> ref = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 3.0])
-    >>> pairs = pd.DataFrame({"judge": "sim-control", "reference": ref, "value": ref + 0.5})
+    >>> import pandas as pd
+    >>> pairs = pd.DataFrame({"judge": ["sim-control"] * 5, "reference": [1, 2, 3, 4, 5],
+    ...                       "value": [2, 2, 3, 5, 4]})
     >>> fig = mj.plots.score_scatter(pairs)
     >>> len(fig.axes[0].collections[0].get_offsets()) == len(pairs)
     True
     """
-    judges = _score_pairs(pairs, "score_scatter")
-    nrows, ncols = _grid(len(judges), max_cols)
+    _require(pairs, ["judge", "reference", "value"], "score_scatter")
     lo = float(np.nanmin(pairs[["reference", "value"]].to_numpy(float)))
     hi = float(np.nanmax(pairs[["reference", "value"]].to_numpy(float)))
     pad = 0.05 * (hi - lo or 1.0)
+    labels = (f"expert reference ({units})", f"judge ({units})")
     with style_context():
-        fig, axes, owned = _panel_axes(
-            ax, len(judges), max_cols, (PAGE_WIDTH_IN, 0.3 + 2.1 * nrows), "score_scatter",
-            sharex=True, sharey=True,
-        )  # fmt: skip
-        for k, (j, a) in enumerate(zip(judges, axes, strict=True)):
-            sub = pairs[pairs["judge"] == j]
+        fig, owned, panels = _score_panels(pairs, ax, max_cols, 0.3, "score_scatter", labels)
+        for a, sub in panels:
             a.plot([lo - pad, hi + pad], [lo - pad, hi + pad], **BASELINE_STYLE)
             a.scatter(sub["reference"], sub["value"], s=8, alpha=0.35, color=PALETTE[0], lw=0)
             a.set_xlim(lo - pad, hi + pad)
             a.set_ylim(lo - pad, hi + pad)
             a.set_aspect("equal")
-            a.set_title(str(j))
-            if not owned or k % ncols == 0:
-                a.set_ylabel(f"judge ({units})")
-            if not owned:
-                a.set_xlabel(f"expert reference ({units})")
         if owned:
-            fig.supxlabel(f"expert reference ({units})", fontsize=8)
             fig.tight_layout()
     return fig
