@@ -205,7 +205,7 @@ def judge_assisted_estimate(
     ...                                  keep_labels=30, seed=1)  # rehearse a 30-label budget
     >>> t = res.table(["classical", "ppi++"])
     >>> t[["target", "judge", "method", "estimate", "ci_low", "ci_high"]].round(3).to_string(index=False)
-    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.286 0.666...'
+    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.293 0.666...'
     """
     from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
     from ._arguments import check_attribute
