@@ -23,7 +23,7 @@ the reported trace is non-decreasing up to rounding. Initialisation: ``"majority
 ``"random"`` (Dirichlet(1) posteriors from a seeded generator). Items nobody labelled get the
 prior as posterior and no label (counted in ``excluded``).
 
-Identifiability and label anchoring (issue 12 item 9). A latent-class model with conditionally
+Identifiability and label anchoring. A latent-class model with conditionally
 independent raters is identified (up to a permutation of the classes) only with at least three
 raters whose labels overlap (Kruskal 1977; Allman, Matias & Rhodes 2009, Ann. Statist.
 37:3099-3132); with two raters many parameter sets give the same likelihood, so the fit refuses
