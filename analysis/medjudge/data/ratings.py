@@ -9,16 +9,14 @@ the scale), each error naming the file, line and column it came from.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError
 from .parse import STATUSES
-
-if TYPE_CHECKING:
-    from .model import Study
+from .scale import Scale
 
 ROLES = ("expert", "judge")
 RATING_COLUMNS = (
@@ -37,8 +35,19 @@ RATING_COLUMNS = (
 KEY = ["item", "rater", "dimension", "order", "run"]
 
 
-def _validate(study: Study) -> None:
-    r = study.ratings
+def _validate(
+    r: pd.DataFrame,
+    items: pd.DataFrame,
+    scales: Mapping[str, Scale],
+    gold_table: pd.DataFrame | None,
+    rows: Callable[[str], np.ndarray],
+) -> pd.DataFrame | None:
+    """Check normalised ratings ``r`` against the items, the scales and the supplied gold.
+
+    ``rows(dimension)`` gives the boolean mask of the rows of one dimension. Returns the gold
+    table with text item ids (None when there is none); raises :class:`InputError` naming the
+    file, line and column of the first bad row.
+    """
     bad_role = ~r["role"].isin(ROLES)
     if bad_role.any():
         row = r[bad_role].iloc[0]
@@ -48,7 +57,7 @@ def _validate(study: Study) -> None:
             line=_line(row),
             column="role",
         )
-    unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(study.scales))
+    unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(scales))
     if unknown_dim:
         row = r[r["dimension"] == unknown_dim[0]].iloc[0]
         raise InputError(
@@ -56,7 +65,7 @@ def _validate(study: Study) -> None:
             file=row["source"] or None,
             line=_line(row),
             column="dimension",
-            hint=f"declared: {sorted(study.scales)}",
+            hint=f"declared: {sorted(scales)}",
         )
     bad_status = ~r["status"].isin(STATUSES)
     if bad_status.any():
@@ -68,8 +77,8 @@ def _validate(study: Study) -> None:
             column="status",
         )
     has_value = r["value"].notna().to_numpy()
-    for dim, scale in study.scales.items():
-        sub = r.loc[study._rows(dim) & has_value, "value"]
+    for dim, scale in scales.items():
+        sub = r.loc[rows(dim) & has_value, "value"]
         # each distinct label checked once (the first row holding a bad one is named);
         # categories compare as text, as Scale.contains does (1 and 1.0 are different)
         keys = sub.astype(str) if scale.is_categorical else sub
@@ -104,7 +113,7 @@ def _validate(study: Study) -> None:
         rater = role_per_rater[role_per_rater > 1].index[0]
         raise InputError(f"rater {rater!r} appears both as expert and as judge")
     missing_items = sorted(
-        {str(i) for i in r["item"].unique()} - {str(i) for i in study.items["item"].unique()}
+        {str(i) for i in r["item"].unique()} - {str(i) for i in items["item"].unique()}
     )
     if missing_items:
         row = r[r["item"] == missing_items[0]].iloc[0]
@@ -115,17 +124,18 @@ def _validate(study: Study) -> None:
             column="item",
             hint=f"{len(missing_items)} unknown item id(s) in all",
         )
-    if study.gold_table is not None:
-        g = study.gold_table.copy()
-        g["item"] = g["item"].astype(str)
-        for dim, scale in study.scales.items():
-            vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
-            bad = ~vals.map(scale.contains)
-            if bad.any():
-                raise InputError(
-                    f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
-                )
-        study.gold_table = g
+    if gold_table is None:
+        return None
+    g = gold_table.copy()
+    g["item"] = g["item"].astype(str)
+    for dim, scale in scales.items():
+        vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
+        bad = ~vals.map(scale.contains)
+        if bad.any():
+            raise InputError(
+                f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
+            )
+    return g
 
 
 def _line(row: pd.Series) -> int | None:
