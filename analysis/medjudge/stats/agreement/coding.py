@@ -17,7 +17,7 @@ Conventions shared by the whole ``agreement`` subpackage
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,6 +148,32 @@ def finish(out: np.ndarray, batched: bool) -> np.ndarray | float:
     """Scalar for an unbatched call, the ``(k,)`` array otherwise."""
     out = np.asarray(out, dtype=float)
     return out if batched else float(out[0])
+
+
+def category_core(
+    name: str, doc: str, compute: Callable[..., np.ndarray | float], module: str
+) -> Callable[..., np.ndarray | float]:
+    """A coefficient's ``*_core(X, w, *, categories, values, weights)`` function of item weights.
+
+    The signature every category coefficient's core shares (``w``: ``(n,)`` or ``(k, n)`` item
+    weights, None = each item once); ``compute(X, w, categories, values, weights)`` does the
+    work, ``name``, ``doc`` and ``module`` label the function.
+    """
+
+    def core(
+        X: Any,
+        w: np.ndarray | None = None,
+        *,
+        categories: Sequence[float] | np.ndarray | None = None,
+        values: Sequence[float] | np.ndarray | None = None,
+        weights: str | np.ndarray = "identity",
+    ) -> np.ndarray | float:
+        return compute(X, w, categories, values, weights)
+
+    core.__name__ = core.__qualname__ = name
+    core.__doc__ = doc
+    core.__module__ = module
+    return core
 
 
 def resolve_level(level: Any, name: str = "scale") -> tuple[str, Any, Any]:

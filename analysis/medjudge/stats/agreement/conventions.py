@@ -53,13 +53,14 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from ..._lazy import stats
+from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import t_interval
 from .coding import from_rating_matrix
@@ -69,7 +70,14 @@ Convention = Literal["medjudge", "irrcac"]
 LAYOUTS = ("ratings", "table", "counts")
 CONVENTIONS = ("medjudge", "irrcac")
 
-__all__ = ["ratings_from_table", "ratings_from_counts", "agreement_input", "LAYOUTS"]
+__all__ = [
+    "LAYOUTS",
+    "Settings",
+    "agreement_input",
+    "category_coefficient",
+    "ratings_from_counts",
+    "ratings_from_table",
+]
 
 
 def _count_matrix(M: Any, what: str) -> np.ndarray:
@@ -216,3 +224,47 @@ def agreement_input(kind: str) -> Callable:
         return wrapper
 
     return deco
+
+
+class Settings(NamedTuple):
+    """The keyword arguments every category coefficient takes (see :func:`category_coefficient`)."""
+
+    categories: Sequence[float] | np.ndarray | None
+    values: Sequence[float] | np.ndarray | None
+    weights: str | np.ndarray
+    ci: str | None
+    confidence_level: float
+    bootstrap: Bootstrap | None
+    clusters: Any
+
+
+def category_coefficient(
+    name: str, kind: str, doc: str, compute: Callable[[Any, Settings], Estimate], module: str
+) -> Callable[..., Estimate]:
+    """The public function of a coefficient of category codes, from its computation.
+
+    Every such coefficient (percent agreement, Fleiss, Conger, Brennan–Prediger, Gwet, Cohen,
+    Scott) has the same signature: ``X`` and the keyword arguments of :class:`Settings`, plus
+    ``layout=`` and ``convention=`` from :func:`agreement_input` (``kind`` as there).
+    ``compute(X, settings)`` does the work; ``doc`` becomes the docstring and ``module`` the
+    function's ``__module__`` (where its doctests are found).
+    """
+
+    def coefficient(
+        X: Any,
+        *,
+        categories: Sequence[float] | np.ndarray | None = None,
+        values: Sequence[float] | np.ndarray | None = None,
+        weights: str | np.ndarray = "identity",
+        ci: str | None = "auto",
+        confidence_level: float = 0.95,
+        bootstrap: Bootstrap | None = None,
+        clusters: Any = None,
+    ) -> Estimate:
+        settings = Settings(categories, values, weights, ci, confidence_level, bootstrap, clusters)
+        return compute(X, settings)
+
+    coefficient.__name__ = coefficient.__qualname__ = name
+    coefficient.__module__ = module
+    coefficient.__doc__ = doc
+    return agreement_input(kind)(coefficient)

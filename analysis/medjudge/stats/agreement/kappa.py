@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,7 +47,7 @@ from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
 from .coding import as_ratings, resolve_categories
-from .conventions import agreement_input
+from .conventions import Settings, category_coefficient
 from .gwet_framework import (
     _NAMES,
     _REFS,
@@ -78,18 +80,19 @@ __all__ = [
 ]
 
 
-def _estimate(
-    kind: str,
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None,
-    values: Sequence[float] | np.ndarray | None,
-    weights: str | np.ndarray,
-    ci: str | None,
-    confidence_level: float,
-    bootstrap: Bootstrap | None,
-    clusters: Any,
-) -> Estimate:
+def _add_null_test(extra: dict[str, Any], coef: float, se0: float) -> None:
+    """The Fleiss, Nee & Landis (1979) null SE ``se0``, ``z`` and two-sided ``p_value``."""
+    z = coef / se0
+    extra.update(
+        se0=float(se0),
+        z=z,
+        p_value=float(2 * stats.norm.sf(abs(z))),
+        se0_method="Fleiss, Nee & Landis 1979",
+    )
+
+
+def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
+    categories, values, weights, ci, confidence_level, bootstrap, clusters = s
     ci = check_ci(ci)
     p = _prepare(X, categories, values, weights)
     n_all = p.X.shape[0]
@@ -118,13 +121,7 @@ def _estimate(
     if kind == "fleiss" and weights_name(weights) == "identity":
         se0, _ = _fnl_se0(p)
         if np.isfinite(se0):
-            z = coef / se0
-            extra.update(
-                se0=se0,
-                z=z,
-                p_value=float(2 * stats.norm.sf(abs(z))),
-                se0_method="Fleiss, Nee & Landis 1979",
-            )
+            _add_null_test(extra, coef, se0)
     if ci == "bootstrap":
 
         def stat(W: np.ndarray) -> np.ndarray:
@@ -188,24 +185,9 @@ _PARAMS = """
 """
 
 
-def _doc(fn):
-    fn.__doc__ = fn.__doc__.replace("{params}", _PARAMS)
-    return fn
-
-
-@agreement_input("multi")
-@_doc
-def percent_agreement(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+percent_agreement = category_coefficient(
+    "percent_agreement",
+    "multi",
     """Percent agreement among any number of raters, missing ratings allowed.
 
     ``pa = (1/n2) sum_i sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1))`` over the ``n2`` items rated
@@ -223,26 +205,15 @@ def percent_agreement(
     >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
     >>> round(mj.percent_agreement(X, ci=None).estimate, 3)
     0.778
-    """
-    return _estimate(
-        "percent", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    """.replace("{params}", _PARAMS),
+    partial(_estimate, "percent"),
+    __name__,
+)
 
 
-@agreement_input("multi")
-@_doc
-def fleiss_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+fleiss_kappa = category_coefficient(
+    "fleiss_kappa",
+    "multi",
     """Fleiss' kappa, generalised to unequal raters per item and to weights.
 
     ``kappa = (pa - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l`` and
@@ -267,26 +238,15 @@ def fleiss_kappa(
     >>> e = mj.fleiss_kappa(X, ci='analytic')
     >>> round(e.estimate, 3), e.ci_method
     (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')
-    """
-    return _estimate(
-        "fleiss", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    """.replace("{params}", _PARAMS),
+    partial(_estimate, "fleiss"),
+    __name__,
+)
 
 
-@agreement_input("multi")
-@_doc
-def gwet_ac(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+gwet_ac = category_coefficient(
+    "gwet_ac",
+    "multi",
     """Gwet's AC1 (identity weights) or AC2 (any other weights).
 
     ``AC = (pa - pe) / (1 - pe)`` with ``pe = T_w / (q (q-1)) sum_k pi_k (1 - pi_k)``,
@@ -306,26 +266,15 @@ def gwet_ac(
     >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
     >>> round(mj.gwet_ac(X, ci=None).estimate, 3)
     0.556
-    """
-    return _estimate(
-        "gwet", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    """.replace("{params}", _PARAMS),
+    partial(_estimate, "gwet"),
+    __name__,
+)
 
 
-@agreement_input("multi")
-@_doc
-def brennan_prediger(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+brennan_prediger = category_coefficient(
+    "brennan_prediger",
+    "multi",
     """Brennan & Prediger's coefficient: uniform chance agreement ``pe = T_w / q^2``.
 
     ``BP = (pa - T_w / q^2) / (1 - T_w / q^2)`` (Brennan & Prediger 1981; weighted form in
@@ -344,26 +293,15 @@ def brennan_prediger(
     >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
     >>> round(mj.brennan_prediger(X, ci=None).estimate, 3)
     0.556
-    """
-    return _estimate(
-        "bp", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    """.replace("{params}", _PARAMS),
+    partial(_estimate, "bp"),
+    __name__,
+)
 
 
-@agreement_input("conger")
-@_doc
-def conger_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+conger_kappa = category_coefficient(
+    "conger_kappa",
+    "conger",
     """Conger's kappa: Cohen's kappa with rater-specific marginals for two or more raters.
 
     ``pe = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)`` with ``p_gk`` the share of rater ``g``'s
@@ -383,11 +321,10 @@ def conger_kappa(
     >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
     >>> round(mj.conger_kappa(X, ci=None).estimate, 3)
     0.571
-    """
-    return _estimate(
-        "conger", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    """.replace("{params}", _PARAMS),
+    partial(_estimate, "conger"),
+    __name__,
+)
 
 
 def fleiss_category_kappas(
@@ -417,28 +354,14 @@ def fleiss_category_kappas(
             Xj, categories=[0.0, 1.0], ci=ci, confidence_level=confidence_level,
             bootstrap=bootstrap, clusters=clusters,
         )  # fmt: skip
-        extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
+        extra = without_null_test(e.extra)
         extra["category"] = float(code)
         if np.isfinite(se0s[j]):
-            z = e.estimate / se0s[j]
-            extra.update(
-                se0=float(se0s[j]),
-                z=z,
-                p_value=float(2 * stats.norm.sf(abs(z))),
-                se0_method="Fleiss, Nee & Landis 1979",
-            )
-        out.append(
-            Estimate(
-                name="fleiss_kappa_category",
-                estimate=e.estimate,
-                se=e.se,
-                ci_low=e.ci_low,
-                ci_high=e.ci_high,
-                ci_method=e.ci_method,
-                level=e.level,
-                n=e.n,
-                excluded=e.excluded,
-                extra=extra,
-            )
-        )
+            _add_null_test(extra, e.estimate, se0s[j])
+        out.append(replace(e, name="fleiss_kappa_category", extra=extra))
     return out
+
+
+def without_null_test(extra: dict[str, Any]) -> dict[str, Any]:
+    """``extra`` without the Fleiss–Nee–Landis null test (it belongs to Fleiss' kappa only)."""
+    return {k: v for k, v in extra.items() if k not in ("se0", "z", "p_value", "se0_method")}

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,9 +36,16 @@ from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
-from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
-from .conventions import agreement_input
-from .kappa import brennan_prediger, fleiss_kappa
+from .coding import (
+    Categories,
+    as_ratings,
+    category_core,
+    finish,
+    item_weights,
+    resolve_categories,
+)
+from .conventions import Settings, agreement_input, category_coefficient
+from .kappa import brennan_prediger, fleiss_kappa, without_null_test
 from .weights import weight_matrix, weights_name
 
 
@@ -86,20 +95,28 @@ def _kappa_from_tables(
         return (po - pe) / (1 - pe), po, pe
 
 
-def cohen_kappa_core(
-    X: Any,
-    w: np.ndarray | None = None,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
+def _pair_core(
+    chance: str, X: Any, w: np.ndarray | None, categories: Any, values: Any, weights: Any
 ) -> np.ndarray | float:
-    """Cohen's (weighted) kappa of the two columns of ``X`` under item weights ``w``."""
     X, complete = _pairs(X)
     cats = resolve_categories(X, categories, values)
     W, batched = item_weights(w, X.shape[0])
     P = _tables(X, complete, cats, W)
-    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "cohen")[0], batched)
+    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), chance)[0], batched)
+
+
+cohen_kappa_core = category_core(
+    "cohen_kappa_core",
+    "Cohen's (weighted) kappa of the two columns of ``X`` under item weights ``w``.",
+    partial(_pair_core, "cohen"),
+    __name__,
+)
+scott_pi_core = category_core(
+    "scott_pi_core",
+    "Scott's pi of the two columns of ``X`` under item weights ``w``.",
+    partial(_pair_core, "scott"),
+    __name__,
+)
 
 
 def cohen_kappa_columns(
@@ -212,22 +229,6 @@ def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
     return out
 
 
-def scott_pi_core(
-    X: Any,
-    w: np.ndarray | None = None,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-) -> np.ndarray | float:
-    """Scott's pi of the two columns of ``X`` under item weights ``w``."""
-    X, complete = _pairs(X)
-    cats = resolve_categories(X, categories, values)
-    W, batched = item_weights(w, X.shape[0])
-    P = _tables(X, complete, cats, W)
-    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "scott")[0], batched)
-
-
 def fce_variance(P: np.ndarray, Wm: np.ndarray, n: float) -> tuple[float, float]:
     """Fleiss–Cohen–Everitt (1969) variance of weighted kappa and its null version (kappa=0)."""
     row, col = P.sum(axis=1), P.sum(axis=0)
@@ -252,54 +253,8 @@ def _common(
     return X, complete, cats, ({"items_missing_a_rating": missing} if missing else {})
 
 
-@agreement_input("two")
-def cohen_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
-    """Cohen's kappa of two raters (columns of ``X``), unweighted or weighted by category value.
-
-    ``weights="linear"`` gives Cicchetti–Allison weights and ``"quadratic"`` Fleiss–Cohen
-    weights when categories are equally spaced; a q x q matrix gives Cohen's (1968) weighted
-    kappa with any agreement weights. Analytic SE: Fleiss, Cohen & Everitt (1969), normal
-    interval; ``extra`` holds po, pe, the null SE ``se0``, ``z`` and two-sided ``p_value``.
-
-    Parameters
-    ----------
-    X : array_like, shape (n_items, 2)
-        The two raters' category codes, NaN = missing (items missing a rating are excluded
-        and counted).
-    categories, values, weights, ci, confidence_level, bootstrap, clusters
-        As in :func:`medjudge.fleiss_kappa`.
-
-    Returns
-    -------
-    Estimate
-
-    References
-    ----------
-    Cohen, J. (1960). A coefficient of agreement for nominal scales. EPM 20:37-46.
-    Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70:213-220.
-    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of kappa and
-    weighted kappa. Psychological Bulletin 72:323-327.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [2, 2], [2, 1]])
-    >>> round(mj.cohen_kappa(X, ci=None).estimate, 3)
-    0.5
-    >>> round(mj.cohen_kappa(X, weights='linear', ci=None).estimate, 3)
-    0.571
-    """
+def _cohen_kappa(X: Any, s: Settings) -> Estimate:
+    categories, values, weights, ci, confidence_level, bootstrap, clusters = s
     ci = check_ci(ci)
     X, complete, cats, excluded = _common(X, categories, values)
     plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
@@ -346,18 +301,60 @@ def cohen_kappa(
     )
 
 
-@agreement_input("two")
-def scott_pi(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+cohen_kappa = category_coefficient(
+    "cohen_kappa",
+    "two",
+    """Cohen's kappa of two raters (columns of ``X``), unweighted or weighted by category value.
+
+    ``weights="linear"`` gives Cicchetti–Allison weights and ``"quadratic"`` Fleiss–Cohen
+    weights when categories are equally spaced; a q x q matrix gives Cohen's (1968) weighted
+    kappa with any agreement weights. Analytic SE: Fleiss, Cohen & Everitt (1969), normal
+    interval; ``extra`` holds po, pe, the null SE ``se0``, ``z`` and two-sided ``p_value``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted).
+    categories, values, weights, ci, confidence_level, bootstrap, clusters
+        As in :func:`medjudge.fleiss_kappa`.
+
+    Returns
+    -------
+    Estimate
+
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. EPM 20:37-46.
+    Cohen, J. (1968). Weighted kappa. Psychological Bulletin 70:213-220.
+    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of kappa and
+    weighted kappa. Psychological Bulletin 72:323-327.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [2, 2], [2, 1]])
+    >>> round(mj.cohen_kappa(X, ci=None).estimate, 3)
+    0.5
+    >>> round(mj.cohen_kappa(X, weights='linear', ci=None).estimate, 3)
+    0.571
+    """,
+    _cohen_kappa,
+    __name__,
+)
+
+
+def _scott_pi(X: Any, s: Settings) -> Estimate:
+    X, complete, cats, excluded = _common(X, s.categories, s.values)
+    Xc = np.where(complete[:, None], X, np.nan)
+    e = fleiss_kappa(Xc, **s._replace(categories=cats.codes, values=cats.values)._asdict())
+    return replace(e, name="scott_pi", excluded=excluded, extra=without_null_test(e.extra))
+
+
+scott_pi = category_coefficient(
+    "scott_pi",
+    "two",
     """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
 
     ``pi = (po - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l``, where ``pi_k`` is the
@@ -410,32 +407,10 @@ def scott_pi(
     >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
     >>> round(mj.scott_pi(X, ci=None).estimate, 3)
     0.333
-    """
-    X, complete, cats, excluded = _common(X, categories, values)
-    Xc = np.where(complete[:, None], X, np.nan)
-    e = fleiss_kappa(
-        Xc,
-        categories=cats.codes,
-        values=cats.values,
-        weights=weights,
-        ci=ci,
-        confidence_level=confidence_level,
-        bootstrap=bootstrap,
-        clusters=clusters,
-    )
-    extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
-    return Estimate(
-        "scott_pi",
-        e.estimate,
-        e.se,
-        e.ci_low,
-        e.ci_high,
-        e.ci_method,
-        e.level,
-        e.n,
-        excluded,
-        extra,
-    )
+    """,
+    _scott_pi,
+    __name__,
+)
 
 
 def prevalence_bias_indices(
@@ -536,6 +511,4 @@ def pabak(
     k = cohen_kappa(X, categories=cats.codes, ci=None)
     extra = {"po": e.extra["pa"], "q": cats.q, "cohen_kappa": k.estimate}
     extra.update(prevalence_bias_indices(X, categories=cats.codes))
-    return Estimate(
-        "pabak", e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method, e.level, e.n, excluded, extra
-    )
+    return replace(e, name="pabak", excluded=excluded, extra=extra)
