@@ -95,16 +95,10 @@ class StudyLike(Protocol):
     @property
     def orders(self) -> list[str]: ...
     def judge_orders(self) -> list[str]: ...
-    def matrix(
-        self,
-        dimension: str,
-        *,
-        role: str | None = None,
-        raters: list[str] | None = None,
-        order: str | None = None,
-        run: str | None = None,
-        items: list[str] | None = None,
-    ) -> RatingMatrix: ...
+
+    #: ``matrix(dimension, *, role=, raters=, order=, run=, items=)``, as :meth:`Study.matrix`
+    matrix: Callable[..., RatingMatrix]
+
     def gold(
         self, dimension: str, method: GoldMethod = "auto", *, reference: str | None = None
     ) -> Gold: ...

@@ -51,31 +51,20 @@ def _validate(
     bad_role = ~r["role"].isin(ROLES)
     if bad_role.any():
         row = r[bad_role].iloc[0]
-        raise InputError(
-            f"role {row['role']!r} is not one of {ROLES}",
-            file=row["source"] or None,
-            line=_line(row),
-            column="role",
-        )
+        raise _at_row(row, "role", f"role {row['role']!r} is not one of {ROLES}")
     unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(scales))
     if unknown_dim:
         row = r[r["dimension"] == unknown_dim[0]].iloc[0]
-        raise InputError(
+        raise _at_row(
+            row,
+            "dimension",
             f"dimension {unknown_dim[0]!r} has no declared scale",
-            file=row["source"] or None,
-            line=_line(row),
-            column="dimension",
             hint=f"declared: {sorted(scales)}",
         )
     bad_status = ~r["status"].isin(STATUSES)
     if bad_status.any():
         row = r[bad_status].iloc[0]
-        raise InputError(
-            f"status {row['status']!r} is not one of {STATUSES}",
-            file=row["source"] or None,
-            line=_line(row),
-            column="status",
-        )
+        raise _at_row(row, "status", f"status {row['status']!r} is not one of {STATUSES}")
     has_value = r["value"].notna().to_numpy()
     for dim, scale in scales.items():
         sub = r.loc[rows(dim) & has_value, "value"]
@@ -88,24 +77,22 @@ def _validate(
             allowed = (
                 list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
             )
-            raise InputError(
+            raise _at_row(
+                row,
+                "value",
                 f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
-                file=row["source"] or None,
-                line=_line(row),
-                column="value",
                 hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping",
             )
     dup = r.duplicated(KEY, keep=False)
     if dup.any():
-        rows = r[dup].sort_values(KEY).head(2)
-        first, second = rows.iloc[0], rows.iloc[1]
-        raise InputError(
+        pair = r[dup].sort_values(KEY).head(2)
+        first, second = pair.iloc[0], pair.iloc[1]
+        raise _at_row(
+            first,
+            "item/rater/dimension/order",
             f"duplicate rating for item {first['item']!r}, rater {first['rater']!r}, dimension "
             f"{first['dimension']!r}, order {first['order']!r} (also at {second['source']}"
             f"{', line ' + str(_line(second)) if _line(second) else ''})",
-            file=first["source"] or None,
-            line=_line(first),
-            column="item/rater/dimension/order",
             hint="remove the repeat, or give repeats distinct 'run' values",
         )
     role_per_rater = r.groupby("rater")["role"].nunique()
@@ -117,11 +104,10 @@ def _validate(
     )
     if missing_items:
         row = r[r["item"] == missing_items[0]].iloc[0]
-        raise InputError(
+        raise _at_row(
+            row,
+            "item",
             f"rating refers to item {missing_items[0]!r}, which is not in the items table",
-            file=row["source"] or None,
-            line=_line(row),
-            column="item",
             hint=f"{len(missing_items)} unknown item id(s) in all",
         )
     if gold_table is None:
@@ -136,6 +122,13 @@ def _validate(
                 f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
             )
     return g
+
+
+def _at_row(row: pd.Series, column: str, message: str, hint: str | None = None) -> InputError:
+    """The error for a bad value in ``column`` of ``row``, naming the row's file and line."""
+    return InputError(
+        message, file=row["source"] or None, line=_line(row), column=column, hint=hint
+    )
 
 
 def _line(row: pd.Series) -> int | None:

@@ -166,8 +166,8 @@ class ResamplePlan:
         ``seed`` and method share one matrix: the analyses of a report or a ``run`` draw it
         once instead of once per call (:data:`WEIGHTS_CACHE_BYTES` bounds the memory held).
         """
-        key = self._key("weights")
-        if key is None:
+
+        def draw() -> np.ndarray:
             return resample_weights(
                 self.n_items,
                 self.n_resamples,
@@ -176,24 +176,14 @@ class ResamplePlan:
                 strata=self.strata,
                 method=self.method,
             )
-        return _cached(
-            key,
-            lambda: resample_weights(
-                self.n_items,
-                self.n_resamples,
-                seed=self.seed,
-                clusters=self.clusters,
-                strata=self.strata,
-                method=self.method,
-            ),
-        )
+
+        return _cached(self._key("weights"), draw)
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-cluster-out weights (read-only; cached like :meth:`weights`)."""
-        key = self._key("jackknife")
-        if key is None:
-            return jackknife_weights(self.n_items, clusters=self.clusters)
-        return _cached(key, lambda: jackknife_weights(self.n_items, clusters=self.clusters))
+        return _cached(
+            self._key("jackknife"), lambda: jackknife_weights(self.n_items, clusters=self.clusters)
+        )
 
     def _key(self, what: str) -> tuple | None:
         """Cache key: everything the weights depend on (the partition, not the label names)."""
@@ -218,7 +208,10 @@ def _digest(codes: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(codes, dtype=np.int64).tobytes()).hexdigest()
 
 
-def _cached(key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
+def _cached(key: tuple | None, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()``, held in the cache under ``key`` (None: not cacheable, computed each time)."""
+    if key is None:
+        return compute()
     with _WEIGHTS_LOCK:
         hit = _WEIGHTS.get(key)
         if hit is not None:

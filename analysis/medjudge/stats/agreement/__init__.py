@@ -12,19 +12,21 @@ results compare with other packages.
 from .bootstrap import analytic_estimate, bootstrap_estimate, paired_difference
 from .compare import agreement_difference
 from .frame import agreement, agreement_table, agreement_table_long, long_to_wide
+from .gwet_framework import (
+    brennan_prediger_core,
+    conger_kappa_core,
+    fleiss_kappa_core,
+    gwet_ac_core,
+    percent_agreement_core,
+)
 from .icc import ICC_FORMS, icc, icc_core
 from .kappa import (
     brennan_prediger,
-    brennan_prediger_core,
     conger_kappa,
-    conger_kappa_core,
     fleiss_category_kappas,
     fleiss_kappa,
-    fleiss_kappa_core,
     gwet_ac,
-    gwet_ac_core,
     percent_agreement,
-    percent_agreement_core,
 )
 from .kendall import kendall_w, kendall_w_core
 from .krippendorff import krippendorff_alpha, krippendorff_alpha_core

@@ -14,12 +14,12 @@ from typing import Any
 
 from ..coefficients import COEFFICIENT_TABLE
 from ..results import Estimate
-from . import icc, kappa, kendall, krippendorff, two_raters
+from . import gwet_framework, icc, kappa, kendall, krippendorff, two_raters
 
 __all__ = ["COEFFICIENTS", "CORES", "FUNCTIONS"]
 
-#: the modules that define the coefficients (a new coefficient module is added here)
-_MODULES: tuple[ModuleType, ...] = (two_raters, kappa, krippendorff, kendall, icc)
+#: the modules that define the coefficients and their cores (a new module is added here)
+_MODULES: tuple[ModuleType, ...] = (two_raters, kappa, gwet_framework, krippendorff, kendall, icc)
 
 
 def _find(attr: str) -> Callable[..., Any]:

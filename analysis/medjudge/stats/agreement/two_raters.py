@@ -44,7 +44,7 @@ from .coding import (
     item_weights,
     resolve_categories,
 )
-from .conventions import Settings, agreement_input, category_coefficient
+from .conventions import Settings, agreement_input, category_coefficient, with_interval_params
 from .kappa import brennan_prediger, fleiss_kappa, without_null_test
 from .weights import weight_matrix, weights_name
 
@@ -375,17 +375,7 @@ scott_pi = category_coefficient(
         ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` or a q x q matrix
         (applied by category value).
-    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
-        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
-        ``bootstrap``; None: no interval.
-    confidence_level : float, default 0.95
-        Coverage of the interval.
-    bootstrap : Bootstrap, optional
-        Resampling settings (replicates, seed, interval method — BCa by default).
-    clusters : array_like, optional
-        One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+    {interval_params}
 
     Returns
     -------
@@ -442,6 +432,7 @@ def prevalence_bias_indices(
 
 
 @agreement_input("two")
+@with_interval_params
 def pabak(
     X: Any,
     *,
@@ -465,17 +456,7 @@ def pabak(
     categories : sequence of float, optional
         All allowed codes; ``q`` is their number, so a category nobody used still counts.
         Default: the observed values.
-    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
-        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
-        ``bootstrap``; None: no interval.
-    confidence_level : float, default 0.95
-        Coverage of the interval.
-    bootstrap : Bootstrap, optional
-        Resampling settings (replicates, seed, interval method — BCa by default).
-    clusters : array_like, optional
-        One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+    {interval_params}
 
     Returns
     -------
