@@ -85,7 +85,7 @@ def test_a_new_row_is_one_edit(monkeypatch):
     def toy(X, *, ci="auto", confidence_level=0.95, bootstrap=None, clusters=None, **kw):
         return Estimate(name="toy", estimate=0.5, n=int(np.asarray(X).shape[0]))
 
-    row = replace(registry.COEFFICIENT_TABLE[0], name="toy", display="Toy", core=None)
+    row = replace(registry.COEFFICIENT_TABLE[0], name="toy", display="Toy", core=False)
     monkeypatch.setattr(frame, "COEFFICIENT_TABLE", (*registry.COEFFICIENT_TABLE, row))
     monkeypatch.setitem(FUNCTIONS, "toy", toy)
     t = mj.agreement_table(KRIPPENDORFF_2011, scale="nominal", ci=None)

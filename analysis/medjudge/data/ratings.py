@@ -52,15 +52,11 @@ def _validate(
     if bad_role.any():
         row = r[bad_role].iloc[0]
         raise _at_row(row, "role", f"role {row['role']!r} is not one of {ROLES}")
-    unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(scales))
-    if unknown_dim:
-        row = r[r["dimension"] == unknown_dim[0]].iloc[0]
-        raise _at_row(
-            row,
-            "dimension",
-            f"dimension {unknown_dim[0]!r} has no declared scale",
-            hint=f"declared: {sorted(scales)}",
-        )
+    _refuse_unknown(
+        r, "dimension", set(scales),
+        lambda u: f"dimension {u[0]!r} has no declared scale",
+        lambda u: f"declared: {sorted(scales)}",
+    )  # fmt: skip
     bad_status = ~r["status"].isin(STATUSES)
     if bad_status.any():
         row = r[bad_status].iloc[0]
@@ -99,17 +95,11 @@ def _validate(
     if (role_per_rater > 1).any():
         rater = role_per_rater[role_per_rater > 1].index[0]
         raise InputError(f"rater {rater!r} appears both as expert and as judge")
-    missing_items = sorted(
-        {str(i) for i in r["item"].unique()} - {str(i) for i in items["item"].unique()}
-    )
-    if missing_items:
-        row = r[r["item"] == missing_items[0]].iloc[0]
-        raise _at_row(
-            row,
-            "item",
-            f"rating refers to item {missing_items[0]!r}, which is not in the items table",
-            hint=f"{len(missing_items)} unknown item id(s) in all",
-        )
+    _refuse_unknown(
+        r, "item", {str(i) for i in items["item"].unique()},
+        lambda u: f"rating refers to item {u[0]!r}, which is not in the items table",
+        lambda u: f"{len(u)} unknown item id(s) in all",
+    )  # fmt: skip
     if gold_table is None:
         return None
     g = gold_table.copy()
@@ -122,6 +112,21 @@ def _validate(
                 f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
             )
     return g
+
+
+def _refuse_unknown(
+    r: pd.DataFrame,
+    column: str,
+    known: set[str],
+    message: Callable[[list[str]], str],
+    hint: Callable[[list[str]], str],
+) -> None:
+    """Refuse the values of ``column`` outside ``known``: the first unknown value (sorted)
+    is named at its first row; ``message`` and ``hint`` are given all the unknown values."""
+    unknown = sorted({str(v) for v in r[column].unique()} - known)
+    if unknown:
+        row = r[r[column] == unknown[0]].iloc[0]
+        raise _at_row(row, column, message(unknown), hint=hint(unknown))
 
 
 def _at_row(row: pd.Series, column: str, message: str, hint: str | None = None) -> InputError:

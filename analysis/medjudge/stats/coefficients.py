@@ -40,20 +40,25 @@ class Coefficient:
     ``scales``: the measurement scales ``agreement_table`` computes it for; ``raters``: how
     many rater columns it needs (``"two"``: exactly two, ``"2+"``: at least two, ``"any"``);
     ``exchangeable``: defined when rater ids are exchangeable slots (labels per item may vary
-    in number) rather than the same persons on every item; ``core``: the name of its
-    ``*_core(X, w)`` function of item weights (``None``: none); ``aliases``: further names
-    accepted by ``agreement_table(coefficients=...)``.
+    in number) rather than the same persons on every item; ``core``: whether it has a
+    ``<name>_core(X, w)`` function of item weights; ``aliases``: further names accepted by
+    ``agreement_table(coefficients=...)``. The defaults are those of most coefficients.
     """
 
     name: str
     display: str
     reference: str
-    scales: tuple[Scale, ...]
-    raters: Literal["two", "2+", "any"]
-    call: Call
-    exchangeable: bool
-    core: str | None
+    scales: tuple[Scale, ...] = ALL_SCALES
+    raters: Literal["two", "2+", "any"] = "any"
+    call: Call = "weighted"
+    exchangeable: bool = True
+    core: bool = True
     aliases: tuple[str, ...] = ()
+
+    @property
+    def core_name(self) -> str | None:
+        """The name of its ``*_core`` function (None: it has none)."""
+        return f"{self.name}_core" if self.core else None
 
     @property
     def kappa_type(self) -> bool:
@@ -68,30 +73,24 @@ class Coefficient:
 
 #: the coefficients, in the order of ``agreement_table``'s rows
 COEFFICIENT_TABLE: tuple[Coefficient, ...] = (
-    Coefficient("percent_agreement", "Percent agreement", "Gwet 2014, ch. 2",
-                ALL_SCALES, "any", "weighted", True, "percent_agreement_core"),
-    Coefficient("cohen_kappa", "Cohen's kappa", "Cohen 1960; 1968",
-                ALL_SCALES, "two", "weighted", False, "cohen_kappa_core"),
-    Coefficient("scott_pi", "Scott's pi", "Scott 1955",
-                ALL_SCALES, "two", "weighted", False, "scott_pi_core"),
-    Coefficient("pabak", "PABAK", "Byrt, Bishop & Carlin 1993",
-                ("nominal",), "two", "unweighted", False, None),
-    Coefficient("fleiss_kappa", "Fleiss' kappa", "Fleiss 1971; Gwet 2014, ch. 5",
-                ALL_SCALES, "any", "weighted", True, "fleiss_kappa_core"),
-    Coefficient("conger_kappa", "Conger's kappa", "Conger 1980",
-                ALL_SCALES, "any", "weighted", False, "conger_kappa_core"),
-    Coefficient("brennan_prediger", "Brennan–Prediger", "Brennan & Prediger 1981",
-                ALL_SCALES, "any", "weighted", True, "brennan_prediger_core"),
+    Coefficient("percent_agreement", "Percent agreement", "Gwet 2014, ch. 2"),
+    Coefficient("cohen_kappa", "Cohen's kappa", "Cohen 1960; 1968", raters="two",
+                exchangeable=False),
+    Coefficient("scott_pi", "Scott's pi", "Scott 1955", raters="two", exchangeable=False),
+    Coefficient("pabak", "PABAK", "Byrt, Bishop & Carlin 1993", ("nominal",), "two",
+                "unweighted", exchangeable=False, core=False),
+    Coefficient("fleiss_kappa", "Fleiss' kappa", "Fleiss 1971; Gwet 2014, ch. 5"),
+    Coefficient("conger_kappa", "Conger's kappa", "Conger 1980", exchangeable=False),
+    Coefficient("brennan_prediger", "Brennan–Prediger", "Brennan & Prediger 1981"),
     Coefficient("gwet_ac", "Gwet's AC1 / AC2", "Gwet 2008; 2014, ch. 4",
-                ALL_SCALES, "any", "weighted", True, "gwet_ac_core",
                 aliases=("gwet_ac1", "gwet_ac2")),
     Coefficient("krippendorff_alpha", "Krippendorff's alpha", "Krippendorff 2011",
-                ALL_SCALES, "any", "metric", True, "krippendorff_alpha_core"),
+                call="metric"),
     Coefficient("kendall_w", "Kendall's W", "Kendall & Babington Smith 1939",
-                ("ordinal", "interval", "ratio"), "2+", "ranks", False, "kendall_w_core"),
+                ("ordinal", "interval", "ratio"), "2+", "ranks", exchangeable=False),
     Coefficient("icc", "Intraclass correlations (six forms)",
-                "Shrout & Fleiss 1979; McGraw & Wong 1996",
-                ("interval", "ratio"), "2+", "forms", False, "icc_core", aliases=("ICC",)),
+                "Shrout & Fleiss 1979; McGraw & Wong 1996", ("interval", "ratio"), "2+",
+                "forms", exchangeable=False, aliases=("ICC",)),
 )  # fmt: skip
 
 

@@ -19,12 +19,6 @@ References
 - Bell R.M., McCaffrey D.F. (2002) Bias reduction in standard errors for linear regression
   with multi-stage samples. Survey Methodology 28:169-181 (the CR2 variance and its
   Satterthwaite degrees of freedom; Imbens & Kolesar 2016, REStat 98:701-712, sec. 4).
-- Newcombe R.G. (1998) Improved confidence intervals for the difference between binomial
-  proportions based on paired data. Stat Med 17:2635-2650 (method 10).
-- Tango T. (1998) Equivalence test and confidence interval for the difference in proportions
-  for the paired-sample design. Stat Med 17:891-908.
-- Fagerland M.W., Lydersen S., Laake P. (2017) Statistical Analysis of Contingency Tables,
-  chapter 8 (the paired 2x2 table; reference values used in the tests).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -44,13 +44,37 @@ def check_ci(ci: str | None) -> str:
     return "none" if ci is None else ci
 
 
+class Resampling(NamedTuple):
+    """A coefficient's checked resampling arguments: the plan, the interval method, the level."""
+
+    plan: ResamplePlan
+    method: BootMethod
+    confidence_level: float
+
+    def estimate(
+        self,
+        name: str,
+        statistic: Statistic,
+        n_items: int,
+        *,
+        n: int | None = None,
+        extra: dict[str, Any] | None = None,
+        excluded: dict[str, int] | None = None,
+    ) -> Estimate:
+        """:func:`bootstrap_estimate` of ``statistic`` with this plan, method and level."""
+        return bootstrap_estimate(
+            name, statistic, n_items, plan=self.plan, confidence_level=self.confidence_level,
+            method=self.method, n=n, extra=extra, excluded=excluded,
+        )  # fmt: skip
+
+
 def resampling(
     bootstrap: Bootstrap | None,
     clusters: Any,
     n_items: int,
     confidence_level: float,
     default_method: BootMethod = "bca",
-) -> tuple[ResamplePlan, BootMethod, float]:
+) -> Resampling:
     """The public arguments ``bootstrap``, ``clusters``, ``confidence_level``, checked.
 
     Returns the :class:`ResamplePlan` for ``n_items`` rows, the interval method and the level.
@@ -66,7 +90,7 @@ def resampling(
                 f"clusters: {clusters.shape[0] if clusters.ndim else 'a scalar'} labels for "
                 f"{n_items} items is not allowed (one label per item, in the row order of the ratings)"
             )
-    return b.plan(n_items, clusters), b.interval(default_method), level
+    return Resampling(b.plan(n_items, clusters), b.interval(default_method), level)
 
 
 def resolve_ci(ci: str, n: int) -> str:

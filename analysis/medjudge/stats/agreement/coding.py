@@ -88,6 +88,18 @@ class Categories:
         return int(self.codes.size)
 
 
+def check_codes(X: np.ndarray, codes: np.ndarray) -> None:
+    """Raise ``ValueError`` naming the first row/column of ``X`` whose value is not in ``codes``
+    (NaN = missing is allowed)."""
+    bad = ~np.isnan(X) & ~np.isin(X, codes)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"value {X[i, j]:g} in row {i}, column {j} is not among categories "
+            f"{[float(c) for c in codes]}; add it to categories= or recode it"
+        )
+
+
 def resolve_categories(
     X: np.ndarray,
     categories: Sequence[float] | np.ndarray | None = None,
@@ -103,14 +115,7 @@ def resolve_categories(
         codes = np.asarray(categories, dtype=float).ravel()
         if np.unique(codes).size != codes.size:
             raise ValueError(f"duplicate categories in {list(codes)}")
-        observed = ~np.isnan(X)
-        bad = observed & ~np.isin(X, codes)
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"value {X[i, j]:g} in row {i}, column {j} is not among categories "
-                f"{[float(c) for c in codes]}; add it to categories= or recode it"
-            )
+        check_codes(X, codes)
     vals = codes.copy() if values is None else np.asarray(values, dtype=float).ravel()
     if vals.shape != codes.shape:
         raise ValueError(f"values= has {vals.size} entries for {codes.size} categories")

@@ -45,7 +45,7 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
 from .coding import as_ratings, resolve_categories
 from .conventions import Settings, category_coefficient
 from .gwet_framework import _NAMES, _REFS, _family, _fnl_se0, _linearized_se, _prepare
@@ -78,7 +78,7 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
     ci = check_ci(ci)
     p = _prepare(X, categories, values, weights)
     n_all = p.X.shape[0]
-    plan, method, confidence = resampling(bootstrap, clusters, n_all, confidence_level)
+    rs = resampling(bootstrap, clusters, n_all, confidence_level)
     coef, pa, pe = (float(a[0]) for a in _family(p, kind, np.ones((1, n_all))))
     n = int(p.rated.sum())
     ci = resolve_ci(ci, n)
@@ -109,17 +109,7 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
         def stat(W: np.ndarray) -> np.ndarray:
             return _family(p, kind, W)[0]
 
-        return bootstrap_estimate(
-            name,
-            stat,
-            n_all,
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=n,
-            extra=extra,
-            excluded=excluded,
-        )
+        return rs.estimate(name, stat, n_all, n=n, extra=extra, excluded=excluded)
     se = _linearized_se(p, kind, coef, pe) if ci == "analytic" else math.nan
     return analytic_estimate(
         name,
@@ -127,7 +117,7 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
         se,
         n=n,
         df=n - 1,
-        confidence_level=confidence,
+        confidence_level=rs.confidence_level,
         method=f"analytic ({_REFS[kind]} linearisation, t df=n-1)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
 from .coding import (
     LEVELS,
     as_ratings,
@@ -349,7 +349,7 @@ def krippendorff_alpha(
     categories = s_cats if categories is None else categories
     values = s_vals if values is None else values
     p = _AlphaPrep(X, lvl, categories, values)
-    plan, method, confidence = resampling(bootstrap, clusters, p.n_units, confidence_level)
+    rs = resampling(bootstrap, clusters, p.n_units, confidence_level)
     ones = np.ones((1, p.n_units))
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
@@ -366,16 +366,8 @@ def krippendorff_alpha(
         extra["undefined"] = "fewer than two distinct pairable values (expected disagreement 0)"
     excluded = {"units_without_values": p.n_units - rated} if rated < p.n_units else {}
     if ci == "bootstrap":
-        return bootstrap_estimate(
-            "krippendorff_alpha",
-            p.alpha,
-            p.n_units,
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=rated,
-            extra=extra,
-            excluded=excluded,
+        return rs.estimate(
+            "krippendorff_alpha", p.alpha, p.n_units, n=rated, extra=extra, excluded=excluded
         )
     se = math.nan
     if ci == "analytic" and np.isfinite(a):
@@ -387,7 +379,7 @@ def krippendorff_alpha(
         se,
         n=rated,
         df=rated - 1,
-        confidence_level=confidence,
+        confidence_level=rs.confidence_level,
         method="analytic (Gwet 2014 linearisation, t df=n-1)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,

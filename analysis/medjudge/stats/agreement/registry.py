@@ -38,5 +38,5 @@ COEFFICIENTS: dict[str, Callable[..., Estimate]] = {
 }
 #: coefficient name -> core(X, w, **kwargs) -> (k,) values
 CORES: dict[str, Callable[..., Any]] = {
-    c.name: _find(c.core) for c in COEFFICIENT_TABLE if c.core is not None
+    c.name: _find(c.core_name) for c in COEFFICIENT_TABLE if c.core_name is not None
 }

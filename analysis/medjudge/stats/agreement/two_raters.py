@@ -35,7 +35,7 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
 from .coding import (
     Categories,
     as_ratings,
@@ -257,7 +257,7 @@ def _cohen_kappa(X: Any, s: Settings) -> Estimate:
     categories, values, weights, ci, confidence_level, bootstrap, clusters = s
     ci = check_ci(ci)
     X, complete, cats, excluded = _common(X, categories, values)
-    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
+    rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     Wm = weight_matrix(cats.values, weights)
     n = int(complete.sum())
     ci = resolve_ci(ci, n)
@@ -277,24 +277,14 @@ def _cohen_kappa(X: Any, s: Settings) -> Estimate:
         def stat(W: np.ndarray) -> np.ndarray:
             return _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0]
 
-        return bootstrap_estimate(
-            "cohen_kappa",
-            stat,
-            X.shape[0],
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=n,
-            extra=extra,
-            excluded=excluded,
-        )
+        return rs.estimate("cohen_kappa", stat, X.shape[0], n=n, extra=extra, excluded=excluded)
     return analytic_estimate(
         "cohen_kappa",
         kappa,
         se if ci == "analytic" else math.nan,
         n=n,
         df=math.inf,
-        confidence_level=confidence,
+        confidence_level=rs.confidence_level,
         method="analytic (Fleiss, Cohen & Everitt 1969, normal)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,
@@ -479,9 +469,10 @@ def pabak(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
-    >>> round(mj.pabak(X, ci=None).estimate, 3)
-    0.333
+    >>> X = np.array([[0, 0]] * 8 + [[0, 1], [1, 0]])  # 80 % agreement on a rare category
+    >>> e = mj.pabak(X, ci=None)
+    >>> round(e.estimate, 2), round(e.extra["cohen_kappa"], 2), e.extra["prevalence_index"]
+    (0.6, -0.11, 0.8)
     """
     X, complete, cats, excluded = _common(X, categories, None)
     Xc = np.where(complete[:, None], X, np.nan)
