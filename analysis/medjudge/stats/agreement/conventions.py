@@ -158,13 +158,22 @@ def _add_pvalues(e: Estimate) -> dict[str, Any]:
     return extra
 
 
-def _irrcac(e: Estimate, kind: str, layout: str, X: np.ndarray, kw: dict[str, Any]) -> Estimate:
+#: a coefficient's own irrCAC standard error: ``irrcac_se(X, kwargs, layout) -> se``
+IrrcacSE = Callable[[np.ndarray, dict[str, Any], str], float]
+
+
+def _irrcac(
+    e: Estimate,
+    kind: str,
+    layout: str,
+    X: np.ndarray,
+    kw: dict[str, Any],
+    irrcac_se: IrrcacSE | None,
+) -> Estimate:
     se = e.se
     n = e.n
-    if kind == "alpha":
-        from .krippendorff import irrcac_alpha_se
-
-        se = irrcac_alpha_se(X, kw.get("scale"), kw.get("categories"), kw.get("values"), layout)
+    if irrcac_se is not None:
+        se = irrcac_se(X, kw, layout)
     elif layout == "table" and e.name != "cohen_kappa" and n >= 1:
         se = e.se * math.sqrt((n - 1) / n)  # irrCAC's table functions divide by n^2
     extra = dict(e.extra)
@@ -178,11 +187,13 @@ def _irrcac(e: Estimate, kind: str, layout: str, X: np.ndarray, kw: dict[str, An
     return replace(e, se=float(se), ci_low=lo, ci_high=hi, ci_method=label, extra=extra)
 
 
-def agreement_input(kind: str) -> Callable:
+def agreement_input(kind: str, irrcac_se: IrrcacSE | None = None) -> Callable:
     """Decorator adding ``layout=`` and ``convention=`` (see the module docstring).
 
     ``kind``: ``"two"`` (Cohen, Scott, PABAK), ``"conger"``, ``"multi"`` (percent, Fleiss, Gwet,
-    Brennan–Prediger) or ``"alpha"`` (Krippendorff).
+    Brennan–Prediger) or ``"alpha"`` (Krippendorff). ``irrcac_se``: the coefficient's own
+    standard error under ``convention="irrcac"`` (Krippendorff's alpha); default: its SE,
+    rescaled as irrCAC's table functions do.
     """
 
     def deco(fn: Callable[..., Estimate]) -> Callable[..., Estimate]:
@@ -210,7 +221,7 @@ def agreement_input(kind: str) -> Callable:
                 return e
             e = replace(e, extra=_add_pvalues(e))
             if convention == "irrcac" and kw["ci"] == "analytic":
-                e = _irrcac(e, kind, layout, Xr, kw)
+                e = _irrcac(e, kind, layout, Xr, kw, irrcac_se)
                 e = replace(e, extra=_add_pvalues(e))
             return e
 

@@ -292,7 +292,12 @@ def irrcac_alpha_se(X: np.ndarray, scale: Any, categories: Any, values: Any, lay
     return float(np.sqrt(((x - centre) ** 2).sum() / (n * (n - 1))))
 
 
-@agreement_input("alpha")
+@agreement_input(
+    "alpha",
+    irrcac_se=lambda X, kw, layout: irrcac_alpha_se(
+        X, kw.get("scale"), kw.get("categories"), kw.get("values"), layout
+    ),
+)
 def krippendorff_alpha(
     X: Any,
     *,
