@@ -309,9 +309,12 @@ def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np
     return w
 
 
-def _quantile_rows(sorted_boot: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Linear-interpolated quantiles of each column of sorted ``boot`` at per-column probabilities."""
-    b = sorted_boot.shape[0]
+def _quantile_rows(
+    sorted_boot: np.ndarray, probs: np.ndarray, n: np.ndarray | None = None
+) -> np.ndarray:
+    """Linear-interpolated quantiles of each column of sorted ``boot`` at per-column probabilities,
+    within the first ``n`` rows of each column (the non-NaN prefix; default: all rows)."""
+    b = sorted_boot.shape[0] if n is None else np.maximum(n, 1)
     pos = np.clip(probs, 0.0, 1.0) * (b - 1)
     lo = np.floor(pos).astype(int)
     hi = np.minimum(lo + 1, b - 1)
@@ -364,15 +367,7 @@ def bootstrap_interval(
         if not has_nan:
             return _quantile_rows(sorted_boot, p)
         # interpolate within the valid prefix of each column
-        nb = np.maximum(n_valid, 1)
-        pos = np.clip(p, 0.0, 1.0) * (nb - 1)
-        lo = np.floor(pos).astype(int)
-        hi = np.minimum(lo + 1, nb - 1)
-        frac = pos - lo
-        a = np.take_along_axis(sorted_boot, lo[None, ...], axis=0)[0]
-        b = np.take_along_axis(sorted_boot, hi[None, ...], axis=0)[0]
-        out = a + frac * (b - a)
-        return np.where(n_valid > 0, out, np.nan)
+        return np.where(n_valid > 0, _quantile_rows(sorted_boot, p, n_valid), np.nan)
 
     if method == "percentile":
         return quant(np.full(theta.shape, alpha)), quant(np.full(theta.shape, 1 - alpha))
