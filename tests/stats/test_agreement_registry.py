@@ -94,3 +94,15 @@ def test_a_new_row_is_one_edit(monkeypatch):
         KRIPPENDORFF_2011, scale="nominal", ci=None, coefficients=["fleiss_kappa", "toy"]
     )
     assert list(only["coefficient"]) == ["fleiss_kappa", "toy"]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("icc", "kendall_w")])
+def test_layout_and_convention_are_documented_as_parameters(name):
+    """The arguments agreement_input adds are entries of the Parameters section (not text
+    appended after the Examples)."""
+    import inspect
+
+    doc = inspect.getdoc(FUNCTIONS[name])
+    params = re.search(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-{3,}\n|\Z)", doc, re.S | re.M)
+    entries = {line.split(" :")[0] for line in params.group(1).splitlines() if line[:1].strip()}
+    assert {"layout", "convention"} <= entries

@@ -225,13 +225,17 @@ def agreement_input(kind: str, irrcac_se: IrrcacSE | None = None) -> Callable:
                 e = replace(e, extra=_add_pvalues(e))
             return e
 
-        wrapper.__doc__ = (fn.__doc__ or "") + (
-            "\n    layout : ``'ratings'`` (items x raters), ``'table'`` (q x q two-rater "
-            "contingency table)\n        or ``'counts'`` (subjects x categories); see "
+        entries = (
+            "    layout : {'ratings', 'table', 'counts'}, default 'ratings'\n"
+            "        ``'ratings'`` (items x raters), ``'table'`` (q x q two-rater contingency "
+            "table)\n        or ``'counts'`` (subjects x categories); see "
             ":mod:`medjudge.stats.agreement.conventions`.\n"
-            "    convention : ``'medjudge'`` (default) or ``'irrcac'`` (irrCAC's printed "
-            "variances and t intervals).\n"
+            "    convention : {'medjudge', 'irrcac'}, default 'medjudge'\n"
+            "        ``'irrcac'``: irrCAC's printed variances and t intervals.\n"
         )
+        doc = fn.__doc__ or ""
+        at = doc.find("\n    Returns\n")  # the two arguments belong to the Parameters section
+        wrapper.__doc__ = doc[:at] + entries + doc[at:] if at >= 0 else doc + "\n" + entries
         return wrapper
 
     return deco
