@@ -187,6 +187,23 @@ def bootstrap_estimate(
     """
     plan = default_plan(n_items, plan)
     res = weighted_bootstrap(statistic, plan, confidence_level=confidence_level, method=method)
+    label = _plan_label(plan, method)
+    n = n_items if n is None else n
+    return _from_replicates(name, res, plan, label, confidence_level, n, extra, excluded)
+
+
+def _from_replicates(
+    name: str,
+    res: dict[str, Any],
+    plan: ResamplePlan,
+    label: str,
+    confidence_level: float,
+    n: int,
+    extra: dict[str, Any] | None,
+    excluded: dict[str, int] | None = None,
+) -> Estimate:
+    """The :class:`Estimate` of a :func:`weighted_bootstrap` result; ``extra`` is followed by
+    the resampling settings and the count of undefined replicates."""
     boot = np.asarray(res["boot"], dtype=float)
     info = dict(extra or {})
     info.update(
@@ -200,9 +217,9 @@ def bootstrap_estimate(
         se=float(res["se"]),
         ci_low=float(res["low"]),
         ci_high=float(res["high"]),
-        ci_method=_plan_label(plan, method),
+        ci_method=label,
         level=confidence_level,
-        n=int(n_items if n is None else n),
+        n=int(n),
         excluded=dict(excluded or {}),
         extra=info,
     )
@@ -243,22 +260,11 @@ def paired_difference(
     valid = boot[~np.isnan(boot)]
     p_le = float(np.mean(valid <= 0)) if valid.size else math.nan
     p_ge = float(np.mean(valid >= 0)) if valid.size else math.nan
-    return Estimate(
-        name=name,
-        estimate=float(res["estimate"]),
-        se=float(res["se"]),
-        ci_low=float(res["low"]),
-        ci_high=float(res["high"]),
-        ci_method=_plan_label(plan, method) + ", paired",
-        level=confidence_level,
-        n=n_items,
-        extra={
-            "estimate_a": float(a_hat),
-            "estimate_b": float(b_hat),
-            "p_le": p_le,
-            "p_two_sided": min(1.0, 2 * min(p_le, p_ge)) if valid.size else math.nan,
-            "n_resamples": plan.n_resamples,
-            "seed": plan.seed,
-            "boot_undefined": int(np.isnan(boot).sum()),
-        },
-    )
+    extra = {
+        "estimate_a": float(a_hat),
+        "estimate_b": float(b_hat),
+        "p_le": p_le,
+        "p_two_sided": min(1.0, 2 * min(p_le, p_ge)) if valid.size else math.nan,
+    }
+    label = _plan_label(plan, method) + ", paired"
+    return _from_replicates(name, res, plan, label, confidence_level, n_items, extra)

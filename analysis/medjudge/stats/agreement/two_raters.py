@@ -382,11 +382,10 @@ scott_pi = category_coefficient(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
-    >>> round(mj.scott_pi(X, ci=None).estimate, 3)
-    0.333
+    >>> pi = mj.scott_pi([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]], ci=None)
+    >>> round(pi.estimate, 3), round(pi.extra["pe"], 3)  # pe from the pooled marginals
+    (0.333, 0.5)
     """,
     _scott_pi,
     __name__,
