@@ -210,8 +210,7 @@ def _table_alpha_se(p: _AlphaPrep, Wm: np.ndarray) -> float:
         Var = [sum_kl p_kl (w_kl - (1 - alpha')(pbar_k + pbar_l))^2
                - (pa' - 2 (1 - alpha') pe)^2] / (n (1 - pe)^2)
 
-    The weights enter every term, so the SE depends on the scale (before issue 28 the nominal
-    SE was returned for every scale).
+    The weights enter every term, so the SE depends on the scale.
     """
     keep = p.pair
     C = p.C[keep]
