@@ -257,10 +257,21 @@ INTERVAL_PARAMS = """    ci : {"auto", "analytic", "bootstrap", None}, default "
 """
 
 
+#: the docstring entry of ``X`` for the two-rater coefficients (Scott, PABAK)
+TWO_RATERS_X = """    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted in ``excluded``).
+"""
+
+
 def with_interval_params(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Put :data:`INTERVAL_PARAMS` in place of a line ``{interval_params}`` in ``fn``'s docstring."""
-    text = INTERVAL_PARAMS.rstrip("\n")
-    fn.__doc__ = (fn.__doc__ or "").replace("    {interval_params}", text)
+    """Put the shared docstring entries in place of the lines ``{interval_params}``
+    (:data:`INTERVAL_PARAMS`) and ``{two_raters_x}`` (:data:`TWO_RATERS_X`) of ``fn``'s
+    docstring."""
+    doc = fn.__doc__ or ""
+    for key, text in (("interval_params", INTERVAL_PARAMS), ("two_raters_x", TWO_RATERS_X)):
+        doc = doc.replace(f"    {{{key}}}", text.rstrip("\n"))
+    fn.__doc__ = doc
     return fn
 
 

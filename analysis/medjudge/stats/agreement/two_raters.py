@@ -354,9 +354,7 @@ scott_pi = category_coefficient(
 
     Parameters
     ----------
-    X : array_like, shape (n_items, 2)
-        The two raters' category codes, NaN = missing (items missing a rating are excluded
-        and counted in ``excluded``).
+    {two_raters_x}
     categories : sequence of float, optional
         All allowed codes (unused ones still count); default: the observed values.
     values : sequence of float, optional
@@ -439,9 +437,7 @@ def pabak(
 
     Parameters
     ----------
-    X : array_like, shape (n_items, 2)
-        The two raters' category codes, NaN = missing (items missing a rating are excluded
-        and counted in ``excluded``).
+    {two_raters_x}
     categories : sequence of float, optional
         All allowed codes; ``q`` is their number, so a category nobody used still counts.
         Default: the observed values.
