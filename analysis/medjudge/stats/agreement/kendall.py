@@ -79,11 +79,15 @@ def kendall_w(
     X : array_like, shape (n_items, n_raters)
         Scores or ranks; items with a missing rating are excluded and counted.
     ci : {None, "bootstrap", "analytic", "auto"}, default None
+        ``"bootstrap"``: an item-level (or cluster-level) bootstrap interval; ``"auto"``: the
+        bootstrap below 100 complete items, none from 100 on; None or ``"analytic"``: no
+        interval (W has no standard analytic one), the chi-square test only.
     confidence_level : float, default 0.95
+        Coverage of the bootstrap interval (reported as ``level``).
     bootstrap : Bootstrap, optional
-        Resampling settings for ``ci="bootstrap"`` (BCa by default).
+        Its resamples, seed and interval method (BCa by default).
     clusters : array_like, optional
-        One label per item: items sharing a label are resampled together.
+        One label per item (row): the bootstrap resamples items sharing a label together.
 
     Returns
     -------
