@@ -21,6 +21,9 @@ Rerunning published analyses
     ``reference_rule_table``: the self-checking notebooks' helpers)
 Settings and results
     Bootstrap (the one way to configure resampling), Estimate, TestResult
+Plots
+    plots (``mj.plots.forest_plot(table, ax=ax)``, ...: one figure per module, each drawing a
+    result table on a given matplotlib axes or a new figure; the reports call the same ones)
 
 One vocabulary: ``confidence_level`` is an interval's coverage (results report it as ``level``
 next to ``ci_low`` and ``ci_high``); ``scale`` is the measurement level; ``bootstrap=Bootstrap(
@@ -40,6 +43,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .stats.coefficients import AGREEMENT_MODULE, COEFFICIENT_TABLE
+
 __version__ = "0.1.0"
 
 #: public name -> module that defines it (imported on first use)
@@ -50,19 +55,9 @@ _API: dict[str, str] = {
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
     "datasets": "medjudge.data.datasets:*",  # the module: mj.datasets.demo(), .example()
-    # agreement coefficients
-    "cohen_kappa": "medjudge.stats.agreement",
-    "scott_pi": "medjudge.stats.agreement",
-    "pabak": "medjudge.stats.agreement",
-    "fleiss_kappa": "medjudge.stats.agreement",
-    "conger_kappa": "medjudge.stats.agreement",
-    "gwet_ac": "medjudge.stats.agreement",
-    "brennan_prediger": "medjudge.stats.agreement",
-    "percent_agreement": "medjudge.stats.agreement",
-    "krippendorff_alpha": "medjudge.stats.agreement",
-    "icc": "medjudge.stats.agreement",
-    "kendall_w": "medjudge.stats.agreement",
-    "agreement_table": "medjudge.stats.agreement",
+    # agreement coefficients: one row each in the registry, medjudge.stats.coefficients
+    **{c.name: AGREEMENT_MODULE for c in COEFFICIENT_TABLE},
+    "agreement_table": AGREEMENT_MODULE,
     # accuracy, intervals, tests
     "judge_accuracy": "medjudge.stats.accuracy",
     "proportion_ci": "medjudge.stats.intervals",
@@ -93,6 +88,8 @@ _API: dict[str, str] = {
     "Bootstrap": "medjudge.stats.resampling",
     "Estimate": "medjudge.stats.results",
     "TestResult": "medjudge.stats.results",
+    # plots (the module: mj.plots.forest_plot(...), one figure per module, each with ax=)
+    "plots": "medjudge.plots:*",
 }
 
 __all__ = ["__version__", *sorted(_API)]

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...plots.forest import forest_plot
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
-from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
 from ._audit_text import methods, n_items, one_level
