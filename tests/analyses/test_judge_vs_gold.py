@@ -10,6 +10,7 @@ import medjudge.stats.confusion as conf_mod
 import numpy as np
 import pandas as pd
 import pytest
+from _crowd import DIMS, LABELS, RISK, crowd_study  # noqa: E402,F401
 from medjudge import Bootstrap
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.data.model import Study
@@ -17,45 +18,6 @@ from medjudge.data.scale import Scale
 from medjudge.stats.confusion import class_rates, gold_kappa_core, ordinal_error_rates
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
 from statsmodels.stats.proportion import proportion_confint
-
-RISK = ["Non-serious", "Moderate", "Serious", "Critical"]
-LABELS = ["refuse", "comply", "partial", "redirect", "clarify", "unsafe"]
-DIMS = ["risk", "response_label", "tone", "scope"]
-
-
-def crowd_study(seed: int = 11, n_items: int = 60) -> Study:
-    """Items × 4 dimensions, gold per item and dimension, ordinal risk + nominal 6-category
-    dimensions, 3–12 crowd labels per item, two judges (one with invalid verdicts), three
-    questions per image."""
-    rng = np.random.default_rng(seed)
-    rows, gold, items = [], [], []
-    for i in range(n_items):
-        it = f"case{i:03d}"
-        items.append({"item": it, "image_id": f"img{i // 3:02d}"})
-        n_lab = int(rng.integers(3, 13))
-        for d in DIMS:
-            cats = RISK if d == "risk" else LABELS
-            k = len(cats)
-            t = int(rng.integers(k)) if d != "risk" else int(rng.choice(k, p=[0.4, 0.3, 0.2, 0.1]))
-            gold.append({"item": it, "dimension": d, "value": cats[t]})
-            for w in range(n_lab):
-                v = t if rng.random() < 0.7 else int(rng.integers(k))
-                rows.append((it, f"slot{w}", "expert", d, cats[v]))
-            for judge, p in (("judge-a", 0.75), ("judge-b", 0.5)):
-                if rng.random() < p:
-                    v = t
-                elif d == "risk":
-                    v = int(np.clip(t + rng.choice([-1, 1]), 0, k - 1))
-                else:
-                    v = int(rng.integers(k))
-                val = None if judge == "judge-b" and rng.random() < 0.08 else cats[v]
-                rows.append((it, judge, "judge", d, val))
-    ratings = pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"])
-    scales = {
-        d: Scale("ordinal", tuple(RISK)) if d == "risk" else Scale("nominal", tuple(LABELS))
-        for d in DIMS
-    }
-    return Study(ratings, pd.DataFrame(items), scales, gold_table=pd.DataFrame(gold))
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ sections = pytest.importorskip("medjudge.report.sections")
 if not hasattr(sections, "Section"):
     pytest.skip("report-section interface not merged yet", allow_module_level=True)
 
+from _crowd import crowd_study  # noqa: E402
 from medjudge.report.sections import judge_vs_gold as jg_section  # noqa: E402
 from medjudge.report.sections import scores as score_section  # noqa: E402
-from test_judge_vs_gold import crowd_study  # noqa: E402
 
 
 def _ctx(study):
