@@ -113,7 +113,109 @@ def load_input(args: argparse.Namespace) -> Study:
     extra = getattr(args, "exchangeable", None) or []
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
+    if getattr(args, "gold_method", None) not in (None, "auto"):
+        check_gold_method(
+            study, args.gold_method, reference=getattr(args, "reference", None),
+            can_reference=hasattr(args, "reference"),
+        )  # fmt: skip
+    if getattr(args, "ties", "keep") == "exclude":
+        study = _exclude_ties(args, study)
     return study
+
+
+def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:
+    """``--ties exclude``: the study without tie gold labels; the count is printed (stderr)."""
+    import sys
+
+    from ..data.ties import exclude_tie_gold
+
+    if not any(s.tie is not None for s in study.scales.values()):
+        raise InputError(
+            "--ties exclude: no dimension of this study has a tie category "
+            "(the mapping's [scale] tie = ...); drop --ties"
+        )
+    study, counts = exclude_tie_gold(
+        study, getattr(args, "gold_method", None) or "auto",
+        reference=getattr(args, "reference", None),
+    )  # fmt: skip
+    if counts["items"] == 0:
+        print("medjudge: note: no item has a tie gold label (--ties exclude)", file=sys.stderr)
+    else:
+        print(f"medjudge: note: {study.notes[-1]}", file=sys.stderr)
+    return study
+
+
+def gold_methods_allowed(study: Study, *, reference: bool = True) -> list[str]:
+    """The ``--gold-method`` values this study allows on its categorical dimensions."""
+    allowed = ["auto"]
+    if study.experts:
+        allowed += ["majority", "plurality"]
+    if reference:
+        allowed.append("reference")
+    if study.gold_table is not None:
+        allowed.append("supplied")
+    return allowed
+
+
+def check_gold_method(
+    study: Study, method: str, *, reference: str | None = None, can_reference: bool = True
+) -> None:
+    """``--gold-method`` against what the study (and the command: ``can_reference``) allows:
+    one line listing the allowed values."""
+    allowed = gold_methods_allowed(study, reference=can_reference)
+    why = ""
+    if method not in allowed:
+        why = {
+            "supplied": "the data have no supplied gold",
+            "majority": "the study has no experts",
+            "plurality": "the study has no experts",
+            "reference": "this command has no --reference",
+        }.get(method, "")
+    elif method == "reference" and not reference:
+        why = "name the reference rater with --reference"
+    elif method == "reference" and reference not in study.raters():
+        why = f"--reference {reference}: no such rater"
+    if why:
+        raise InputError(
+            f"--gold-method {method}: {why}; allowed for this study: " + ", ".join(allowed)
+        )
+
+
+def resolve_by(study: Study, text: str | None, *, dimension: bool = True) -> list[str]:
+    """``--by``: the named item attributes (checked), or the default rule of ``subgroups``
+    (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`, plus ``dimension`` when
+    the study has several and ``dimension`` is allowed)."""
+    have = [str(c) for c in study.items.columns if c != "item"]
+    if text is None:
+        from ..analyses.subgroups import default_subgroup_attributes
+
+        by = list(default_subgroup_attributes(study))
+        if dimension and len(study.dimensions) > 1:
+            by.append("dimension")
+        if not by:
+            raise InputError(
+                "--by: the study has no subgroup attribute to break down by; name one of the "
+                f"item attributes ({', '.join(have) or 'none'})"
+                + (" or 'dimension'" if dimension else "")
+            )
+        return by
+    by = [b.strip() for b in text.split(",") if b.strip()]
+    special = ("dimension", "judge") if dimension else ()
+    unknown = [b for b in by if b not in special and b not in study.items.columns]
+    if unknown:
+        raise InputError(
+            f"--by {', '.join(unknown)}: not an item attribute; item attributes: "
+            + (", ".join(have) or "none")
+        )
+    return by
+
+
+def resolve_cluster(study: Study, value: str | None) -> str | None:
+    """``--cluster`` (``auto``, a column or ``none``) as an item attribute or ``None``."""
+    from ..analyses.design import resolve_clusters
+
+    c = resolve_clusters(study, value)
+    return c.column if c.labels is not None else None
 
 
 def check_dimensions(study: Study, names: list[str] | None, option: str) -> list[str]:
@@ -141,6 +243,16 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
             f"{option} {order!r}: no verdicts in that presentation order; orders present: {have}"
         )
     return order
+
+
+def counts_text(counts: Any) -> str:
+    """``{"items_without_gold": 0, "a b": 2}`` as ``items without gold 0, a b 2`` (a count per
+    name, for the terminal: never a Python dict)."""
+    if not isinstance(counts, dict):
+        return str(counts)
+    if not counts:
+        return "none"
+    return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items())
 
 
 def _jsonable(o: Any) -> Any:

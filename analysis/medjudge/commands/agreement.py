@@ -96,19 +96,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
     )
-    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
-    p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument(
-        "--confidence-level", dest="confidence", type=opt.CONFIDENCE_LEVEL, default=0.95,
-        help="coverage of the intervals",
+    opt.add_resampling(p)
+    opt.add_cluster(
+        p, note="; a table without --mapping: a column named here (auto and none: items "
+        "independent)",
     )  # fmt: skip
-    p.add_argument(
-        "--cluster",
-        help="column (wide table) or item attribute (--mapping) whose values are resampled "
-        "together; with --mapping the default is the mapping's cluster (auto); none: items "
-        "independent",
-    )
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -198,11 +191,17 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         role = args.role
         if role is None and study.exchangeable:  # crowd slots are not mixed with named judges
             role = study.exchangeable[0]
+        if role is None and study.experts and study.judges:  # nor experts with judges
+            raise InputError(
+                f"the table has {len(study.experts)} experts and {len(study.judges)} judges; "
+                "agreement is computed within one role: add --role expert or --role judge",
+                file=path,
+            )
         m = study.matrix(dim, role=role)
         args.exchangeable = role in study.exchangeable
         from ..analyses.audit import audit_settings
 
-        st = audit_settings(study, ci=None, cluster=args.cluster or "auto")
+        st = audit_settings(study, ci=None, cluster=args.cluster)
         args.cluster_name, args.cluster_ids = st.cluster, st.clusters(m.items)
         scale = m.scale
         level: Any = args.level or scale
@@ -250,7 +249,7 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         )
     args.exchangeable = bool(args.exchangeable_roles)
     args.cluster_name, args.cluster_ids = None, None
-    if args.cluster and args.cluster != "none":
+    if args.cluster not in ("auto", "none"):
         if args.cluster not in df.columns:
             raise InputError(
                 f"cluster column {args.cluster!r} not found",
@@ -278,7 +277,7 @@ def _refuse_guess(df: Any, raters: list[str], path: Path) -> None:
     off = [c for c, vs in vals.items() if len(vs) >= 10 and len(set(vs)) > len(vs) / 2]
     if off:
         raise InputError(
-            f"column(s) {off[:5]} do not look like ratings on the same scale as the others; "
+            f"column(s) {', '.join(map(str, off[:5]))} do not look like ratings on the same scale as the others; "
             "medjudge does not guess which columns are raters",
             file=path,
             hint="name them: --item ID --raters r1,r2,r3 [--level ordinal --categories low,mid,high], "
@@ -319,7 +318,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         scale=level,
         weights=args.weights,
         ci=ci,
-        confidence_level=args.confidence,
+        confidence_level=args.confidence_level,
         bootstrap=Bootstrap(args.resamples, args.seed, method=args.method),
         clusters=getattr(args, "cluster_ids", None),
         coefficients=coefficients,

@@ -11,6 +11,7 @@ from ._common import (
     add_input_args,
     check_dimensions,
     check_order,
+    counts_text,
     dump_json,
     load_input,
     term_width,
@@ -23,28 +24,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "compare", help="leaderboard with intervals + pairwise McNemar/bootstrap with Holm and BH"
     )
     add_input_args(p)
-    p.add_argument(
-        "--policy",
-        choices=["wrong", "exclude", "half"],
-        default="wrong",
-        help="invalid verdicts: wrong (Med-RewardBench rule), exclude, or half credit",
-    )
-    p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
-    p.add_argument(
-        "--cluster",
-        default="auto",
-        help="item attribute to cluster-resample by (auto: image_id …; none)",
-    )
-    p.add_argument("--gold-method", default="auto", choices=["auto", "supplied", "majority"])
+    opt.add_policy(p)
+    opt.add_resampling(p)
+    opt.add_cluster(p)
+    opt.add_gold_method(p)
+    opt.add_ties(p)
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
     p.add_argument(
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
-    p.add_argument("--alpha", type=opt.ALPHA, default=None, help="default 0.05")
-    opt.add_confidence_level(p)
+    p.add_argument(
+        "--alpha",
+        type=opt.ALPHA,
+        default=None,
+        help="test size of the pairwise tests (default 0.05)",
+    )
     p.add_argument(
         "--family",
         choices=["table", "dimension"],
@@ -69,15 +65,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "reduce the table to per-cluster counts and resample those (Poisson cluster "
         "bootstrap; identical numbers on both engines)",
     )
-    p.add_argument("--json", action="store_true")
+    opt.add_json(p)
     p.set_defaults(func=run)
 
 
 #: options only the in-memory path honours, with their (unset) defaults
 MEMORY_ONLY = {
     "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
-    "exchangeable": None,
+    "exchangeable": None, "ties": "keep",
 }  # fmt: skip
+#: what the options left unset (``None``) in the parser stand for
+_DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "bootstrap"}
 
 
 def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
@@ -85,6 +83,8 @@ def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa:
     from medjudge.stats.resampling import Bootstrap
 
     refuse_options(args, engine, MEMORY_ONLY)
+    if args.gold_method in ("plurality", "reference"):
+        refuse_options(args, engine, {"gold_method": args.gold_method + " "})
     res = evaluate_at_scale(
         args.path,
         engine=engine,
@@ -115,11 +115,7 @@ def run(args: argparse.Namespace) -> int:
     engine, mapping = engine_of(args, "compare")
     if engine != "memory":
         return _run_engine(args, engine, mapping)
-    for name, default in (
-        ("alpha", 0.05),
-        ("kappa_weights", "linear"),
-        ("score_intervals", "bootstrap"),
-    ):
+    for name, default in _DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
 
@@ -168,7 +164,9 @@ def run(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for d in s["dimensions"]:
             lb = ev.leaderboard[ev.leaderboard["dimension"] == d]
-            print(f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {ev.excluded[d]})")
+            print(
+                f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {counts_text(ev.excluded[d])})"
+            )
             t = lb[
                 [
                     "rank",

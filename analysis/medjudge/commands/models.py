@@ -18,30 +18,8 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap
 
 from ..analyses.models import answer_model_ranking
-from ._common import add_input_args, dump_json, load_input, term_width
-
-
-def _int_at_least(lo: int, name: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {lo}, got {v}")
-        return v
-
-    return parse
-
-
-def _level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0.5, 1), got {text!r}") from None
-    if not 0.5 <= v < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0.5, 1), got {v}")
-    return v
+from . import _options as opt
+from ._common import add_input_args, dump_json, load_input, resolve_cluster, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -56,30 +34,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "model_1,model_2 (default: the mapping's models key)",
     )
     p.add_argument(
-        "--ties",
+        "--tie-model",
         choices=["half", "davidson"],
         default="half",
-        help="half: a tie is half a win for each model (default); davidson: tie model",
+        help="a tie verdict: half a win for each model (default), or davidson: Davidson's tie "
+        "model",
     )
-    p.add_argument("--cluster", help="item attribute whose values are resampled together")
+    opt.add_ties(p)
+    opt.add_cluster(p)
     p.add_argument("--judges", help="judges to include, comma-separated (default: all)")
     p.add_argument("--no-experts", action="store_true", help="leave out the experts' ranking")
-    p.add_argument(
-        "--n-resamples",
-        type=_int_at_least(50, "--n-resamples"),
-        default=2000,
-        help="bootstrap resamples (>= 50; default 2000)",
-    )
-    p.add_argument("--seed", type=_int_at_least(0, "--seed"), default=0, help="bootstrap seed")
-    p.add_argument(
-        "--confidence-level", type=_level, default=0.95, help="interval coverage (default 0.95)"
-    )
+    opt.add_resampling(p)
     p.add_argument(
         "--marginal-ranks",
         action="store_true",
         help="rank confidence sets per model instead of simultaneous over all models",
     )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -97,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
         dimension=args.dimension,
         judges=judges,
         include_experts=not args.no_experts,
-        ties=args.ties,
-        cluster=args.cluster,
-        bootstrap=Bootstrap(args.n_resamples, args.seed),
+        ties=args.tie_model,
+        cluster=resolve_cluster(study, args.cluster),
+        bootstrap=Bootstrap(args.resamples, args.seed),
         confidence_level=args.confidence_level,
         simultaneous=not args.marginal_ranks,
     )

@@ -215,13 +215,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=opt.SEED, help="resampling seed (default 0)")
-    p.add_argument("--resamples", type=opt.RESAMPLES, help="bootstrap resamples (2000)")
-    p.add_argument(
-        "--policy",
-        choices=POLICIES,
-        help="invalid verdicts: count as wrong (default), exclude, or count as half",
-    )
+    opt.add_policy(p, default=None)
     p.add_argument(
         "--engine",
         choices=["auto", "builtin", "quarto"],
@@ -231,21 +225,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
-    p.add_argument(
-        "--confidence-level",
-        type=opt.CONFIDENCE_LEVEL,
-        help="interval coverage (default 0.95)",
-    )
+    opt.add_resampling(p, default=None)
     p.add_argument("--alpha", type=opt.ALPHA, help="test size (default 0.05)")
     p.add_argument(
         "--epsilon", type=opt.EPSILON,
         help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
         "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
-    p.add_argument(
-        "--by", help="item attributes for subgroup breakdowns, comma-separated "
-        "(default: the first of organ_system, department, modality_type, subset)",
-    )  # fmt: skip
+    opt.add_by(p)
     p.add_argument(
         "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
     )

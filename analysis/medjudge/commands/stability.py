@@ -35,16 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="/",
         help="splits a judge name into evaluator and prompt variant (default: '/')",
     )
-    p.add_argument(
-        "--resamples", type=opt.IntRange(50, 100_000, what="number of resamples"), default=1000,
-        help="item-bootstrap resamples (default: 1000)",
-    )  # fmt: skip
-    p.add_argument("--seed", type=opt.SEED, default=0, help="bootstrap seed (default: 0)")
-    p.add_argument(
-        "--confidence-level", type=opt.RealRange(0.5, 1.0, open_low=False, what="a confidence level"),
-        default=0.95, help="interval coverage (default: 0.95)",
-    )  # fmt: skip
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    opt.add_resampling(p)
+    opt.add_json(p)
     p.set_defaults(func=run)
 
 
