@@ -245,6 +245,25 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
     return order
 
 
+def resampling(args: argparse.Namespace) -> dict[str, Any]:
+    """``bootstrap=`` and ``confidence_level=`` from ``--resamples``, ``--seed`` and
+    ``--confidence-level`` (the keyword arguments of every study-level analysis)."""
+    from ..stats.resampling import Bootstrap
+
+    return {
+        "bootstrap": Bootstrap(args.resamples, args.seed),
+        "confidence_level": args.confidence_level,
+    }
+
+
+def print_json(args: argparse.Namespace, result: Any) -> bool:
+    """With ``--json``: print ``result`` (a result object or a dict) as JSON and return True."""
+    if not getattr(args, "json", False):
+        return False
+    print(dump_json(result))
+    return True
+
+
 def counts_text(counts: Any) -> str:
     """``{"items_without_gold": 0, "a b": 2}`` as ``items without gold 0, a b 2`` (a count per
     name, for the terminal: never a Python dict)."""

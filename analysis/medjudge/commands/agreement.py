@@ -96,12 +96,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
     )
-    opt.add_resampling(p)
-    opt.add_cluster(
-        p, note="; a table without --mapping: a column named here (auto and none: items "
+    opt.add(
+        p, *opt.RESAMPLING, "--json", "--cluster",
+        note="; a table without --mapping: a column named here (auto and none: items "
         "independent)",
     )  # fmt: skip
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -130,15 +129,10 @@ def _encode(
     filled = cells != ""
     if categories:
         index = {c: i for i, c in enumerate(categories)}
-        bad = filled & ~cells.isin(list(index))
-        if bad.to_numpy().any():
-            i, j = np.argwhere(bad.to_numpy())[0]
-            raise InputError(
-                f"label {cells.iat[i, j]!r} is not among --categories {categories}",
-                file=path,
-                line=int(i) + 2,
-                column=str(cells.columns[j]),
-            )
+        _refuse_cells(
+            cells, filled & ~cells.isin(list(index)), path,
+            lambda v: f"label {v!r} is not among --categories {', '.join(categories)}",
+        )  # fmt: skip
         X = cells.apply(
             lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)
         ).to_numpy(float)
@@ -148,20 +142,30 @@ def _encode(
     if not not_num.to_numpy().any():
         return num.to_numpy(dtype=float), None
     if level != "nominal":
-        i, j = np.argwhere(not_num.to_numpy())[0]
-        raise InputError(
-            f"{cells.iat[i, j]!r} is not a number, and the {level} level needs an order",
-            file=path,
-            line=int(i) + 2,
-            column=str(cells.columns[j]),
+        _refuse_cells(
+            cells, not_num, path,
+            lambda v: f"{v!r} is not a number, and the {level} level needs an order",
             hint="give the labels in order with --categories low,...,high",
-        )
+        )  # fmt: skip
     labels = sorted(set(cells.to_numpy()[filled.to_numpy()]))
     index = {c: i for i, c in enumerate(labels)}
     X = cells.apply(lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)).to_numpy(
         float
     )
     return X, labels
+
+
+def _refuse_cells(
+    cells: pd.DataFrame, bad: pd.DataFrame, path: Path, message: Any, hint: str | None = None
+) -> None:
+    """The first cell flagged in ``bad`` as one error naming its file, line and column."""
+    if not bad.to_numpy().any():
+        return
+    i, j = np.argwhere(bad.to_numpy())[0]
+    raise InputError(
+        message(cells.iat[i, j]), file=path, line=int(i) + 2, column=str(cells.columns[j]),
+        hint=hint,
+    )  # fmt: skip
 
 
 def _all_numbers(labels: list[Any]) -> bool:
@@ -184,7 +188,10 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         dims = study.dimensions
         dim = args.dimension or (dims[0] if len(dims) == 1 else None)
         if dim is None or dim not in study.scales:
-            raise InputError(f"choose a dimension with --dimension (have {dims})", file=path)
+            raise InputError(
+                "choose a dimension with --dimension (have " + ", ".join(map(str, dims)) + ")",
+                file=path,
+            )
         study.exchangeable = tuple(
             dict.fromkeys([*study.exchangeable, *(args.exchangeable_roles or [])])
         )
@@ -218,7 +225,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     df = df.drop(columns=[c for c in (LINE,) if c in df.columns])
     if args.item and args.item not in df.columns:
         raise InputError(
-            f"item column {args.item!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+            f"item column {args.item!r} not found",
+            file=path,
+            hint="columns: " + ", ".join(map(str, df.columns)),
         )
     raters = (
         [r.strip() for r in args.raters.split(",")]
@@ -228,7 +237,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     missing = [r for r in raters if r not in df.columns]
     if missing:
         raise InputError(
-            f"rater column {missing[0]!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+            f"rater column {missing[0]!r} not found",
+            file=path,
+            hint="columns: " + ", ".join(map(str, df.columns)),
         )
     if len(raters) < 2:
         raise InputError("agreement needs at least two rater columns", file=path)
@@ -254,7 +265,7 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             raise InputError(
                 f"cluster column {args.cluster!r} not found",
                 file=path,
-                hint=f"columns: {list(df.columns)}",
+                hint="columns: " + ", ".join(map(str, df.columns)),
             )
         if args.cluster in raters:
             raise InputError(f"--cluster {args.cluster!r} is also a rater column", file=path)

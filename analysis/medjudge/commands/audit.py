@@ -21,9 +21,15 @@ from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
 from ..data.errors import InputError
-from ..stats.resampling import Bootstrap
 from . import _options as opt
-from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
+from ._common import (
+    add_input_args,
+    check_dimensions,
+    dump_json,
+    load_input,
+    resampling,
+    term_width,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -39,8 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="intervals of the reliability coefficients (default auto: BCa bootstrap below "
         "100 items, analytic from 100 on; docs/calibration.md)",
     )
-    opt.add_resampling(p)
-    opt.add_cluster(p)
+    opt.add(p, *opt.RESAMPLING, "--cluster")
     p.add_argument("--top", type=opt.TOP, default=10, help="disputed items to list per dimension")
     p.add_argument(
         "--epsilon",
@@ -56,8 +61,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="who the human annotators are; sets the alt-test margin when --epsilon is not "
         "given (expert 0.2 [default], skilled 0.15, crowd 0.1)",
     )
-    opt.add_policy(
+    opt.add(
         p,
+        "--policy",
         note="; in the alt-test, wrong counts items without a usable judge verdict as losses (as "
         "the audit report does) and exclude or half leave them out (the alt-test authors' code; "
         "the test has no half rule)",
@@ -71,7 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "table's constant dimension, hence this name",
     )
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
-    opt.add_json(p)
+    opt.add(p, "--json")
     p.set_defaults(func=run)
 
 
@@ -100,9 +106,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     settings = audit_settings(
         study,
         ci=args.ci,
-        confidence_level=args.confidence_level,
-        bootstrap=Bootstrap(args.resamples, args.seed),
         cluster=cluster,
+        **resampling(args),
     )
     jd = args.judge_dimension or ("overall" if "overall" in dims else dims[0])
     rep = audit_study(

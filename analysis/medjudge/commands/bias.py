@@ -95,8 +95,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bias", help="judge bias diagnostics: position, length, label balance, dimensions, runs"
     )
     add_input_args(p)
-    opt.add_cluster(p)
-    opt.add_ties(p)
+    opt.add(p, "--cluster", "--ties", "--confidence-level", "--json")
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
     )
@@ -106,8 +105,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="suite: item columns with the lengths of answer 1 and 2 (default answer1_len,answer2_len)",
     )
     p.add_argument("--style", help="suite: item columns with a style attribute of answer 1 and 2")
-    opt.add_confidence_level(p)
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 

@@ -14,6 +14,8 @@ from ._common import (
     counts_text,
     dump_json,
     load_input,
+    print_json,
+    resampling,
     term_width,
 )
 from ._engine import add_engine_arg, engine_of, refuse_options
@@ -24,11 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "compare", help="leaderboard with intervals + pairwise McNemar/bootstrap with Holm and BH"
     )
     add_input_args(p)
-    opt.add_policy(p)
-    opt.add_resampling(p)
-    opt.add_cluster(p)
-    opt.add_gold_method(p)
-    opt.add_ties(p)
+    opt.add(p, "--policy", *opt.RESAMPLING, "--cluster", "--gold-method", "--ties", "--json")
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
@@ -65,7 +63,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "reduce the table to per-cluster counts and resample those (Poisson cluster "
         "bootstrap; identical numbers on both engines)",
     )
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -80,7 +77,6 @@ _DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "boots
 
 def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
     from medjudge.analyses.at_scale import evaluate_at_scale
-    from medjudge.stats.resampling import Bootstrap
 
     refuse_options(args, engine, MEMORY_ONLY)
     if args.gold_method in ("plurality", "reference"):
@@ -91,15 +87,13 @@ def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa:
         mapping=mapping,
         cluster=args.cluster,
         policy=args.policy,
-        bootstrap=Bootstrap(args.resamples, args.seed),
         family=args.family,
         gold=args.gold_method,
         order=args.eval_order,
         dimensions=args.dimensions,
-        confidence_level=args.confidence_level,
+        **resampling(args),
     )
-    if args.json:
-        print(dump_json(res.to_dict()))
+    if print_json(args, res):
         return 0
     print(repr(res))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -119,8 +113,6 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name, None) is None:
             setattr(args, name, default)
 
-    from medjudge.stats.resampling import Bootstrap
-
     from ._progress import progress
 
     with progress(args, f"loading {args.path}"):
@@ -137,8 +129,8 @@ def run(args: argparse.Namespace) -> int:
         from medjudge.analyses.score_study import score_study
 
         out["scores"] = score_study(
-            study, gold=args.gold_method, cluster=args.cluster, dimensions=num, bootstrap=Bootstrap(args.resamples, args.seed), interval=args.score_intervals,
-            confidence_level=args.confidence_level,
+            study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
+            interval=args.score_intervals, **resampling(args),
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
@@ -276,23 +268,9 @@ def _print_scores(res) -> None:
 def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
     from medjudge.analyses.evaluation import evaluate_judges
     from medjudge.analyses.judge_vs_gold import judge_vs_gold
-    from medjudge.stats.resampling import Bootstrap
 
-    ev = evaluate_judges(
-        study,
-        policy=args.policy,
-        bootstrap=Bootstrap(args.resamples, args.seed),
-        cluster=args.cluster,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=cat,
-        family=args.family,
-        confidence_level=args.confidence_level,
-    )
-    jg = judge_vs_gold(
-        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
-        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
-        bootstrap=Bootstrap(args.resamples, args.seed), alpha=args.alpha,
-        confidence_level=args.confidence_level,
-    )  # fmt: skip
+    common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
+              "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
+    ev = evaluate_judges(study, family=args.family, **common)
+    jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

@@ -15,11 +15,16 @@ import argparse
 
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from ..analyses.models import answer_model_ranking
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, resolve_cluster, term_width
+from ._common import (
+    add_input_args,
+    load_input,
+    print_json,
+    resampling,
+    resolve_cluster,
+    term_width,
+)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -40,17 +45,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a tie verdict: half a win for each model (default), or davidson: Davidson's tie "
         "model",
     )
-    opt.add_ties(p)
-    opt.add_cluster(p)
+    opt.add(p, "--ties", "--cluster", *opt.RESAMPLING, "--json")
     p.add_argument("--judges", help="judges to include, comma-separated (default: all)")
     p.add_argument("--no-experts", action="store_true", help="leave out the experts' ranking")
-    opt.add_resampling(p)
     p.add_argument(
         "--marginal-ranks",
         action="store_true",
         help="rank confidence sets per model instead of simultaneous over all models",
     )
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -70,12 +72,10 @@ def run(args: argparse.Namespace) -> int:
         include_experts=not args.no_experts,
         ties=args.tie_model,
         cluster=resolve_cluster(study, args.cluster),
-        bootstrap=Bootstrap(args.resamples, args.seed),
-        confidence_level=args.confidence_level,
         simultaneous=not args.marginal_ranks,
+        **resampling(args),
     )
-    if args.json:
-        print(dump_json(res.to_dict()))
+    if print_json(args, res):
         return 0
     st = res.settings
     print(

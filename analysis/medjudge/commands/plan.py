@@ -74,7 +74,7 @@ PROB = _num(0, 1)
 
 def _common(p: argparse.ArgumentParser, *, level: bool = True, power: bool = False) -> None:
     if level:
-        opt.add_confidence_level(p)
+        opt.add(p, "--confidence-level")
     if power:
         p.add_argument(
             "--alpha", type=opt.ALPHA, default=0.05, help="two-sided test size (default 0.05)"
@@ -86,7 +86,7 @@ def _common(p: argparse.ArgumentParser, *, level: bool = True, power: bool = Fal
         default=1.0,
         help="clustering design effect 1 + (m - 1) ICC (default 1)",
     )
-    opt.add_json(p)
+    opt.add(p, "--json")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -132,7 +132,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument(
         "--alpha", type=opt.ALPHA, default=0.05, help="familywise error rate (default 0.05)"
     )
-    opt.add_json(c)
+    opt.add(c, "--json")
     c.set_defaults(func=run_decide)
 
     t = ps.add_parser("alt-test", help="simulated pass probability of the alt-test")
@@ -160,7 +160,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="pass probability the smallest recommended item count must reach",
     )  # fmt: skip
     t.add_argument("--seed", type=opt.SEED, default=0, help="simulation seed (default 0)")
-    opt.add_json(t)
+    opt.add(t, "--json")
     t.set_defaults(func=run_alt_test)
 
     q = ps.add_parser("ppi", help="labels needed with and without the judge, from a pilot")

@@ -17,8 +17,8 @@ from . import _options as opt
 from ._common import (
     add_input_args,
     counts_text,
-    dump_json,
     load_input,
+    print_json,
     resolve_cluster,
     term_width,
 )
@@ -35,9 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")
     p.add_argument("--contrast", help="A,B: estimate P(gold=A) - P(gold=B) on the same items")
     p.add_argument("--by", help="item attribute: per-subgroup PPI++ and a stratified estimate")
-    opt.add_cluster(p, note=" (cluster-robust variances)")
-    opt.add_gold_method(p)
-    opt.add_ties(p)
+    opt.add(p, "--gold-method", "--ties", "--confidence-level", "--json", "--cluster",
+            note=" (cluster-robust variances)")  # fmt: skip
     p.add_argument("--reference", help="rater whose labels are gold (with --gold-method reference)")
     p.add_argument(
         "--combine",
@@ -56,7 +55,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="keep gold on a random N items only (rehearse a label budget on labelled data)",
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="seed for --keep-labels and the folds")
-    opt.add_confidence_level(p)
     p.add_argument(
         "--interval",
         choices=["t", "normal"],
@@ -64,7 +62,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="t: small-sample intervals (default, calibrated at n >= 50); "
         "normal: the asymptotic intervals of ppi-python",
     )
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 
@@ -107,8 +104,7 @@ def run(args: argparse.Namespace) -> int:
         confidence_level=args.confidence_level,
         interval=args.interval,
     )
-    if args.json:
-        print(dump_json(res.to_dict()))
+    if print_json(args, res):
         return 0
     t = res.table()
     cols = [

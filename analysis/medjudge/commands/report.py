@@ -215,7 +215,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    opt.add_policy(p, default=None)
+    opt.add(p, "--policy", *opt.RESAMPLING, unset=True)
     p.add_argument(
         "--engine",
         choices=["auto", "builtin", "quarto"],
@@ -225,14 +225,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
-    opt.add_resampling(p, default=None)
     p.add_argument("--alpha", type=opt.ALPHA, help="test size (default 0.05)")
     p.add_argument(
         "--epsilon", type=opt.EPSILON,
         help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
         "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
-    opt.add_by(p)
+    opt.add(p, "--by")
     p.add_argument(
         "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
     )

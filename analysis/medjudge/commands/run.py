@@ -33,9 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
-    opt.add_resampling(p)
-    opt.add_by(p, note="; written to subgroups.csv and used by the reports")
-    opt.add_ties(p)
+    opt.add(p, *opt.RESAMPLING, "--ties", "--by",
+            note="; written to subgroups.csv and used by the reports")  # fmt: skip
     p.add_argument(
         "--report",
         choices=["both", "judges", "audit", "none"],

@@ -16,10 +16,8 @@ import argparse
 
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import add_input_args, load_input, print_json, resampling, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,8 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="/",
         help="splits a judge name into evaluator and prompt variant (default: '/')",
     )
-    opt.add_resampling(p)
-    opt.add_json(p)
+    opt.add(p, *opt.RESAMPLING, "--json")
     p.set_defaults(func=run)
 
 
@@ -48,11 +45,8 @@ def run(args: argparse.Namespace) -> int:
     dimension = headline_dimension(study)
     if not args.separator:
         raise ValueError("--separator must be a non-empty string")
-    res = stability(
-        study, dimension=dimension, prompt_separator=args.separator, bootstrap=Bootstrap(args.resamples, args.seed), confidence_level=args.confidence_level,
-    )  # fmt: skip
-    if args.json:
-        print(dump_json(res.to_dict()))
+    res = stability(study, dimension=dimension, prompt_separator=args.separator, **resampling(args))
+    if print_json(args, res):
         return 0
     st = res.settings
     print(

@@ -34,10 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
     )
     add_input_args(p)
-    opt.add_by(p, note="; 'dimension' breaks down by dimension too (default when several)")
-    opt.add_policy(p)
-    opt.add_cluster(p)
-    opt.add_ties(p)
+    opt.add(p, "--policy", "--cluster", "--ties", "--confidence-level", "--json", "--by",
+            note="; 'dimension' breaks down by dimension too (default when several)")  # fmt: skip
     p.add_argument(
         "--min-n",
         type=opt.MIN_N,
@@ -57,8 +55,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
     )
     add_engine_arg(p, "reduce the table to one row per item and judge outcomes")
-    opt.add_confidence_level(p)
-    opt.add_json(p)
     p.set_defaults(func=run)
 
 
