@@ -102,9 +102,16 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
     return TableMapping.from_dict(d, source="command line")
 
 
+def table_mapping(args: argparse.Namespace) -> TableMapping | None:
+    """The mapping of the command line (file or options) as a ``TableMapping``, or ``None``."""
+    m = mapping_from_args(args)
+    if m is None or isinstance(m, TableMapping):
+        return m
+    return TableMapping.from_toml(m)
+
+
 def load_input(args: argparse.Namespace) -> Study:
     from ..engine.choose import check_fits_memory
-    from ._engine import table_mapping
 
     check_fits_memory(args.path, table_mapping(args), command=getattr(args, "command", None))
     study = load_any(
@@ -114,6 +121,8 @@ def load_input(args: argparse.Namespace) -> Study:
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
     if getattr(args, "gold_method", None) not in (None, "auto"):
+        from ._resolve import check_gold_method
+
         check_gold_method(
             study, args.gold_method, reference=getattr(args, "reference", None),
             can_reference=hasattr(args, "reference"),
@@ -145,79 +154,6 @@ def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:
     return study
 
 
-def gold_methods_allowed(study: Study, *, reference: bool = True) -> list[str]:
-    """The ``--gold-method`` values this study allows on its categorical dimensions."""
-    allowed = ["auto"]
-    if study.experts:
-        allowed += ["majority", "plurality"]
-    if reference:
-        allowed.append("reference")
-    if study.gold_table is not None:
-        allowed.append("supplied")
-    return allowed
-
-
-def check_gold_method(
-    study: Study, method: str, *, reference: str | None = None, can_reference: bool = True
-) -> None:
-    """``--gold-method`` against what the study (and the command: ``can_reference``) allows:
-    one line listing the allowed values."""
-    allowed = gold_methods_allowed(study, reference=can_reference)
-    why = ""
-    if method not in allowed:
-        why = {
-            "supplied": "the data have no supplied gold",
-            "majority": "the study has no experts",
-            "plurality": "the study has no experts",
-            "reference": "this command has no --reference",
-        }.get(method, "")
-    elif method == "reference" and not reference:
-        why = "name the reference rater with --reference"
-    elif method == "reference" and reference not in study.raters():
-        why = f"--reference {reference}: no such rater"
-    if why:
-        raise InputError(
-            f"--gold-method {method}: {why}; allowed for this study: " + ", ".join(allowed)
-        )
-
-
-def resolve_by(study: Study, text: str | None, *, dimension: bool = True) -> list[str]:
-    """``--by``: the named item attributes (checked), or the default rule of ``subgroups``
-    (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`, plus ``dimension`` when
-    the study has several and ``dimension`` is allowed)."""
-    have = [str(c) for c in study.items.columns if c != "item"]
-    if text is None:
-        from ..analyses.subgroups import default_subgroup_attributes
-
-        by = list(default_subgroup_attributes(study))
-        if dimension and len(study.dimensions) > 1:
-            by.append("dimension")
-        if not by:
-            raise InputError(
-                "--by: the study has no subgroup attribute to break down by; name one of the "
-                f"item attributes ({', '.join(have) or 'none'})"
-                + (" or 'dimension'" if dimension else "")
-            )
-        return by
-    by = [b.strip() for b in text.split(",") if b.strip()]
-    special = ("dimension", "judge") if dimension else ()
-    unknown = [b for b in by if b not in special and b not in study.items.columns]
-    if unknown:
-        raise InputError(
-            f"--by {', '.join(unknown)}: not an item attribute; item attributes: "
-            + (", ".join(have) or "none")
-        )
-    return by
-
-
-def resolve_cluster(study: Study, value: str | None) -> str | None:
-    """``--cluster`` (``auto``, a column or ``none``) as an item attribute or ``None``."""
-    from ..analyses.design import resolve_clusters
-
-    c = resolve_clusters(study, value)
-    return c.column if c.labels is not None else None
-
-
 def check_dimensions(study: Study, names: list[str] | None, option: str) -> list[str]:
     """``names`` (or all dimensions), each checked against the study's dimensions."""
     if not names:
@@ -243,17 +179,6 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
             f"{option} {order!r}: no verdicts in that presentation order; orders present: {have}"
         )
     return order
-
-
-def resampling(args: argparse.Namespace) -> dict[str, Any]:
-    """``bootstrap=`` and ``confidence_level=`` from ``--resamples``, ``--seed`` and
-    ``--confidence-level`` (the keyword arguments of every study-level analysis)."""
-    from ..stats.resampling import Bootstrap
-
-    return {
-        "bootstrap": Bootstrap(args.resamples, args.seed),
-        "confidence_level": args.confidence_level,
-    }
 
 
 def print_json(args: argparse.Namespace, result: Any) -> bool:

@@ -22,14 +22,8 @@ from medjudge.stats.judge_vs_experts import alt_test_table
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import (
-    add_input_args,
-    check_dimensions,
-    dump_json,
-    load_input,
-    resampling,
-    term_width,
-)
+from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -15,10 +15,10 @@ from ._common import (
     dump_json,
     load_input,
     print_json,
-    resampling,
     term_width,
 )
 from ._engine import add_engine_arg, engine_of, refuse_options
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

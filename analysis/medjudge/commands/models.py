@@ -17,14 +17,8 @@ import pandas as pd
 
 from ..analyses.models import answer_model_ranking
 from . import _options as opt
-from ._common import (
-    add_input_args,
-    load_input,
-    print_json,
-    resampling,
-    resolve_cluster,
-    term_width,
-)
+from ._common import add_input_args, load_input, print_json, term_width
+from ._resolve import resampling, resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -14,14 +14,8 @@ import pandas as pd
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import (
-    add_input_args,
-    counts_text,
-    load_input,
-    print_json,
-    resolve_cluster,
-    term_width,
-)
+from ._common import add_input_args, counts_text, load_input, print_json, term_width
+from ._resolve import resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

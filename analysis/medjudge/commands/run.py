@@ -19,9 +19,10 @@ from ..data.errors import InputError
 from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, resolve_by, term_width
+from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 from ._output import output_folder
+from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

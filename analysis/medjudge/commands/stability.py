@@ -17,7 +17,8 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, load_input, print_json, resampling, term_width
+from ._common import add_input_args, load_input, print_json, term_width
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -24,8 +24,9 @@ from medjudge.analyses.subgroups import (
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, resolve_by, table_text
+from ._common import add_input_args, dump_json, load_input, table_text
 from ._engine import add_engine_arg, engine_of, refuse_options
+from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
