@@ -37,12 +37,9 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--order", help="presentation-order column")
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
-    g.add_argument(
-        "--exchangeable",
-        choices=["expert", "judge"],
-        action="append",
-        metavar="ROLE",
-        help="this role's rater ids are exchangeable slots (crowd labels), not persons; "
+    add_exchangeable(
+        g,
+        "this role's rater ids are exchangeable slots (crowd labels), not persons; "
         "repeatable (also the mapping key exchangeable = [...])",
     )
     g.add_argument(
@@ -50,6 +47,16 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')",
     )
+
+
+def add_exchangeable(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup, help: str, dest: str = "exchangeable"
+) -> None:
+    """``--exchangeable ROLE`` (repeatable): rater ids of that role are slots, not persons."""
+    p.add_argument(
+        "--exchangeable", dest=dest, choices=["expert", "judge"], action="append",
+        metavar="ROLE", help=help,
+    )  # fmt: skip
 
 
 #: table options that describe columns; with --mapping the mapping file does that instead.
@@ -179,6 +186,11 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
             f"{option} {order!r}: no verdicts in that presentation order; orders present: {have}"
         )
     return order
+
+
+def from_args(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """``{name: args.name}``: options passed unchanged to an argument of the same name."""
+    return {name: getattr(args, name) for name in names}
 
 
 def print_json(args: argparse.Namespace, result: Any) -> bool:

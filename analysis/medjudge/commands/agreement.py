@@ -22,7 +22,7 @@ from ..data.io import LINE, read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import Bootstrap
 from . import _options as opt
-from ._common import dump_json, refuse_with_mapping, term_width
+from ._common import add_exchangeable, dump_json, refuse_with_mapping, term_width
 
 # short names accepted by --coef -> agreement_table names
 COEF_ALIASES = {
@@ -61,14 +61,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--role", choices=["expert", "judge"], help="with --mapping: only raters of this role"
     )
-    p.add_argument(
-        "--exchangeable",
-        dest="exchangeable_roles",
-        choices=["expert", "judge"],
-        action="append",
-        metavar="ROLE",
-        help="the rater ids are exchangeable slots (crowd labels), not persons: only "
+    add_exchangeable(
+        p,
+        "the rater ids are exchangeable slots (crowd labels), not persons: only "
         "rater-exchangeable coefficients (with a table, any role name marks its columns)",
+        dest="exchangeable_roles",
     )
     p.add_argument(
         "--level",

@@ -13,6 +13,7 @@ from ._common import (
     check_order,
     counts_text,
     dump_json,
+    from_args,
     load_input,
     print_json,
     term_width,
@@ -82,17 +83,9 @@ def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa:
     if args.gold_method in ("plurality", "reference"):
         refuse_options(args, engine, {"gold_method": args.gold_method + " "})
     res = evaluate_at_scale(
-        args.path,
-        engine=engine,
-        mapping=mapping,
-        cluster=args.cluster,
-        policy=args.policy,
-        family=args.family,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=args.dimensions,
-        **resampling(args),
-    )
+        args.path, engine=engine, mapping=mapping, gold=args.gold_method, order=args.eval_order,
+        **from_args(args, "cluster", "policy", "family", "dimensions"), **resampling(args),
+    )  # fmt: skip
     if print_json(args, res):
         return 0
     print(repr(res))

@@ -186,7 +186,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_ppi)
 
 
-def _print(df: pd.DataFrame, args: argparse.Namespace, header: str, extra: dict | None = None):
+def _print(
+    df: pd.DataFrame | dict, args: argparse.Namespace, header: str, extra: dict | None = None
+):
+    """The plan as a table under ``# header`` (a dict is one row), or with ``--json``."""
+    if isinstance(df, dict):
+        df = pd.DataFrame([df])
     if args.json:
         print(dump_json({"plan": df.to_dict(orient="records"), **(extra or {})}))
         return 0
@@ -230,18 +235,9 @@ def run_accuracy(args: argparse.Namespace) -> int:
         power=args.power,
         design_effect=args.design_effect,
     )
-    df = pd.DataFrame(
-        [
-            {
-                "accuracy": args.accuracy,
-                "versus": args.versus,
-                "alpha": args.alpha,
-                "power": args.power,
-                "items": n,
-            }
-        ]
-    )
-    return _print(df, args, "items to show accuracy differs from --versus (two-sided)")
+    row = {"accuracy": args.accuracy, "versus": args.versus, "alpha": args.alpha,
+           "power": args.power, "items": n}  # fmt: skip
+    return _print(row, args, "items to show accuracy differs from --versus (two-sided)")
 
 
 def run_kappa(args: argparse.Namespace) -> int:
@@ -252,17 +248,9 @@ def run_kappa(args: argparse.Namespace) -> int:
             args.kappa, args.prevalence, args.halfwidth, args.confidence_level, args.design_effect
         )
     )
-    df = pd.DataFrame(
-        [
-            {
-                "kappa": args.kappa,
-                "prevalence": args.prevalence,
-                "halfwidth": args.halfwidth,
-                "items": n,
-            }
-        ]
-    )
-    return _print(df, args, "items for a kappa interval half-width (Bloch & Kraemer 1989)")
+    row = {"kappa": args.kappa, "prevalence": args.prevalence, "halfwidth": args.halfwidth,
+           "items": n}  # fmt: skip
+    return _print(row, args, "items for a kappa interval half-width (Bloch & Kraemer 1989)")
 
 
 def run_paired(args: argparse.Namespace) -> int:
@@ -275,15 +263,15 @@ def run_paired(args: argparse.Namespace) -> int:
             raise ValueError(f"--delta {args.delta} cannot exceed --discordance {args.discordance}")
         n = float(mcnemar_sample_size(args.delta, args.discordance, args.alpha, args.power))
         n = math.ceil(n * args.design_effect)
-        df = pd.DataFrame([{"discordance": args.discordance, "delta": args.delta, "items": n}])
-        return _print(df, args, "items to detect the difference (McNemar, Connor 1987)")
+        row = {"discordance": args.discordance, "delta": args.delta, "items": n}
+        return _print(row, args, "items to detect the difference (McNemar, Connor 1987)")
     mde = float(
         minimum_detectable_difference(
             args.n / args.design_effect, args.discordance, args.alpha, args.power
         )
     )
-    df = pd.DataFrame([{"discordance": args.discordance, "n": args.n, "mde": mde}])
-    return _print(df, args, "minimum detectable accuracy difference (NaN: none detectable)")
+    row = {"discordance": args.discordance, "n": args.n, "mde": mde}
+    return _print(row, args, "minimum detectable accuracy difference (NaN: none detectable)")
 
 
 def run_decide(args: argparse.Namespace) -> int:

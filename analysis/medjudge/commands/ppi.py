@@ -101,21 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if print_json(args, res):
         return 0
     t = res.table()
-    cols = [
-        "dimension",
-        "judge",
-        "target",
-        "method",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "lam",
-        "n_labelled",
-        "n_unlabelled",
-        "effective_n",
-        "width_ratio",
-        "bias",
-    ]
+    cols = ["dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high", "lam",
+            "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias"]  # fmt: skip
     with pd.option_context(
         "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format
     ):

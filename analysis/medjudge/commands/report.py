@@ -21,6 +21,7 @@ from typing import Any
 
 from ..data.errors import InputError
 from . import _options as opt
+from ._common import from_args
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -310,27 +311,12 @@ def run(args: argparse.Namespace) -> int:
             progress(args, f"rendering the {' and '.join(kinds)} report(s) of {data.name}"),
         ):
             results = render_reports(
-                args.path,
-                kinds=kinds,
-                out=stage,
-                to=args.to,
-                mapping=args.mapping,
-                seed=args.seed,
-                resamples=args.resamples,
-                policy=args.policy,
-                engine=args.engine,
-                command=command,
-                template=args.template,
-                confidence_level=args.confidence_level,
-                alpha=args.alpha,
-                epsilon=args.epsilon,
-                by=by,
-                names=names or None,
-                title=args.title,
-                author=args.author,
-                headline=args.headline,
+                args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-            )
+                **from_args(args, "to", "mapping", "seed", "resamples", "policy", "engine",
+                            "template", "confidence_level", "alpha", "epsilon", "title",
+                            "author", "headline"),
+            )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1

@@ -24,7 +24,7 @@ from medjudge.analyses.subgroups import (
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, table_text
+from ._common import add_input_args, dump_json, from_args, load_input, table_text
 from ._engine import add_engine_arg, engine_of, refuse_options
 from ._resolve import resolve_by
 
@@ -88,13 +88,9 @@ def run(args: argparse.Namespace) -> int:
         "breakdown": subgroup_accuracy(
             study,
             by,
-            policy=args.policy,
-            cluster=args.cluster,
-            min_n=args.min_n,
-            max_half_width=args.max_half_width,
             stacked=so,
-            confidence_level=args.confidence_level,
-        )
+            **from_args(args, "policy", "cluster", "min_n", "max_half_width", "confidence_level"),
+        )  # fmt: skip
     }
     if attrs:
         across = attrs[0]
