@@ -1,7 +1,7 @@
 """``medjudge models``: rank the answer models by the experts' gold and by each judge.
 
 Bradley–Terry strengths (log scale, centred to mean 0; a tie is half a win for each model
-unless ``--ties davidson``) with cluster bootstrap intervals, Elo-style ratings, simultaneous
+unless ``--tie-model davidson``) with cluster bootstrap intervals, Elo-style ratings, simultaneous
 rank confidence sets, and each judge's rank correlation with the expert ranking.
 
 ``--json`` prints ``{"settings", "strengths": [rows], "win_probabilities", "correlations",
