@@ -196,3 +196,14 @@ def test_no_python_reprs_on_the_terminal(argv):
     assert rc == 0
     for bad in ("{'", "['", "?."):
         assert bad not in out + err, bad
+
+
+def test_long_cells_are_cut_and_the_cut_is_said():
+    import pandas as pd
+    from medjudge.commands._common import MAX_CELL, table_text
+
+    frame = pd.DataFrame({"cell": ["a", "GPT-4/CoT," * 60], "n": [1, 2]})
+    text = table_text(frame, index=False)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert f"long cells cut to {MAX_CELL} characters; --json prints everything" in text
+    assert "cut to" not in table_text(frame.head(1), index=False)
