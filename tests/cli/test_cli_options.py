@@ -207,3 +207,13 @@ def test_long_cells_are_cut_and_the_cut_is_said():
     assert max(len(line) for line in text.splitlines()) <= 100
     assert f"long cells cut to {MAX_CELL} characters; --json prints everything" in text
     assert "cut to" not in table_text(frame.head(1), index=False)
+
+
+def test_ppi_counts_keep_judge_names_and_fit_the_width():
+    llmbar = [str(ROOT / "data/external/llmbar/verdicts_long.csv"), "--mapping",
+              str(ROOT / "data/mappings/llmbar_long.toml")]  # fmt: skip
+    rc, out, _ = _cli(["ppi", *llmbar])
+    assert rc == 0
+    head = out.split("\n  ")[0]
+    assert "ChatGPT-0301/Swap_CoT 466" in head  # a name is not reworded
+    assert max(len(line) for line in head.splitlines() if line.startswith("#")) <= 100

@@ -201,14 +201,15 @@ def print_json(args: argparse.Namespace, result: Any) -> bool:
     return True
 
 
-def counts_text(counts: Any) -> str:
-    """``{"items_without_gold": 0, "a b": 2}`` as ``items without gold 0, a b 2`` (a count per
-    name, for the terminal: never a Python dict)."""
+def counts_text(counts: Any, *, names: bool = False) -> str:
+    """``{"items_without_gold": 0}`` as ``items without gold 0``: a count per key, for the
+    terminal (never a Python dict); ``names=True``: the keys are names (raters), kept as they
+    are."""
     if not isinstance(counts, dict):
         return str(counts)
     if not counts:
         return "none"
-    return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items())
+    return ", ".join(f"{k if names else str(k).replace('_', ' ')} {v}" for k, v in counts.items())
 
 
 def _jsonable(o: Any) -> Any:

@@ -9,6 +9,7 @@ correction, and the effective number of expert labels (``--json`` for everything
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 import pandas as pd
 
@@ -107,11 +108,17 @@ def run(args: argparse.Namespace) -> int:
         "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format
     ):
         for dim, c in res.counts.items():
-            print(
+            line = (
                 f"# {dim}: {c['labelled']} labelled (gold: {c['gold_method']}), "
                 f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts: "
-                + counts_text(c["judge_verdicts_missing_or_invalid"])
+                + counts_text(c["judge_verdicts_missing_or_invalid"], names=True)
             )
+            print(
+                textwrap.fill(
+                    line, term_width(), subsequent_indent="#   ",
+                    break_on_hyphens=False, break_long_words=False,
+                )
+            )  # fmt: skip
         print(t[cols].to_string(line_width=term_width(), index=False))
         sub = res.table(subgroup=None)
         sub = sub[sub["subgroup"] != "all"]
