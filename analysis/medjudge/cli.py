@@ -15,7 +15,6 @@ import sys
 import warnings
 
 from . import __version__
-from .data.errors import InputError
 
 #: sub-command -> one-line summary. The summary is shown by ``medjudge --help`` without importing
 #: the command's module (and so without pandas, statsmodels or matplotlib); a command's own module
@@ -261,59 +260,44 @@ def _main(argv: list[str] | None) -> int:
             code = int(args.func(args) or 0)
         _warning_note(caught, args.debug)
         return code
-    except KeyboardInterrupt as e:
-        if args.debug:
-            raise
-        what = "terminated" if isinstance(e, Terminated) else "interrupted"
-        print(f"medjudge: {what}; no outputs were replaced", file=sys.stderr)
-        return 143 if isinstance(e, Terminated) else 130
-    except InputError as e:
-        if args.debug:
-            raise
-        print(f"medjudge: error: {_message(e)}", file=sys.stderr)
-        return 2
-    except KeyError as e:
-        if args.debug:
-            raise
-        # a KeyError with a sentence is a message; a bare key is a bug (say so, one line)
-        if len(e.args) == 1 and isinstance(e.args[0], str) and " " in e.args[0]:
-            print(f"medjudge: error: {_message(e)}", file=sys.stderr)
-            return 2
-        print(
-            f"medjudge: internal error: missing key {e.args[0]!r} (rerun with --debug and "
-            "report it)",
-            file=sys.stderr,
-        )
-        return 3
-    except ValueError as e:
-        if args.debug:
-            raise
-        print(f"medjudge: error: {_message(e)}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (``| head``): not an error
         return 0
-    except OSError as e:
+    except (KeyboardInterrupt, Exception) as e:  # noqa: BLE001 - one line, not a traceback
         if args.debug:
             raise
-        print(f"medjudge: error: {_os_error(e)}", file=sys.stderr)
-        return 2
-    except MemoryError:
-        if args.debug:
-            raise
-        print(
-            "medjudge: error: not enough memory for this job (try fewer --resamples)",
-            file=sys.stderr,
+        code, line = _failure(e)
+        print(line, file=sys.stderr)
+        return code
+
+
+def _failure(e: BaseException) -> tuple[int, str]:
+    """Exit status and the one line for an exception that ended a command.
+
+    2: bad input or option (``ValueError``, :class:`~medjudge.data.errors.InputError`, a
+    ``KeyError`` carrying a sentence), an operating-system error or too little memory; 3: a bug
+    (a bare missing key, anything else); 130/143: Ctrl-C/SIGTERM (nothing replaced)."""
+    if isinstance(e, KeyboardInterrupt):
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        return (143 if isinstance(e, Terminated) else 130), (
+            f"medjudge: {what}; no outputs were replaced"
         )
-        return 2
-    except Exception as e:  # noqa: BLE001 - last resort: one line, not a traceback
-        if args.debug:
-            raise
-        print(
-            f"medjudge: internal error: {type(e).__name__}: {_message(e)} "
-            "(rerun with --debug and report it)",
-            file=sys.stderr,
+    key = e.args[0] if isinstance(e, KeyError) and e.args else None
+    if isinstance(e, KeyError) and not (isinstance(key, str) and " " in key):
+        # a KeyError with a sentence is a message; a bare key is a bug (say so, one line)
+        return (
+            3,
+            f"medjudge: internal error: missing key {key!r} (rerun with --debug and report it)",
         )
-        return 3
+    if isinstance(e, (KeyError, ValueError)):
+        return 2, f"medjudge: error: {_message(e)}"
+    if isinstance(e, OSError):
+        return 2, f"medjudge: error: {_os_error(e)}"
+    if isinstance(e, MemoryError):
+        return 2, "medjudge: error: not enough memory for this job (try fewer --resamples)"
+    return 3, (
+        f"medjudge: internal error: {type(e).__name__}: {_message(e)} "
+        "(rerun with --debug and report it)"
+    )
 
 
 def _warning_note(caught: list[warnings.WarningMessage], debug: bool) -> None:

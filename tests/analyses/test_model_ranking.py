@@ -248,7 +248,7 @@ def _cli(*args):
 def test_cli_models_json_rows():
     r = _cli(
         "models", PANDALM, "--mapping", PANDALM_MAP, "--models", "model_1,model_2",
-        "--json", "--n-resamples", "100",
+        "--json", "--resamples", "100",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
@@ -261,9 +261,10 @@ def test_cli_models_json_rows():
 @pytest.mark.parametrize(
     "bad",
     [
-        ["--n-resamples", "10"],
+        ["--resamples", "5"],
         ["--confidence-level", "95"],
-        ["--ties", "thirds"],
+        ["--tie-model", "thirds"],
+        ["--ties", "half"],
         ["--models", "model_1"],
         ["--models", "model_1,nope"],
         ["--cluster", "nope"],

@@ -32,8 +32,8 @@ def test_help_shows_defaults(capsys):
     with pytest.raises(SystemExit):
         build_parser("compare").parse_args(["compare", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "--resamples RESAMPLES (default: 2000)" in text
-    assert "--seed SEED (default: 0)" in text
+    assert "--resamples RESAMPLES bootstrap resamples (default: 2000)" in text
+    assert "--seed SEED resampling seed (default: 0)" in text
     assert "shown together (default)" in text  # help that names its default keeps its words
 
 

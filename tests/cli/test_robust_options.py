@@ -130,7 +130,9 @@ def test_unknown_dimension_names_the_option_not_a_bare_key(argv, needles):
 
 def test_level_interval_on_letter_labels_is_refused(table):
     path, mapping = table
-    rc, _, err = cli(["agreement", path, "--mapping", mapping, "--level", "interval"])
+    rc, _, err = cli(
+        ["agreement", path, "--mapping", mapping, "--role", "expert", "--level", "interval"]
+    )
     assert_one_line_error(rc, err, "--level interval needs numbers", "A, B, tie")
     rc, _, err = cli(
         ["agreement", path, "--raters", "e1,e2,e3", "--categories", "A,B,tie", "--level", "ratio"]

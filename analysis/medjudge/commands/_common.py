@@ -37,12 +37,9 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--order", help="presentation-order column")
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
-    g.add_argument(
-        "--exchangeable",
-        choices=["expert", "judge"],
-        action="append",
-        metavar="ROLE",
-        help="this role's rater ids are exchangeable slots (crowd labels), not persons; "
+    add_exchangeable(
+        g,
+        "this role's rater ids are exchangeable slots (crowd labels), not persons; "
         "repeatable (also the mapping key exchangeable = [...])",
     )
     g.add_argument(
@@ -50,6 +47,16 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Med-RewardBench: copy a single verdict to all dimensions (flagged 'broadcast')",
     )
+
+
+def add_exchangeable(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup, help: str, dest: str = "exchangeable"
+) -> None:
+    """``--exchangeable ROLE`` (repeatable): rater ids of that role are slots, not persons."""
+    p.add_argument(
+        "--exchangeable", dest=dest, choices=["expert", "judge"], action="append",
+        metavar="ROLE", help=help,
+    )  # fmt: skip
 
 
 #: table options that describe columns; with --mapping the mapping file does that instead.
@@ -102,9 +109,16 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
     return TableMapping.from_dict(d, source="command line")
 
 
+def table_mapping(args: argparse.Namespace) -> TableMapping | None:
+    """The mapping of the command line (file or options) as a ``TableMapping``, or ``None``."""
+    m = mapping_from_args(args)
+    if m is None or isinstance(m, TableMapping):
+        return m
+    return TableMapping.from_toml(m)
+
+
 def load_input(args: argparse.Namespace) -> Study:
     from ..engine.choose import check_fits_memory
-    from ._engine import table_mapping
 
     check_fits_memory(args.path, table_mapping(args), command=getattr(args, "command", None))
     study = load_any(
@@ -113,6 +127,37 @@ def load_input(args: argparse.Namespace) -> Study:
     extra = getattr(args, "exchangeable", None) or []
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
+    if getattr(args, "gold_method", None) not in (None, "auto"):
+        from ._resolve import check_gold_method
+
+        check_gold_method(
+            study, args.gold_method, reference=getattr(args, "reference", None),
+            can_reference=hasattr(args, "reference"),
+        )  # fmt: skip
+    if getattr(args, "ties", "keep") == "exclude":
+        study = _exclude_ties(args, study)
+    return study
+
+
+def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:
+    """``--ties exclude``: the study without tie gold labels; the count is printed (stderr)."""
+    import sys
+
+    from ..data.ties import exclude_tie_gold
+
+    if not any(s.tie is not None for s in study.scales.values()):
+        raise InputError(
+            "--ties exclude: no dimension of this study has a tie category "
+            "(the mapping's [scale] tie = ...); drop --ties"
+        )
+    study, counts = exclude_tie_gold(
+        study, getattr(args, "gold_method", None) or "auto",
+        reference=getattr(args, "reference", None),
+    )  # fmt: skip
+    if counts["items"] == 0:
+        print("medjudge: note: no item has a tie gold label (--ties exclude)", file=sys.stderr)
+    else:
+        print(f"medjudge: note: {study.notes[-1]}", file=sys.stderr)
     return study
 
 
@@ -141,6 +186,30 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
             f"{option} {order!r}: no verdicts in that presentation order; orders present: {have}"
         )
     return order
+
+
+def from_args(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """``{name: args.name}``: options passed unchanged to an argument of the same name."""
+    return {name: getattr(args, name) for name in names}
+
+
+def print_json(args: argparse.Namespace, result: Any) -> bool:
+    """With ``--json``: print ``result`` (a result object or a dict) as JSON and return True."""
+    if not getattr(args, "json", False):
+        return False
+    print(dump_json(result))
+    return True
+
+
+def counts_text(counts: Any, *, names: bool = False) -> str:
+    """``{"items_without_gold": 0}`` as ``items without gold 0``: a count per key, for the
+    terminal (never a Python dict); ``names=True``: the keys are names (raters), kept as they
+    are."""
+    if not isinstance(counts, dict):
+        return str(counts)
+    if not counts:
+        return "none"
+    return ", ".join(f"{k if names else str(k).replace('_', ' ')} {v}" for k, v in counts.items())
 
 
 def _jsonable(o: Any) -> Any:
@@ -175,9 +244,21 @@ def term_width() -> int:
 
 
 def table_text(frame: Any, max_rows: int = 60, **kwargs: Any) -> str:
-    """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` says so and how to
-    see every row (``--json``)."""
-    text = frame.to_string(line_width=term_width(), max_rows=max_rows, **kwargs)
+    """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` rows or cells cut to
+    :data:`MAX_CELL` characters says so and how to see everything (``--json``)."""
+    text = frame.to_string(
+        line_width=term_width(), max_rows=max_rows, max_colwidth=MAX_CELL, **kwargs
+    )
+    notes = []
     if len(frame) > max_rows:
-        text += f"\n(showing {max_rows} of {len(frame):,} rows; --json prints every row)"
+        notes.append(f"showing {max_rows} of {len(frame):,} rows")
+    text_columns = [c for c in frame.columns if frame[c].dtype.kind in "OSUT"]
+    if any(frame[c].astype(str).str.len().gt(MAX_CELL).any() for c in text_columns):
+        notes.append(f"long cells cut to {MAX_CELL} characters")
+    if notes:
+        text += f"\n({'; '.join(notes)}; --json prints everything)"
     return text
+
+
+#: the widest cell :func:`table_text` prints (lists of judges would make lines of 1,000+)
+MAX_CELL = 40

@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from ..data.errors import InputError
+from ._common import table_mapping
 
 
 def add_engine_arg(p: argparse.ArgumentParser, what: str) -> None:
@@ -24,17 +25,6 @@ def add_engine_arg(p: argparse.ArgumentParser, what: str) -> None:
         "rows or more (estimated from the file's metadata or size), memory otherwise; memory: "
         f"load the study in Python; duckdb/spark: {what} next to the data",
     )
-
-
-def table_mapping(args: argparse.Namespace) -> Any:
-    """The mapping of the command line (file or options) as a ``TableMapping``, or ``None``."""
-    from ..data.tables import TableMapping
-    from ._common import mapping_from_args
-
-    m = mapping_from_args(args)
-    if m is None or isinstance(m, TableMapping):
-        return m
-    return TableMapping.from_toml(m)
 
 
 def engine_of(args: argparse.Namespace, command: str) -> tuple[str, Any]:

@@ -22,7 +22,7 @@ from ..data.io import LINE, read_table
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import Bootstrap
 from . import _options as opt
-from ._common import dump_json, refuse_with_mapping, term_width
+from ._common import add_exchangeable, dump_json, refuse_with_mapping, term_width
 
 # short names accepted by --coef -> agreement_table names
 COEF_ALIASES = {
@@ -61,14 +61,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--role", choices=["expert", "judge"], help="with --mapping: only raters of this role"
     )
-    p.add_argument(
-        "--exchangeable",
-        dest="exchangeable_roles",
-        choices=["expert", "judge"],
-        action="append",
-        metavar="ROLE",
-        help="the rater ids are exchangeable slots (crowd labels), not persons: only "
+    add_exchangeable(
+        p,
+        "the rater ids are exchangeable slots (crowd labels), not persons: only "
         "rater-exchangeable coefficients (with a table, any role name marks its columns)",
+        dest="exchangeable_roles",
     )
     p.add_argument(
         "--level",
@@ -96,19 +93,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--method", choices=["bca", "percentile", "basic"], default="bca", help="bootstrap interval"
     )
-    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
-    p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument(
-        "--confidence-level", dest="confidence", type=opt.CONFIDENCE_LEVEL, default=0.95,
-        help="coverage of the intervals",
+    opt.add(
+        p, *opt.RESAMPLING, "--json", "--cluster",
+        note="; a table without --mapping: a column named here (auto and none: items "
+        "independent)",
     )  # fmt: skip
-    p.add_argument(
-        "--cluster",
-        help="column (wide table) or item attribute (--mapping) whose values are resampled "
-        "together; with --mapping the default is the mapping's cluster (auto); none: items "
-        "independent",
-    )
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=run)
 
 
@@ -137,15 +126,10 @@ def _encode(
     filled = cells != ""
     if categories:
         index = {c: i for i, c in enumerate(categories)}
-        bad = filled & ~cells.isin(list(index))
-        if bad.to_numpy().any():
-            i, j = np.argwhere(bad.to_numpy())[0]
-            raise InputError(
-                f"label {cells.iat[i, j]!r} is not among --categories {categories}",
-                file=path,
-                line=int(i) + 2,
-                column=str(cells.columns[j]),
-            )
+        _refuse_cells(
+            cells, filled & ~cells.isin(list(index)), path,
+            lambda v: f"label {v!r} is not among --categories {', '.join(categories)}",
+        )  # fmt: skip
         X = cells.apply(
             lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)
         ).to_numpy(float)
@@ -155,20 +139,30 @@ def _encode(
     if not not_num.to_numpy().any():
         return num.to_numpy(dtype=float), None
     if level != "nominal":
-        i, j = np.argwhere(not_num.to_numpy())[0]
-        raise InputError(
-            f"{cells.iat[i, j]!r} is not a number, and the {level} level needs an order",
-            file=path,
-            line=int(i) + 2,
-            column=str(cells.columns[j]),
+        _refuse_cells(
+            cells, not_num, path,
+            lambda v: f"{v!r} is not a number, and the {level} level needs an order",
             hint="give the labels in order with --categories low,...,high",
-        )
+        )  # fmt: skip
     labels = sorted(set(cells.to_numpy()[filled.to_numpy()]))
     index = {c: i for i, c in enumerate(labels)}
     X = cells.apply(lambda c: c.map(lambda v: float(index[v]) if v in index else np.nan)).to_numpy(
         float
     )
     return X, labels
+
+
+def _refuse_cells(
+    cells: pd.DataFrame, bad: pd.DataFrame, path: Path, message: Any, hint: str | None = None
+) -> None:
+    """The first cell flagged in ``bad`` as one error naming its file, line and column."""
+    if not bad.to_numpy().any():
+        return
+    i, j = np.argwhere(bad.to_numpy())[0]
+    raise InputError(
+        message(cells.iat[i, j]), file=path, line=int(i) + 2, column=str(cells.columns[j]),
+        hint=hint,
+    )  # fmt: skip
 
 
 def _all_numbers(labels: list[Any]) -> bool:
@@ -191,18 +185,27 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         dims = study.dimensions
         dim = args.dimension or (dims[0] if len(dims) == 1 else None)
         if dim is None or dim not in study.scales:
-            raise InputError(f"choose a dimension with --dimension (have {dims})", file=path)
+            raise InputError(
+                "choose a dimension with --dimension (have " + ", ".join(map(str, dims)) + ")",
+                file=path,
+            )
         study.exchangeable = tuple(
             dict.fromkeys([*study.exchangeable, *(args.exchangeable_roles or [])])
         )
         role = args.role
         if role is None and study.exchangeable:  # crowd slots are not mixed with named judges
             role = study.exchangeable[0]
+        if role is None and study.experts and study.judges:  # nor experts with judges
+            raise InputError(
+                f"the table has {len(study.experts)} experts and {len(study.judges)} judges; "
+                "agreement is computed within one role: add --role expert or --role judge",
+                file=path,
+            )
         m = study.matrix(dim, role=role)
         args.exchangeable = role in study.exchangeable
         from ..analyses.audit import audit_settings
 
-        st = audit_settings(study, ci=None, cluster=args.cluster or "auto")
+        st = audit_settings(study, ci=None, cluster=args.cluster)
         args.cluster_name, args.cluster_ids = st.cluster, st.clusters(m.items)
         scale = m.scale
         level: Any = args.level or scale
@@ -219,7 +222,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     df = df.drop(columns=[c for c in (LINE,) if c in df.columns])
     if args.item and args.item not in df.columns:
         raise InputError(
-            f"item column {args.item!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+            f"item column {args.item!r} not found",
+            file=path,
+            hint="columns: " + ", ".join(map(str, df.columns)),
         )
     raters = (
         [r.strip() for r in args.raters.split(",")]
@@ -229,7 +234,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     missing = [r for r in raters if r not in df.columns]
     if missing:
         raise InputError(
-            f"rater column {missing[0]!r} not found", file=path, hint=f"columns: {list(df.columns)}"
+            f"rater column {missing[0]!r} not found",
+            file=path,
+            hint="columns: " + ", ".join(map(str, df.columns)),
         )
     if len(raters) < 2:
         raise InputError("agreement needs at least two rater columns", file=path)
@@ -250,12 +257,12 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
         )
     args.exchangeable = bool(args.exchangeable_roles)
     args.cluster_name, args.cluster_ids = None, None
-    if args.cluster and args.cluster != "none":
+    if args.cluster not in ("auto", "none"):
         if args.cluster not in df.columns:
             raise InputError(
                 f"cluster column {args.cluster!r} not found",
                 file=path,
-                hint=f"columns: {list(df.columns)}",
+                hint="columns: " + ", ".join(map(str, df.columns)),
             )
         if args.cluster in raters:
             raise InputError(f"--cluster {args.cluster!r} is also a rater column", file=path)
@@ -278,7 +285,7 @@ def _refuse_guess(df: Any, raters: list[str], path: Path) -> None:
     off = [c for c, vs in vals.items() if len(vs) >= 10 and len(set(vs)) > len(vs) / 2]
     if off:
         raise InputError(
-            f"column(s) {off[:5]} do not look like ratings on the same scale as the others; "
+            f"column(s) {', '.join(map(str, off[:5]))} do not look like ratings on the same scale as the others; "
             "medjudge does not guess which columns are raters",
             file=path,
             hint="name them: --item ID --raters r1,r2,r3 [--level ordinal --categories low,mid,high], "
@@ -319,7 +326,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         scale=level,
         weights=args.weights,
         ci=ci,
-        confidence_level=args.confidence,
+        confidence_level=args.confidence_level,
         bootstrap=Bootstrap(args.resamples, args.seed, method=args.method),
         clusters=getattr(args, "cluster_ids", None),
         coefficients=coefficients,

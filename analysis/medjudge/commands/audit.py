@@ -20,9 +20,10 @@ from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
-from ..stats.resampling import Bootstrap
+from ..data.errors import InputError
 from . import _options as opt
 from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -38,21 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="intervals of the reliability coefficients (default auto: BCa bootstrap below "
         "100 items, analytic from 100 on; docs/calibration.md)",
     )
-    p.add_argument(
-        "--resamples", type=opt.RESAMPLES, default=2000,
-        help="bootstrap resamples (default 2000, as the report)",
-    )  # fmt: skip
-    p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument(
-        "--confidence-level", dest="confidence_level", type=opt.CONFIDENCE_LEVEL, default=0.95,
-        help="coverage of every interval (default 0.95)",
-    )  # fmt: skip
-    p.add_argument(
-        "--cluster",
-        default="auto",
-        help="item attribute whose values are resampled together (default auto: the mapping's "
-        "cluster, else image_id/case_id/patient_id/cluster when present; none: items independent)",
-    )
+    opt.add(p, *opt.RESAMPLING, "--cluster")
     p.add_argument("--top", type=opt.TOP, default=10, help="disputed items to list per dimension")
     p.add_argument(
         "--epsilon",
@@ -68,12 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="who the human annotators are; sets the alt-test margin when --epsilon is not "
         "given (expert 0.2 [default], skilled 0.15, crowd 0.1)",
     )
-    p.add_argument(
+    opt.add(
+        p,
         "--policy",
-        choices=["wrong", "exclude"],
-        default="wrong",
-        help="alt-test items without a usable judge verdict: count as losses (wrong, default, "
-        "as the audit report does) or exclude them (the alt-test authors' code)",
+        note="; in the alt-test, wrong counts items without a usable judge verdict as losses (as "
+        "the audit report does) and exclude or half leave them out (the alt-test authors' code; "
+        "the test has no half rule)",
     )
     p.add_argument(
         "--headline",
@@ -84,7 +71,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "table's constant dimension, hence this name",
     )
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    opt.add(p, "--json")
     p.set_defaults(func=run)
 
 
@@ -97,6 +84,11 @@ def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
 
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     study = load_input(args)
+    if not study.experts:
+        raise InputError(
+            "audit checks the expert labels: the study has no experts (only judges); "
+            "for judges against gold use 'medjudge compare'"
+        )
     dims = check_dimensions(
         study,
         [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None,
@@ -108,9 +100,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     settings = audit_settings(
         study,
         ci=args.ci,
-        confidence_level=args.confidence_level,
-        bootstrap=Bootstrap(args.resamples, args.seed),
         cluster=cluster,
+        **resampling(args),
     )
     jd = args.judge_dimension or ("overall" if "overall" in dims else dims[0])
     rep = audit_study(
@@ -182,11 +173,14 @@ def run(args: argparse.Namespace) -> int:
     if st.get("cluster"):
         print(f"items clustered by {st['cluster']!r} ({st['n_clusters']} clusters)")
     rel = rep.reliability
-    print(
-        f"\n== Reliability of the {who} per dimension ({_level(rel['level'])} intervals: "
-        + _methods(rel["ci_method"])
-        + ")"
-    )
+    if "level" not in rel:
+        print(f"\n== Reliability of the {who}: not computed (it needs two or more raters)")
+    else:
+        print(
+            f"\n== Reliability of the {who} per dimension ({_level(rel['level'])} intervals: "
+            + _methods(rel["ci_method"])
+            + ")"
+        )
     print(
         _fmt(
             rel,

@@ -22,6 +22,7 @@ from medjudge.analyses.bias import bias_report
 from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, table_text
 
 _SHOW = {
@@ -94,12 +95,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bias", help="judge bias diagnostics: position, length, label balance, dimensions, runs"
     )
     add_input_args(p)
-    p.add_argument(
-        "--cluster",
-        default="auto",
-        help="item attribute whose values cluster items (auto: the mapping's cluster, else "
-        "image_id …; none)",
-    )
+    opt.add(p, "--cluster", "--ties", "--confidence-level", "--json")
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
     )
@@ -109,24 +105,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="suite: item columns with the lengths of answer 1 and 2 (default answer1_len,answer2_len)",
     )
     p.add_argument("--style", help="suite: item columns with a style attribute of answer 1 and 2")
-    p.add_argument(
-        "--confidence-level",
-        type=_level,
-        default=0.95,
-        help="suite: interval coverage in [0.5, 1) (default 0.95)",
-    )
-    p.add_argument("--json", action="store_true", help="print all tables as JSON")
     p.set_defaults(func=run)
-
-
-def _level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0.5, 1), got {text!r}") from None
-    if not 0.5 <= v < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0.5, 1), got {v}")
-    return v
 
 
 def _pair(text: str | None, option: str) -> list[str] | None:

@@ -11,11 +11,15 @@ from ._common import (
     add_input_args,
     check_dimensions,
     check_order,
+    counts_text,
     dump_json,
+    from_args,
     load_input,
+    print_json,
     term_width,
 )
 from ._engine import add_engine_arg, engine_of, refuse_options
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -23,28 +27,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "compare", help="leaderboard with intervals + pairwise McNemar/bootstrap with Holm and BH"
     )
     add_input_args(p)
-    p.add_argument(
-        "--policy",
-        choices=["wrong", "exclude", "half"],
-        default="wrong",
-        help="invalid verdicts: wrong (Med-RewardBench rule), exclude, or half credit",
-    )
-    p.add_argument("--seed", type=opt.SEED, default=0)
-    p.add_argument("--resamples", type=opt.RESAMPLES, default=2000)
-    p.add_argument(
-        "--cluster",
-        default="auto",
-        help="item attribute to cluster-resample by (auto: image_id …; none)",
-    )
-    p.add_argument("--gold-method", default="auto", choices=["auto", "supplied", "majority"])
+    opt.add(p, "--policy", *opt.RESAMPLING, "--cluster", "--gold-method", "--ties", "--json")
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
     p.add_argument(
         "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
     )
-    p.add_argument("--alpha", type=opt.ALPHA, default=None, help="default 0.05")
-    opt.add_confidence_level(p)
+    p.add_argument(
+        "--alpha",
+        type=opt.ALPHA,
+        default=None,
+        help="test size of the pairwise tests (default 0.05)",
+    )
     p.add_argument(
         "--family",
         choices=["table", "dimension"],
@@ -69,37 +64,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "reduce the table to per-cluster counts and resample those (Poisson cluster "
         "bootstrap; identical numbers on both engines)",
     )
-    p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
 
 
 #: options only the in-memory path honours, with their (unset) defaults
 MEMORY_ONLY = {
     "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
-    "exchangeable": None,
+    "exchangeable": None, "ties": "keep",
 }  # fmt: skip
+#: what the options left unset (``None``) in the parser stand for
+_DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "bootstrap"}
 
 
 def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
     from medjudge.analyses.at_scale import evaluate_at_scale
-    from medjudge.stats.resampling import Bootstrap
 
     refuse_options(args, engine, MEMORY_ONLY)
+    if args.gold_method in ("plurality", "reference"):
+        refuse_options(args, engine, {"gold_method": args.gold_method + " "})
     res = evaluate_at_scale(
-        args.path,
-        engine=engine,
-        mapping=mapping,
-        cluster=args.cluster,
-        policy=args.policy,
-        bootstrap=Bootstrap(args.resamples, args.seed),
-        family=args.family,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=args.dimensions,
-        confidence_level=args.confidence_level,
-    )
-    if args.json:
-        print(dump_json(res.to_dict()))
+        args.path, engine=engine, mapping=mapping, gold=args.gold_method, order=args.eval_order,
+        **from_args(args, "cluster", "policy", "family", "dimensions"), **resampling(args),
+    )  # fmt: skip
+    if print_json(args, res):
         return 0
     print(repr(res))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -115,15 +102,9 @@ def run(args: argparse.Namespace) -> int:
     engine, mapping = engine_of(args, "compare")
     if engine != "memory":
         return _run_engine(args, engine, mapping)
-    for name, default in (
-        ("alpha", 0.05),
-        ("kappa_weights", "linear"),
-        ("score_intervals", "bootstrap"),
-    ):
+    for name, default in _DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
-
-    from medjudge.stats.resampling import Bootstrap
 
     from ._progress import progress
 
@@ -141,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
         from medjudge.analyses.score_study import score_study
 
         out["scores"] = score_study(
-            study, gold=args.gold_method, cluster=args.cluster, dimensions=num, bootstrap=Bootstrap(args.resamples, args.seed), interval=args.score_intervals,
-            confidence_level=args.confidence_level,
+            study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
+            interval=args.score_intervals, **resampling(args),
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
@@ -168,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for d in s["dimensions"]:
             lb = ev.leaderboard[ev.leaderboard["dimension"] == d]
-            print(f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {ev.excluded[d]})")
+            print(
+                f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {counts_text(ev.excluded[d])})"
+            )
             t = lb[
                 [
                     "rank",
@@ -278,23 +261,9 @@ def _print_scores(res) -> None:
 def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
     from medjudge.analyses.evaluation import evaluate_judges
     from medjudge.analyses.judge_vs_gold import judge_vs_gold
-    from medjudge.stats.resampling import Bootstrap
 
-    ev = evaluate_judges(
-        study,
-        policy=args.policy,
-        bootstrap=Bootstrap(args.resamples, args.seed),
-        cluster=args.cluster,
-        gold=args.gold_method,
-        order=args.eval_order,
-        dimensions=cat,
-        family=args.family,
-        confidence_level=args.confidence_level,
-    )
-    jg = judge_vs_gold(
-        study, policy=args.policy, gold=args.gold_method, cluster=args.cluster,
-        order=args.eval_order, dimensions=cat, kappa_weights=args.kappa_weights,
-        bootstrap=Bootstrap(args.resamples, args.seed), alpha=args.alpha,
-        confidence_level=args.confidence_level,
-    )  # fmt: skip
+    common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
+              "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
+    ev = evaluate_judges(study, family=args.family, **common)
+    jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

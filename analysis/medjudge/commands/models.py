@@ -1,7 +1,7 @@
 """``medjudge models``: rank the answer models by the experts' gold and by each judge.
 
 Bradley–Terry strengths (log scale, centred to mean 0; a tie is half a win for each model
-unless ``--ties davidson``) with cluster bootstrap intervals, Elo-style ratings, simultaneous
+unless ``--tie-model davidson``) with cluster bootstrap intervals, Elo-style ratings, simultaneous
 rank confidence sets, and each judge's rank correlation with the expert ranking.
 
 ``--json`` prints ``{"settings", "strengths": [rows], "win_probabilities", "correlations",
@@ -15,33 +15,10 @@ import argparse
 
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from ..analyses.models import answer_model_ranking
-from ._common import add_input_args, dump_json, load_input, term_width
-
-
-def _int_at_least(lo: int, name: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"{name} must be >= {lo}, got {v}")
-        return v
-
-    return parse
-
-
-def _level(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0.5, 1), got {text!r}") from None
-    if not 0.5 <= v < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0.5, 1), got {v}")
-    return v
+from . import _options as opt
+from ._common import add_input_args, load_input, print_json, term_width
+from ._resolve import resampling, resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -56,30 +33,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "model_1,model_2 (default: the mapping's models key)",
     )
     p.add_argument(
-        "--ties",
+        "--tie-model",
         choices=["half", "davidson"],
         default="half",
-        help="half: a tie is half a win for each model (default); davidson: tie model",
+        help="a tie verdict: half a win for each model (default), or davidson: Davidson's tie "
+        "model",
     )
-    p.add_argument("--cluster", help="item attribute whose values are resampled together")
+    opt.add(p, "--ties", "--cluster", *opt.RESAMPLING, "--json")
     p.add_argument("--judges", help="judges to include, comma-separated (default: all)")
     p.add_argument("--no-experts", action="store_true", help="leave out the experts' ranking")
-    p.add_argument(
-        "--n-resamples",
-        type=_int_at_least(50, "--n-resamples"),
-        default=2000,
-        help="bootstrap resamples (>= 50; default 2000)",
-    )
-    p.add_argument("--seed", type=_int_at_least(0, "--seed"), default=0, help="bootstrap seed")
-    p.add_argument(
-        "--confidence-level", type=_level, default=0.95, help="interval coverage (default 0.95)"
-    )
     p.add_argument(
         "--marginal-ranks",
         action="store_true",
         help="rank confidence sets per model instead of simultaneous over all models",
     )
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
 
@@ -97,14 +64,12 @@ def run(args: argparse.Namespace) -> int:
         dimension=args.dimension,
         judges=judges,
         include_experts=not args.no_experts,
-        ties=args.ties,
-        cluster=args.cluster,
-        bootstrap=Bootstrap(args.n_resamples, args.seed),
-        confidence_level=args.confidence_level,
+        ties=args.tie_model,
+        cluster=resolve_cluster(study, args.cluster),
         simultaneous=not args.marginal_ranks,
+        **resampling(args),
     )
-    if args.json:
-        print(dump_json(res.to_dict()))
+    if print_json(args, res):
         return 0
     st = res.settings
     print(

@@ -74,9 +74,11 @@ PROB = _num(0, 1)
 
 def _common(p: argparse.ArgumentParser, *, level: bool = True, power: bool = False) -> None:
     if level:
-        p.add_argument("--confidence-level", type=PROB, default=0.95, help="interval coverage")
+        opt.add(p, "--confidence-level")
     if power:
-        p.add_argument("--alpha", type=PROB, default=0.05, help="two-sided test size")
+        p.add_argument(
+            "--alpha", type=opt.ALPHA, default=0.05, help="two-sided test size (default 0.05)"
+        )
         p.add_argument("--power", type=PROB, default=0.8, help="target power")
     p.add_argument(
         "--design-effect",
@@ -84,7 +86,7 @@ def _common(p: argparse.ArgumentParser, *, level: bool = True, power: bool = Fal
         default=1.0,
         help="clustering design effect 1 + (m - 1) ICC (default 1)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON")
+    opt.add(p, "--json")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -127,8 +129,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="families pooled into one Holm family (e.g. dimensions with --family table)",
     )
-    c.add_argument("--alpha", type=PROB, default=0.05, help="familywise error rate")
-    c.add_argument("--json", action="store_true", help="print JSON")
+    c.add_argument(
+        "--alpha", type=opt.ALPHA, default=0.05, help="familywise error rate (default 0.05)"
+    )
+    opt.add(c, "--json")
     c.set_defaults(func=run_decide)
 
     t = ps.add_parser("alt-test", help="simulated pass probability of the alt-test")
@@ -137,14 +141,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     t.add_argument("--annotators", type=_int(3), default=3, help="human annotators per item")
     t.add_argument("--categories", type=_int(2), default=4, help="label categories")
-    t.add_argument("--noise-annotators", type=_num(0, 1, open_lo=False, open_hi=False), default=0.3)
-    t.add_argument("--noise-judge", type=_num(0, 1, open_lo=False, open_hi=False), default=0.3)
+    unit = opt.RealRange(0, 1, open_low=False, open_high=False, what="a probability")
+    t.add_argument(
+        "--noise-annotators", type=unit, default=0.3,
+        help="probability that an annotator's label is drawn from the label prior instead of the true label",
+    )  # fmt: skip
+    t.add_argument(
+        "--noise-judge", type=unit, default=0.3,
+        help="probability that the judge's label is drawn from the label prior instead of the true label",
+    )  # fmt: skip
     t.add_argument("--epsilon", type=_num(0, 1, open_lo=False), default=0.1, help="alt-test margin")
     t.add_argument("--q", type=PROB, default=0.05, help="FDR level (Benjamini-Yekutieli)")
-    t.add_argument("--replications", type=_int(10), default=200)
-    t.add_argument("--target-power", type=PROB, default=0.8)
-    t.add_argument("--seed", type=opt.SEED, default=0)
-    t.add_argument("--json", action="store_true", help="print JSON")
+    t.add_argument(
+        "--replications", type=_int(10), default=200, help="simulated studies per item count"
+    )
+    t.add_argument(
+        "--target-power", type=PROB, default=0.8,
+        help="pass probability the smallest recommended item count must reach",
+    )  # fmt: skip
+    t.add_argument("--seed", type=opt.SEED, default=0, help="simulation seed (default 0)")
+    opt.add(t, "--json")
     t.set_defaults(func=run_alt_test)
 
     q = ps.add_parser("ppi", help="labels needed with and without the judge, from a pilot")
@@ -155,7 +171,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--category", help="category whose rate is planned (default: the first)")
     q.add_argument("--sd-gold", type=_num(0, None), help="standard deviation of the gold label")
     q.add_argument("--sd-judge", type=_num(0, None), help="standard deviation of the judge")
-    q.add_argument("--correlation", type=_num(-1, 1, open_lo=False, open_hi=False))
+    q.add_argument(
+        "--correlation", type=_num(-1, 1, open_lo=False, open_hi=False),
+        help="correlation of judge and gold label (without --pilot, with --sd-gold)",
+    )  # fmt: skip
     q.add_argument("--halfwidth", type=_num(0, None), help="target interval half-width")
     q.add_argument("--delta", type=_num(0, None), help="difference to detect (power)")
     q.add_argument(
@@ -167,7 +186,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_ppi)
 
 
-def _print(df: pd.DataFrame, args: argparse.Namespace, header: str, extra: dict | None = None):
+def _print(
+    df: pd.DataFrame | dict, args: argparse.Namespace, header: str, extra: dict | None = None
+):
+    """The plan as a table under ``# header`` (a dict is one row), or with ``--json``."""
+    if isinstance(df, dict):
+        df = pd.DataFrame([df])
     if args.json:
         print(dump_json({"plan": df.to_dict(orient="records"), **(extra or {})}))
         return 0
@@ -211,18 +235,9 @@ def run_accuracy(args: argparse.Namespace) -> int:
         power=args.power,
         design_effect=args.design_effect,
     )
-    df = pd.DataFrame(
-        [
-            {
-                "accuracy": args.accuracy,
-                "versus": args.versus,
-                "alpha": args.alpha,
-                "power": args.power,
-                "items": n,
-            }
-        ]
-    )
-    return _print(df, args, "items to show accuracy differs from --versus (two-sided)")
+    row = {"accuracy": args.accuracy, "versus": args.versus, "alpha": args.alpha,
+           "power": args.power, "items": n}  # fmt: skip
+    return _print(row, args, "items to show accuracy differs from --versus (two-sided)")
 
 
 def run_kappa(args: argparse.Namespace) -> int:
@@ -233,17 +248,9 @@ def run_kappa(args: argparse.Namespace) -> int:
             args.kappa, args.prevalence, args.halfwidth, args.confidence_level, args.design_effect
         )
     )
-    df = pd.DataFrame(
-        [
-            {
-                "kappa": args.kappa,
-                "prevalence": args.prevalence,
-                "halfwidth": args.halfwidth,
-                "items": n,
-            }
-        ]
-    )
-    return _print(df, args, "items for a kappa interval half-width (Bloch & Kraemer 1989)")
+    row = {"kappa": args.kappa, "prevalence": args.prevalence, "halfwidth": args.halfwidth,
+           "items": n}  # fmt: skip
+    return _print(row, args, "items for a kappa interval half-width (Bloch & Kraemer 1989)")
 
 
 def run_paired(args: argparse.Namespace) -> int:
@@ -256,15 +263,15 @@ def run_paired(args: argparse.Namespace) -> int:
             raise ValueError(f"--delta {args.delta} cannot exceed --discordance {args.discordance}")
         n = float(mcnemar_sample_size(args.delta, args.discordance, args.alpha, args.power))
         n = math.ceil(n * args.design_effect)
-        df = pd.DataFrame([{"discordance": args.discordance, "delta": args.delta, "items": n}])
-        return _print(df, args, "items to detect the difference (McNemar, Connor 1987)")
+        row = {"discordance": args.discordance, "delta": args.delta, "items": n}
+        return _print(row, args, "items to detect the difference (McNemar, Connor 1987)")
     mde = float(
         minimum_detectable_difference(
             args.n / args.design_effect, args.discordance, args.alpha, args.power
         )
     )
-    df = pd.DataFrame([{"discordance": args.discordance, "n": args.n, "mde": mde}])
-    return _print(df, args, "minimum detectable accuracy difference (NaN: none detectable)")
+    row = {"discordance": args.discordance, "n": args.n, "mde": mde}
+    return _print(row, args, "minimum detectable accuracy difference (NaN: none detectable)")
 
 
 def run_decide(args: argparse.Namespace) -> int:
@@ -322,10 +329,12 @@ def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
     study = load_any(args.pilot, args.mapping)
     dim = args.dimension or study.dimensions[0]
     if dim not in study.dimensions:
-        raise ValueError(f"--dimension {dim!r} is not in the pilot; have {study.dimensions}")
+        raise ValueError(
+            f"--dimension {dim!r} is not in the pilot; have {', '.join(study.dimensions)}"
+        )
     judge = args.judge or study.judges[0]
     if judge not in study.judges:
-        raise ValueError(f"--judge {judge!r} is not in the pilot; have {study.judges}")
+        raise ValueError(f"--judge {judge!r} is not in the pilot; have {', '.join(study.judges)}")
     scale = study.scales[dim]
     cats = [args.category] if args.category else None
     tname, coder, _ = _targets(scale, cats, None)[0]

@@ -9,34 +9,14 @@ correction, and the effective number of expert labels (``--json`` for everything
 from __future__ import annotations
 
 import argparse
+import textwrap
 
 import pandas as pd
 
+from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
-
-
-def _level(s: str) -> float:
-    try:
-        v = float(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), got {s!r}") from None
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {s!r}")
-    return v
-
-
-def _int_at_least(lo: int):
-    def f(s: str) -> int:
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {s!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {lo}, got {s!r}")
-        return v
-
-    return f
+from ._common import add_input_args, counts_text, load_input, print_json, term_width
+from ._resolve import resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -50,27 +30,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")
     p.add_argument("--contrast", help="A,B: estimate P(gold=A) - P(gold=B) on the same items")
     p.add_argument("--by", help="item attribute: per-subgroup PPI++ and a stratified estimate")
-    p.add_argument("--cluster", help="item attribute whose values cluster items (e.g. image_id)")
-    p.add_argument(
-        "--gold-method",
-        choices=["auto", "majority", "reference", "supplied"],
-        default="auto",
-        help="how gold is derived (default: supplied if present, else expert majority)",
-    )
+    opt.add(p, "--gold-method", "--ties", "--confidence-level", "--json", "--cluster",
+            note=" (cluster-robust variances)")  # fmt: skip
     p.add_argument("--reference", help="rater whose labels are gold (with --gold-method reference)")
     p.add_argument(
         "--combine",
         choices=["select", "combine"],
         help="several judges: add a cross-fitted estimate that selects or combines them",
     )
-    p.add_argument("--folds", type=_int_at_least(2), default=10, help="cross-fitting folds")
+    p.add_argument(
+        "--folds",
+        type=opt.IntRange(2, 1_000_000, what="folds"),
+        default=10,
+        help="cross-fitting folds",
+    )
     p.add_argument(
         "--keep-labels",
-        type=_int_at_least(2),
+        type=opt.IntRange(2, 2**63 - 1, what="labels kept"),
         help="keep gold on a random N items only (rehearse a label budget on labelled data)",
     )
     p.add_argument("--seed", type=opt.SEED, default=0, help="seed for --keep-labels and the folds")
-    p.add_argument("--confidence-level", type=_level, default=0.95, help="interval coverage")
     p.add_argument(
         "--interval",
         choices=["t", "normal"],
@@ -78,7 +57,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="t: small-sample intervals (default, calibrated at n >= 50); "
         "normal: the asymptotic intervals of ppi-python",
     )
-    p.add_argument("--json", action="store_true", help="print the full result as JSON")
     p.set_defaults(func=run)
 
 
@@ -98,8 +76,11 @@ def _list(s: str | None) -> list[str] | None:
 def run(args: argparse.Namespace) -> int:
     from ..analyses.judge_assisted import judge_assisted_estimate
 
-    if args.gold_method == "reference" and not args.reference:
-        raise ValueError("--gold-method reference needs --reference RATER")
+    if args.gold_method == "plurality":
+        raise InputError(
+            "--gold-method plurality: not available for ppi; allowed: auto, majority, "
+            "reference, supplied"
+        )
     study = load_input(args)
     res = judge_assisted_estimate(
         study,
@@ -108,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         categories=_list(args.categories),
         contrast=_pair(args.contrast),
         by=args.by,
-        cluster=args.cluster,
+        cluster=resolve_cluster(study, args.cluster),
         gold=args.gold_method,
         reference=args.reference,
         combine=args.combine,
@@ -118,34 +99,26 @@ def run(args: argparse.Namespace) -> int:
         confidence_level=args.confidence_level,
         interval=args.interval,
     )
-    if args.json:
-        print(dump_json(res.to_dict()))
+    if print_json(args, res):
         return 0
     t = res.table()
-    cols = [
-        "dimension",
-        "judge",
-        "target",
-        "method",
-        "estimate",
-        "ci_low",
-        "ci_high",
-        "lam",
-        "n_labelled",
-        "n_unlabelled",
-        "effective_n",
-        "width_ratio",
-        "bias",
-    ]
+    cols = ["dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high", "lam",
+            "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias"]  # fmt: skip
     with pd.option_context(
         "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format
     ):
         for dim, c in res.counts.items():
-            print(
+            line = (
                 f"# {dim}: {c['labelled']} labelled (gold: {c['gold_method']}), "
-                f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts "
-                f"{c['judge_verdicts_missing_or_invalid']}"
+                f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts: "
+                + counts_text(c["judge_verdicts_missing_or_invalid"], names=True)
             )
+            print(
+                textwrap.fill(
+                    line, term_width(), subsequent_indent="#   ",
+                    break_on_hyphens=False, break_long_words=False,
+                )
+            )  # fmt: skip
         print(t[cols].to_string(line_width=term_width(), index=False))
         sub = res.table(subgroup=None)
         sub = sub[sub["subgroup"] != "all"]

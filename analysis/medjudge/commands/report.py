@@ -21,6 +21,7 @@ from typing import Any
 
 from ..data.errors import InputError
 from . import _options as opt
+from ._common import from_args
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -215,13 +216,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output folder (default: out/reports); replaced as a whole when rendering succeeds",
     )
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
-    p.add_argument("--seed", type=opt.SEED, help="resampling seed (default 0)")
-    p.add_argument("--resamples", type=opt.RESAMPLES, help="bootstrap resamples (2000)")
-    p.add_argument(
-        "--policy",
-        choices=POLICIES,
-        help="invalid verdicts: count as wrong (default), exclude, or count as half",
-    )
+    opt.add(p, "--policy", *opt.RESAMPLING, unset=True)
     p.add_argument(
         "--engine",
         choices=["auto", "builtin", "quarto"],
@@ -231,21 +226,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
-    p.add_argument(
-        "--confidence-level",
-        type=opt.CONFIDENCE_LEVEL,
-        help="interval coverage (default 0.95)",
-    )
     p.add_argument("--alpha", type=opt.ALPHA, help="test size (default 0.05)")
     p.add_argument(
         "--epsilon", type=opt.EPSILON,
         help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
         "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
-    p.add_argument(
-        "--by", help="item attributes for subgroup breakdowns, comma-separated "
-        "(default: the first of organ_system, department, modality_type, subset)",
-    )  # fmt: skip
+    opt.add(p, "--by")
     p.add_argument(
         "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
     )
@@ -324,27 +311,12 @@ def run(args: argparse.Namespace) -> int:
             progress(args, f"rendering the {' and '.join(kinds)} report(s) of {data.name}"),
         ):
             results = render_reports(
-                args.path,
-                kinds=kinds,
-                out=stage,
-                to=args.to,
-                mapping=args.mapping,
-                seed=args.seed,
-                resamples=args.resamples,
-                policy=args.policy,
-                engine=args.engine,
-                command=command,
-                template=args.template,
-                confidence_level=args.confidence_level,
-                alpha=args.alpha,
-                epsilon=args.epsilon,
-                by=by,
-                names=names or None,
-                title=args.title,
-                author=args.author,
-                headline=args.headline,
+                args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-            )
+                **from_args(args, "to", "mapping", "seed", "resamples", "policy", "engine",
+                            "template", "confidence_level", "alpha", "epsilon", "title",
+                            "author", "headline"),
+            )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1

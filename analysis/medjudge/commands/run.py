@@ -15,12 +15,14 @@ import threading
 from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
+from ..data.errors import InputError
 from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 from ._output import output_folder
+from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,10 +34,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
-    p.add_argument("--seed", type=opt.SEED, default=0, help="resampling seed (default 0)")
-    p.add_argument(
-        "--resamples", type=opt.RESAMPLES, default=2000, help="bootstrap resamples (default 2000)"
-    )
+    opt.add(p, *opt.RESAMPLING, "--ties", "--by",
+            note="; written to subgroups.csv and used by the reports")  # fmt: skip
     p.add_argument(
         "--report",
         choices=["both", "judges", "audit", "none"],
@@ -43,7 +43,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="reports to render into OUT/reports as HTML and PDF (default: both; needs the "
         "report extra)",
     )
-    opt.add_confidence_level(p)
     add_engine_arg(p, "write the summary tables from aggregates and item-level outcomes")
     p.set_defaults(func=run)
 
@@ -59,11 +58,11 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
     """``run`` on a table reduced next to the data: validation.json, parse_status.csv and
     accuracy.csv (the same tables as in memory); what needs the study in memory is listed."""
     from ..analyses.at_scale import accuracy_table_at_scale, stack_at_scale
-    from ..data.errors import InputError
     from ..engine.summary import columnar_summary
     from ._progress import progress
 
-    refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
+    refuse_options(args, engine, {"broadcast": False, "exchangeable": None, "by": None,
+                                  "ties": "keep"})  # fmt: skip
     if mapping is None:
         raise InputError(
             f"--engine {engine}: run on the columnar path reads a table with a mapping "
@@ -92,16 +91,7 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             acc = accuracy_table_at_scale(view, so, confidence_level=args.confidence_level)
             write_csv(acc, out / "accuracy.csv", decimals=6)
             written.append(out / "accuracy.csv")
-            head = acc[acc["policy"] == "wrong"].pivot(
-                index="judge", columns="dimension", values="accuracy"
-            )
-            head["mean"] = head.mean(axis=1)
-            print(_accuracy_header(acc))
-            print(
-                head.sort_values("mean", ascending=False)
-                .round(3)
-                .to_string(line_width=term_width())
-            )
+            _print_accuracy(acc, list(view.dimensions))
         else:
             print("\naccuracy against gold not computed: no judges or no categorical dimension")
     for what, why in not_run.items():
@@ -133,8 +123,14 @@ def run(args: argparse.Namespace) -> int:
     engine, mapping = engine_of(args, "run")
     if engine != "memory":
         return _run_columnar(args, engine, mapping)
+    if args.ties == "exclude" and args.report != "none":
+        raise InputError(
+            "--ties exclude applies to the tables only; the reports keep tie gold labels: "
+            "add --report none, or drop --ties exclude"
+        )
     with progress(args, f"loading {Path(args.path).name}"):
         study = load_input(args)
+    args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
     try:
@@ -185,25 +181,55 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
         with progress(args, "accuracy against gold"):
             accuracy = accuracy_table(study, confidence_level=args.confidence_level)
     if accuracy is not None:
-        acc = accuracy
-        write_csv(acc, out / "accuracy.csv", decimals=6)
+        write_csv(accuracy, out / "accuracy.csv", decimals=6)
         written.append(out / "accuracy.csv")
-        head = acc[acc["policy"] == "wrong"].pivot(
-            index="judge", columns="dimension", values="accuracy"
-        )
-        head = head[categorical_dimensions(study)]
-        head["mean"] = head.mean(axis=1)
-        print(_accuracy_header(acc))
-        print(
-            head.sort_values("mean", ascending=False)
-            .round(3)
-            .to_string(
-                line_width=term_width(),
-            )
-        )
+        _print_accuracy(accuracy, categorical_dimensions(study))
+        if args.by_list:
+            written.append(_write_subgroups(args, study, out))
     else:
         print(f"\naccuracy against gold not computed: {why_not}")
     return written[1:] + write_gold_tables(gold, out)
+
+
+def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
+    """``--by`` checked against the study, or the default rule of ``subgroups`` (no
+    ``dimension``: accuracy.csv is per dimension already); ``[]`` when the study has none."""
+    from ..analyses.subgroups import default_subgroup_attributes
+
+    if args.by is None and not default_subgroup_attributes(study):
+        return []
+    return resolve_by(study, args.by, dimension=False)
+
+
+def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
+    """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (invalid = wrong)."""
+    from ..analyses.subgroups import subgroup_accuracy
+
+    by = [*args.by_list, *(["dimension"] if len(study.dimensions) > 1 else [])]
+    table = subgroup_accuracy(study, by, policy="wrong", confidence_level=args.confidence_level)
+    write_csv(table, out / "subgroups.csv", decimals=6)
+    small = int(table["small"].sum()) if "small" in table else 0
+    print(
+        f"\naccuracy by {', '.join(args.by_list)} in subgroups.csv ({len(table)} rows; "
+        f"{small} small cells)"
+    )
+    return out / "subgroups.csv"
+
+
+def _print_accuracy(acc, dimensions: list[str]) -> None:  # noqa: ANN001 - the accuracy table
+    """The headline table: accuracy (invalid = wrong) per judge x dimension, judges in the
+    report's order (accuracy on the headline dimension, best first; ties by name), stated."""
+    head = acc[acc["policy"] == "wrong"].pivot(
+        index="judge", columns="dimension", values="accuracy"
+    )
+    head = head[[d for d in dimensions if d in head.columns]]
+    key = "overall" if "overall" in head.columns else head.columns[0]  # report.context's rule
+    head = head.reset_index().sort_values(
+        [key, "judge"], ascending=[False, True], na_position="last", kind="stable"
+    )
+    print(_accuracy_header(acc))
+    print(f"judges sorted by accuracy on {key} (the report's order)")
+    print(head.round(3).to_string(line_width=term_width(), index=False))
 
 
 class _Reports:
@@ -242,7 +268,7 @@ class _Reports:
             args.path,
             {"mapping": args.mapping, "out": args.out, "seed": args.seed,
              "resamples": args.resamples, "confidence-level": args.confidence_level,
-             "report": choice},
+             "by": args.by, "report": choice},
         )  # fmt: skip
 
         def render() -> None:
@@ -256,6 +282,7 @@ class _Reports:
                     resamples=args.resamples,
                     policy="wrong",
                     confidence_level=args.confidence_level,
+                    by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
                     workers=2,  # the command line renders the reports side by side
                 )
@@ -306,7 +333,16 @@ def _accuracy_header(acc) -> str:  # noqa: ANN001 - the accuracy table
     w = acc[acc["policy"] == "wrong"]
     level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
     methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"])) if "ci_method" in w else ""
-    return (
+    text = (
         "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
         f"{level} intervals in accuracy.csv" + (f": {methods})" if methods else ")")
     )
+    if "order" in w:  # judges run in both orders: which verdicts the table uses
+        both = w.loc[w["order"].fillna("").astype(str) != "", ["judge", "order"]].drop_duplicates()
+        for order, rows in both.groupby("order", sort=True):
+            n = rows["judge"].nunique()
+            text += (
+                f"\n{n} judge{'s' if n != 1 else ''} run in both presentation orders: the "
+                f"verdicts of order {order} are used (column order of accuracy.csv)"
+            )
+    return text

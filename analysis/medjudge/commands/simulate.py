@@ -18,8 +18,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.OUT_FOLDER,
         help="output directory (created; existing files are overwritten only with --force)",
     )
-    p.add_argument("--seed", type=opt.SEED, default=20261122)
-    p.add_argument("--items", type=opt.ITEMS, default=1026)
+    p.add_argument(
+        "--seed", type=opt.SEED, default=20261122,
+        help="seed of the simulated data (not a resampling seed)",
+    )  # fmt: skip
+    p.add_argument("--items", type=opt.ITEMS, default=1026, help="number of items")
     p.add_argument("--force", action="store_true", help="write into a non-empty directory")
     p.set_defaults(func=run)
 

@@ -16,10 +16,9 @@ import argparse
 
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap
-
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import add_input_args, load_input, print_json, term_width
+from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,16 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="/",
         help="splits a judge name into evaluator and prompt variant (default: '/')",
     )
-    p.add_argument(
-        "--resamples", type=opt.IntRange(50, 100_000, what="number of resamples"), default=1000,
-        help="item-bootstrap resamples (default: 1000)",
-    )  # fmt: skip
-    p.add_argument("--seed", type=opt.SEED, default=0, help="bootstrap seed (default: 0)")
-    p.add_argument(
-        "--confidence-level", type=opt.RealRange(0.5, 1.0, open_low=False, what="a confidence level"),
-        default=0.95, help="interval coverage (default: 0.95)",
-    )  # fmt: skip
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    opt.add(p, *opt.RESAMPLING, "--json")
     p.set_defaults(func=run)
 
 
@@ -56,11 +46,8 @@ def run(args: argparse.Namespace) -> int:
     dimension = headline_dimension(study)
     if not args.separator:
         raise ValueError("--separator must be a non-empty string")
-    res = stability(
-        study, dimension=dimension, prompt_separator=args.separator, bootstrap=Bootstrap(args.resamples, args.seed), confidence_level=args.confidence_level,
-    )  # fmt: skip
-    if args.json:
-        print(dump_json(res.to_dict()))
+    res = stability(study, dimension=dimension, prompt_separator=args.separator, **resampling(args))
+    if print_json(args, res):
         return 0
     st = res.settings
     print(

@@ -24,8 +24,9 @@ from medjudge.analyses.subgroups import (
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, table_text
+from ._common import add_input_args, dump_json, from_args, load_input, table_text
 from ._engine import add_engine_arg, engine_of, refuse_options
+from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,25 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
     )
     add_input_args(p)
-    p.add_argument(
-        "--by",
-        default=None,
-        help="comma-separated item attributes and/or 'dimension' (default: the study's subgroup "
-        "attribute — organ_system, department, modality_type or subset, else the first item "
-        "attribute with 2-30 values — and dimension)",
-    )
-    p.add_argument(
-        "--policy",
-        choices=["wrong", "exclude", "half"],
-        default="wrong",
-        help="invalid verdicts: count as wrong (Med-RewardBench), exclude, or count 0.5",
-    )
-    p.add_argument(
-        "--cluster",
-        default="auto",
-        help="item attribute whose values cluster items, used by every table "
-        "(auto: the mapping's cluster, else image_id …; none)",
-    )
+    opt.add(p, "--policy", "--cluster", "--ties", "--confidence-level", "--json", "--by",
+            note="; 'dimension' breaks down by dimension too (default when several)")  # fmt: skip
     p.add_argument(
         "--min-n",
         type=opt.MIN_N,
@@ -72,8 +56,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
     )
     add_engine_arg(p, "reduce the table to one row per item and judge outcomes")
-    opt.add_confidence_level(p)
-    p.add_argument("--json", action="store_true", help="print all tables as JSON")
     p.set_defaults(func=run)
 
 
@@ -81,7 +63,7 @@ def _columnar(args: argparse.Namespace, engine: str, mapping):  # noqa: ANN001, 
     """(items view, stacked outcomes) reduced next to the data: one row per item, not verdict."""
     from medjudge.analyses.at_scale import stack_at_scale
 
-    refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
+    refuse_options(args, engine, {"broadcast": False, "exchangeable": None, "ties": "keep"})
     if mapping is None:
         raise InputError(
             f"--engine {engine}: subgroups on the columnar path needs a mapping "
@@ -97,26 +79,8 @@ def run(args: argparse.Namespace) -> int:
         study, so = load_input(args), None
     else:
         study, so = _columnar(args, engine, mapping)
-    if args.by is None:
-        from ..analyses.subgroups import default_subgroup_attributes
-
-        by = default_subgroup_attributes(study) + (
-            ["dimension"] if len(study.dimensions) > 1 else []
-        )
-        if not by:
-            have = [str(c) for c in study.items.columns if c != "item"]
-            raise ValueError(
-                "--by: the study has no subgroup attribute to break down by; name one of the "
-                f"item attributes ({', '.join(have) or 'none'}) or 'dimension'"
-            )
-    else:
-        by = [b.strip() for b in args.by.split(",") if b.strip()]
+    by = resolve_by(study, args.by)
     attrs = [b for b in by if b not in ("dimension", "judge")]
-    unknown = [a for a in attrs if a not in study.items.columns]
-    if unknown:
-        raise ValueError(
-            f"--by {unknown}: not an item attribute; have {[c for c in study.items.columns if c != 'item']}"
-        )
     if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
     so = so if so is not None else stack_outcomes(study)
@@ -124,13 +88,9 @@ def run(args: argparse.Namespace) -> int:
         "breakdown": subgroup_accuracy(
             study,
             by,
-            policy=args.policy,
-            cluster=args.cluster,
-            min_n=args.min_n,
-            max_half_width=args.max_half_width,
             stacked=so,
-            confidence_level=args.confidence_level,
-        )
+            **from_args(args, "policy", "cluster", "min_n", "max_half_width", "confidence_level"),
+        )  # fmt: skip
     }
     if attrs:
         across = attrs[0]

@@ -1,0 +1,219 @@
+"""One option, one meaning: the shared options have the same name, default and choices on every
+command that has them, every option has help, and the options added for this (``--ties``,
+``--gold-method plurality``, ``--by`` on ``run``) do what their help says, counted and stated."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import importlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from medjudge.cli import build_parser, main
+
+ROOT = Path(__file__).resolve().parents[2]
+PANDALM_CSV = ROOT / "data/external/pandalm_testset/verdicts_wide.csv"
+PANDALM = [str(PANDALM_CSV), "--mapping", str(ROOT / "data/mappings/pandalm_wide.toml")]
+DEMO = str(ROOT / "data/demo")
+
+#: options that mean the same thing wherever they appear
+SHARED = (
+    "--confidence-level", "--resamples", "--seed", "--policy", "--cluster", "--by", "--ties",
+    "--gold-method", "--alpha", "--json",
+)  # fmt: skip
+#: (command, option) pairs that mean something else on purpose
+OTHER_MEANING = {("simulate", "--seed")}  # the simulated data's seed, not a resampling seed
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    """Every command's parser, sub-commands of ``plan`` included (``"plan accuracy"``)."""
+    root = build_parser("*")
+    out: dict[str, argparse.ArgumentParser] = {}
+
+    def walk(name: str, parser: argparse.ArgumentParser) -> None:
+        out[name] = parser
+        for a in parser._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for sub, p in a.choices.items():
+                    walk(f"{name} {sub}".strip(), p)
+
+    walk("", root)
+    out.pop("")
+    return out
+
+
+def _effective_default(command: str, action: argparse.Action) -> object:
+    """The parser's default; ``None`` in ``report``/``compare`` means "not given" and stands
+    for the module's ``_DEFAULTS`` entry (the same value every other command shows)."""
+    if action.default is None:
+        module = importlib.import_module(f"medjudge.commands.{command.split()[0]}")
+        return getattr(module, "_DEFAULTS", {}).get(action.dest)
+    return action.default
+
+
+def test_shared_options_have_one_default_and_one_set_of_choices():
+    seen: dict[str, dict[str, tuple[object, object]]] = {}
+    for command, parser in _parsers().items():
+        for a in parser._actions:
+            for opt in a.option_strings:
+                if opt in SHARED and (command.split()[0], opt) not in OTHER_MEANING:
+                    choices = tuple(a.choices) if a.choices else None
+                    seen.setdefault(opt, {})[command] = (_effective_default(command, a), choices)
+    differing = {o: v for o, v in seen.items() if len(set(v.values())) > 1}
+    assert not differing, differing
+    # the values the issue settled
+    assert set(seen["--resamples"].values()) == {(2000, None)}
+    assert set(seen["--confidence-level"].values()) == {(0.95, None)}
+    assert set(seen["--policy"].values()) == {("wrong", ("wrong", "exclude", "half"))}
+    assert set(seen["--cluster"].values()) == {("auto", None)}
+    assert set(seen["--ties"].values()) == {("keep", ("keep", "exclude"))}
+    assert "plurality" in next(iter(seen["--gold-method"].values()))[1]
+    # where they must appear
+    assert {"audit", "compare", "subgroups", "report"} <= set(seen["--policy"])
+    assert {"run", "subgroups", "report"} <= set(seen["--by"])
+    for command in ("run", "agreement", "audit", "compare", "subgroups", "bias", "models",
+                    "stability", "report", "ppi"):  # fmt: skip
+        assert command in seen["--confidence-level"], command
+
+
+def test_every_option_has_help():
+    missing = [
+        f"{command} {opt}"
+        for command, parser in _parsers().items()
+        for a in parser._actions
+        for opt in a.option_strings[:1]
+        if opt not in ("-h", "--help", "--version")
+        and (not a.help or a.help.startswith("(default"))
+    ]
+    assert not missing, missing
+
+
+def _cli(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _pandalm_tie_gold() -> int:
+    """Items whose three annotators' strict majority is the tie label 0, read from the CSV with
+    the csv module (independent of medjudge's loaders and gold rules)."""
+    n = 0
+    with PANDALM_CSV.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            votes = [row[f"annotator{i}"].strip() for i in (1, 2, 3)]
+            votes = ["tie" if v in ("0", "Tie") else v for v in votes if v != ""]
+            if votes.count("tie") * 2 > len(votes):
+                n += 1
+    return n
+
+
+def test_ties_exclude_counts_and_drops_tie_gold_items():
+    expected = _pandalm_tie_gold()
+    assert expected > 50  # PandaLM's test set has about a tenth of ties
+    rc, out, err = _cli(["compare", *PANDALM, "--json", "--resamples", "50"])
+    assert rc == 0
+    kept = json.loads(out)["settings"]["n_items_with_gold"]["preference"]
+    rc, out, err = _cli(["compare", *PANDALM, "--json", "--resamples", "50", "--ties", "exclude"])
+    assert rc == 0
+    assert f"{expected} items with a tie gold label left out" in err
+    assert json.loads(out)["settings"]["n_items_with_gold"]["preference"] == kept - expected
+
+
+def test_ties_exclude_on_a_study_without_a_tie_category_is_refused():
+    rc, out, err = _cli(["compare", DEMO, "--ties", "exclude"])
+    assert rc == 2 and "no dimension of this study has a tie category" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_gold_method_plurality_and_the_allowed_values():
+    rc, out, _ = _cli(
+        ["compare", *PANDALM, "--json", "--resamples", "50", "--gold-method", "plurality"]
+    )
+    assert rc == 0 and json.loads(out)["settings"]["gold"] == "plurality"
+    rc, _, err = _cli(["compare", *PANDALM, "--gold-method", "supplied"])
+    assert rc == 2
+    assert "allowed for this study: auto, majority, plurality" in err
+
+
+def test_run_by_writes_subgroups_and_states_the_judge_order(tmp_path):
+    rc, out, err = _cli(
+        ["run", *PANDALM, "--out", str(tmp_path / "o"), "--report", "none",
+         "--resamples", "50", "--by", "motivation_app"]
+    )  # fmt: skip
+    assert rc == 0, err
+    assert (tmp_path / "o" / "subgroups.csv").is_file()
+    assert "accuracy by motivation_app in subgroups.csv" in out
+    assert "judges sorted by accuracy on preference (the report's order)" in out
+    rc, _, err = _cli(
+        ["run", *PANDALM, "--out", str(tmp_path / "p"), "--report", "none", "--by", "nope"]
+    )
+    assert rc == 2 and "--by nope: not an item attribute" in err and "['" not in err
+
+
+def test_run_sorts_judges_by_the_headline_dimension_as_the_report_does(tmp_path):
+    rc, out, _ = _cli(
+        ["run", DEMO, "--out", str(tmp_path / "o"), "--report", "none", "--resamples", "50"]
+    )
+    assert rc == 0
+    lines = out.splitlines()
+    start = lines.index("judges sorted by accuracy on overall (the report's order)") + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        rows.append(line.split())
+    header = lines[start - 1].split()
+    overall = [float(r[header.index("overall")]) for r in rows]
+    assert overall == sorted(overall, reverse=True) and len(rows) == 12
+    assert "run in both presentation orders: the verdicts of order AB are used" in out
+
+
+def test_agreement_does_not_mix_experts_and_judges():
+    rc, _, err = _cli(["agreement", *PANDALM])
+    assert rc == 2 and "--role expert or --role judge" in err
+
+
+def test_audit_accepts_policy_half():
+    rc, out, _ = _cli(["audit", DEMO, "--json", "--resamples", "50", "--policy", "half",
+                       "--dimensions", "overall"])  # fmt: skip
+    assert rc == 0 and json.loads(out)["alt_test"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", *PANDALM, "--resamples", "50"],
+        ["ppi", DEMO, "--dimensions", "overall"],
+    ],
+)
+def test_no_python_reprs_on_the_terminal(argv):
+    rc, out, err = _cli(argv)
+    assert rc == 0
+    for bad in ("{'", "['", "?."):
+        assert bad not in out + err, bad
+
+
+def test_long_cells_are_cut_and_the_cut_is_said():
+    import pandas as pd
+    from medjudge.commands._common import MAX_CELL, table_text
+
+    frame = pd.DataFrame({"cell": ["a", "GPT-4/CoT," * 60], "n": [1, 2]})
+    text = table_text(frame, index=False)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert f"long cells cut to {MAX_CELL} characters; --json prints everything" in text
+    assert "cut to" not in table_text(frame.head(1), index=False)
+
+
+def test_ppi_counts_keep_judge_names_and_fit_the_width():
+    llmbar = [str(ROOT / "data/external/llmbar/verdicts_long.csv"), "--mapping",
+              str(ROOT / "data/mappings/llmbar_long.toml")]  # fmt: skip
+    rc, out, _ = _cli(["ppi", *llmbar])
+    assert rc == 0
+    head = out.split("\n  ")[0]
+    assert "ChatGPT-0301/Swap_CoT 466" in head  # a name is not reworded
+    assert max(len(line) for line in head.splitlines() if line.startswith("#")) <= 100
