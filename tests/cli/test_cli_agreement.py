@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -184,3 +186,41 @@ def test_audit_text_pandalm(capsys):
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "pairwise Cohen's kappa" in text and "Alt-test" in text and "0.852" in text
+
+
+def test_judges_seen_in_both_orders_use_their_first_presentation(tmp_path):
+    """LLMBar's judges saw every item in both presentation orders; ``agreement --role judge``
+    used to stop with 'pass order= or run=' (a Python argument the command line does not
+    have). It now uses each such judge's first presentation, as accuracy does, says so, and
+    its percent agreement equals the one computed here with pandas on the 'original' rows."""
+    import pandas as pd
+
+    table = EXTERNAL / "llmbar" / "verdicts_long.csv"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "medjudge.cli",
+            "agreement",
+            str(table),
+            "--mapping",
+            str(MAPPINGS / "llmbar_long.toml"),
+            "--role",
+            "judge",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "order-AB verdicts are used" in out.stderr
+    got = {r["coefficient"]: r["estimate"] for r in json.loads(out.stdout)["coefficients"]}
+    raw = pd.read_csv(table)
+    raw = raw[(raw["order"] == "original") & raw["winner"].notna()]
+    raw = raw.assign(item=raw["subset"] + ":" + raw["item_idx"].astype(str))
+    counts = raw.groupby(["item", "winner"]).size().unstack(fill_value=0).to_numpy(float)
+    n = counts.sum(axis=1)
+    keep = n >= 2
+    p_i = (counts[keep] * (counts[keep] - 1)).sum(axis=1) / (n[keep] * (n[keep] - 1))
+    assert got["percent_agreement"] == pytest.approx(p_i.mean(), abs=1e-12)

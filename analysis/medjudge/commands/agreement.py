@@ -101,6 +101,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _one_verdict_per_rater(study: Any, dim: str, role: str | None) -> Any:
+    """The items x raters matrix with one verdict per cell: judges who saw an item in both
+    presentation orders contribute their first presentation (AB), the order accuracy uses;
+    every other rater keeps all its verdicts. Said on stderr when it applies."""
+    from ..data.design import presentation_design
+    from ..data.interface import RatingMatrix
+
+    design = presentation_design(study, dim)
+    order = design.evaluation_order
+    raters = study.raters(role)
+    swap = [r for r in raters if r in set(design.swap_judges)] if order else []
+    if not swap:
+        return study.matrix(dim, role=role)
+    print(
+        f"medjudge: note: {dim}: {len(swap)} judge(s) saw items in both presentation orders; "
+        f"their order-{order} verdicts are used (the order accuracy uses)",
+        file=sys.stderr,
+    )
+    rest = [r for r in raters if r not in set(swap)]
+    a = study.matrix(dim, raters=swap, order=order)
+    if not rest:
+        return a
+    b = study.matrix(dim, raters=rest)
+    values = np.column_stack([a.values, b.values])
+    return RatingMatrix(values, a.items, [*a.raters, *b.raters], dim, a.scale)
+
+
 def _coefficients(spec: str) -> list[str] | None:
     if spec.strip() == "all":
         return None
@@ -201,7 +228,7 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
                 "agreement is computed within one role: add --role expert or --role judge",
                 file=path,
             )
-        m = study.matrix(dim, role=role)
+        m = _one_verdict_per_rater(study, dim, role)
         args.exchangeable = role in study.exchangeable
         from ..analyses.audit import audit_settings
 

@@ -315,8 +315,9 @@ class Study:
         if np.unique(pair).size != pair.size:
             raise ValueError(
                 f"several verdicts per item and rater on {dimension!r} (orders "
-                f"{sorted({v.orders[k] for k in np.unique(v.order[keep])})}, runs "
-                f"{sorted({v.runs[k] for k in np.unique(v.run[keep])})}): pass order= or run="
+                f"{', '.join(sorted({str(v.orders[k]) for k in np.unique(v.order[keep])}))}; runs "
+                f"{', '.join(sorted({str(v.runs[k]) for k in np.unique(v.run[keep])}))}): "
+                "choose one order and one run (order=, run=)"
             )
         cols = raters if raters is not None else [v.rater_names[k] for k in pd.unique(rater)]
         rows = items if items is not None else self.item_ids
