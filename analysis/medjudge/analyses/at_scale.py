@@ -119,8 +119,8 @@ def reduce_study(
 
     Examples
     --------
-    >>> from medjudge.data.simulate import example_study
-    >>> red = reduce_study(example_study())
+    >>> import medjudge as mj
+    >>> red = reduce_study(mj.datasets.example())
     >>> red.engine, sorted(red.dimensions)[:1]
     ('memory', ['accuracy'])
     """

@@ -363,10 +363,8 @@ def bias_report(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> br = mj.bias_report(study)
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']

@@ -305,10 +305,8 @@ def evaluate_judges(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(200))
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)

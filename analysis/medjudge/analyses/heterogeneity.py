@@ -83,10 +83,8 @@ def heterogeneity_table(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> h = mj.heterogeneity_table(study, 'organ_system', bootstrap=mj.Bootstrap(99))
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True

@@ -271,10 +271,8 @@ default "wilson"
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.subgroup_accuracy(study, ('organ_system',))
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
