@@ -40,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses.position import paired_rates
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
 from medjudge.stats.intervals import wilson_interval
@@ -232,9 +233,7 @@ def length_bias(
                 continue
             v = wide[rater].to_numpy(dtype=float)
             ok = ~np.isnan(v) & ~np.isnan(g.codes) & ~np.isnan(longer) & (v < 2) & (g.codes < 2)
-            jl, gl = v[ok] == longer[ok], g.codes[ok] == longer[ok]
-            n11, b = int((jl & gl).sum()), int((jl & ~gl).sum())
-            c, n22 = int((~jl & gl).sum()), int((~jl & ~gl).sum())
+            n11, b, c, n22, rates = paired_rates(v[ok] == longer[ok], g.codes[ok] == longer[ok])
             n = n11 + b + c + n22
             if n == 0:
                 continue
@@ -249,9 +248,9 @@ def length_bias(
                     "rater": rater,
                     "role": "expert" if rater in study.experts else "judge",
                     "n": n,
-                    "rater_longer_rate": (n11 + b) / n,
-                    "gold_longer_rate": (n11 + c) / n,
-                    "difference": (b - c) / n,
+                    "rater_longer_rate": rates["rate_x"],
+                    "gold_longer_rate": rates["rate_y"],
+                    "difference": rates["difference"],
                     "ci_low": float(lo),
                     "ci_high": float(hi),
                     "ci_method": "tango",
