@@ -48,10 +48,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from medjudge.analyses._tables import gold_dimensions, with_adjusted
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
 from medjudge.stats.mcnemar import mcnemar_pvalue
-from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
@@ -289,9 +289,7 @@ def swap_table(
             )
     if not frames:
         return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
-    out["p_first_holm"] = adjust_pvalues(out["p_first_binom"].to_numpy(), "holm")
-    return out
+    return with_adjusted(pd.concat(frames, ignore_index=True), "p_first_binom", p_first_holm="holm")
 
 
 def _swap_rows(
@@ -450,13 +448,9 @@ def a_rate_table(
     clusters = resolve_clusters(study, cluster)
     dims = [dimension] if dimension is not None else study.dimensions
     rows = []
-    for dim in dims:
+    for dim, gold in gold_dimensions(study, dims):
         design = presentation_design(study, dim)
         if design.position_reason is not None:
-            continue
-        try:
-            gold = study.gold(dim)
-        except ValueError:
             continue
         js = list(judges) if judges is not None else study.judges
         if order is None:
@@ -473,10 +467,7 @@ def a_rate_table(
                 if row is not None:
                     rows.append({"dimension": dim, "judge": judge,
                                  **dict(zip(by, key, strict=True)), **row})  # fmt: skip
-    out = pd.DataFrame(rows)
-    if len(out):
-        out["p_holm"] = adjust_pvalues(out["p_mcnemar_midp"].to_numpy(), "holm")
-    return out
+    return with_adjusted(pd.DataFrame(rows), "p_mcnemar_midp", p_holm="holm")
 
 
 def _a_rate_row(

@@ -42,6 +42,7 @@ from ..stats.score_agreement import (
     score_agreement_core,
 )
 from ..stats.scores import rank_correlations
+from ._tables import TablesToDict
 from .evaluation import cluster_ids
 
 INTERVALS = ("bootstrap", "analytic")
@@ -62,7 +63,7 @@ METRIC_ORDER = (
 
 
 @dataclass(frozen=True)
-class ScoreStudyResult(Presentable):
+class ScoreStudyResult(TablesToDict, Presentable):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,
@@ -70,6 +71,8 @@ class ScoreStudyResult(Presentable):
     ``reliability``: ``dimension, role, form, estimate, ci_low, ci_high, level, ci_method, n,
     raters``. ``not_applicable`` maps each part that did not run to one sentence saying why.
     """
+
+    DICT_KEYS = ("settings", "headline", "not_applicable", *TABLES)
 
     metrics: pd.DataFrame
     reliability: pd.DataFrame
@@ -84,14 +87,6 @@ class ScoreStudyResult(Presentable):
         if dimension is not None and not t.empty:
             t = t[t["dimension"] == dimension]
         return t.reset_index(drop=True)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings,
-            "headline": self.headline,
-            "not_applicable": self.not_applicable,
-            **{name: getattr(self, name).to_dict(orient="records") for name in TABLES},
-        }
 
     def __repr__(self) -> str:
         s = self.settings
