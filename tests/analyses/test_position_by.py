@@ -120,3 +120,15 @@ def test_unknown_by_is_one_clear_line(demo, by):
     msg = str(err.value)
     assert msg.startswith("by: ") and "not allowed" in msg and "'organ_system'" in msg
     assert "\n" not in msg
+
+
+def test_items_without_the_attribute_are_a_group_not_dropped():
+    study = mj.datasets.example()
+    items = study.items.copy()
+    items.loc[items.index[:5], "organ_system"] = np.nan
+    study = mj.Study(study.ratings, items, scales=study.scales)
+    grouped = mj.position_bias(study, by="organ_system", cluster=None)
+    whole = mj.position_bias(study, cluster=None)
+    for table in ("single_order", "swap"):  # the swap table used to drop such items
+        assert grouped[table]["organ_system"].isna().any()
+        assert grouped[table]["n"].sum() == whole[table]["n"].sum() > 0

@@ -47,17 +47,12 @@ from .evaluation import cluster_ids
 
 INTERVALS = ("bootstrap", "analytic")
 TABLES = ("metrics", "reliability")
+#: row order of ``metrics``: the score statistics, with the rank correlations after Pearson's
 METRIC_ORDER = (
-    "mae",
-    "rmse",
-    "bias",
-    "sd_difference",
-    "loa_low",
-    "loa_high",
-    "pearson",
+    *SCORE_STATISTICS[: SCORE_STATISTICS.index("pearson") + 1],
     "spearman",
     "kendall_tau_b",
-    "ccc",
+    *SCORE_STATISTICS[SCORE_STATISTICS.index("pearson") + 1 :],
     "icc_a1",
 )
 
