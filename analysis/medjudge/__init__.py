@@ -21,6 +21,9 @@ Rerunning published analyses
     ``reference_rule_table``: the self-checking notebooks' helpers)
 Settings and results
     Bootstrap (the one way to configure resampling), Estimate, TestResult
+Plots
+    plots (``mj.plots.forest_plot(table, ax=ax)``, ...: one figure per module, each drawing a
+    result table on a given matplotlib axes or a new figure; the reports call the same ones)
 
 One vocabulary: ``confidence_level`` is an interval's coverage (results report it as ``level``
 next to ``ci_low`` and ``ci_high``); ``scale`` is the measurement level; ``bootstrap=Bootstrap(
@@ -93,6 +96,8 @@ _API: dict[str, str] = {
     "Bootstrap": "medjudge.stats.resampling",
     "Estimate": "medjudge.stats.results",
     "TestResult": "medjudge.stats.results",
+    # plots (the module: mj.plots.forest_plot(...), one figure per module, each with ax=)
+    "plots": "medjudge.plots:*",
 }
 
 __all__ = ["__version__", *sorted(_API)]

@@ -34,7 +34,8 @@ from study_sim import intercept_for  # noqa: E402
 PROBS = (0.45, 0.45, 0.10)
 
 
-def one_study(rng, acc: float, shift: float = 0.0):
+def simulate(rng, acc: float, shift: float = 0.0):
+    """Image sizes, cluster and group of every item, and correctness (n, 3) of one study."""
     sizes = sizes_h(rng)
     cl = np.repeat(np.arange(sizes.size), sizes)
     n = cl.size
@@ -47,6 +48,11 @@ def one_study(rng, acc: float, shift: float = 0.0):
             a = np.where(g == 2, intercept_for(acc - shift, SD_TOTAL), a)
             a = np.where(g == 0, intercept_for(min(acc + shift / 2, 0.99), SD_TOTAL), a)
         y[:, j] = rng.random(n) < expit(a + d)
+    return sizes, cl, g, y
+
+
+def one_study(rng, acc: float, shift: float = 0.0):
+    sizes, _, g, y = simulate(rng, acc, shift)
     labels = np.array(["g1", "g2", "g3"])[g]
     return make_study(y, sizes, {"subgroup": labels}), y, g
 
@@ -73,6 +79,16 @@ def run(seed: int, reps: int, acc: float, shift: float = 0.0) -> dict:
     return out
 
 
+def scenarios(reps: int, power_reps: int) -> list[tuple[str, float, float, int]]:
+    """(label, accuracy, shift, replicates): two null rows and two power rows."""
+    return [
+        ("null, accuracy 0.9", 0.9, 0.0, reps),
+        ("null, accuracy 0.75", 0.75, 0.0, reps // 2),
+        ("power: accuracy 0.75, g3 -0.25 / g1 +0.125", 0.75, 0.25, power_reps),
+        ("power: accuracy 0.9, g3 -0.3 / g1 +0.05", 0.9, 0.3, power_reps),
+    ]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
@@ -84,12 +100,7 @@ def main() -> None:
         "| scenario | rejects at 5% (MC SE) | g3 with 0 errors | g3 with 1 error | "
         "g3 with 2+ errors | test |\n|---|---|---|---|---|---|"
     )
-    for label, acc, shift, reps in (
-        ("null, accuracy 0.9", 0.9, 0.0, args.reps),
-        ("null, accuracy 0.75", 0.75, 0.0, args.reps // 2),
-        ("power: accuracy 0.75, g3 -0.25 / g1 +0.125", 0.75, 0.25, args.power_reps),
-        ("power: accuracy 0.9, g3 -0.3 / g1 +0.05", 0.9, 0.3, args.power_reps),
-    ):
+    for label, acc, shift, reps in scenarios(args.reps, args.power_reps):
         r = run(args.seed, reps, acc, shift)
         cells = []
         for k in (0, 1, 2):

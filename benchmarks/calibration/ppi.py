@@ -13,6 +13,8 @@ Two parts:
    (a finite-population target: the intervals, built for an infinite population, are then
    slightly conservative).
 
+Rows come from ``ppi_mean`` (symmetric intervals) unless named ``ppi_proportion`` (the
+interval for a 0/1 gold label: Wilson with continuity correction at the effective n).
 Prints coverage (with its Monte Carlo SE), mean width and width ratio against the classical
 expert-only interval of the same rule, and the mean effective number of expert labels. Rows
 without a suffix use the default small-sample t intervals; rows ending in "normal" the
@@ -20,6 +22,8 @@ asymptotic (ppi-python) ones.
 
     nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 3
     nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 700 --seed 4
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 1000 --seed 3 --n 50
+    nice -n 10 python benchmarks/calibration/ppi.py --part sim --reps 1000 --seed 4 --n 50
     nice -n 10 python benchmarks/calibration/ppi.py --part pandalm --reps 300 --seed 3 --n 50,200,500
 """
 
@@ -38,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "analysis"))
 
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit  # noqa: E402
-from medjudge.stats.ppi.mean import classical_mean, ppi_mean  # noqa: E402
+from medjudge.stats.ppi.mean import classical_mean, ppi_mean, ppi_proportion  # noqa: E402
 from medjudge.stats.ppi.rogan_gladen import rogan_gladen  # noqa: E402
 from medjudge.stats.ppi.stratified import ppi_mean_stratified  # noqa: E402
 
@@ -85,6 +89,7 @@ def run_sim(reps: int, seed: int, ns: list[int]) -> pd.DataFrame:
                 "classical (cluster)": classical_mean(y[L], clusters=c[L]),
                 "PPI (cluster)": ppi_mean(y[L], f1[L], f1[U], lam=1.0, **kw),
                 "PPI++ (cluster)": ppi_mean(y[L], f1[L], f1[U], **kw),
+                "PPI++ ppi_proportion (cluster)": ppi_proportion(y[L], f1[L], f1[U], **kw),
                 "PPI++ (ignoring clusters)": ppi_mean(y[L], f1[L], f1[U]),
                 "PPI++ stratified (cluster)": ppi_mean_stratified(
                     y[L], f1[L], f1[U], s[L], s[U], **kw
@@ -171,11 +176,17 @@ def run_pandalm(reps: int, seed: int, ns: list[int]) -> pd.DataFrame:
                     lab = np.zeros(y_all.size, bool)
                     lab[rng.choice(y_all.size, n, replace=False)] = True
                     c0 = classical_mean(y_all[lab])
-                    for meth, lam in (("classical", 0.0), ("PPI", 1.0), ("PPI++", None)):
+                    for meth, lam in (
+                        ("classical", 0.0),
+                        ("PPI", 1.0),
+                        ("PPI++", None),
+                        ("PPI++ ppi_proportion", None),
+                    ):
+                        fn = ppi_proportion if meth.endswith("proportion") else ppi_mean
                         e = (
                             c0
                             if meth == "classical"
-                            else ppi_mean(y_all[lab], f_all[lab], f_all[~lab], lam=lam)
+                            else fn(y_all[lab], f_all[lab], f_all[~lab], lam=lam)
                         )
                         rows.append(
                             (

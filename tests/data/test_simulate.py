@@ -6,6 +6,7 @@ import filecmp
 import json
 
 import numpy as np
+import pandas as pd
 from conftest import DEMO
 from medjudge.data.simulate import simulate
 from scipy import stats
@@ -55,3 +56,47 @@ def test_true_accuracy_recovered(demo_study):
     # cells are not independent; the bound is loose on purpose)
     assert covered >= 63, covered
     assert np.corrcoef(est, true)[0, 1] > 0.9
+
+
+def _gt_table(folder):
+    """The pair_gt_all files as one table, read with json + pandas (not the medjudge loader)."""
+    rows = [
+        json.loads(line)
+        for f in sorted((folder / "pair_gt_all").glob("*.jsonl"))
+        for line in f.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    return pd.DataFrame(rows)
+
+
+def _assert_one_organ_and_department_per_image(gt):
+    per_image = gt.groupby("image_id")[["modality_type", "department"]].nunique()
+    spanning = per_image.index[per_image["modality_type"] > 1].tolist()
+    assert not spanning, f"{len(spanning)} images span several organ systems, e.g. {spanning[:3]}"
+    assert (per_image["department"] == 1).all()
+    # several questions per image, as in the benchmark (not one image per case)
+    assert gt["image_id"].nunique() < 0.7 * len(gt)
+
+
+def test_simulated_images_lie_inside_one_organ_system(tmp_path):
+    """Med-RewardBench files its cases by organ system and an image shows one organ, so every
+    simulated image has exactly one organ system (and one department); the old simulator drew
+    images across all cases, so about half of them spanned several organs."""
+    for seed, n in ((1, 60), (7, 400), (20261122, 1026)):
+        simulate(tmp_path / str(seed), seed=seed, n_items=n)
+        gt = _gt_table(tmp_path / str(seed))
+        assert len(gt) == n
+        _assert_one_organ_and_department_per_image(gt)
+        # each case's id starts with its organ system, as in the organ file it is written to
+        assert all(
+            q.startswith(o) for q, o in zip(gt["question_id"], gt["modality_type"], strict=True)
+        )
+
+
+def test_demo_bundle_images_lie_inside_one_organ_system():
+    gt = _gt_table(DEMO)
+    assert len(gt) == 1026
+    _assert_one_organ_and_department_per_image(gt)
+    assert gt["image_id"].nunique() == 502
+    assert gt["modality_type"].nunique() == 13
+    assert gt["department"].nunique() == 8

@@ -2,10 +2,13 @@
 
 ``stats`` (arrays in, arrays out: numpy/scipy/statsmodels, no Study) < ``data`` and ``engine``
 (loading, the data model, columnar reduction) < ``analyses`` (a Study in, a result out) <
-``report`` (sections, figures, rendering) < ``commands`` (parse arguments, call one analysis,
-print or write). A module may import its own floor and the floors below, never above; the
-package loads no module by a computed name except the CLI's lazy sub-command table and the
-front door's PEP 562 ``__getattr__`` (and ``_lazy``'s third-party modules).
+``plots`` (one figure per module, drawing a result on a given axes) < ``report`` (sections,
+captions and figure sizes, rendering) < ``commands`` (parse arguments, call one analysis, print
+or write). A module may import its own floor and the floors below, never above (so ``plots``
+may use ``stats``, ``data`` and ``analyses``, the report uses ``plots``, and nothing below
+``report`` imports a plot); the package loads no module by a computed name except the CLI's
+lazy sub-command table and the PEP 562 ``__getattr__`` of the front door and of ``mj.plots``
+(and ``_lazy``'s third-party modules).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "analysis" / "medjudge"
-FLOOR = {"stats": 1, "data": 2, "engine": 2, "analyses": 3, "report": 4, "commands": 5}
+FLOOR = {
+    "stats": 1, "data": 2, "engine": 2, "analyses": 3, "plots": 4, "report": 5, "commands": 6,
+}  # fmt: skip
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] in FLOOR)
 
 
@@ -65,9 +70,12 @@ def test_stats_floor_takes_no_study():
 
 
 def test_no_module_is_loaded_by_a_computed_name():
-    # the CLI's sub-command table, the front door's PEP 562 __getattr__ and _lazy.py (third-party
-    # modules such as scipy.stats imported on first use, for start-up time)
-    allowed = {PACKAGE / "cli.py", PACKAGE / "__init__.py", PACKAGE / "_lazy.py"}
+    # the CLI's sub-command table, the PEP 562 __getattr__ of the front door and of mj.plots, and
+    # _lazy.py (third-party modules such as scipy.stats imported on first use, for start-up time)
+    allowed = {
+        PACKAGE / "cli.py", PACKAGE / "__init__.py", PACKAGE / "plots" / "__init__.py",
+        PACKAGE / "_lazy.py",
+    }  # fmt: skip
     hits = [
         str(p.relative_to(PACKAGE))
         for p in PACKAGE.rglob("*.py")
@@ -140,3 +148,15 @@ def test_the_process_policy_scan_finds_each_trick(tmp_path):
     assert _process_tricks(src) == {"fork", "gc.freeze", "ctypes", "environ", "priority", "mallopt"}
     src.write_text("import os\nx = os.environ.get('A')\nenv = dict(os.environ)\nenv['A'] = '1'\n")
     assert _process_tricks(src) == set()
+
+
+def test_plots_sit_between_the_analyses_and_the_report():
+    """The figures are a floor of their own: the report draws with them, no floor below does,
+    and they never reach up into the report (its captions, sizes or escaping)."""
+    assert FLOOR["analyses"] < FLOOR["plots"] < FLOOR["report"]
+    below = [p for p in MODULES if FLOOR[p.relative_to(PACKAGE).parts[0]] < FLOOR["plots"]]
+    assert not [p for p in below if "plots" in _imported_floors(p)]
+    report = [p for p in MODULES if p.relative_to(PACKAGE).parts[0] == "report"]
+    assert any("plots" in _imported_floors(p) for p in report)
+    plots = [p for p in MODULES if p.relative_to(PACKAGE).parts[0] == "plots"]
+    assert plots and not any(_imported_floors(p) & {"report", "commands"} for p in plots)

@@ -43,6 +43,7 @@ PUBLIC = {
     "paired_difference_ci",
     "percent_agreement",
     "plan_ppi",
+    "plots",
     "position_bias",
     "ppi_pilot",
     "proportion_ci",

@@ -85,8 +85,12 @@ STUDY_FUNCTIONS = {
     "judge_assisted_estimate",
 }  # fmt: skip
 #: front-door names that are not functions to validate here (classes holding results, the
-#: loaders, which are validated against files in test_robust_faults / test_mapping_schema)
-NOT_HERE = {"Estimate", "TestResult", "Study", "Scale", "load", "simulate", "datasets", "published"}
+#: loaders, which are validated against files in test_robust_faults / test_mapping_schema, and
+#: the plots module, whose functions are checked in tests/plots)
+NOT_HERE = {
+    "Estimate", "TestResult", "Study", "Scale", "load", "simulate", "datasets", "published",
+    "plots",
+}  # fmt: skip
 
 #: wrong kinds of value tried for every keyword argument
 WRONG = [-1, 0, 1.5, 10**9, -0.5, math.nan, "bogus", "", True, (), [], {}, object()]

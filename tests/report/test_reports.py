@@ -267,7 +267,7 @@ def test_forest_plot_range_covers_reference_lines_and_negative_differences():
     """One x range for every panel covering intervals and reference lines (passed as
     arguments, with their legend labels); no patching afterwards."""
     import matplotlib.pyplot as plt
-    from medjudge.report.figures.intervals import forest_plot
+    from medjudge.plots import forest_plot
 
     df = pd.DataFrame(
         {

@@ -61,7 +61,7 @@ def test_mathtext_escape_is_idempotent_and_draws():
 def test_figures_with_dollar_names_render():
     """A judge or dimension named with $...$ used to abort both reports (mathtext)."""
     import matplotlib.pyplot as plt
-    from medjudge.report.figures.intervals import forest_plot, rank_interval_plot
+    from medjudge.plots import forest_plot, rank_interval_plot
 
     df = pd.DataFrame(
         {
@@ -77,12 +77,12 @@ def test_figures_with_dollar_names_render():
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert "b\\$x\\$" in labels and ax.get_title() == "dim \\$y\\$"
-    fig2 = rank_interval_plot(
+    ax2 = rank_interval_plot(
         pd.DataFrame(
             {"judge": ["$a$", "b"], "rank": [1, 2], "rank_low": [1, 1], "rank_high": [2, 2]}
         )
     )
-    fig2.savefig(io.BytesIO(), format="png")
+    ax2.figure.savefig(io.BytesIO(), format="png")
     plt.close("all")
 
 

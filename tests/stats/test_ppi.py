@@ -393,6 +393,35 @@ def test_study_level_matches_kernel(pandalm):
     assert res.counts["preference"]["unlabelled"] == 879
 
 
+def test_study_level_rate_rows_take_the_proportion_interval(pandalm):
+    """The default study-level PPI++ row of a category rate is ``ppi_proportion``'s interval
+    (Wilson with continuity correction at the effective n, checked against Newcombe's published
+    limits in test_ppi_rare.py) on the arrays rebuilt from the raw file, not ``ppi_mean``'s
+    symmetric t interval (93.0-93.8% coverage of common rates with 50 labels). Fails on the
+    code that built the study-level rows with ``ppi_mean``."""
+    import pandas as pd
+    from medjudge.analyses.judge_assisted import judge_assisted_estimate
+    from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
+
+    res = judge_assisted_estimate(
+        pandalm, judges=["pandalm-7b"], categories=["tie"], keep_labels=50, seed=2
+    )
+    row = res.table("ppi++").iloc[0]
+    raw = pd.read_csv(ROOT / "data/external/pandalm_testset/verdicts_wide.csv")
+    ann = raw[["annotator1", "annotator2", "annotator3"]].to_numpy()
+    gold_tie = (np.sum(ann == 0, axis=1) >= 2).astype(float)
+    ids = np.sort(raw["idx"].astype(str).to_numpy())
+    keep = np.random.default_rng(2).choice(len(ids), size=50, replace=False)
+    lab = raw["idx"].astype(str).isin(set(ids[keep])).to_numpy()
+    f = (raw["pandalm-7b"] == 0).astype(float).to_numpy()
+    want = ppi_proportion(gold_tie[lab], f[lab], f[~lab])
+    sym = ppi_mean(gold_tie[lab], f[lab], f[~lab])
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((want.ci_low, want.ci_high), abs=1e-12)
+    assert row["ci_method"] == want.ci_method
+    assert "continuity correction" in row["ci_method"]
+    assert abs(row["ci_high"] - sym.ci_high) > 1e-6
+
+
 def test_study_level_result_api(pandalm):
     from medjudge.analyses.judge_assisted import judge_assisted_estimate
 

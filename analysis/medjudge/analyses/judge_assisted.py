@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
-from medjudge.stats.ppi.mean import ppi_mean
+from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
 from medjudge.stats.results import Presentable
 
 from .judge_assisted_rows import (
@@ -59,6 +59,7 @@ COLUMNS = [
     "ci_low",
     "ci_high",
     "level",
+    "ci_method",
     "lam",
     "n_labelled",
     "n_unlabelled",
@@ -181,7 +182,10 @@ def judge_assisted_estimate(
     confidence_level : interval coverage.
     interval : ``"t"`` (default): small-sample intervals (unbiased divisors, ``n - 2`` when
         ``lam`` is tuned, CR1 per sample for clusters, Student t with Satterthwaite degrees of
-        freedom) for every row, the expert-only one included; ``"normal"``: the asymptotic
+        freedom) for every row, the expert-only one included, except the PPI and PPI++ rows
+        of a category rate, which take the Wilson interval with continuity correction at the
+        effective sample size (:func:`medjudge.stats.ppi.mean.ppi_proportion`: it holds its
+        coverage with 50 labels and for rare rates); ``"normal"``: the asymptotic
         intervals of ppi-python (see :func:`medjudge.stats.ppi.mean.ppi_mean`).
 
     Returns
@@ -202,7 +206,7 @@ def judge_assisted_estimate(
     ...                                  keep_labels=30, seed=1)  # rehearse a 30-label budget
     >>> t = res.table(["classical", "ppi++"])
     >>> t[["target", "judge", "method", "estimate", "ci_low", "ci_high"]].round(3).to_string(index=False)
-    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.286 0.666...'
+    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.293 0.666...'
     """
     from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
     from ._arguments import check_attribute
@@ -323,8 +327,12 @@ def judge_assisted_estimate(
                 F_l.append(f_l)
                 F_u.append(f_u)
                 rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, sampling))
+                # a category rate (0/1 target) gets the proportion interval (Wilson with
+                # continuity correction at the effective n), which holds its coverage with
+                # 50 labels and for rare rates; other targets keep the t interval
+                estimator = ppi_proportion if kcode is not None else ppi_mean
                 for meth, lam in (("ppi", 1.0), ("ppi++", None)):
-                    e = ppi_mean(y, f_l, f_u, lam=lam, **sampling.ppi())
+                    e = estimator(y, f_l, f_u, lam=lam, **sampling.ppi())
                     rows.append(_row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e, ce)))
                 if kcode is not None:
                     rows.extend(
@@ -397,7 +405,10 @@ def judge_assisted_estimate(
         "seed": seed,
         "missing_verdict_rule": "coded as the judge's mean over its usable verdicts",
         "interval": (
-            "small-sample t (Satterthwaite df)" if interval == "t" else "normal (ppi-python)"
+            "small-sample t (Satterthwaite df); PPI rows of a category rate: Wilson with "
+            "continuity correction at the effective n"
+            if interval == "t"
+            else "normal (ppi-python)"
         )
         + "; cluster-robust when cluster is given",
     }

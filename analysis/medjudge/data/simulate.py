@@ -2,8 +2,12 @@
 
 Generative model (all draws from one ``numpy.random.default_rng(seed)``):
 
-1. **Items.** ``n_items`` cases over the 13 organ systems (fixed, unequal shares) and 8 clinical
-   departments (organ-dependent); cases share images (``image_id``, the cluster unit).
+1. **Items.** ``n_items`` cases over the 13 organ systems (fixed, unequal shares). Cases share
+   images (``image_id``, the cluster unit) *inside* their organ system, as in Med-RewardBench
+   (one image, one organ): an organ with ``n_o`` cases has ``max(2, ceil(0.6 n_o))`` image
+   slots and each case picks one at random (about two questions per image). Each image is read
+   in one of the 8 clinical departments: its organ's main department with probability 0.8,
+   radiology otherwise; so organ system and department are constant within an image.
 2. **Truth.** A latent better answer per item for ``overall`` with P(A) = ``prevalence_A``; each
    other dimension agrees with ``overall`` with probability ``dim_coupling[d]`` (dimensions are
    correlated, not copies).
@@ -85,6 +89,8 @@ ORGAN_DEPT = {
     "pelvic_cavity": "obstetrics_gynaecology",
     "upper_limb": "orthopaedics",
 }
+MAIN_DEPT_SHARE = 0.8  # share of images read in their organ's main department
+IMAGE_SLOTS_PER_CASE = 0.6  # image slots per case of an organ (~0.49 distinct images per case)
 DIM_COUPLING = {
     "accuracy": 0.85,
     "relevance": 0.8,
@@ -171,6 +177,30 @@ EXPERT_ORGAN_DRIFT = {"physician_3": {"oral_cavity": -0.15, "foot": -0.15}}
 SWAP_JUDGES = ("sim-general-8b", "sim-med-7b", "sim-control")
 
 
+def _images_within_organs(organ: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Image index of each case, drawn inside the case's organ system.
+
+    Organ ``o`` with ``n_o`` cases gets ``m_o = max(2, ceil(0.6 n_o))`` image slots of its own
+    (numbered after the slots of the organs before it); each case picks one of its organ's slots
+    uniformly at random, so an image never spans two organ systems and holds about two questions
+    (slots never picked are not images). One bounded-integer draw per case, in case order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> organ = np.array([0, 0, 0, 1, 1, 0])
+    >>> image = _images_within_organs(organ, np.random.default_rng(0))
+    >>> bool(set(image[organ == 0]).isdisjoint(image[organ == 1]))
+    True
+    """
+    n_o = np.bincount(organ, minlength=len(ORGANS))
+    # at least 2 slots: numpy draws nothing for a range of one value, and a draw per case keeps
+    # the rest of the stream (truth, experts, judges) independent of the organ counts
+    slots = np.maximum(2, np.ceil(IMAGE_SLOTS_PER_CASE * n_o)).astype(np.int64)
+    first_slot = np.concatenate([[0], np.cumsum(slots)[:-1]])
+    return first_slot[organ] + rng.integers(0, slots[organ])
+
+
 def _render(choices: dict[str, str], style: str, rng: np.random.Generator, winner: str) -> str:
     reason = rng.choice(
         [
@@ -248,10 +278,17 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
     (out / "truth").mkdir(parents=True, exist_ok=True)
 
     organ = rng.choice(len(ORGANS), size=n_items, p=ORGAN_SHARE / ORGAN_SHARE.sum())
+    u_dept = rng.random(n_items)
+    image = _images_within_organs(organ, rng)
+    # one department per image: the organ's main one with probability 0.8, else radiology,
+    # decided by the uniform of the image's first case (one uniform per image)
+    _, first_case, case_image = np.unique(image, return_index=True, return_inverse=True)
     main_dept = np.array([DEPARTMENTS.index(ORGAN_DEPT[ORGANS[o]]) for o in organ])
-    dept = np.where(rng.random(n_items) < 0.8, main_dept, DEPARTMENTS.index("radiology"))
-    n_images = int(n_items * 0.6)
-    image = rng.integers(0, n_images, size=n_items)
+    dept = np.where(
+        u_dept[first_case][case_image] < MAIN_DEPT_SHARE,
+        main_dept,
+        DEPARTMENTS.index("radiology"),
+    )
     qids = [f"{ORGANS[o]}_{i:04d}" for i, o in enumerate(organ)]
 
     truth = {"overall": np.where(rng.random(n_items) < PREVALENCE_A, 0, 1)}  # 0 = A, 1 = B

@@ -12,7 +12,8 @@ and anything else that came from the input data. Each target has its own rules:
 * :func:`typst` — typst markup: ``\\ # $ * _ ` < > @ [ ] ~ / - = +`` and ``'`` ``"`` escaped.
 * :func:`mathtext` — matplotlib text: unescaped ``$`` would start mathtext (and abort the
   figure when unbalanced); it becomes ``\\$``, which matplotlib draws as a dollar sign.
-  :func:`literal_figure_text` applies it to every text of a finished figure.
+  It lives with the figures (:mod:`medjudge.plots._literal`, which also applies it to every
+  text of a finished figure).
 * :func:`spreadsheet` — CSV/TSV cells: a text cell starting with ``=``, ``+``, ``-``, ``@``, tab
   or carriage return (or their full-width forms) is a live formula in spreadsheet programs (CSV
   injection, OWASP); it gets a leading ``'`` — and so does every line of a cell after a carriage
@@ -39,20 +40,17 @@ Examples
 
 from __future__ import annotations
 
-import functools
 import html as _html
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
+
+from ..plots._literal import mathtext
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-    from matplotlib.figure import Figure
 
 __all__ = [
     "html",
-    "literal_figure_args",
-    "literal_figure_text",
     "markdown",
     "mathtext",
     "neutralise_raw_markdown",
@@ -62,10 +60,8 @@ __all__ = [
     "write_csv",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
 _MD_PUNCT = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~^$@\"'&:;=%/,?])")
 _TYPST = re.compile(r"([\\#$*_`<>@\[\]~/\-=+'\"])")
-_DOLLAR = re.compile(r"(?<!\\)\$")
 _RAW_ATTR = re.compile(r"\{=([^}\s]*)\}")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 _LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
@@ -91,11 +87,6 @@ def html(text: Any) -> str:
 def typst(text: Any) -> str:
     """``text`` as literal typst markup."""
     return _TYPST.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
-
-
-def mathtext(text: Any) -> str:
-    """``text`` for matplotlib: every ``$`` not already escaped becomes ``\\$`` (idempotent)."""
-    return _DOLLAR.sub(r"\\$", str(text))
 
 
 #: environment variable through which the renderer hands its report kernels a secret token;
@@ -188,84 +179,3 @@ def write_csv(df: pd.DataFrame, path: Any, *, decimals: int | None = None) -> No
             if s.dtype.kind == "f":
                 out.isetitem(j, s.map(lambda v: round(v, decimals) if math.isfinite(v) else v))
     out.to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-
-
-def literal_figure_text(fig: Figure) -> Figure:
-    """Apply :func:`mathtext` to every text of ``fig`` (titles, labels, legends, tick labels).
-
-    Tick labels are produced by the axis formatter at draw time, so fixed and categorical
-    formatters are wrapped as well. Returns ``fig``.
-    """
-    from matplotlib.text import Text
-    from matplotlib.ticker import FixedFormatter, FuncFormatter
-
-    textual = (FixedFormatter, FuncFormatter)
-
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            for get, put in (
-                (axis.get_major_formatter, axis.set_major_formatter),
-                (axis.get_minor_formatter, axis.set_minor_formatter),
-            ):
-                f = get()
-                if getattr(f, "_medjudge_literal", False):
-                    continue
-                if isinstance(f, textual) or type(f).__name__ == "StrCategoryFormatter":
-                    g = FuncFormatter(lambda x, pos=None, _f=f: mathtext(_f(x, pos)))
-                    g._medjudge_literal = True  # type: ignore[attr-defined]
-                    put(g)
-    for t in fig.findobj(Text):
-        s = t.get_text()
-        if "$" in s:
-            t.set_text(mathtext(s))
-    return fig
-
-
-def _literal(value: Any) -> Any:
-    import pandas as pd
-
-    if isinstance(value, str):
-        return mathtext(value) if "$" in value else value
-    if isinstance(value, pd.DataFrame):
-        out = value
-        texty = [
-            c
-            for c in value.columns
-            if value[c].dtype == object or str(value[c].dtype) in ("string", "str", "category")
-        ]
-        if any(value[c].astype(str).str.contains("$", regex=False).any() for c in texty):
-            out = value.copy()
-            for c in texty:
-                out[c] = value[c].astype(object).map(_literal)
-        if any("$" in str(c) for c in out.columns) or any("$" in str(i) for i in out.index):
-            out = out.copy() if out is value else out
-            out.columns = [_literal(c) for c in out.columns]
-            out.index = [_literal(i) for i in out.index]
-        return out
-    if isinstance(value, pd.Series):
-        if value.dtype == object and value.astype(str).str.contains("$", regex=False).any():
-            return value.map(_literal)
-        return value
-    if isinstance(value, Mapping):
-        return {_literal(k): _literal(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_literal(v) for v in value)
-    return value
-
-
-def literal_figure_args(func: F) -> F:
-    """Decorator for figure functions: every ``$`` in their text inputs is drawn literally.
-
-    Strings, text columns/index/columns of data frames, and keys/values of mappings and
-    sequences go through :func:`mathtext` before the figure is built (layout measures text
-    while building), and :func:`literal_figure_text` catches the rest afterwards.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        args = tuple(_literal(a) for a in args)
-        kwargs = {k: _literal(v) for k, v in kwargs.items()}
-        fig = func(*args, **kwargs)
-        return literal_figure_text(fig) if hasattr(fig, "axes") else fig
-
-    return wrapper  # type: ignore[return-value]

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ...analyses.audit import MIN_ITEMS
+from ...plots.agreement import agreement_matrix
 from ..context import ReportContext
-from ..figures.matrices import agreement_matrix
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
@@ -54,7 +54,7 @@ def annotator_table(au: Any, level: str | None = None) -> pd.DataFrame:
 
 
 def pairwise_agreement_frame(au: Any, dimension: str) -> pd.DataFrame:
-    """``rater_a, rater_b, estimate, n`` (Cohen's κ) for :func:`~medjudge.report.figures.matrices.agreement_matrix`."""
+    """``rater_a, rater_b, estimate, n`` (Cohen's κ) for :func:`~medjudge.plots.agreement.agreement_matrix`."""
     p = au.dimensions[dimension]["pairwise"]
     return p.rename(columns={"kappa": "estimate"})[["rater_a", "rater_b", "estimate", "n"]]
 

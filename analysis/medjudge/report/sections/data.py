@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 
 from ...data.model import Study
+from ...plots.parse_status import parse_status_bars
 from ..context import ReportContext
-from ..figures.diagnostics import parse_status_bars
 from ..layout import at_page_width
 from ..tables import fmt_int, fmt_num
 from . import Finding, Section, md
@@ -43,7 +43,7 @@ def summary_frame(summary: Mapping[str, Any], ctx: ReportContext | None = None) 
 
 
 def parse_status_frame(study: Study, role: str = "judge") -> pd.DataFrame:
-    """Long ``judge, status, count`` table (for :func:`~medjudge.report.figures.diagnostics.parse_status_bars`)."""
+    """Long ``judge, status, count`` table (for :func:`~medjudge.plots.parse_status.parse_status_bars`)."""
     t = study.rater_table()
     t = t[t["role"] == role]
     statuses = [c for c in t.columns if c not in ("role", "rater", "total")]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...plots.forest import forest_plot
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
-from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md
 from ._audit_text import methods, n_items, one_level

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ...plots.forest import forest_plot
+from ...plots.rank_intervals import rank_interval_plot
 from ..context import ReportContext
-from ..figures.intervals import forest_plot, rank_interval_plot
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
@@ -81,7 +82,7 @@ def accuracy_grid(
 
 
 def forest_frame(leaderboard: pd.DataFrame) -> pd.DataFrame:
-    """``judge, dimension, estimate, ci_low, ci_high`` for :func:`~medjudge.report.figures.intervals.forest_plot`."""
+    """``judge, dimension, estimate, ci_low, ci_high`` for :func:`~medjudge.plots.forest.forest_plot`."""
     return leaderboard.rename(columns={"accuracy": "estimate"})[
         ["judge", "dimension", "estimate", "ci_low", "ci_high"]
     ]

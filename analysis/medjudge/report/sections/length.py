@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...plots.forest import forest_plot
 from ..context import ReportContext
-from ..figures.intervals import forest_plot
 from ..layout import at_page_width
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md

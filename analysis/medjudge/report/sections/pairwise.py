@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...plots.pairwise import pairwise_matrix
 from ..context import ReportContext
-from ..figures.matrices import pairwise_matrix
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ...data.design import presentation_design
+from ...plots.position_bias import position_bias_plot
 from ..context import ReportContext
-from ..figures.intervals import position_bias_plot
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, md

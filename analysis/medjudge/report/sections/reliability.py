@@ -7,8 +7,8 @@ from typing import Any
 
 import pandas as pd
 
+from ...plots.forest import forest_plot
 from ..context import ReportContext
-from ..figures.intervals import forest_plot
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._audit_text import (

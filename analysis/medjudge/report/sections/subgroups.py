@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...plots.heatmap import subgroup_heatmap
 from ..context import ReportContext
-from ..figures.matrices import organ_heatmap
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, md
 from ._results import judge_order, subgroups, why_no_judge_evaluation
@@ -160,7 +160,7 @@ def build(ctx: ReportContext) -> Section:
         sec.figure(
             label,
             f"Accuracy per judge and {md(name)} (all dimensions pooled); hatched: uncertain cell.",
-            lambda frame=frame, attr=attr: organ_heatmap(frame, col=attr, row_order=rows),
+            lambda frame=frame, attr=attr: subgroup_heatmap(frame, col=attr, row_order=rows).figure,
         )
         sec.findings += weakest_finding(ctx, attr, order[0])
     tab0 = subgroups(ctx, attrs[0])

@@ -1,4 +1,5 @@
-"""Figure functions: each returns a Figure with the expected artists on small tidy frames."""
+"""The plots on small tidy frames: the expected artists, labels, order and reference lines
+(the same functions draw the reports' figures)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
-from medjudge.report.figures.diagnostics import parse_status_bars, reliability_diagram
-from medjudge.report.figures.intervals import forest_plot, position_bias_plot, rank_interval_plot
-from medjudge.report.figures.matrices import agreement_matrix, organ_heatmap, pairwise_matrix
-from medjudge.report.figures.scores import bland_altman_plot, score_scatter
-from medjudge.report.style import PALETTE, STATUS_COLORS, colors_for
+from medjudge.plots import (
+    agreement_matrix,
+    bland_altman_plot,
+    forest_plot,
+    pairwise_matrix,
+    parse_status_bars,
+    position_bias_plot,
+    rank_interval_plot,
+    reliability_diagram,
+    score_scatter,
+    subgroup_heatmap,
+)
+from medjudge.plots.style import PALETTE, STATUS_COLORS, colors_for
 
 JUDGES = ["gpt-x", "med-judge", "<script>alert(1)</script>"]
 
@@ -56,7 +65,7 @@ def test_forest_plot_missing_column_message():
         forest_plot(forest_frame().drop(columns="ci_high"))
 
 
-def test_organ_heatmap_annotations_and_hatching():
+def test_subgroup_heatmap_annotations_and_hatching():
     organs = ["cardio", "neuro", "onco", "derm"]
     rows = []
     for j, judge in enumerate(JUDGES):
@@ -64,8 +73,7 @@ def test_organ_heatmap_annotations_and_hatching():
             n = 10 if (j, o) == (0, 0) else 50
             rows.append((judge, organ, 0.5 + 0.1 * j, n, 0.4, 0.9 if (j, o) == (1, 2) else 0.6))
     df = pd.DataFrame(rows, columns=["judge", "organ", "estimate", "n", "ci_low", "ci_high"])
-    fig = organ_heatmap(df, min_n=30, max_ci_width=0.3)
-    ax = fig.axes[0]
+    ax = subgroup_heatmap(df, col="organ", min_n=30, max_ci_width=0.3)
     cell_texts = [t for t in ax.texts if "n=" in t.get_text()]
     assert len(cell_texts) == len(JUDGES) * len(organs)
     hatched = [p for p in ax.patches if p.get_hatch()]
@@ -83,22 +91,20 @@ def test_pairwise_matrix_cells_and_significance():
             "p_adj": [0.01, 0.0001, 0.4],
         }
     )
-    fig = pairwise_matrix(df)
-    ax = fig.axes[0]
+    ax = pairwise_matrix(df)
     assert len(ax.texts) == 6  # off-diagonal cells
     texts = {t.get_text() for t in ax.texts}
     assert "+0.05\np = 0.010" in texts and "-0.05\np = 0.010" in texts
     assert "-0.10\np < 0.001" in texts
     assert len([p for p in ax.patches if p.get_hatch()]) == 2  # B-C both directions
-    assert len(fig.axes) == 2  # + colour bar
+    assert len(ax.figure.axes) == 2  # + colour bar
 
 
 def test_agreement_matrix():
     df = pd.DataFrame(
         {"rater_a": ["r1", "r1", "r2"], "rater_b": ["r2", "r3", "r3"], "estimate": [0.6, 0.4, -0.1]}
     )
-    fig = agreement_matrix(df)
-    ax = fig.axes[0]
+    ax = agreement_matrix(df)
     assert len(ax.texts) == 6
     assert _yticklabels(ax) == ["r1", "r2", "r3"]
 
@@ -107,8 +113,7 @@ def test_rank_interval_plot_order():
     df = pd.DataFrame(
         {"judge": JUDGES, "rank": [2, 1, 3], "rank_low": [1, 1, 2], "rank_high": [3, 2, 3]}
     )
-    fig = rank_interval_plot(df)
-    ax = fig.axes[0]
+    ax = rank_interval_plot(df)
     assert _yticklabels(ax)[-1] == "med-judge"  # rank 1 on top
     assert len(ax.collections) == 1 and len(ax.collections[0].get_segments()) == 3
 
@@ -116,8 +121,7 @@ def test_rank_interval_plot_order():
 def test_position_bias_plot_legend():
     rows = [(j, o, 0.5 + 0.05 * k, 0.45, 0.6) for k, j in enumerate(JUDGES) for o in ("AB", "BA")]
     df = pd.DataFrame(rows, columns=["judge", "order", "estimate", "ci_low", "ci_high"])
-    fig = position_bias_plot(df)
-    ax = fig.axes[0]
+    ax = position_bias_plot(df)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["AB", "BA"]
     assert set(_yticklabels(ax)) == set(JUDGES)
 
@@ -126,8 +130,7 @@ def test_parse_status_bars_counts_and_colours():
     rows = [(j, s, c) for j in JUDGES for s, c in zip(STATUS_COLORS, [80, 5, 5, 10], strict=True)]
     rows.append(("gpt-x", "refused", 3))
     df = pd.DataFrame(rows, columns=["judge", "status", "count"])
-    fig = parse_status_bars(df)
-    ax = fig.axes[0]
+    ax = parse_status_bars(df)
     assert len(ax.patches) == len(JUDGES) * 5
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["ok", "broadcast", "partial", "invalid", "refused"]
@@ -142,8 +145,7 @@ def test_reliability_diagram():
         for c in (0.2, 0.5, 0.8)
     ]
     df = pd.DataFrame(rows, columns=["judge", "confidence", "observed", "n", "ci_low", "ci_high"])
-    fig = reliability_diagram(df)
-    ax = fig.axes[0]
+    ax = reliability_diagram(df)
     assert len(ax.get_lines()) == 3  # diagonal + one per judge
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["perfect calibration", *JUDGES[:2]]
