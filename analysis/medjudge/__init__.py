@@ -43,6 +43,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .stats.coefficients import AGREEMENT_MODULE, COEFFICIENT_TABLE
+
 __version__ = "0.1.0"
 
 #: public name -> module that defines it (imported on first use)
@@ -53,19 +55,9 @@ _API: dict[str, str] = {
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
     "datasets": "medjudge.data.datasets:*",  # the module: mj.datasets.demo(), .example()
-    # agreement coefficients
-    "cohen_kappa": "medjudge.stats.agreement",
-    "scott_pi": "medjudge.stats.agreement",
-    "pabak": "medjudge.stats.agreement",
-    "fleiss_kappa": "medjudge.stats.agreement",
-    "conger_kappa": "medjudge.stats.agreement",
-    "gwet_ac": "medjudge.stats.agreement",
-    "brennan_prediger": "medjudge.stats.agreement",
-    "percent_agreement": "medjudge.stats.agreement",
-    "krippendorff_alpha": "medjudge.stats.agreement",
-    "icc": "medjudge.stats.agreement",
-    "kendall_w": "medjudge.stats.agreement",
-    "agreement_table": "medjudge.stats.agreement",
+    # agreement coefficients: one row each in the registry, medjudge.stats.coefficients
+    **{c.name: AGREEMENT_MODULE for c in COEFFICIENT_TABLE},
+    "agreement_table": AGREEMENT_MODULE,
     # accuracy, intervals, tests
     "judge_accuracy": "medjudge.stats.accuracy",
     "proportion_ci": "medjudge.stats.intervals",

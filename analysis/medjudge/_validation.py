@@ -51,8 +51,26 @@ def _bad(text: Any, allowed: str) -> argparse.ArgumentTypeError:
     return argparse.ArgumentTypeError(f"{shown} is not allowed ({allowed})")
 
 
+class _Validator:
+    """What every validator shares: the library form :meth:`check` of its ``__call__`` (the
+    ``argparse`` ``type=`` form), and the name argparse shows."""
+
+    what: str
+
+    def check(self, name: str, value: Any) -> Any:
+        """Library form: the value, or :class:`ValueError` ``"name: value is not allowed (...)"``."""
+        try:
+            return self(value)  # type: ignore[operator]
+        except argparse.ArgumentTypeError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+
+    @property
+    def __name__(self) -> str:  # argparse uses type.__name__ in some messages
+        return self.what
+
+
 @dataclass(frozen=True)
-class RealRange:
+class RealRange(_Validator):
     """A finite real number in an interval; ``open_low``/``open_high`` exclude the ends."""
 
     low: float
@@ -85,20 +103,9 @@ class RealRange:
             raise _bad(text, self.allowed)
         return value
 
-    def check(self, name: str, value: Any) -> float:
-        """Library form: the value, or :class:`ValueError` ``"name: value is not allowed (...)"``."""
-        try:
-            return self(value)
-        except argparse.ArgumentTypeError as exc:
-            raise ValueError(f"{name}: {exc}") from None
-
-    @property
-    def __name__(self) -> str:  # argparse uses type.__name__ in some messages
-        return self.what
-
 
 @dataclass(frozen=True)
-class IntRange:
+class IntRange(_Validator):
     """An integer (written without a fraction) from ``low`` to ``high`` inclusive."""
 
     low: int
@@ -131,17 +138,6 @@ class IntRange:
         if not self.low <= value <= self.high:
             raise _bad(text, self.allowed)
         return value
-
-    def check(self, name: str, value: Any) -> int:
-        """Library form: the value, or :class:`ValueError` naming ``name``."""
-        try:
-            return self(value)
-        except argparse.ArgumentTypeError as exc:
-            raise ValueError(f"{name}: {exc}") from None
-
-    @property
-    def __name__(self) -> str:
-        return self.what
 
 
 #: test size (``--alpha``): significance level of a test.

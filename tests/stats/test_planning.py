@@ -94,6 +94,30 @@ def test_alt_test_simulation_behaves():
         alt_test_simulation([50], n_annotators=2)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_annotators": 2}, "n_annotators: 2 is not allowed (annotators per item"),
+        ({"n_categories": 1}, "n_categories: 1 is not allowed (number of categories"),
+        ({"n_replications": 0}, "n_replications: 0 is not allowed (number of replications"),
+        ({"noise_judge": 1.5}, "noise_judge: 1.5 is not allowed (a probability in [0, 1])"),
+    ],
+)
+def test_simulation_arguments_are_checked_by_the_shared_validators(kwargs, message):
+    """One message style (medjudge._validation): name, value, what is allowed."""
+    with pytest.raises(ValueError) as err:
+        alt_test_simulation([50], **kwargs)
+    assert str(err.value).startswith(message)
+
+
+def test_units_to_decide_refuses_a_bool_or_zero():
+    from medjudge.stats.planning import units_to_decide
+
+    for bad in (0, True, 2.5):
+        with pytest.raises(ValueError, match=r"n_tests: .* is not allowed \(number of tests"):
+            units_to_decide(bad)
+
+
 def _cli(*args):
     return subprocess.run(
         [sys.executable, "-m", "medjudge.cli", "plan", *args], capture_output=True, text=True

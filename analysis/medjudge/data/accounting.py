@@ -9,18 +9,14 @@ coverage per dimension, supplied-versus-majority mismatches, the study-model fac
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
+from .interface import StudyLike
 from .parse import STATUSES
 
-if TYPE_CHECKING:
-    from .model import Study
 
-
-def summary(study: Study) -> dict[str, object]:
+def summary(study: StudyLike) -> dict[str, object]:
     """Counts a user checks before trusting anything: per role, rater, dimension, status."""
     r = study.ratings
     out: dict[str, object] = {
@@ -96,7 +92,7 @@ def summary(study: Study) -> dict[str, object]:
     return out
 
 
-def rater_table(study: Study) -> pd.DataFrame:
+def rater_table(study: StudyLike) -> pd.DataFrame:
     """One row per rater × status with counts (the parse accounting table)."""
     r = study.ratings
     t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)

@@ -40,12 +40,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .model import Study
+from .interface import StudyLike
 
 __all__ = ["PresentationDesign", "assignment", "is_pairwise_scale", "presentation_design"]
 
@@ -111,7 +110,7 @@ def is_pairwise_scale(categories: Sequence[str]) -> bool:
     return a in _FIRST and b in _SECOND
 
 
-def presentation_design(study: Study, dimension: str) -> PresentationDesign:
+def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
     """The presentation design of ``dimension`` (cached per study).
 
     Parameters
@@ -158,7 +157,7 @@ def presentation_design(study: Study, dimension: str) -> PresentationDesign:
 
 
 def assignment(
-    study: Study, dimension: str, judges: Sequence[str], order: str | None = None
+    study: StudyLike, dimension: str, judges: Sequence[str], order: str | None = None
 ) -> np.ndarray:
     """``items × judges`` bool: the judge has a verdict row for the item (any status).
 

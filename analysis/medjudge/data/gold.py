@@ -9,38 +9,19 @@ rater or the supplied gold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
-
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:
-    from .model import Study
+from .interface import Gold, GoldMethod, StudyLike
 
-GoldMethod = Literal["auto", "majority", "plurality", "mean", "reference", "supplied"]
-
-
-@dataclass(frozen=True)
-class Gold:
-    """A derived gold label per item for one dimension (NaN = no gold), and how it was made."""
-
-    codes: np.ndarray
-    items: list[str]
-    dimension: str
-    method: str
-    rule: str
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        # shared: Study.gold caches it, so nobody may change the codes in place
-        codes = np.asarray(self.codes, dtype=float)
-        codes.flags.writeable = False
-        object.__setattr__(self, "codes", codes)
-
-    @property
-    def n_with_gold(self) -> int:
-        return int(np.isfinite(self.codes).sum())
+__all__ = [
+    "Gold",
+    "GoldMethod",
+    "derive_gold",
+    "majority_gold",
+    "plurality_gold",
+    "resolve_gold_method",
+]
 
 
 def majority_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, dict[str, int]]:
@@ -85,7 +66,7 @@ def plurality_gold(codes: np.ndarray, n_categories: int) -> tuple[np.ndarray, di
     }
 
 
-def resolve_gold_method(study: Study, dimension: str, method: GoldMethod) -> GoldMethod:
+def resolve_gold_method(study: StudyLike, dimension: str, method: GoldMethod) -> GoldMethod:
     """The method ``"auto"`` stands for: ``supplied`` when the study has a gold table, else
     ``majority`` (categorical scale) or ``mean`` of the experts; other methods unchanged."""
     if method != "auto":
@@ -95,7 +76,9 @@ def resolve_gold_method(study: Study, dimension: str, method: GoldMethod) -> Gol
     return "majority" if study.scales[dimension].is_categorical else "mean"
 
 
-def derive_gold(study: Study, dimension: str, method: GoldMethod, reference: str | None) -> Gold:
+def derive_gold(
+    study: StudyLike, dimension: str, method: GoldMethod, reference: str | None
+) -> Gold:
     """Gold label of one dimension of ``study`` by ``method`` (see :meth:`Study.gold
     <medjudge.data.model.Study.gold>`, which caches it)."""
     scale = study.scales[dimension]

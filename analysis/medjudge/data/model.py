@@ -15,10 +15,12 @@ Gold labels are always *derived explicitly* (:meth:`Study.gold`): expert majorit
 reference rater, or the supplied gold; the method and everything it could not label are recorded
 in the returned :class:`Gold`.
 
-This module holds :class:`Study` (construction, cached views, dense matrices) and
-:class:`RatingMatrix`; the pieces it delegates to are :mod:`~medjudge.data.ratings` (columns,
-normalisation, validation), :mod:`~medjudge.data.gold` (gold rules), :mod:`~medjudge.data.outcomes`
-(judge correctness) and :mod:`~medjudge.data.accounting` (summary counts).
+This module holds :class:`Study` (construction, cached views, dense matrices; its
+:class:`RatingMatrix` is defined in :mod:`~medjudge.data.interface`); the pieces it delegates to
+are :mod:`~medjudge.data.ratings` (columns, normalisation, validation), :mod:`~medjudge.data.gold`
+(gold rules), :mod:`~medjudge.data.outcomes` (judge correctness), :mod:`~medjudge.data.design`
+and :mod:`~medjudge.data.accounting` (summary counts). They read the study through
+:class:`~medjudge.data.interface.StudyLike` and never import this module.
 """
 
 from __future__ import annotations
@@ -32,27 +34,14 @@ import pandas as pd
 
 from . import accounting
 from .errors import InputError
-from .gold import Gold, GoldMethod, derive_gold, resolve_gold_method
+from .gold import derive_gold, resolve_gold_method
+from .interface import Gold, GoldMethod, RatingMatrix
 from .outcomes import JudgeOutcomes, judge_outcomes
 from .ratings import ROLES, _normalise_ratings, _validate
 from .scale import Scale
 from .views import DimensionView, dense, dimension_view
 
-
-@dataclass(frozen=True)
-class RatingMatrix:
-    """Dense ``items × raters`` codes for one dimension (NaN = missing)."""
-
-    values: np.ndarray
-    items: list[str]
-    raters: list[str]
-    dimension: str
-    scale: Scale
-
-    def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            self.values, index=pd.Index(self.items, name="item"), columns=self.raters
-        )
+__all__ = ["RatingMatrix", "Study", "natural_order"]
 
 
 def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
@@ -175,7 +164,9 @@ class Study:
         # one canonical item order (natural sort of the ids), so that everything indexed by item
         # position — resampling weights above all — does not depend on the input's row order
         self.items = self.items.iloc[natural_order(self.items["item"])].reset_index(drop=True)
-        _validate(self)
+        self.gold_table = _validate(
+            self.ratings, self.items, self.scales, self.gold_table, self._rows
+        )
         self.answer_models = tuple(self.answer_models)
         if self.answer_models:
             if len(self.answer_models) != 2:

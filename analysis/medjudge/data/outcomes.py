@@ -8,18 +8,14 @@ codes, the verdict statuses and the counts of items dropped for lack of gold) an
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .interface import Gold, StudyLike
 from .scale import Scale
 
 #: status of an item x judge cell without any verdict row (the judge was not given the item)
 NOT_ASSIGNED_STATUS = "not assigned"
-
-if TYPE_CHECKING:
-    from .gold import Gold
-    from .model import Study
 
 
 @dataclass(frozen=True)
@@ -90,7 +86,7 @@ class JudgeOutcomes:
 
 
 def judge_matrix(
-    study: Study, dimension: str, judges: list[str], order: str | None = None
+    study: StudyLike, dimension: str, judges: list[str], order: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, tuple[str | None, ...]]:
     """The judges' verdict codes and statuses, ``items x judges``, as the design says.
 
@@ -118,7 +114,7 @@ def judge_matrix(
 
 
 def judge_outcomes(
-    study: Study,
+    study: StudyLike,
     dimension: str,
     *,
     gold: Gold | None = None,

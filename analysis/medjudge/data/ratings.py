@@ -9,16 +9,14 @@ the scale), each error naming the file, line and column it came from.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from .errors import InputError
 from .parse import STATUSES
-
-if TYPE_CHECKING:
-    from .model import Study
+from .scale import Scale
 
 ROLES = ("expert", "judge")
 RATING_COLUMNS = (
@@ -37,39 +35,35 @@ RATING_COLUMNS = (
 KEY = ["item", "rater", "dimension", "order", "run"]
 
 
-def _validate(study: Study) -> None:
-    r = study.ratings
+def _validate(
+    r: pd.DataFrame,
+    items: pd.DataFrame,
+    scales: Mapping[str, Scale],
+    gold_table: pd.DataFrame | None,
+    rows: Callable[[str], np.ndarray],
+) -> pd.DataFrame | None:
+    """Check normalised ratings ``r`` against the items, the scales and the supplied gold.
+
+    ``rows(dimension)`` gives the boolean mask of the rows of one dimension. Returns the gold
+    table with text item ids (None when there is none); raises :class:`InputError` naming the
+    file, line and column of the first bad row.
+    """
     bad_role = ~r["role"].isin(ROLES)
     if bad_role.any():
         row = r[bad_role].iloc[0]
-        raise InputError(
-            f"role {row['role']!r} is not one of {ROLES}",
-            file=row["source"] or None,
-            line=_line(row),
-            column="role",
-        )
-    unknown_dim = sorted({str(d) for d in r["dimension"].unique()} - set(study.scales))
-    if unknown_dim:
-        row = r[r["dimension"] == unknown_dim[0]].iloc[0]
-        raise InputError(
-            f"dimension {unknown_dim[0]!r} has no declared scale",
-            file=row["source"] or None,
-            line=_line(row),
-            column="dimension",
-            hint=f"declared: {sorted(study.scales)}",
-        )
+        raise _at_row(row, "role", f"role {row['role']!r} is not one of {ROLES}")
+    _refuse_unknown(
+        r, "dimension", set(scales),
+        lambda u: f"dimension {u[0]!r} has no declared scale",
+        lambda u: f"declared: {sorted(scales)}",
+    )  # fmt: skip
     bad_status = ~r["status"].isin(STATUSES)
     if bad_status.any():
         row = r[bad_status].iloc[0]
-        raise InputError(
-            f"status {row['status']!r} is not one of {STATUSES}",
-            file=row["source"] or None,
-            line=_line(row),
-            column="status",
-        )
+        raise _at_row(row, "status", f"status {row['status']!r} is not one of {STATUSES}")
     has_value = r["value"].notna().to_numpy()
-    for dim, scale in study.scales.items():
-        sub = r.loc[study._rows(dim) & has_value, "value"]
+    for dim, scale in scales.items():
+        sub = r.loc[rows(dim) & has_value, "value"]
         # each distinct label checked once (the first row holding a bad one is named);
         # categories compare as text, as Scale.contains does (1 and 1.0 are different)
         keys = sub.astype(str) if scale.is_categorical else sub
@@ -79,53 +73,67 @@ def _validate(study: Study) -> None:
             allowed = (
                 list(scale.categories) if scale.is_categorical else f"[{scale.low}, {scale.high}]"
             )
-            raise InputError(
+            raise _at_row(
+                row,
+                "value",
                 f"label {row['value']!r} for dimension {dim!r} is outside the declared scale",
-                file=row["source"] or None,
-                line=_line(row),
-                column="value",
                 hint=f"allowed: {allowed}; declare unparseable tokens as invalid in the mapping",
             )
     dup = r.duplicated(KEY, keep=False)
     if dup.any():
-        rows = r[dup].sort_values(KEY).head(2)
-        first, second = rows.iloc[0], rows.iloc[1]
-        raise InputError(
+        pair = r[dup].sort_values(KEY).head(2)
+        first, second = pair.iloc[0], pair.iloc[1]
+        raise _at_row(
+            first,
+            "item/rater/dimension/order",
             f"duplicate rating for item {first['item']!r}, rater {first['rater']!r}, dimension "
             f"{first['dimension']!r}, order {first['order']!r} (also at {second['source']}"
             f"{', line ' + str(_line(second)) if _line(second) else ''})",
-            file=first["source"] or None,
-            line=_line(first),
-            column="item/rater/dimension/order",
             hint="remove the repeat, or give repeats distinct 'run' values",
         )
     role_per_rater = r.groupby("rater")["role"].nunique()
     if (role_per_rater > 1).any():
         rater = role_per_rater[role_per_rater > 1].index[0]
         raise InputError(f"rater {rater!r} appears both as expert and as judge")
-    missing_items = sorted(
-        {str(i) for i in r["item"].unique()} - {str(i) for i in study.items["item"].unique()}
+    _refuse_unknown(
+        r, "item", {str(i) for i in items["item"].unique()},
+        lambda u: f"rating refers to item {u[0]!r}, which is not in the items table",
+        lambda u: f"{len(u)} unknown item id(s) in all",
+    )  # fmt: skip
+    if gold_table is None:
+        return None
+    g = gold_table.copy()
+    g["item"] = g["item"].astype(str)
+    for dim, scale in scales.items():
+        vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
+        bad = ~vals.map(scale.contains)
+        if bad.any():
+            raise InputError(
+                f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
+            )
+    return g
+
+
+def _refuse_unknown(
+    r: pd.DataFrame,
+    column: str,
+    known: set[str],
+    message: Callable[[list[str]], str],
+    hint: Callable[[list[str]], str],
+) -> None:
+    """Refuse the values of ``column`` outside ``known``: the first unknown value (sorted)
+    is named at its first row; ``message`` and ``hint`` are given all the unknown values."""
+    unknown = sorted({str(v) for v in r[column].unique()} - known)
+    if unknown:
+        row = r[r[column] == unknown[0]].iloc[0]
+        raise _at_row(row, column, message(unknown), hint=hint(unknown))
+
+
+def _at_row(row: pd.Series, column: str, message: str, hint: str | None = None) -> InputError:
+    """The error for a bad value in ``column`` of ``row``, naming the row's file and line."""
+    return InputError(
+        message, file=row["source"] or None, line=_line(row), column=column, hint=hint
     )
-    if missing_items:
-        row = r[r["item"] == missing_items[0]].iloc[0]
-        raise InputError(
-            f"rating refers to item {missing_items[0]!r}, which is not in the items table",
-            file=row["source"] or None,
-            line=_line(row),
-            column="item",
-            hint=f"{len(missing_items)} unknown item id(s) in all",
-        )
-    if study.gold_table is not None:
-        g = study.gold_table.copy()
-        g["item"] = g["item"].astype(str)
-        for dim, scale in study.scales.items():
-            vals = g.loc[(g["dimension"] == dim) & g["value"].notna(), "value"]
-            bad = ~vals.map(scale.contains)
-            if bad.any():
-                raise InputError(
-                    f"gold label {vals[bad].iloc[0]!r} for {dim!r} is outside the declared scale"
-                )
-        study.gold_table = g
 
 
 def _line(row: pd.Series) -> int | None:

@@ -23,7 +23,7 @@ the reported trace is non-decreasing up to rounding. Initialisation: ``"majority
 ``"random"`` (Dirichlet(1) posteriors from a seeded generator). Items nobody labelled get the
 prior as posterior and no label (counted in ``excluded``).
 
-Identifiability and label anchoring (issue 12 item 9). A latent-class model with conditionally
+Identifiability and label anchoring. A latent-class model with conditionally
 independent raters is identified (up to a permutation of the classes) only with at least three
 raters whose labels overlap (Kruskal 1977; Allman, Matias & Rhodes 2009, Ann. Statist.
 37:3099-3132); with two raters many parameter sets give the same likelihood, so the fit refuses
@@ -47,6 +47,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
+from .agreement.coding import check_codes
 from .results import Presentable
 
 Init = Literal["majority", "random"]
@@ -260,13 +261,8 @@ def dawid_skene(
         raise ValueError(f"X: an array of shape {A.shape} is not allowed (items x raters)")
     n, R = A.shape
     cats = np.unique(A[~np.isnan(A)]) if categories is None else np.asarray(categories, dtype=float)
+    check_codes(A, cats)
     observed = ~np.isnan(A)
-    bad = observed & ~np.isin(A, cats)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"value {A[i, j]:g} in row {i}, column {j} is not among categories {cats.tolist()}"
-        )
     q = cats.size
     if q < 2:
         raise ValueError("Dawid-Skene needs at least two categories")

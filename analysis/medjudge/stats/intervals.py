@@ -19,17 +19,12 @@ References
 - Bell R.M., McCaffrey D.F. (2002) Bias reduction in standard errors for linear regression
   with multi-stage samples. Survey Methodology 28:169-181 (the CR2 variance and its
   Satterthwaite degrees of freedom; Imbens & Kolesar 2016, REStat 98:701-712, sec. 4).
-- Newcombe R.G. (1998) Improved confidence intervals for the difference between binomial
-  proportions based on paired data. Stat Med 17:2635-2650 (method 10).
-- Tango T. (1998) Equivalence test and confidence interval for the difference in proportions
-  for the paired-sample design. Stat Med 17:891-908.
-- Fagerland M.W., Lydersen S., Laake P. (2017) Statistical Analysis of Contingency Tables,
-  chapter 8 (the paired 2x2 table; reference values used in the tests).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import ndtri, stdtrit
@@ -89,6 +84,26 @@ def wilson_interval(
     return lo, hi
 
 
+def _beta_interval(
+    count: np.ndarray | float,
+    nobs: np.ndarray | float,
+    confidence_level: float,
+    low: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    high: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-tailed interval from beta quantiles, vectorised: the ``alpha/2`` quantile of
+    ``Beta(*low(x, n))`` and the ``1 - alpha/2`` quantile of ``Beta(*high(x, n))``, with 0 at
+    ``x = 0``, 1 at ``x = n`` and NaN where ``n <= 0``."""
+    x = np.asarray(count, dtype=float)
+    n = np.asarray(nobs, dtype=float)
+    a = (1.0 - confidence_level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(x > 0, stats.beta.ppf(a, *low(x, n)), 0.0)
+        hi = np.where(x < n, stats.beta.ppf(1 - a, *high(x, n)), 1.0)
+    bad = ~(n > 0)
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+
 def clopper_pearson_interval(
     count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -97,28 +112,24 @@ def clopper_pearson_interval(
     ``low = Beta_{alpha/2}(x, n-x+1)``, ``high = Beta_{1-alpha/2}(x+1, n-x)``, with 0 and 1 at
     the edges. Non-integer ``count`` is allowed (effective-n use, Korn & Graubard 1998).
     """
-    x = np.asarray(count, dtype=float)
-    n = np.asarray(nobs, dtype=float)
-    a = (1.0 - confidence_level) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(x > 0, stats.beta.ppf(a, np.maximum(x, 1e-300), n - x + 1), 0.0)
-        hi = np.where(x < n, stats.beta.ppf(1 - a, x + 1, np.maximum(n - x, 1e-300)), 1.0)
-    bad = ~(n > 0)
-    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+    return _beta_interval(
+        count,
+        nobs,
+        confidence_level,
+        lambda x, n: (np.maximum(x, 1e-300), n - x + 1),
+        lambda x, n: (x + 1, np.maximum(n - x, 1e-300)),
+    )
 
 
 def jeffreys_interval(
     count: np.ndarray | float, nobs: np.ndarray | float, confidence_level: float = 0.95
 ) -> tuple[np.ndarray, np.ndarray]:
     """Jeffreys interval: equal-tailed quantiles of ``Beta(x + 1/2, n - x + 1/2)``."""
-    x = np.asarray(count, dtype=float)
-    n = np.asarray(nobs, dtype=float)
-    a = (1.0 - confidence_level) / 2.0
-    with np.errstate(invalid="ignore"):
-        lo = np.where(x > 0, stats.beta.ppf(a, x + 0.5, n - x + 0.5), 0.0)
-        hi = np.where(x < n, stats.beta.ppf(1 - a, x + 0.5, n - x + 0.5), 1.0)
-    bad = ~(n > 0)
-    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)
+
+    def posterior(x: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return x + 0.5, n - x + 0.5
+
+    return _beta_interval(count, nobs, confidence_level, posterior, posterior)
 
 
 def wald_interval(
@@ -149,13 +160,15 @@ def proportion_interval(
     method: ProportionMethod = "wilson",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval for a binomial proportion by name (``wilson`` is the default that covers)."""
+    return by_name(_PROPORTION, method, "proportion interval")(count, nobs, confidence_level)
+
+
+def by_name(table: dict[str, Callable[..., Any]], method: str, what: str) -> Callable[..., Any]:
+    """``table[method]``, or :class:`ValueError` ``"unknown <what> 'x'; use one of [...]"``."""
     try:
-        fn = _PROPORTION[method]
+        return table[method]
     except KeyError:
-        raise ValueError(
-            f"unknown proportion interval {method!r}; use one of {sorted(_PROPORTION)}"
-        ) from None
-    return fn(count, nobs, confidence_level)
+        raise ValueError(f"unknown {what} {method!r}; use one of {sorted(table)}") from None
 
 
 def proportion_ci(

@@ -23,7 +23,7 @@ from typing import Literal
 
 import numpy as np
 
-from medjudge.stats.intervals import wilson_interval, z_value
+from medjudge.stats.intervals import by_name, wilson_interval, z_value
 from medjudge.stats.results import Estimate
 
 PairedMethod = Literal["tango", "newcombe", "wald"]
@@ -173,13 +173,7 @@ def paired_difference_interval(
     n11, n12, n21, n22, confidence_level: float = 0.95, method: PairedMethod = "tango"
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval for a paired difference of proportions by name (default Tango's score interval)."""
-    try:
-        fn = _PAIRED[method]
-    except KeyError:
-        raise ValueError(
-            f"unknown paired interval {method!r}; use one of {sorted(_PAIRED)}"
-        ) from None
-    return fn(n11, n12, n21, n22, confidence_level)
+    return by_name(_PAIRED, method, "paired interval")(n11, n12, n21, n22, confidence_level)
 
 
 def paired_difference_ci(

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtri
 
+from medjudge._validation import IntRange, RealRange
 from medjudge.stats.judge_vs_experts import alt_test
 
 __all__ = [
@@ -68,6 +69,14 @@ def _pos(x: Any, name: str, *, allow_inf: bool = False) -> float:
     if not (v > 0 and (math.isfinite(v) or (allow_inf and v == math.inf))):
         raise ValueError(f"{name} must be a positive number, got {x!r}")
     return v
+
+
+#: argument ranges of the simulations (the alt-test leaves one annotator out and needs two others)
+_ANNOTATORS = IntRange(3, 1_000_000, what="annotators per item (one left out, two others)")
+_CATEGORIES = IntRange(2, 1_000_000, what="number of categories")
+_REPLICATIONS = IntRange(1, 100_000_000, what="number of replications")
+_TESTS = IntRange(1, 2**63 - 1, what="number of tests")
+_NOISE = RealRange(0.0, 1.0, open_low=False, open_high=False, what="a probability")
 
 
 def _prob(x: Any, name: str) -> float:
@@ -427,18 +436,11 @@ def alt_test_simulation(
     sizes = sorted({int(v) for v in np.atleast_1d(n_items)})
     if not sizes or sizes[0] < 2:
         raise ValueError(f"n_items must be integers >= 2, got {n_items!r}")
-    if not isinstance(n_annotators, (int, np.integer)) or n_annotators < 3:
-        raise ValueError(
-            f"n_annotators must be an integer >= 3 (the alt-test leaves one out and needs 2 "
-            f"others per item), got {n_annotators!r}"
-        )
-    if not isinstance(n_categories, (int, np.integer)) or n_categories < 2:
-        raise ValueError(f"n_categories must be an integer >= 2, got {n_categories!r}")
-    for name, v in (("noise_annotators", noise_annotators), ("noise_judge", noise_judge)):
-        if not 0 <= float(v) <= 1:
-            raise ValueError(f"{name} must be in [0, 1], got {v!r}")
-    if not isinstance(n_replications, (int, np.integer)) or n_replications < 1:
-        raise ValueError(f"n_replications must be a positive integer, got {n_replications!r}")
+    n_annotators = _ANNOTATORS.check("n_annotators", n_annotators)
+    n_categories = _CATEGORIES.check("n_categories", n_categories)
+    _NOISE.check("noise_annotators", noise_annotators)
+    _NOISE.check("noise_judge", noise_judge)
+    n_replications = _REPLICATIONS.check("n_replications", n_replications)
     rng = np.random.default_rng(seed)
     K, m, nmax = int(n_categories), int(n_annotators), sizes[-1]
     passed = np.zeros((n_replications, len(sizes)))
@@ -491,8 +493,7 @@ def units_to_decide(n_tests: int, alpha: float = 0.05) -> dict[str, int]:
     """
     from scipy.special import chdtrc
 
-    if not isinstance(n_tests, int | np.integer) or n_tests < 1:
-        raise ValueError(f"n_tests: {n_tests!r} is not allowed (a positive integer)")
+    n_tests = _TESTS.check("n_tests", n_tests)
     _prob(alpha, "alpha")
     g = 1
     while n_tests * chdtrc(1, g) >= alpha:

@@ -19,9 +19,9 @@ Rank correlations between two strength vectors over the same models: Kendall's t
 (Kendall 1945, Biometrika 33:239–251) and Spearman's rho (Pearson correlation of mid-ranks),
 vectorised over bootstrap rows so that the two rankings share every resample.
 
-Overlap note: general rank-confidence-set and multiple-comparison kernels for judge
-leaderboards (issue 12) may live elsewhere in ``stats``; this module serves answer-model
-rankings from bootstrap replicates of any strengths.
+Judge leaderboards (ranks and letter groups from pairwise tests) are built in
+:mod:`medjudge.stats.ranking`, which uses :func:`rank_confidence_sets`; this module works on
+bootstrap replicates of any strengths (judges or answer models).
 """
 
 from __future__ import annotations

@@ -166,8 +166,8 @@ class ResamplePlan:
         ``seed`` and method share one matrix: the analyses of a report or a ``run`` draw it
         once instead of once per call (:data:`WEIGHTS_CACHE_BYTES` bounds the memory held).
         """
-        key = self._key("weights")
-        if key is None:
+
+        def draw() -> np.ndarray:
             return resample_weights(
                 self.n_items,
                 self.n_resamples,
@@ -176,24 +176,14 @@ class ResamplePlan:
                 strata=self.strata,
                 method=self.method,
             )
-        return _cached(
-            key,
-            lambda: resample_weights(
-                self.n_items,
-                self.n_resamples,
-                seed=self.seed,
-                clusters=self.clusters,
-                strata=self.strata,
-                method=self.method,
-            ),
-        )
+
+        return _cached(self._key("weights"), draw)
 
     def jackknife(self) -> np.ndarray:
         """Leave-one-cluster-out weights (read-only; cached like :meth:`weights`)."""
-        key = self._key("jackknife")
-        if key is None:
-            return jackknife_weights(self.n_items, clusters=self.clusters)
-        return _cached(key, lambda: jackknife_weights(self.n_items, clusters=self.clusters))
+        return _cached(
+            self._key("jackknife"), lambda: jackknife_weights(self.n_items, clusters=self.clusters)
+        )
 
     def _key(self, what: str) -> tuple | None:
         """Cache key: everything the weights depend on (the partition, not the label names)."""
@@ -218,7 +208,10 @@ def _digest(codes: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(codes, dtype=np.int64).tobytes()).hexdigest()
 
 
-def _cached(key: tuple, compute: Callable[[], np.ndarray]) -> np.ndarray:
+def _cached(key: tuple | None, compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()``, held in the cache under ``key`` (None: not cacheable, computed each time)."""
+    if key is None:
+        return compute()
     with _WEIGHTS_LOCK:
         hit = _WEIGHTS.get(key)
         if hit is not None:
@@ -316,9 +309,12 @@ def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np
     return w
 
 
-def _quantile_rows(sorted_boot: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """Linear-interpolated quantiles of each column of sorted ``boot`` at per-column probabilities."""
-    b = sorted_boot.shape[0]
+def _quantile_rows(
+    sorted_boot: np.ndarray, probs: np.ndarray, n: np.ndarray | None = None
+) -> np.ndarray:
+    """Linear-interpolated quantiles of each column of sorted ``boot`` at per-column probabilities,
+    within the first ``n`` rows of each column (the non-NaN prefix; default: all rows)."""
+    b = sorted_boot.shape[0] if n is None else np.maximum(n, 1)
     pos = np.clip(probs, 0.0, 1.0) * (b - 1)
     lo = np.floor(pos).astype(int)
     hi = np.minimum(lo + 1, b - 1)
@@ -371,15 +367,7 @@ def bootstrap_interval(
         if not has_nan:
             return _quantile_rows(sorted_boot, p)
         # interpolate within the valid prefix of each column
-        nb = np.maximum(n_valid, 1)
-        pos = np.clip(p, 0.0, 1.0) * (nb - 1)
-        lo = np.floor(pos).astype(int)
-        hi = np.minimum(lo + 1, nb - 1)
-        frac = pos - lo
-        a = np.take_along_axis(sorted_boot, lo[None, ...], axis=0)[0]
-        b = np.take_along_axis(sorted_boot, hi[None, ...], axis=0)[0]
-        out = a + frac * (b - a)
-        return np.where(n_valid > 0, out, np.nan)
+        return np.where(n_valid > 0, _quantile_rows(sorted_boot, p, n_valid), np.nan)
 
     if method == "percentile":
         return quant(np.full(theta.shape, alpha)), quant(np.full(theta.shape, 1 - alpha))

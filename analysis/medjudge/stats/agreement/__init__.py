@@ -4,28 +4,33 @@ Every coefficient takes an ``items x raters`` float array (category codes or sco
 missing), returns an :class:`~medjudge.stats.results.Estimate`, and has a ``*_core(X, w)``
 numpy function of item weights so that bootstrap intervals (percentile / BCa; item-, cluster-
 and stratum-level) come from the shared resampling engine in one vectorised call.
-See ``docs/agreement.md`` for formulas, references and how results compare with other packages.
+The coefficients are listed once, in :mod:`medjudge.stats.coefficients` (resolved to their
+functions in :mod:`.registry`). See ``docs/agreement.md`` for formulas, references and how
+results compare with other packages.
 """
 
 from .bootstrap import analytic_estimate, bootstrap_estimate, paired_difference
-from .compare import CORES, agreement_difference
-from .frame import COEFFICIENTS, agreement, agreement_table, agreement_table_long, long_to_wide
+from .compare import agreement_difference
+from .frame import agreement, agreement_table, agreement_table_long, long_to_wide
+from .gwet_framework import (
+    brennan_prediger_core,
+    conger_kappa_core,
+    fleiss_kappa_core,
+    gwet_ac_core,
+    percent_agreement_core,
+)
 from .icc import ICC_FORMS, icc, icc_core
 from .kappa import (
     brennan_prediger,
-    brennan_prediger_core,
     conger_kappa,
-    conger_kappa_core,
     fleiss_category_kappas,
     fleiss_kappa,
-    fleiss_kappa_core,
     gwet_ac,
-    gwet_ac_core,
     percent_agreement,
-    percent_agreement_core,
 )
 from .kendall import kendall_w, kendall_w_core
 from .krippendorff import krippendorff_alpha, krippendorff_alpha_core
+from .registry import COEFFICIENTS, CORES
 from .two_raters import (
     cohen_kappa,
     cohen_kappa_core,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -44,13 +44,37 @@ def check_ci(ci: str | None) -> str:
     return "none" if ci is None else ci
 
 
+class Resampling(NamedTuple):
+    """A coefficient's checked resampling arguments: the plan, the interval method, the level."""
+
+    plan: ResamplePlan
+    method: BootMethod
+    confidence_level: float
+
+    def estimate(
+        self,
+        name: str,
+        statistic: Statistic,
+        n_items: int,
+        *,
+        n: int | None = None,
+        extra: dict[str, Any] | None = None,
+        excluded: dict[str, int] | None = None,
+    ) -> Estimate:
+        """:func:`bootstrap_estimate` of ``statistic`` with this plan, method and level."""
+        return bootstrap_estimate(
+            name, statistic, n_items, plan=self.plan, confidence_level=self.confidence_level,
+            method=self.method, n=n, extra=extra, excluded=excluded,
+        )  # fmt: skip
+
+
 def resampling(
     bootstrap: Bootstrap | None,
     clusters: Any,
     n_items: int,
     confidence_level: float,
     default_method: BootMethod = "bca",
-) -> tuple[ResamplePlan, BootMethod, float]:
+) -> Resampling:
     """The public arguments ``bootstrap``, ``clusters``, ``confidence_level``, checked.
 
     Returns the :class:`ResamplePlan` for ``n_items`` rows, the interval method and the level.
@@ -66,7 +90,7 @@ def resampling(
                 f"clusters: {clusters.shape[0] if clusters.ndim else 'a scalar'} labels for "
                 f"{n_items} items is not allowed (one label per item, in the row order of the ratings)"
             )
-    return b.plan(n_items, clusters), b.interval(default_method), level
+    return Resampling(b.plan(n_items, clusters), b.interval(default_method), level)
 
 
 def resolve_ci(ci: str, n: int) -> str:
@@ -163,6 +187,23 @@ def bootstrap_estimate(
     """
     plan = default_plan(n_items, plan)
     res = weighted_bootstrap(statistic, plan, confidence_level=confidence_level, method=method)
+    label = _plan_label(plan, method)
+    n = n_items if n is None else n
+    return _from_replicates(name, res, plan, label, confidence_level, n, extra, excluded)
+
+
+def _from_replicates(
+    name: str,
+    res: dict[str, Any],
+    plan: ResamplePlan,
+    label: str,
+    confidence_level: float,
+    n: int,
+    extra: dict[str, Any] | None,
+    excluded: dict[str, int] | None = None,
+) -> Estimate:
+    """The :class:`Estimate` of a :func:`weighted_bootstrap` result; ``extra`` is followed by
+    the resampling settings and the count of undefined replicates."""
     boot = np.asarray(res["boot"], dtype=float)
     info = dict(extra or {})
     info.update(
@@ -176,9 +217,9 @@ def bootstrap_estimate(
         se=float(res["se"]),
         ci_low=float(res["low"]),
         ci_high=float(res["high"]),
-        ci_method=_plan_label(plan, method),
+        ci_method=label,
         level=confidence_level,
-        n=int(n_items if n is None else n),
+        n=int(n),
         excluded=dict(excluded or {}),
         extra=info,
     )
@@ -219,22 +260,11 @@ def paired_difference(
     valid = boot[~np.isnan(boot)]
     p_le = float(np.mean(valid <= 0)) if valid.size else math.nan
     p_ge = float(np.mean(valid >= 0)) if valid.size else math.nan
-    return Estimate(
-        name=name,
-        estimate=float(res["estimate"]),
-        se=float(res["se"]),
-        ci_low=float(res["low"]),
-        ci_high=float(res["high"]),
-        ci_method=_plan_label(plan, method) + ", paired",
-        level=confidence_level,
-        n=n_items,
-        extra={
-            "estimate_a": float(a_hat),
-            "estimate_b": float(b_hat),
-            "p_le": p_le,
-            "p_two_sided": min(1.0, 2 * min(p_le, p_ge)) if valid.size else math.nan,
-            "n_resamples": plan.n_resamples,
-            "seed": plan.seed,
-            "boot_undefined": int(np.isnan(boot).sum()),
-        },
-    )
+    extra = {
+        "estimate_a": float(a_hat),
+        "estimate_b": float(b_hat),
+        "p_le": p_le,
+        "p_two_sided": min(1.0, 2 * min(p_le, p_ge)) if valid.size else math.nan,
+    }
+    label = _plan_label(plan, method) + ", paired"
+    return _from_replicates(name, res, plan, label, confidence_level, n_items, extra)

@@ -17,7 +17,7 @@ Conventions shared by the whole ``agreement`` subpackage
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,18 @@ class Categories:
         return int(self.codes.size)
 
 
+def check_codes(X: np.ndarray, codes: np.ndarray) -> None:
+    """Raise ``ValueError`` naming the first row/column of ``X`` whose value is not in ``codes``
+    (NaN = missing is allowed)."""
+    bad = ~np.isnan(X) & ~np.isin(X, codes)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"value {X[i, j]:g} in row {i}, column {j} is not among categories "
+            f"{[float(c) for c in codes]}; add it to categories= or recode it"
+        )
+
+
 def resolve_categories(
     X: np.ndarray,
     categories: Sequence[float] | np.ndarray | None = None,
@@ -103,14 +115,7 @@ def resolve_categories(
         codes = np.asarray(categories, dtype=float).ravel()
         if np.unique(codes).size != codes.size:
             raise ValueError(f"duplicate categories in {list(codes)}")
-        observed = ~np.isnan(X)
-        bad = observed & ~np.isin(X, codes)
-        if bad.any():
-            i, j = np.argwhere(bad)[0]
-            raise ValueError(
-                f"value {X[i, j]:g} in row {i}, column {j} is not among categories "
-                f"{[float(c) for c in codes]}; add it to categories= or recode it"
-            )
+        check_codes(X, codes)
     vals = codes.copy() if values is None else np.asarray(values, dtype=float).ravel()
     if vals.shape != codes.shape:
         raise ValueError(f"values= has {vals.size} entries for {codes.size} categories")
@@ -148,6 +153,32 @@ def finish(out: np.ndarray, batched: bool) -> np.ndarray | float:
     """Scalar for an unbatched call, the ``(k,)`` array otherwise."""
     out = np.asarray(out, dtype=float)
     return out if batched else float(out[0])
+
+
+def category_core(
+    name: str, doc: str, compute: Callable[..., np.ndarray | float], module: str
+) -> Callable[..., np.ndarray | float]:
+    """A coefficient's ``*_core(X, w, *, categories, values, weights)`` function of item weights.
+
+    The signature every category coefficient's core shares (``w``: ``(n,)`` or ``(k, n)`` item
+    weights, None = each item once); ``compute(X, w, categories, values, weights)`` does the
+    work, ``name``, ``doc`` and ``module`` label the function.
+    """
+
+    def core(
+        X: Any,
+        w: np.ndarray | None = None,
+        *,
+        categories: Sequence[float] | np.ndarray | None = None,
+        values: Sequence[float] | np.ndarray | None = None,
+        weights: str | np.ndarray = "identity",
+    ) -> np.ndarray | float:
+        return compute(X, w, categories, values, weights)
+
+    core.__name__ = core.__qualname__ = name
+    core.__doc__ = doc
+    core.__module__ = module
+    return core
 
 
 def resolve_level(level: Any, name: str = "scale") -> tuple[str, Any, Any]:

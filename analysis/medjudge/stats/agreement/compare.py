@@ -32,31 +32,7 @@ from ..resampling import ResamplePlan
 from ..results import Estimate
 from .bootstrap import BootMethod, paired_difference
 from .coding import as_ratings
-from .gwet_framework import (
-    brennan_prediger_core,
-    conger_kappa_core,
-    fleiss_kappa_core,
-    gwet_ac_core,
-    percent_agreement_core,
-)
-from .icc import icc_core
-from .kendall import kendall_w_core
-from .krippendorff import krippendorff_alpha_core
-from .two_raters import cohen_kappa_core, scott_pi_core
-
-# coefficient name -> core(X, w, **kwargs) -> (k,) values
-CORES: dict[str, Callable[..., Any]] = {
-    "percent_agreement": percent_agreement_core,
-    "cohen_kappa": cohen_kappa_core,
-    "scott_pi": scott_pi_core,
-    "fleiss_kappa": fleiss_kappa_core,
-    "conger_kappa": conger_kappa_core,
-    "brennan_prediger": brennan_prediger_core,
-    "gwet_ac": gwet_ac_core,
-    "krippendorff_alpha": krippendorff_alpha_core,
-    "icc": icc_core,
-    "kendall_w": kendall_w_core,
-}
+from .registry import CORES
 
 
 def agreement_difference(

@@ -53,13 +53,14 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from ..._lazy import stats
+from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import t_interval
 from .coding import from_rating_matrix
@@ -69,7 +70,14 @@ Convention = Literal["medjudge", "irrcac"]
 LAYOUTS = ("ratings", "table", "counts")
 CONVENTIONS = ("medjudge", "irrcac")
 
-__all__ = ["ratings_from_table", "ratings_from_counts", "agreement_input", "LAYOUTS"]
+__all__ = [
+    "LAYOUTS",
+    "Settings",
+    "agreement_input",
+    "category_coefficient",
+    "ratings_from_counts",
+    "ratings_from_table",
+]
 
 
 def _count_matrix(M: Any, what: str) -> np.ndarray:
@@ -150,13 +158,22 @@ def _add_pvalues(e: Estimate) -> dict[str, Any]:
     return extra
 
 
-def _irrcac(e: Estimate, kind: str, layout: str, X: np.ndarray, kw: dict[str, Any]) -> Estimate:
+#: a coefficient's own irrCAC standard error: ``irrcac_se(X, kwargs, layout) -> se``
+IrrcacSE = Callable[[np.ndarray, dict[str, Any], str], float]
+
+
+def _irrcac(
+    e: Estimate,
+    kind: str,
+    layout: str,
+    X: np.ndarray,
+    kw: dict[str, Any],
+    irrcac_se: IrrcacSE | None,
+) -> Estimate:
     se = e.se
     n = e.n
-    if kind == "alpha":
-        from .krippendorff import irrcac_alpha_se
-
-        se = irrcac_alpha_se(X, kw.get("scale"), kw.get("categories"), kw.get("values"), layout)
+    if irrcac_se is not None:
+        se = irrcac_se(X, kw, layout)
     elif layout == "table" and e.name != "cohen_kappa" and n >= 1:
         se = e.se * math.sqrt((n - 1) / n)  # irrCAC's table functions divide by n^2
     extra = dict(e.extra)
@@ -170,11 +187,13 @@ def _irrcac(e: Estimate, kind: str, layout: str, X: np.ndarray, kw: dict[str, An
     return replace(e, se=float(se), ci_low=lo, ci_high=hi, ci_method=label, extra=extra)
 
 
-def agreement_input(kind: str) -> Callable:
+def agreement_input(kind: str, irrcac_se: IrrcacSE | None = None) -> Callable:
     """Decorator adding ``layout=`` and ``convention=`` (see the module docstring).
 
     ``kind``: ``"two"`` (Cohen, Scott, PABAK), ``"conger"``, ``"multi"`` (percent, Fleiss, Gwet,
-    Brennan–Prediger) or ``"alpha"`` (Krippendorff).
+    Brennan–Prediger) or ``"alpha"`` (Krippendorff). ``irrcac_se``: the coefficient's own
+    standard error under ``convention="irrcac"`` (Krippendorff's alpha); default: its SE,
+    rescaled as irrCAC's table functions do.
     """
 
     def deco(fn: Callable[..., Estimate]) -> Callable[..., Estimate]:
@@ -202,17 +221,99 @@ def agreement_input(kind: str) -> Callable:
                 return e
             e = replace(e, extra=_add_pvalues(e))
             if convention == "irrcac" and kw["ci"] == "analytic":
-                e = _irrcac(e, kind, layout, Xr, kw)
+                e = _irrcac(e, kind, layout, Xr, kw, irrcac_se)
                 e = replace(e, extra=_add_pvalues(e))
             return e
 
-        wrapper.__doc__ = (fn.__doc__ or "") + (
-            "\n    layout : ``'ratings'`` (items x raters), ``'table'`` (q x q two-rater "
-            "contingency table)\n        or ``'counts'`` (subjects x categories); see "
+        entries = (
+            "    layout : {'ratings', 'table', 'counts'}, default 'ratings'\n"
+            "        ``'ratings'`` (items x raters), ``'table'`` (q x q two-rater contingency "
+            "table)\n        or ``'counts'`` (subjects x categories); see "
             ":mod:`medjudge.stats.agreement.conventions`.\n"
-            "    convention : ``'medjudge'`` (default) or ``'irrcac'`` (irrCAC's printed "
-            "variances and t intervals).\n"
+            "    convention : {'medjudge', 'irrcac'}, default 'medjudge'\n"
+            "        ``'irrcac'``: irrCAC's printed variances and t intervals.\n"
         )
+        doc = fn.__doc__ or ""
+        at = doc.find("\n    Returns\n")  # the two arguments belong to the Parameters section
+        wrapper.__doc__ = doc[:at] + entries + doc[at:] if at >= 0 else doc + "\n" + entries
         return wrapper
 
     return deco
+
+
+#: the docstring entries of the interval arguments the Gwet-linearised coefficients share
+#: (percent agreement, Fleiss, Conger, Brennan–Prediger, Gwet, Scott, PABAK)
+INTERVAL_PARAMS = """    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
+        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on
+        (chosen by the coverage study in docs/calibration.md); ``"analytic"``: Gwet's
+        linearisation with t (n-1 df); ``"bootstrap"``: see ``bootstrap``; None: no interval.
+    confidence_level : float, default 0.95
+        Coverage of the interval.
+    bootstrap : Bootstrap, optional
+        Resampling settings (replicates, seed, interval method — BCa by default).
+    clusters : array_like, optional
+        One label per item (row): items sharing a label (a case, an image) are resampled
+        together.
+"""
+
+
+#: the docstring entry of ``X`` for the two-rater coefficients (Scott, PABAK)
+TWO_RATERS_X = """    X : array_like, shape (n_items, 2)
+        The two raters' category codes, NaN = missing (items missing a rating are excluded
+        and counted in ``excluded``).
+"""
+
+
+def with_interval_params(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Put the shared docstring entries in place of the lines ``{interval_params}``
+    (:data:`INTERVAL_PARAMS`) and ``{two_raters_x}`` (:data:`TWO_RATERS_X`) of ``fn``'s
+    docstring."""
+    doc = fn.__doc__ or ""
+    for key, text in (("interval_params", INTERVAL_PARAMS), ("two_raters_x", TWO_RATERS_X)):
+        doc = doc.replace(f"    {{{key}}}", text.rstrip("\n"))
+    fn.__doc__ = doc
+    return fn
+
+
+class Settings(NamedTuple):
+    """The keyword arguments every category coefficient takes (see :func:`category_coefficient`)."""
+
+    categories: Sequence[float] | np.ndarray | None
+    values: Sequence[float] | np.ndarray | None
+    weights: str | np.ndarray
+    ci: str | None
+    confidence_level: float
+    bootstrap: Bootstrap | None
+    clusters: Any
+
+
+def category_coefficient(
+    name: str, kind: str, doc: str, compute: Callable[[Any, Settings], Estimate], module: str
+) -> Callable[..., Estimate]:
+    """The public function of a coefficient of category codes, from its computation.
+
+    Every such coefficient (percent agreement, Fleiss, Conger, Brennan–Prediger, Gwet, Cohen,
+    Scott) has the same signature: ``X`` and the keyword arguments of :class:`Settings`, plus
+    ``layout=`` and ``convention=`` from :func:`agreement_input` (``kind`` as there).
+    ``compute(X, settings)`` does the work; ``doc`` becomes the docstring and ``module`` the
+    function's ``__module__`` (where its doctests are found).
+    """
+
+    def coefficient(
+        X: Any,
+        *,
+        categories: Sequence[float] | np.ndarray | None = None,
+        values: Sequence[float] | np.ndarray | None = None,
+        weights: str | np.ndarray = "identity",
+        ci: str | None = "auto",
+        confidence_level: float = 0.95,
+        bootstrap: Bootstrap | None = None,
+        clusters: Any = None,
+    ) -> Estimate:
+        settings = Settings(categories, values, weights, ci, confidence_level, bootstrap, clusters)
+        return compute(X, settings)
+
+    coefficient.__name__ = coefficient.__qualname__ = name
+    coefficient.__module__ = module
+    coefficient.__doc__ = doc
+    return agreement_input(kind)(with_interval_params(coefficient))

@@ -16,30 +16,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..coefficients import COEFFICIENT_TABLE
 from ..resampling import Bootstrap
 from ..results import Estimate
 from .bootstrap import resampling
 from .coding import as_ratings, from_rating_matrix, resolve_categories, resolve_level
-from .icc import icc
-from .kappa import brennan_prediger, conger_kappa, fleiss_kappa, gwet_ac, percent_agreement
-from .kendall import kendall_w
-from .krippendorff import krippendorff_alpha
-from .two_raters import cohen_kappa, pabak, scott_pi
+from .registry import COEFFICIENTS, FUNCTIONS
 from .weights import LEVEL_WEIGHTS, weights_name
-
-# coefficient name -> function(X, **kwargs) -> Estimate
-COEFFICIENTS: dict[str, Callable[..., Estimate]] = {
-    "percent_agreement": percent_agreement,
-    "cohen_kappa": cohen_kappa,
-    "scott_pi": scott_pi,
-    "pabak": pabak,
-    "fleiss_kappa": fleiss_kappa,
-    "conger_kappa": conger_kappa,
-    "brennan_prediger": brennan_prediger,
-    "gwet_ac": gwet_ac,
-    "krippendorff_alpha": krippendorff_alpha,
-    "kendall_w": kendall_w,
-}
 
 TABLE_COLUMNS = [
     "coefficient",
@@ -214,52 +197,40 @@ def agreement_table(
     if coefficients is not None:
         from ..._validation import check_names
 
+        names = [n for c in COEFFICIENT_TABLE for n in (c.name, *c.aliases)]
+        allowed = [*COEFFICIENTS, *(n for n in names if n not in COEFFICIENTS)]
         coefficients = check_names(
-            "coefficients", coefficients, (*COEFFICIENTS, "gwet_ac1", "gwet_ac2", "icc", "ICC"),
-            "a list of coefficient names",
-        )  # fmt: skip
+            "coefficients", coefficients, allowed, "a list of coefficient names"
+        )
     wts = LEVEL_WEIGHTS[lvl] if weights is None else weights
-    wname = weights_name(wts)
     common = {
         "ci": ci, "confidence_level": confidence_level, "bootstrap": bootstrap, "clusters": clusters
     }  # fmt: skip
     want = set(coefficients) if coefficients is not None else None
-
-    def wanted(name: str) -> bool:
-        return want is None or name in want
-
-    rows: list[dict[str, Any]] = []
     cats = resolve_categories(A, categories, values)
     kappa_ok = lvl in ("nominal", "ordinal") or cats.q <= MAX_CATEGORIES_FOR_KAPPA
-    cat_kw = {"categories": cats.codes, "values": cats.values}
-    if kappa_ok:
-        if wanted("percent_agreement"):
-            rows.append(_row(percent_agreement(A, weights=wts, **cat_kw, **common), lvl, wname))
-        if A.shape[1] == 2:
-            if wanted("cohen_kappa"):
-                rows.append(_row(cohen_kappa(A, weights=wts, **cat_kw, **common), lvl, wname))
-            if wanted("scott_pi"):
-                rows.append(_row(scott_pi(A, weights=wts, **cat_kw, **common), lvl, wname))
-            if lvl == "nominal" and wanted("pabak"):
-                rows.append(_row(pabak(A, categories=cats.codes, **common), lvl, "identity"))
-        for name, fn in (
-            ("fleiss_kappa", fleiss_kappa),
-            ("conger_kappa", conger_kappa),
-            ("brennan_prediger", brennan_prediger),
-            ("gwet_ac", gwet_ac),
-        ):
-            if wanted(name) or (name == "gwet_ac" and want and want & {"gwet_ac1", "gwet_ac2"}):
-                rows.append(_row(fn(A, weights=wts, **cat_kw, **common), lvl, wname))
-    if wanted("krippendorff_alpha"):
-        kcat = cat_kw if lvl in ("nominal", "ordinal") else {}
-        rows.append(_row(krippendorff_alpha(A, scale=lvl, **kcat, **common), lvl, f"{lvl} metric"))
-    if lvl != "nominal" and A.shape[1] >= 2 and wanted("kendall_w"):
-        kci = None if ci == "analytic" else ci
-        rows.append(_row(kendall_w(A, **{**common, "ci": kci}), lvl, "ranks"))
-    if lvl in ("interval", "ratio") and A.shape[1] >= 2 and (want is None or want & {"icc", "ICC"}):
-        for e in icc(A, **common):
-            row = _row(e, lvl, "")
-            row["coefficient"] = e.extra["shrout_fleiss"]
+    # how each kind of row is called (see medjudge.stats.coefficients.Call) and its weights label
+    calls: dict[str, tuple[dict[str, Any], str]] = {
+        "weighted": ({"weights": wts, "categories": cats.codes, "values": cats.values},
+                     weights_name(wts)),
+        "unweighted": ({"categories": cats.codes}, "identity"),
+        "metric": ({"scale": lvl, **({"categories": cats.codes, "values": cats.values}
+                    if lvl in ("nominal", "ordinal") else {})}, f"{lvl} metric"),
+        "ranks": ({"ci": None if ci == "analytic" else ci}, "ranks"),
+        "forms": ({}, ""),
+    }  # fmt: skip
+    rows: list[dict[str, Any]] = []
+    for c in COEFFICIENT_TABLE:
+        if not c.applies(lvl, A.shape[1]) or (c.kappa_type and not kappa_ok):
+            continue
+        if want is not None and not want & {c.name, *c.aliases}:
+            continue
+        kwargs, label = calls[c.call]
+        result = FUNCTIONS[c.name](A, **{**common, **kwargs})
+        for e in result if c.call == "forms" else [result]:
+            row = _row(e, lvl, label)
+            if c.call == "forms":
+                row["coefficient"] = e.extra["shrout_fleiss"]
             rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import numpy as np
 from .coding import (
     Categories,
     as_ratings,
+    category_core,
     category_counts,
     finish,
     indicators,
@@ -118,25 +120,22 @@ def _family(p: _Prep, kind: str, W: np.ndarray) -> tuple[np.ndarray, np.ndarray,
     return coef, pa, pe
 
 
-def _core(kind: str):
-    def core(
-        X: Any,
-        w: np.ndarray | None = None,
-        *,
-        categories: Sequence[float] | np.ndarray | None = None,
-        values: Sequence[float] | np.ndarray | None = None,
-        weights: str | np.ndarray = "identity",
-    ) -> np.ndarray | float:
-        p = _prepare(X, categories, values, weights)
-        W, batched = item_weights(w, p.X.shape[0])
-        return finish(_family(p, kind, W)[0], batched)
+def _family_core(
+    kind: str, X: Any, w: np.ndarray | None, categories: Any, values: Any, weights: Any
+) -> np.ndarray | float:
+    p = _prepare(X, categories, values, weights)
+    W, batched = item_weights(w, p.X.shape[0])
+    return finish(_family(p, kind, W)[0], batched)
 
-    core.__name__ = f"{_NAMES[kind]}_core"
-    core.__doc__ = (
+
+def _core(kind: str):
+    return category_core(
+        f"{_NAMES[kind]}_core",
         f"{_NAMES[kind]} of ratings ``X`` (items x raters, NaN = missing) under item weights "
-        "``w`` ((n,) or (k, n)); see the module docstring for the formula."
+        "``w`` ((n,) or (k, n)); see the module docstring for the formula.",
+        partial(_family_core, kind),
+        __name__,
     )
-    return core
 
 
 percent_agreement_core = _core("percent")

@@ -36,7 +36,7 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import bootstrap_estimate, check_ci, resampling
+from .bootstrap import check_ci, resampling
 from .coding import as_ratings, finish, from_rating_matrix, item_weights
 
 ICC_FORMS = ("ICC1", "ICC2", "ICC3", "ICC1k", "ICC2k", "ICC3k")
@@ -244,7 +244,8 @@ def icc(
     ci = check_ci(ci)
     ci = "analytic" if ci == "auto" else ci  # the exact F intervals (McGraw & Wong 1996)
     X, ok = _complete(from_rating_matrix(X, {}, ()))
-    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
+    rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
+    confidence = rs.confidence_level
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
     Xc = X[ok]
     n = int(ok.sum())
@@ -264,9 +265,7 @@ def icc(
             def stat(W: np.ndarray, j: int = j) -> np.ndarray:
                 return _forms(mean_squares(Xz, W * ok[None, :]))[:, j]
 
-            boot[form] = bootstrap_estimate(
-                form, stat, X.shape[0], plan=plan, confidence_level=confidence, method=method, n=n
-            )
+            boot[form] = rs.estimate(form, stat, X.shape[0], n=n)
     fint = _f_intervals(ms1, vals, confidence) if n >= 2 else [(math.nan,) * 6] * 6
     out = []
     for j, form in enumerate(ICC_FORMS):

@@ -35,7 +35,9 @@ testing, defined for a constant number of raters per item; they are reported in 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -43,57 +45,40 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
 from .coding import as_ratings, resolve_categories
-from .conventions import agreement_input
-from .gwet_framework import (
-    _NAMES,
-    _REFS,
-    FAMILY,
-    _family,
-    _fnl_se0,
-    _linearized_se,
-    _prepare,
-    brennan_prediger_core,
-    conger_kappa_core,
-    fleiss_kappa_core,
-    gwet_ac_core,
-    percent_agreement_core,
-)
+from .conventions import Settings, category_coefficient
+from .gwet_framework import _NAMES, _REFS, _family, _fnl_se0, _linearized_se, _prepare
 from .weights import weights_name
 
 __all__ = [
-    "FAMILY",
     "brennan_prediger",
-    "brennan_prediger_core",
     "conger_kappa",
-    "conger_kappa_core",
     "fleiss_category_kappas",
     "fleiss_kappa",
-    "fleiss_kappa_core",
     "gwet_ac",
-    "gwet_ac_core",
     "percent_agreement",
-    "percent_agreement_core",
+    "without_null_test",
 ]
 
 
-def _estimate(
-    kind: str,
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None,
-    values: Sequence[float] | np.ndarray | None,
-    weights: str | np.ndarray,
-    ci: str | None,
-    confidence_level: float,
-    bootstrap: Bootstrap | None,
-    clusters: Any,
-) -> Estimate:
+def _add_null_test(extra: dict[str, Any], coef: float, se0: float) -> None:
+    """The Fleiss, Nee & Landis (1979) null SE ``se0``, ``z`` and two-sided ``p_value``."""
+    z = coef / se0
+    extra.update(
+        se0=float(se0),
+        z=z,
+        p_value=float(2 * stats.norm.sf(abs(z))),
+        se0_method="Fleiss, Nee & Landis 1979",
+    )
+
+
+def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
+    categories, values, weights, ci, confidence_level, bootstrap, clusters = s
     ci = check_ci(ci)
     p = _prepare(X, categories, values, weights)
     n_all = p.X.shape[0]
-    plan, method, confidence = resampling(bootstrap, clusters, n_all, confidence_level)
+    rs = resampling(bootstrap, clusters, n_all, confidence_level)
     coef, pa, pe = (float(a[0]) for a in _family(p, kind, np.ones((1, n_all))))
     n = int(p.rated.sum())
     ci = resolve_ci(ci, n)
@@ -118,29 +103,13 @@ def _estimate(
     if kind == "fleiss" and weights_name(weights) == "identity":
         se0, _ = _fnl_se0(p)
         if np.isfinite(se0):
-            z = coef / se0
-            extra.update(
-                se0=se0,
-                z=z,
-                p_value=float(2 * stats.norm.sf(abs(z))),
-                se0_method="Fleiss, Nee & Landis 1979",
-            )
+            _add_null_test(extra, coef, se0)
     if ci == "bootstrap":
 
         def stat(W: np.ndarray) -> np.ndarray:
             return _family(p, kind, W)[0]
 
-        return bootstrap_estimate(
-            name,
-            stat,
-            n_all,
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=n,
-            extra=extra,
-            excluded=excluded,
-        )
+        return rs.estimate(name, stat, n_all, n=n, extra=extra, excluded=excluded)
     se = _linearized_se(p, kind, coef, pe) if ci == "analytic" else math.nan
     return analytic_estimate(
         name,
@@ -148,7 +117,7 @@ def _estimate(
         se,
         n=n,
         df=n - 1,
-        confidence_level=confidence,
+        confidence_level=rs.confidence_level,
         method=f"analytic ({_REFS[kind]} linearisation, t df=n-1)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,
@@ -168,17 +137,7 @@ _PARAMS = """
         ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` or a q x q matrix
         (see :mod:`medjudge.stats.agreement.weights`; applied by category value).
-    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on
-        (chosen by the coverage study in docs/calibration.md); ``"analytic"``: Gwet's
-        linearisation with t (n-1 df); ``"bootstrap"``: see ``bootstrap``; None: no interval.
-    confidence_level : float, default 0.95
-        Coverage of the interval.
-    bootstrap : Bootstrap, optional
-        Resampling settings (replicates, seed, interval method — BCa by default).
-    clusters : array_like, optional
-        One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+    {interval_params}
 
     Returns
     -------
@@ -188,206 +147,104 @@ _PARAMS = """
 """
 
 
-def _doc(fn):
-    fn.__doc__ = fn.__doc__.replace("{params}", _PARAMS)
-    return fn
+_EXAMPLE_DATA = """    >>> import numpy as np
+    >>> import medjudge as mj
+    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
+"""
 
 
-@agreement_input("multi")
-@_doc
-def percent_agreement(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+def _public(
+    kind: str, input_kind: str, example: str, summary: str, references: str
+) -> Callable[..., Estimate]:
+    """The public function of ``kind``, its docstring from the shared parts (``_PARAMS`` and
+    the example data) and its own summary, references and example lines."""
+    doc = (
+        f"{summary}\n{_PARAMS}\n    References\n    ----------\n    {references}\n\n"
+        f"    Examples\n    --------\n{_EXAMPLE_DATA}    {example}\n    "
+    )
+    return category_coefficient(_NAMES[kind], input_kind, doc, partial(_estimate, kind), __name__)
+
+
+percent_agreement = _public(
+    "percent",
+    "multi",
+    """>>> round(mj.percent_agreement(X, ci=None).estimate, 3)
+    0.778""",
     """Percent agreement among any number of raters, missing ratings allowed.
 
     ``pa = (1/n2) sum_i sum_k r_ik (r*_ik - 1) / (r_i (r_i - 1))`` over the ``n2`` items rated
     at least twice (``r_ik`` raters of item ``i`` in category ``k``, ``r*`` weighted counts);
-    no chance correction (Gwet 2014, ch. 2).
-    {params}
-    References
-    ----------
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 2 and 5.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> round(mj.percent_agreement(X, ci=None).estimate, 3)
-    0.778
-    """
-    return _estimate(
-        "percent", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    no chance correction (Gwet 2014, ch. 2).""",
+    """Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 2 and 5.""",
+)
 
 
-@agreement_input("multi")
-@_doc
-def fleiss_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+fleiss_kappa = _public(
+    "fleiss",
+    "multi",
+    """>>> e = mj.fleiss_kappa(X, ci='analytic')
+    >>> round(e.estimate, 3), e.ci_method
+    (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')""",
     """Fleiss' kappa, generalised to unequal raters per item and to weights.
 
     ``kappa = (pa - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l`` and
     ``pi_k = (1/n) sum_i r_ik / r_i`` (Fleiss 1971, eq. 2-9; unequal raters per item and
     weights as in Gwet 2014, ch. 5). With identity weights and a constant number of raters per
     item, ``extra`` also holds the Fleiss, Nee & Landis (1979) null SE ``se0`` with ``z`` and a
-    two-sided ``p_value`` (for testing kappa = 0; too narrow for intervals).
-    {params}
-    References
-    ----------
-    Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
+    two-sided ``p_value`` (for testing kappa = 0; too narrow for intervals).""",
+    """Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
     Bulletin 76:378-382.
     Fleiss, J. L., Nee, J. C. M. & Landis, J. R. (1979). Large sample variance of kappa in the
     case of different sets of raters. Psychological Bulletin 86:974-977.
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> e = mj.fleiss_kappa(X, ci='analytic')
-    >>> round(e.estimate, 3), e.ci_method
-    (0.556, 'analytic (Fleiss 1971; Gwet 2014 linearisation, t df=n-1)')
-    """
-    return _estimate(
-        "fleiss", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.""",
+)
 
 
-@agreement_input("multi")
-@_doc
-def gwet_ac(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+gwet_ac = _public(
+    "gwet",
+    "multi",
+    """>>> round(mj.gwet_ac(X, ci=None).estimate, 3)
+    0.556""",
     """Gwet's AC1 (identity weights) or AC2 (any other weights).
 
     ``AC = (pa - pe) / (1 - pe)`` with ``pe = T_w / (q (q-1)) sum_k pi_k (1 - pi_k)``,
     ``T_w = sum_kl w_kl`` (Gwet 2008, eq. 15-16; Gwet 2014, ch. 4): a chance agreement that
-    stays small when one category dominates, so AC1 avoids kappa's prevalence paradox.
-    {params}
-    References
-    ----------
-    Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of
+    stays small when one category dominates, so AC1 avoids kappa's prevalence paradox.""",
+    """Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of
     high agreement. British Journal of Mathematical and Statistical Psychology 61:29-48.
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 4-5.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> round(mj.gwet_ac(X, ci=None).estimate, 3)
-    0.556
-    """
-    return _estimate(
-        "gwet", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 4-5.""",
+)
 
 
-@agreement_input("multi")
-@_doc
-def brennan_prediger(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+brennan_prediger = _public(
+    "bp",
+    "multi",
+    """>>> round(mj.brennan_prediger(X, ci=None).estimate, 3)
+    0.556""",
     """Brennan & Prediger's coefficient: uniform chance agreement ``pe = T_w / q^2``.
 
     ``BP = (pa - T_w / q^2) / (1 - T_w / q^2)`` (Brennan & Prediger 1981; weighted form in
-    Gwet 2014, ch. 5). With two raters and identity weights this is PABAK.
-    {params}
-    References
-    ----------
-    Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and
+    Gwet 2014, ch. 5). With two raters and identity weights this is PABAK.""",
+    """Brennan, R. L. & Prediger, D. J. (1981). Coefficient kappa: some uses, misuses, and
     alternatives. Educational and Psychological Measurement 41:687-699.
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> round(mj.brennan_prediger(X, ci=None).estimate, 3)
-    0.556
-    """
-    return _estimate(
-        "bp", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.""",
+)
 
 
-@agreement_input("conger")
-@_doc
-def conger_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+conger_kappa = _public(
+    "conger",
+    "conger",
+    """>>> round(mj.conger_kappa(X, ci=None).estimate, 3)
+    0.571""",
     """Conger's kappa: Cohen's kappa with rater-specific marginals for two or more raters.
 
     ``pe = sum_kl w_kl (pbar_k pbar_l - s2_kl / r)`` with ``p_gk`` the share of rater ``g``'s
     ratings in category ``k``, ``pbar_k`` their mean and ``s2_kl`` their covariance across the
-    ``r`` raters (Conger 1980, eq. 9; Gwet 2014, ch. 5). Equals Cohen's kappa for two raters.
-    {params}
-    References
-    ----------
-    Conger, A. J. (1980). Integration and generalization of kappas for multiple raters.
+    ``r`` raters (Conger 1980, eq. 9; Gwet 2014, ch. 5). Equals Cohen's kappa for two raters.""",
+    """Conger, A. J. (1980). Integration and generalization of kappas for multiple raters.
     Psychological Bulletin 88:322-328.
-    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import medjudge as mj
-    >>> X = np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]])
-    >>> round(mj.conger_kappa(X, ci=None).estimate, 3)
-    0.571
-    """
-    return _estimate(
-        "conger", X, categories=categories, values=values, weights=weights, ci=ci,
-        confidence_level=confidence_level, bootstrap=bootstrap, clusters=clusters,
-    )  # fmt: skip
+    Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed., ch. 5.""",
+)
 
 
 def fleiss_category_kappas(
@@ -417,28 +274,14 @@ def fleiss_category_kappas(
             Xj, categories=[0.0, 1.0], ci=ci, confidence_level=confidence_level,
             bootstrap=bootstrap, clusters=clusters,
         )  # fmt: skip
-        extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
+        extra = without_null_test(e.extra)
         extra["category"] = float(code)
         if np.isfinite(se0s[j]):
-            z = e.estimate / se0s[j]
-            extra.update(
-                se0=float(se0s[j]),
-                z=z,
-                p_value=float(2 * stats.norm.sf(abs(z))),
-                se0_method="Fleiss, Nee & Landis 1979",
-            )
-        out.append(
-            Estimate(
-                name="fleiss_kappa_category",
-                estimate=e.estimate,
-                se=e.se,
-                ci_low=e.ci_low,
-                ci_high=e.ci_high,
-                ci_method=e.ci_method,
-                level=e.level,
-                n=e.n,
-                excluded=e.excluded,
-                extra=extra,
-            )
-        )
+            _add_null_test(extra, e.estimate, se0s[j])
+        out.append(replace(e, name="fleiss_kappa_category", extra=extra))
     return out
+
+
+def without_null_test(extra: dict[str, Any]) -> dict[str, Any]:
+    """``extra`` without the Fleiss–Nee–Landis null test (it belongs to Fleiss' kappa only)."""
+    return {k: v for k, v in extra.items() if k not in ("se0", "z", "p_value", "se0_method")}

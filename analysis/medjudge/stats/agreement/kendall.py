@@ -24,7 +24,7 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import check_ci, resampling, resolve_ci
 from .coding import as_ratings, finish, from_rating_matrix, item_weights
 
 
@@ -79,11 +79,15 @@ def kendall_w(
     X : array_like, shape (n_items, n_raters)
         Scores or ranks; items with a missing rating are excluded and counted.
     ci : {None, "bootstrap", "analytic", "auto"}, default None
+        ``"bootstrap"``: an item-level (or cluster-level) bootstrap interval; ``"auto"``: the
+        bootstrap below 100 complete items, none from 100 on; None or ``"analytic"``: no
+        interval (W has no standard analytic one), the chi-square test only.
     confidence_level : float, default 0.95
+        Coverage of the bootstrap interval (reported as ``level``).
     bootstrap : Bootstrap, optional
-        Resampling settings for ``ci="bootstrap"`` (BCa by default).
+        Its resamples, seed and interval method (BCa by default).
     clusters : array_like, optional
-        One label per item: items sharing a label are resampled together.
+        One label per item (row): the bootstrap resamples items sharing a label together.
 
     Returns
     -------
@@ -109,7 +113,7 @@ def kendall_w(
     if X.shape[1] < 2:
         raise ValueError("Kendall's W needs at least two raters (columns)")
     ok = ~np.isnan(X).any(axis=1)
-    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
+    rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     n = int(ok.sum())
     ci = resolve_ci(ci, n)
     m = X.shape[1]
@@ -122,15 +126,6 @@ def kendall_w(
         def stat(W: np.ndarray) -> np.ndarray:
             return _w_stat(X[ok], W[:, ok])[0]
 
-        return bootstrap_estimate(
-            "kendall_w",
-            stat,
-            X.shape[0],
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=n,
-            extra=extra,
-            excluded=excluded,
-        )
-    return Estimate("kendall_w", w_hat, level=confidence, n=n, excluded=excluded, extra=extra)
+        return rs.estimate("kendall_w", stat, X.shape[0], n=n, extra=extra, excluded=excluded)
+    level = rs.confidence_level
+    return Estimate("kendall_w", w_hat, level=level, n=n, excluded=excluded, extra=extra)

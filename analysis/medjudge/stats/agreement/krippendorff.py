@@ -35,7 +35,7 @@ import numpy as np
 
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
 from .coding import (
     LEVELS,
     as_ratings,
@@ -210,8 +210,7 @@ def _table_alpha_se(p: _AlphaPrep, Wm: np.ndarray) -> float:
         Var = [sum_kl p_kl (w_kl - (1 - alpha')(pbar_k + pbar_l))^2
                - (pa' - 2 (1 - alpha') pe)^2] / (n (1 - pe)^2)
 
-    The weights enter every term, so the SE depends on the scale (before issue 28 the nominal
-    SE was returned for every scale).
+    The weights enter every term, so the SE depends on the scale.
     """
     keep = p.pair
     C = p.C[keep]
@@ -292,7 +291,12 @@ def irrcac_alpha_se(X: np.ndarray, scale: Any, categories: Any, values: Any, lay
     return float(np.sqrt(((x - centre) ** 2).sum() / (n * (n - 1))))
 
 
-@agreement_input("alpha")
+@agreement_input(
+    "alpha",
+    irrcac_se=lambda X, kw, layout: irrcac_alpha_se(
+        X, kw.get("scale"), kw.get("categories"), kw.get("values"), layout
+    ),
+)
 def krippendorff_alpha(
     X: Any,
     *,
@@ -349,7 +353,7 @@ def krippendorff_alpha(
     categories = s_cats if categories is None else categories
     values = s_vals if values is None else values
     p = _AlphaPrep(X, lvl, categories, values)
-    plan, method, confidence = resampling(bootstrap, clusters, p.n_units, confidence_level)
+    rs = resampling(bootstrap, clusters, p.n_units, confidence_level)
     ones = np.ones((1, p.n_units))
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
@@ -366,16 +370,8 @@ def krippendorff_alpha(
         extra["undefined"] = "fewer than two distinct pairable values (expected disagreement 0)"
     excluded = {"units_without_values": p.n_units - rated} if rated < p.n_units else {}
     if ci == "bootstrap":
-        return bootstrap_estimate(
-            "krippendorff_alpha",
-            p.alpha,
-            p.n_units,
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=rated,
-            extra=extra,
-            excluded=excluded,
+        return rs.estimate(
+            "krippendorff_alpha", p.alpha, p.n_units, n=rated, extra=extra, excluded=excluded
         )
     se = math.nan
     if ci == "analytic" and np.isfinite(a):
@@ -387,7 +383,7 @@ def krippendorff_alpha(
         se,
         n=rated,
         df=rated - 1,
-        confidence_level=confidence,
+        confidence_level=rs.confidence_level,
         method="analytic (Gwet 2014 linearisation, t df=n-1)" if ci == "analytic" else "",
         extra=extra,
         excluded=excluded,

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -33,10 +35,17 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, bootstrap_estimate, check_ci, resampling, resolve_ci
-from .coding import Categories, as_ratings, finish, item_weights, resolve_categories
-from .conventions import agreement_input
-from .kappa import brennan_prediger, fleiss_kappa
+from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
+from .coding import (
+    Categories,
+    as_ratings,
+    category_core,
+    finish,
+    item_weights,
+    resolve_categories,
+)
+from .conventions import Settings, agreement_input, category_coefficient, with_interval_params
+from .kappa import brennan_prediger, fleiss_kappa, without_null_test
 from .weights import weight_matrix, weights_name
 
 
@@ -86,20 +95,28 @@ def _kappa_from_tables(
         return (po - pe) / (1 - pe), po, pe
 
 
-def cohen_kappa_core(
-    X: Any,
-    w: np.ndarray | None = None,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
+def _pair_core(
+    chance: str, X: Any, w: np.ndarray | None, categories: Any, values: Any, weights: Any
 ) -> np.ndarray | float:
-    """Cohen's (weighted) kappa of the two columns of ``X`` under item weights ``w``."""
     X, complete = _pairs(X)
     cats = resolve_categories(X, categories, values)
     W, batched = item_weights(w, X.shape[0])
     P = _tables(X, complete, cats, W)
-    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "cohen")[0], batched)
+    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), chance)[0], batched)
+
+
+cohen_kappa_core = category_core(
+    "cohen_kappa_core",
+    "Cohen's (weighted) kappa of the two columns of ``X`` under item weights ``w``.",
+    partial(_pair_core, "cohen"),
+    __name__,
+)
+scott_pi_core = category_core(
+    "scott_pi_core",
+    "Scott's pi of the two columns of ``X`` under item weights ``w``.",
+    partial(_pair_core, "scott"),
+    __name__,
+)
 
 
 def cohen_kappa_columns(
@@ -212,22 +229,6 @@ def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
     return out
 
 
-def scott_pi_core(
-    X: Any,
-    w: np.ndarray | None = None,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-) -> np.ndarray | float:
-    """Scott's pi of the two columns of ``X`` under item weights ``w``."""
-    X, complete = _pairs(X)
-    cats = resolve_categories(X, categories, values)
-    W, batched = item_weights(w, X.shape[0])
-    P = _tables(X, complete, cats, W)
-    return finish(_kappa_from_tables(P, weight_matrix(cats.values, weights), "scott")[0], batched)
-
-
 def fce_variance(P: np.ndarray, Wm: np.ndarray, n: float) -> tuple[float, float]:
     """Fleiss–Cohen–Everitt (1969) variance of weighted kappa and its null version (kappa=0)."""
     row, col = P.sum(axis=1), P.sum(axis=0)
@@ -252,18 +253,47 @@ def _common(
     return X, complete, cats, ({"items_missing_a_rating": missing} if missing else {})
 
 
-@agreement_input("two")
-def cohen_kappa(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+def _cohen_kappa(X: Any, s: Settings) -> Estimate:
+    categories, values, weights, ci, confidence_level, bootstrap, clusters = s
+    ci = check_ci(ci)
+    X, complete, cats, excluded = _common(X, categories, values)
+    rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
+    Wm = weight_matrix(cats.values, weights)
+    n = int(complete.sum())
+    ci = resolve_ci(ci, n)
+    P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
+    kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
+    extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
+    if n >= 2 and np.isfinite(kappa):
+        var, var0 = fce_variance(P, Wm, n)
+        se0 = math.sqrt(max(var0, 0.0))
+        if se0 > 0:
+            extra.update(se0=se0, z=kappa / se0, p_value=float(2 * stats.norm.sf(abs(kappa / se0))))
+        se = math.sqrt(max(var, 0.0))
+    else:
+        se = math.nan
+    if ci == "bootstrap":
+
+        def stat(W: np.ndarray) -> np.ndarray:
+            return _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0]
+
+        return rs.estimate("cohen_kappa", stat, X.shape[0], n=n, extra=extra, excluded=excluded)
+    return analytic_estimate(
+        "cohen_kappa",
+        kappa,
+        se if ci == "analytic" else math.nan,
+        n=n,
+        df=math.inf,
+        confidence_level=rs.confidence_level,
+        method="analytic (Fleiss, Cohen & Everitt 1969, normal)" if ci == "analytic" else "",
+        extra=extra,
+        excluded=excluded,
+    )
+
+
+cohen_kappa = category_coefficient(
+    "cohen_kappa",
+    "two",
     """Cohen's kappa of two raters (columns of ``X``), unweighted or weighted by category value.
 
     ``weights="linear"`` gives Cicchetti–Allison weights and ``"quadratic"`` Fleiss–Cohen
@@ -299,65 +329,22 @@ def cohen_kappa(
     0.5
     >>> round(mj.cohen_kappa(X, weights='linear', ci=None).estimate, 3)
     0.571
-    """
-    ci = check_ci(ci)
-    X, complete, cats, excluded = _common(X, categories, values)
-    plan, method, confidence = resampling(bootstrap, clusters, X.shape[0], confidence_level)
-    Wm = weight_matrix(cats.values, weights)
-    n = int(complete.sum())
-    ci = resolve_ci(ci, n)
-    P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
-    kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
-    extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
-    if n >= 2 and np.isfinite(kappa):
-        var, var0 = fce_variance(P, Wm, n)
-        se0 = math.sqrt(max(var0, 0.0))
-        if se0 > 0:
-            extra.update(se0=se0, z=kappa / se0, p_value=float(2 * stats.norm.sf(abs(kappa / se0))))
-        se = math.sqrt(max(var, 0.0))
-    else:
-        se = math.nan
-    if ci == "bootstrap":
-
-        def stat(W: np.ndarray) -> np.ndarray:
-            return _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0]
-
-        return bootstrap_estimate(
-            "cohen_kappa",
-            stat,
-            X.shape[0],
-            plan=plan,
-            confidence_level=confidence,
-            method=method,
-            n=n,
-            extra=extra,
-            excluded=excluded,
-        )
-    return analytic_estimate(
-        "cohen_kappa",
-        kappa,
-        se if ci == "analytic" else math.nan,
-        n=n,
-        df=math.inf,
-        confidence_level=confidence,
-        method="analytic (Fleiss, Cohen & Everitt 1969, normal)" if ci == "analytic" else "",
-        extra=extra,
-        excluded=excluded,
-    )
+    """,
+    _cohen_kappa,
+    __name__,
+)
 
 
-@agreement_input("two")
-def scott_pi(
-    X: Any,
-    *,
-    categories: Sequence[float] | np.ndarray | None = None,
-    values: Sequence[float] | np.ndarray | None = None,
-    weights: str | np.ndarray = "identity",
-    ci: str | None = "auto",
-    confidence_level: float = 0.95,
-    bootstrap: Bootstrap | None = None,
-    clusters: Any = None,
-) -> Estimate:
+def _scott_pi(X: Any, s: Settings) -> Estimate:
+    X, complete, cats, excluded = _common(X, s.categories, s.values)
+    Xc = np.where(complete[:, None], X, np.nan)
+    e = fleiss_kappa(Xc, **s._replace(categories=cats.codes, values=cats.values)._asdict())
+    return replace(e, name="scott_pi", excluded=excluded, extra=without_null_test(e.extra))
+
+
+scott_pi = category_coefficient(
+    "scott_pi",
+    "two",
     """Scott's (1955) pi for two raters on the items both rated (Fleiss' kappa, r = 2).
 
     ``pi = (po - pe) / (1 - pe)`` with ``pe = sum_kl w_kl pi_k pi_l``, where ``pi_k`` is the
@@ -367,9 +354,7 @@ def scott_pi(
 
     Parameters
     ----------
-    X : array_like, shape (n_items, 2)
-        The two raters' category codes, NaN = missing (items missing a rating are excluded
-        and counted in ``excluded``).
+    {two_raters_x}
     categories : sequence of float, optional
         All allowed codes (unused ones still count); default: the observed values.
     values : sequence of float, optional
@@ -378,17 +363,7 @@ def scott_pi(
         ``"identity"`` (unweighted), ``"linear"``, ``"quadratic"``, ``"ordinal"``,
         ``"radical"``, ``"ratio"``, ``"circular"``, ``"bipolar"`` or a q x q matrix
         (applied by category value).
-    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
-        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
-        ``bootstrap``; None: no interval.
-    confidence_level : float, default 0.95
-        Coverage of the interval.
-    bootstrap : Bootstrap, optional
-        Resampling settings (replicates, seed, interval method — BCa by default).
-    clusters : array_like, optional
-        One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+    {interval_params}
 
     Returns
     -------
@@ -405,37 +380,14 @@ def scott_pi(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
-    >>> round(mj.scott_pi(X, ci=None).estimate, 3)
-    0.333
-    """
-    X, complete, cats, excluded = _common(X, categories, values)
-    Xc = np.where(complete[:, None], X, np.nan)
-    e = fleiss_kappa(
-        Xc,
-        categories=cats.codes,
-        values=cats.values,
-        weights=weights,
-        ci=ci,
-        confidence_level=confidence_level,
-        bootstrap=bootstrap,
-        clusters=clusters,
-    )
-    extra = {k: v for k, v in e.extra.items() if k not in ("se0", "z", "p_value", "se0_method")}
-    return Estimate(
-        "scott_pi",
-        e.estimate,
-        e.se,
-        e.ci_low,
-        e.ci_high,
-        e.ci_method,
-        e.level,
-        e.n,
-        excluded,
-        extra,
-    )
+    >>> pi = mj.scott_pi([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]], ci=None)
+    >>> round(pi.estimate, 3), round(pi.extra["pe"], 3)  # pe from the pooled marginals
+    (0.333, 0.5)
+    """,
+    _scott_pi,
+    __name__,
+)
 
 
 def prevalence_bias_indices(
@@ -467,6 +419,7 @@ def prevalence_bias_indices(
 
 
 @agreement_input("two")
+@with_interval_params
 def pabak(
     X: Any,
     *,
@@ -484,23 +437,11 @@ def pabak(
 
     Parameters
     ----------
-    X : array_like, shape (n_items, 2)
-        The two raters' category codes, NaN = missing (items missing a rating are excluded
-        and counted in ``excluded``).
+    {two_raters_x}
     categories : sequence of float, optional
         All allowed codes; ``q`` is their number, so a category nobody used still counts.
         Default: the observed values.
-    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
-        ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on;
-        ``"analytic"``: Gwet's linearisation with t (n-1 df); ``"bootstrap"``: see
-        ``bootstrap``; None: no interval.
-    confidence_level : float, default 0.95
-        Coverage of the interval.
-    bootstrap : Bootstrap, optional
-        Resampling settings (replicates, seed, interval method — BCa by default).
-    clusters : array_like, optional
-        One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+    {interval_params}
 
     Returns
     -------
@@ -523,9 +464,10 @@ def pabak(
     --------
     >>> import numpy as np
     >>> import medjudge as mj
-    >>> X = np.array([[0, 0], [1, 1], [0, 1], [1, 1], [0, 0], [1, 0]])
-    >>> round(mj.pabak(X, ci=None).estimate, 3)
-    0.333
+    >>> X = np.array([[0, 0]] * 8 + [[0, 1], [1, 0]])  # 80 % agreement on a rare category
+    >>> e = mj.pabak(X, ci=None)
+    >>> round(e.estimate, 2), round(e.extra["cohen_kappa"], 2), e.extra["prevalence_index"]
+    (0.6, -0.11, 0.8)
     """
     X, complete, cats, excluded = _common(X, categories, None)
     Xc = np.where(complete[:, None], X, np.nan)
@@ -536,6 +478,4 @@ def pabak(
     k = cohen_kappa(X, categories=cats.codes, ci=None)
     extra = {"po": e.extra["pa"], "q": cats.q, "cohen_kappa": k.estimate}
     extra.update(prevalence_bias_indices(X, categories=cats.codes))
-    return Estimate(
-        "pabak", e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method, e.level, e.n, excluded, extra
-    )
+    return replace(e, name="pabak", excluded=excluded, extra=extra)
