@@ -43,6 +43,7 @@ from ..data.tables import TableMapping
 from ..engine.reduce import ENGINES, Patterns, ReducedStudy, reduce_verdicts
 from ..stats.accuracy import NOT_ASSIGNED
 from ..stats.pattern_inference import POLICY_CHOICES, evaluate_patterns
+from ._tables import TablesToDict
 from .subgroups import StackedOutcomes
 
 Family = Literal["table", "dimension"]
@@ -59,8 +60,10 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ScaleEvaluation:
+class ScaleEvaluation(TablesToDict):
     """Leaderboard and pairwise table of :func:`evaluate_at_scale`, with settings and counts."""
+
+    DICT_KEYS = ("settings", "excluded", "notes", "leaderboard", "pairs")
 
     leaderboard: pd.DataFrame
     pairs: pd.DataFrame
@@ -75,15 +78,6 @@ class ScaleEvaluation:
             f"{len(self.pairs)} pairs; engine={self.settings.get('engine')}, "
             f"B={self.settings.get('n_resamples')}, seed={self.settings.get('seed')})"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings,
-            "excluded": self.excluded,
-            "notes": self.notes,
-            "leaderboard": self.leaderboard.to_dict(orient="records"),
-            "pairs": self.pairs.to_dict(orient="records"),
-        }
 
 
 def _validate(policy: str, confidence_level: float, n_resamples: int, family: str, engine: str):
@@ -119,8 +113,8 @@ def reduce_study(
 
     Examples
     --------
-    >>> from medjudge.data.simulate import example_study
-    >>> red = reduce_study(example_study())
+    >>> import medjudge as mj
+    >>> red = reduce_study(mj.datasets.example())
     >>> red.engine, sorted(red.dimensions)[:1]
     ('memory', ['accuracy'])
     """
@@ -275,7 +269,7 @@ def evaluate_at_scale(
             source, engine=engine, cluster=cluster, partitions=partitions, mapping=mapping,
             gold=gold, order=order, dimensions=dimensions,
         )  # fmt: skip
-    lb_rows: list[dict[str, Any]] = []
+    lb_frames: list[pd.DataFrame] = []
     pair_frames: list[pd.DataFrame] = []
     notes: dict[str, str] = {d: f"not run: {why}" for d, why in red.skipped.items()}
     for dim, pat in sorted(red.dimensions.items()):
@@ -283,20 +277,20 @@ def evaluate_at_scale(
             pat.assigned, pat.valid, pat.correct, pat.multiplicity, items=pat.items,
             policy=policy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         )  # fmt: skip
-        for j, name in enumerate(pat.judges):
-            lb_rows.append(
-                {
-                    "dimension": dim,
-                    "judge": name,
-                    "accuracy": float(acc["estimate"][j]),
-                    "se": float(acc["se"][j]),
-                    "ci_low": float(acc["ci_low"][j]),
-                    "ci_high": float(acc["ci_high"][j]),
-                    "level": float(confidence_level),
-                    "ci_method": str(acc["ci_method"][j]),
-                    "n_items": float(acc["n_items"][j]),
-                    "n_clusters": int(acc["n_clusters"][j]),
-                }
+        if pat.judges:  # one row per judge: the columns of ``acc``, renamed and typed
+            cols = {"accuracy": "estimate", "se": "se", "ci_low": "ci_low", "ci_high": "ci_high"}
+            lb_frames.append(
+                pd.DataFrame(
+                    {
+                        "dimension": dim,
+                        "judge": list(pat.judges),
+                        **{c: np.asarray(acc[k], dtype=float) for c, k in cols.items()},
+                        "level": float(confidence_level),
+                        "ci_method": [str(m) for m in acc["ci_method"]],
+                        "n_items": np.asarray(acc["n_items"], dtype=float),
+                        "n_clusters": np.asarray(acc["n_clusters"]).astype(int),
+                    }
+                )
             )
         if len(pat.judges) < 2:
             continue
@@ -324,7 +318,7 @@ def evaluate_at_scale(
                 }
             )
         )
-    leaderboard = pd.DataFrame(lb_rows)
+    leaderboard = pd.concat(lb_frames, ignore_index=True) if lb_frames else pd.DataFrame()
     if leaderboard.empty:
         leaderboard = pd.DataFrame(columns=["dimension", "judge", "accuracy", "ci_low", "ci_high"])
     pairs = pd.concat(pair_frames, ignore_index=True) if pair_frames else pd.DataFrame()

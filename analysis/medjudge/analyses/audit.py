@@ -344,10 +344,8 @@ def audit_study(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> rep = mj.audit_study(study, bootstrap=mj.Bootstrap(200), with_dawid_skene=False)
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']

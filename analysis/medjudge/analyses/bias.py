@@ -40,11 +40,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._tables import gold_dimensions, with_adjusted
+from medjudge.analyses.position import paired_rates
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
 from medjudge.stats.intervals import wilson_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
-from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
@@ -61,11 +62,7 @@ def label_balance(
 ) -> pd.DataFrame:
     """Gold prevalence of each category per dimension (x ``by`` cell), Wilson interval."""
     rows = []
-    for dim in study.dimensions:
-        try:
-            g = study.gold(dim)
-        except ValueError:
-            continue
+    for dim, g in gold_dimensions(study):
         cats = study.scales[dim].categories
         frame = study.items.assign(_gold=g.codes)
         groups = frame.groupby(list(by), sort=True) if by else [((), frame)]
@@ -96,11 +93,7 @@ def label_balance(
 def constant_answer_scores(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
     """Accuracy of always-<category> and of prevalence guessing, per dimension."""
     frames = []
-    for dim in study.dimensions:
-        try:
-            g = study.gold(dim)
-        except ValueError:
-            continue
+    for dim, g in gold_dimensions(study):
         cats = study.scales[dim].categories
         t = trivial_baselines(
             g.codes,
@@ -220,11 +213,7 @@ def length_bias(
     lb = pd.to_numeric(study.items[len_b], errors="coerce").to_numpy(dtype=float)
     longer = np.where(la > lb, 0.0, np.where(lb > la, 1.0, np.nan))
     rows = []
-    for dim in study.dimensions:
-        try:
-            g = study.gold(dim)
-        except ValueError:
-            continue
+    for dim, g in gold_dimensions(study):
         raters = study.judges + (study.experts if include_experts else [])
         wide = verdict_matrix(study, dim, order)
         for rater in raters:
@@ -232,9 +221,7 @@ def length_bias(
                 continue
             v = wide[rater].to_numpy(dtype=float)
             ok = ~np.isnan(v) & ~np.isnan(g.codes) & ~np.isnan(longer) & (v < 2) & (g.codes < 2)
-            jl, gl = v[ok] == longer[ok], g.codes[ok] == longer[ok]
-            n11, b = int((jl & gl).sum()), int((jl & ~gl).sum())
-            c, n22 = int((~jl & gl).sum()), int((~jl & ~gl).sum())
+            n11, b, c, n22, rates = paired_rates(v[ok] == longer[ok], g.codes[ok] == longer[ok])
             n = n11 + b + c + n22
             if n == 0:
                 continue
@@ -249,9 +236,9 @@ def length_bias(
                     "rater": rater,
                     "role": "expert" if rater in study.experts else "judge",
                     "n": n,
-                    "rater_longer_rate": (n11 + b) / n,
-                    "gold_longer_rate": (n11 + c) / n,
-                    "difference": (b - c) / n,
+                    "rater_longer_rate": rates["rate_x"],
+                    "gold_longer_rate": rates["rate_y"],
+                    "difference": rates["difference"],
                     "ci_low": float(lo),
                     "ci_high": float(hi),
                     "ci_method": "tango",
@@ -269,11 +256,8 @@ def length_bias(
                     "equal_length_items": int(np.isnan(longer).sum()),
                 }
             )
-    t = pd.DataFrame(rows)
-    if len(t):
-        t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
-        t["gap_p_holm"] = adjust_pvalues(t["gap_pvalue"].to_numpy(), "holm")
-    return t
+    t = with_adjusted(pd.DataFrame(rows), p_holm="holm")
+    return with_adjusted(t, "gap_pvalue", gap_p_holm="holm")
 
 
 def _two_sample(
@@ -363,10 +347,8 @@ def bias_report(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> br = mj.bias_report(study)
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
@@ -43,9 +44,11 @@ __all__ = ["BiasSuiteResult", "bias_suite"]
 
 
 @dataclass(frozen=True)
-class BiasSuiteResult(Presentable):
+class BiasSuiteResult(TablesToDict, Presentable):
     """Effects table (``judge, effect, estimate, ci_low, ci_high, level, pvalue, p_holm …``),
     the settings, and one sentence per effect that did not apply."""
+
+    DICT_KEYS = ("settings", "effects", "notes")
 
     effects: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
@@ -55,13 +58,6 @@ class BiasSuiteResult(Presentable):
         if name != "effects":
             raise ValueError(f"table must be 'effects', not {name!r}")
         return self.effects.copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": dict(self.settings),
-            "effects": self.effects.to_dict(orient="records"),
-            "notes": dict(self.notes),
-        }
 
     def __repr__(self) -> str:
         head = (

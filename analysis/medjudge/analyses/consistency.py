@@ -41,10 +41,8 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.run_consistency(study)
     >>> type(t).__name__
     'DataFrame'

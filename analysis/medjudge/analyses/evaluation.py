@@ -19,17 +19,18 @@ import pandas as pd
 
 from ..data.model import Study
 from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
-from ..stats.multiplicity import add_multiplicity, adjust_pvalues
+from ..stats.multiplicity import add_multiplicity
 from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ..stats.results import Presentable
 from ._arguments import check_dimensions, check_policy
+from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
 
 
 @dataclass(frozen=True, repr=False)
-class JudgeEvaluation(Presentable):
+class JudgeEvaluation(TablesToDict, Presentable):
     """Every table of a judge evaluation, plus the settings that produced them.
 
     ``table(name)`` returns one of ``leaderboard`` (default), ``pairs``, ``sensitivity``,
@@ -40,6 +41,7 @@ class JudgeEvaluation(Presentable):
     TABLES = (
         "leaderboard", "pairs", "sensitivity", "classification", "baselines", "expert_ceiling",
     )  # fmt: skip
+    DICT_KEYS = ("settings", "excluded", *TABLES)
 
     leaderboard: pd.DataFrame
     pairs: pd.DataFrame
@@ -68,18 +70,6 @@ class JudgeEvaluation(Presentable):
             f"level={s.get('level')}, cluster={s.get('cluster')!r})"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings,
-            "excluded": self.excluded,
-            "leaderboard": self.leaderboard.to_dict(orient="records"),
-            "pairs": self.pairs.to_dict(orient="records"),
-            "sensitivity": self.sensitivity.to_dict(orient="records"),
-            "classification": self.classification.to_dict(orient="records"),
-            "baselines": self.baselines.to_dict(orient="records"),
-            "expert_ceiling": self.expert_ceiling.to_dict(orient="records"),
-        }
-
 
 def cluster_ids(study: Study, cluster: str | None = "auto") -> tuple[np.ndarray | None, str | None]:
     """Cluster labels per item and the column they come from
@@ -104,10 +94,9 @@ def expert_ceiling(
     (``accuracy``) and the judges' mean accuracy against the **same** reference
     (``judges_accuracy``; invalid verdicts under ``policy``), and ``gap = accuracy -
     judges_accuracy``. Comparing the expert's leave-one-out accuracy with the judges' accuracy
-    against *all* experts (as medjudge did before issue 12) is not like for like: items that are
-    hard for everyone lower the former more than the latter, and in simulation with judges
-    exactly as good as the experts the gap came out at several points
-    (docs/calibration.md, "Expert ceiling").
+    against *all* experts is not like for like: items that are hard for everyone lower the
+    former more than the latter, and in simulation with judges exactly as good as the experts
+    the gap came out at several points (docs/calibration.md, "Expert ceiling").
     """
     from ..data.gold import majority_gold
     from ..stats.accuracy import apply_policy
@@ -180,8 +169,8 @@ def _pairs_by_dimension(
     """All pairs when the gold item sets differ between dimensions.
 
     Each dimension is compared on its own items with its own cluster labels (the clustered
-    McNemar and the cluster bootstrap stay clustered; issue 12 item 6: dropping the clusters
-    here gave a 9-10% type I error), resamples drawn from the same ``seed``; the multiplicity
+    McNemar and the cluster bootstrap stay clustered: dropping the clusters here gave a 9-10%
+    type I error in simulation), resamples drawn from the same ``seed``; the multiplicity
     columns are then recomputed over the concatenated table exactly as :func:`all_pairs` does
     for a common item set (Holm within each dimension, Benjamini-Hochberg across the table).
     """
@@ -216,17 +205,13 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
     t = pairs.copy()
     n_tests = int(t["pvalue"].notna().sum())
+    with_adjusted(t, within=None if family == "table" else "dimension", p_holm="holm")
     if family == "table":
-        t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
         sizes = [n_tests]
     else:
-        t["p_holm"] = np.nan
-        sizes = []
-        for _, sub in t.groupby("dimension", sort=False):
-            t.loc[sub.index, "p_holm"] = adjust_pvalues(sub["pvalue"].to_numpy(), "holm")
-            sizes.append(int(sub["pvalue"].notna().sum()))
+        sizes = [int(s.notna().sum()) for _, s in t.groupby("dimension", sort=False)["pvalue"]]
     if "min_attainable_p" in t.columns:
-        # can this pair's test reach significance in the family just named? (issue 28)
+        # can this pair's test reach significance in the family just named?
         alpha = 1.0 - float(t["level"].iloc[0]) if "level" in t.columns and len(t) else 0.05
         t = add_decidability(
             t, family=() if family == "table" else ("dimension",), alpha=alpha, method="holm"
@@ -305,10 +290,8 @@ def evaluate_judges(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(200))
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from medjudge.analyses._tables import with_adjusted
 from medjudge.analyses.subgroups import StackedOutcomes, stack_outcomes
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
@@ -18,7 +19,6 @@ from medjudge.stats.heterogeneity import (
     homogeneity_chi2,
 )
 from medjudge.stats.intervals import z_value
-from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
 
@@ -83,10 +83,8 @@ def heterogeneity_table(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> h = mj.heterogeneity_table(study, 'organ_system', bootstrap=mj.Bootstrap(99))
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True
@@ -164,10 +162,8 @@ def heterogeneity_table(
                 }
             )
     t = pd.DataFrame(out)
-    t["p_holm"] = np.nan
-    for _, s in t.groupby("judge", sort=False):
-        t.loc[s.index, "p_holm"] = adjust_pvalues(s["pvalue"].to_numpy(), "holm")
-    t["p_fdr_bh"] = adjust_pvalues(t["pvalue"].to_numpy(), "fdr_bh")
+    with_adjusted(t, within="judge", p_holm="holm")
+    with_adjusted(t, p_fdr_bh="fdr_bh")
     return t
 
 
@@ -407,8 +403,7 @@ def organ_effect_tests(
                 "note": "",
             }
         )
-    t = pd.DataFrame(out)
-    t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
+    t = with_adjusted(pd.DataFrame(out), p_holm="holm")
     t["flag"] = t["p_holm"] < alpha
     return t
 
@@ -465,8 +460,7 @@ def correctness_model(
             "odds_ratio": np.exp(params),
         }
     )
-    t["p_holm"] = adjust_pvalues(t["pvalue"].to_numpy(), "holm")
-    t["p_fdr_bh"] = adjust_pvalues(t["pvalue"].to_numpy(), "fdr_bh")
+    with_adjusted(t, p_holm="holm", p_fdr_bh="fdr_bh")
     joint = []
     for blk, idx in blocks.items():
         if idx:
@@ -534,10 +528,8 @@ def cell_grid(
                     }
                 )
     t = pd.DataFrame(out)
-    t["p_holm"] = np.nan
-    for _, s in t.groupby("judge", sort=False):
-        t.loc[s.index, "p_holm"] = adjust_pvalues(s["pvalue"].to_numpy(), "holm")
-    t["p_fdr_bh"] = adjust_pvalues(t["pvalue"].to_numpy(), "fdr_bh")
+    with_adjusted(t, within="judge", p_holm="holm")
+    with_adjusted(t, p_fdr_bh="fdr_bh")
     t["flag"] = t["p_holm"] < alpha
     t["test"] = "Fisher exact, cell vs rest of dimension"
     return t

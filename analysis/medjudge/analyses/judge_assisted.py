@@ -29,10 +29,11 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
-from medjudge.stats.ppi.mean import classical_mean, ppi_mean, ppi_proportion
+from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
 from medjudge.stats.results import Presentable
 
 from .judge_assisted_rows import (
+    Sampling,
     _by_rows,
     _naive,
     _ratio,
@@ -298,9 +299,10 @@ def judge_assisted_estimate(
                 "classical estimate is shown (use keep_labels= to rehearse a label budget)."
             )
         cl, clu = (None, None) if cl_all is None else (cl_all[lab], cl_all[~lab])
+        sampling = Sampling(cl, clu, level, interval)
         for tname, coder, kcode in _targets(scale, categories, contrast):
             y = coder(gcodes[lab])
-            ce = classical_mean(y, clusters=cl, confidence_level=level, interval=interval)
+            ce = sampling.classical(y, cl)
             rows.append(
                 _row(
                     dim,
@@ -324,22 +326,13 @@ def judge_assisted_estimate(
                 f_l, f_u = fv[lab], fv[~lab]
                 F_l.append(f_l)
                 F_u.append(f_u)
-                rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, cl, clu, level, interval))
+                rows.append(_naive(dim, j, tname, "all", y, f_l, f_u, sampling))
                 # a category rate (0/1 target) gets the proportion interval (Wilson with
                 # continuity correction at the effective n), which holds its coverage with
                 # 50 labels and for rare rates; other targets keep the t interval
                 estimator = ppi_proportion if kcode is not None else ppi_mean
                 for meth, lam in (("ppi", 1.0), ("ppi++", None)):
-                    e = estimator(
-                        y,
-                        f_l,
-                        f_u,
-                        lam=lam,
-                        clusters=cl,
-                        clusters_unlabeled=clu,
-                        confidence_level=level,
-                        interval=interval,
-                    )
+                    e = estimator(y, f_l, f_u, lam=lam, **sampling.ppi())
                     rows.append(_row(dim, j, tname, "all", meth, e, width_ratio=_ratio(e, ce)))
                 if kcode is not None:
                     rows.extend(
@@ -367,12 +360,9 @@ def judge_assisted_estimate(
                             f_u,
                             by_all[lab],
                             by_all[~lab],
-                            cl,
-                            clu,
-                            level,
+                            sampling,
                             notes,
                             with_classical=k == 0,
-                            interval=interval,
                         )
                     )
             if combine is not None and len(judges) > 1:
@@ -383,11 +373,8 @@ def judge_assisted_estimate(
                         np.column_stack(F_u),
                         combine=combine,
                         n_folds=n_folds,
-                        clusters=cl,
-                        clusters_unlabeled=clu,
                         seed=seed,
-                        confidence_level=level,
-                        interval=interval,
+                        **sampling.ppi(),
                     )
                 except ValueError as err:
                     notes.append(f"{dim}/{tname}: cross-fitting skipped ({err}).")

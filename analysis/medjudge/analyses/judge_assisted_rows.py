@@ -9,6 +9,7 @@ per-subgroup rows.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -16,6 +17,27 @@ import numpy as np
 from medjudge.stats.ppi.mean import classical_mean
 from medjudge.stats.ppi.rogan_gladen import rogan_gladen
 from medjudge.stats.ppi.stratified import ppi_mean_stratified
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """The design every estimate of one target shares: the clusters of the labelled and of the
+    unlabelled items (None: independent items), the coverage and the interval rule."""
+
+    clusters: np.ndarray | None
+    clusters_unlabeled: np.ndarray | None
+    confidence_level: float
+    interval: str
+
+    def ppi(self) -> dict[str, Any]:
+        """Keyword arguments of the PPI estimators (:mod:`medjudge.stats.ppi`): the fields."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def classical(self, y: np.ndarray, clusters: np.ndarray | None) -> Any:
+        """The expert-only (classical) mean of ``y`` with its interval."""
+        return classical_mean(
+            y, clusters=clusters, confidence_level=self.confidence_level, interval=self.interval
+        )
 
 
 def _row(dim: str, judge: str, target: str, subgroup: str, method: str, e: Any, **kw: Any) -> dict:
@@ -52,15 +74,12 @@ def _naive(
     y: np.ndarray,
     f_l: np.ndarray,
     f_u: np.ndarray,
-    cl: np.ndarray | None,
-    clu: np.ndarray | None,
-    confidence_level: float,
-    interval: str,
+    sampling: Sampling,
 ) -> dict:
+    cl, clu = sampling.clusters, sampling.clusters_unlabeled
     f_all = np.concatenate([f_l, f_u])
-    c_all = None if cl is None else np.concatenate([cl, clu])
-    e = classical_mean(f_all, clusters=c_all, confidence_level=confidence_level, interval=interval)
-    b = classical_mean(f_l - y, clusters=cl, confidence_level=confidence_level, interval=interval)
+    e = sampling.classical(f_all, None if cl is None else np.concatenate([cl, clu]))
+    b = sampling.classical(f_l - y, cl)
     return _row(
         dim,
         judge,
@@ -178,30 +197,18 @@ def _by_rows(
     f_u: np.ndarray,
     s_l: np.ndarray,
     s_u: np.ndarray,
-    cl: np.ndarray | None,
-    clu: np.ndarray | None,
-    confidence_level: float,
+    sampling: Sampling,
     notes: list[str],
     with_classical: bool,
-    interval: str = "t",
 ) -> list[dict]:
     out: list[dict] = []
+    cl = sampling.clusters
     try:
-        overall, per = ppi_mean_stratified(
-            y,
-            f_l,
-            f_u,
-            s_l,
-            s_u,
-            clusters=cl,
-            clusters_unlabeled=clu,
-            confidence_level=confidence_level,
-            interval=interval,
-        )
+        overall, per = ppi_mean_stratified(y, f_l, f_u, s_l, s_u, **sampling.ppi())
     except ValueError as err:
         notes.append(f"{dim}/{tname}/{judge}: stratified PPI skipped ({err}).")
         return out
-    ce = classical_mean(y, clusters=cl, confidence_level=confidence_level, interval=interval)
+    ce = sampling.classical(y, cl)
     out.append(
         _row(
             dim,
@@ -215,12 +222,7 @@ def _by_rows(
     )
     for h, e in per.items():
         yh = y[s_l == h]
-        c0 = classical_mean(
-            yh,
-            clusters=None if cl is None else cl[s_l == h],
-            confidence_level=confidence_level,
-            interval=interval,
-        )
+        c0 = sampling.classical(yh, None if cl is None else cl[s_l == h])
         if with_classical:
             out.append(
                 _row(

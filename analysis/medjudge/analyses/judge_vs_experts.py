@@ -88,10 +88,8 @@ def study_alt_test(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> res = mj.study_alt_test(study, 'overall', min_items_per_annotator=20)
     >>> len(res) == len(study.judges)
     True

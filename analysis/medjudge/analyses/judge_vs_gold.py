@@ -38,8 +38,8 @@ from ..stats.confusion import (
 )
 from ..stats.groups import group_codes
 from ..stats.mcnemar import clustered_mcnemar, mcnemar
-from ..stats.multiplicity import adjust_pvalues
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
 
 KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
@@ -48,7 +48,7 @@ TABLES = ("metrics", "classes", "confusion", "baseline_tests")
 
 
 @dataclass(frozen=True)
-class JudgeGoldResult(Presentable):
+class JudgeGoldResult(TablesToDict, Presentable):
     """Every judge (and trivial baseline) against gold, per dimension.
 
     Tables (tidy; interval columns ``ci_low, ci_high, level``):
@@ -67,6 +67,8 @@ class JudgeGoldResult(Presentable):
 
     ``headline`` holds one plain sentence per dimension.
     """
+
+    DICT_KEYS = ("settings", "excluded", "headline", *TABLES)
 
     metrics: pd.DataFrame
     classes: pd.DataFrame
@@ -100,14 +102,6 @@ class JudgeGoldResult(Presentable):
         rows = list(dict.fromkeys(t["gold"]))
         cols = list(dict.fromkeys(t["predicted"]))
         return m.reindex(index=rows, columns=cols).astype(int)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings,
-            "excluded": self.excluded,
-            "headline": self.headline,
-            **{name: getattr(self, name).to_dict(orient="records") for name in TABLES},
-        }
 
     def __repr__(self) -> str:
         s = self.settings
@@ -255,7 +249,7 @@ def judge_vs_gold(
             tt = pd.concat(tests, ignore_index=True)
             tt = tt.set_index("judge").loc[[j for j in judges if j in set(tt["judge"])]]
             tt = tt.reset_index()
-            tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
+            with_adjusted(tt, p_holm="holm")
             tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
             out["tests"] = tt
             wide = parts[widest]["tests"]
@@ -457,8 +451,7 @@ def judge_vs_gold(
                     "c": int(t.counts["c"]),
                 }
             )
-        tt = pd.DataFrame(rows)
-        tt["p_holm"] = adjust_pvalues(tt["pvalue"].to_numpy(), "holm")
+        tt = with_adjusted(pd.DataFrame(rows), p_holm="holm")
         tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
         part["tests"] = tt
         part["headline"] = _headline(d, tt, best, float(point[bi]), alpha, policy)

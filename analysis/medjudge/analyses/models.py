@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
     Ties,
@@ -48,7 +49,7 @@ EXPERTS = "experts"
 
 
 @dataclass(frozen=True)
-class ModelRankingResult(Presentable):
+class ModelRankingResult(TablesToDict, Presentable):
     """Answer-model rankings per source (experts' gold, each judge) with bootstrap intervals.
 
     Tables (``.table(name)``): ``strengths`` (one row per source x model: ``strength``, ``se``,
@@ -58,6 +59,9 @@ class ModelRankingResult(Presentable):
     (per source: comparisons used and excluded, by reason).
     """
 
+    TABLES = ("strengths", "win_probabilities", "correlations", "counts")
+    DICT_KEYS = ("settings", *TABLES)
+
     strengths: pd.DataFrame
     win_probabilities: pd.DataFrame
     correlations: pd.DataFrame
@@ -65,24 +69,9 @@ class ModelRankingResult(Presentable):
     settings: dict[str, Any] = field(default_factory=dict)
 
     def table(self, name: str = "strengths") -> pd.DataFrame:
-        tables = {
-            "strengths": self.strengths,
-            "win_probabilities": self.win_probabilities,
-            "correlations": self.correlations,
-            "counts": self.counts,
-        }
-        if name not in tables:
-            raise ValueError(f"table must be one of {sorted(tables)}, not {name!r}")
-        return tables[name].copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": dict(self.settings),
-            "strengths": self.strengths.to_dict(orient="records"),
-            "win_probabilities": self.win_probabilities.to_dict(orient="records"),
-            "correlations": self.correlations.to_dict(orient="records"),
-            "counts": self.counts.to_dict(orient="records"),
-        }
+        if name not in self.TABLES:
+            raise ValueError(f"table must be one of {sorted(self.TABLES)}, not {name!r}")
+        return getattr(self, name).copy()
 
     def __repr__(self) -> str:
         s = self.settings

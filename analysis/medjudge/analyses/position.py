@@ -48,10 +48,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from medjudge.analyses._tables import gold_dimensions, with_adjusted
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
 from medjudge.stats.mcnemar import mcnemar_pvalue
-from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
@@ -181,6 +181,53 @@ def swap_counts(
     }
 
 
+def _check_by(study: Study, by: str | Sequence[str] | None) -> list[str]:
+    """``by`` as a list of item attributes (a bare name is one attribute); ``[]`` for None."""
+    from ._arguments import check_attributes
+
+    if by is None:
+        return []
+    return check_attributes(study, [by] if isinstance(by, str) else by, "by")
+
+
+def item_groups(
+    study: Study, by: Sequence[str], item_ids: Sequence[str]
+) -> list[tuple[tuple, np.ndarray]]:
+    """``(key, mask over item_ids)`` per value combination of the item attributes ``by``.
+
+    One group ``((), all True)`` when ``by`` is empty; keys sorted; a missing attribute value
+    is a group of its own (no item is dropped).
+    """
+    if not by:
+        return [((), np.ones(len(item_ids), dtype=bool))]
+    items = study.items.set_index("item").reindex(list(item_ids)).reset_index()
+    return [
+        (key if isinstance(key, tuple) else (key,), items.index.isin(idx).astype(bool))
+        for key, idx in items.groupby(
+            by[0] if len(by) == 1 else list(by), sort=True, dropna=False
+        ).groups.items()
+    ]
+
+
+def paired_rates(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int, int, dict[str, float]]:
+    """Counts of the paired 2x2 table of two boolean vectors and the two rates' difference.
+
+    ``n11`` both true, ``b`` only ``x``, ``c`` only ``y``, ``n22`` neither; with
+    ``n = n11 + b + c + n22``: ``rate_x = (n11 + b)/n``, ``rate_y = (n11 + c)/n`` and
+    ``difference = rate_x - rate_y = (b - c)/n`` (Tango 1998; NaN when ``n = 0``).
+    """
+    n11, b = int((x & y).sum()), int((x & ~y).sum())
+    c, n22 = int((~x & y).sum()), int((~x & ~y).sum())
+    n = n11 + b + c + n22
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = {
+            "rate_x": np.float64(n11 + b) / n,
+            "rate_y": np.float64(n11 + c) / n,
+            "difference": np.float64(b - c) / n,
+        }
+    return n11, b, c, n22, {k: float(v) for k, v in rates.items()}
+
+
 def _rate(ind: np.ndarray, keep: np.ndarray, clusters, confidence_level: float) -> pd.DataFrame:
     """Wilson (cluster-aware: effective-n Wilson) interval of the column means of ``ind`` over ``keep``."""
     y = np.where(keep, ind.astype(float), np.nan)
@@ -213,7 +260,8 @@ def swap_table(
 ) -> pd.DataFrame:
     """Position-bias table for judges with both orders: one row per judge (x ``by`` group).
 
-    ``by``: item attributes to break down by (e.g. ``["subset"]`` for LLMBar). ``cluster``: an
+    ``by``: item attributes to break down by (e.g. ``["subset"]`` for LLMBar; a bare name is
+    one attribute; a missing value is a group of its own). ``cluster``: an
     item attribute whose values cluster items (e.g. ``image_id``) for the rate intervals.
     ``policy`` resolves unusable verdicts in the accuracies (``wrong``: upstream rule; n is
     every item judged in both orders). Columns: the counts of :func:`swap_counts`, rates with
@@ -221,9 +269,11 @@ def swap_table(
     ``accuracy_both``, ``accuracy_tie_resolved``), ``p_first_inconsistent`` with its exact
     binomial p-value and Clopper–Pearson interval, McNemar (AB vs BA verdicts, mid-p).
     """
+    from medjudge.data.design import presentation_design
+
+    by = _check_by(study, by)
     dims = [dimension] if dimension is not None else study.dimensions
     frames = []
-    from medjudge.data.design import presentation_design
 
     for dim in dims:
         if presentation_design(study, dim).position_reason is not None:
@@ -233,21 +283,13 @@ def swap_table(
         except ValueError:
             continue
         items = study.items.set_index("item").reindex(sd.items)
-        groups = [((), np.ones(len(sd.items), dtype=bool))]
-        if by:
-            groups = [
-                ((k,) if not isinstance(k, tuple) else k, items.index.isin(idx).astype(bool))
-                for k, idx in items.reset_index().groupby(list(by), sort=True)["item"]
-            ]
-        for key, rows in groups:
+        for key, rows in item_groups(study, by, sd.items):
             frames.append(
                 _swap_rows(sd, rows, key, by or [], items, policy, cluster, confidence_level)
             )
     if not frames:
         return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
-    out["p_first_holm"] = adjust_pvalues(out["p_first_binom"].to_numpy(), "holm")
-    return out
+    return with_adjusted(pd.concat(frames, ignore_index=True), "p_first_binom", p_first_holm="holm")
 
 
 def _swap_rows(
@@ -342,6 +384,7 @@ def a_rate_table(
     *,
     judges: Sequence[str] | None = None,
     order: str | None = None,
+    by: str | Sequence[str] | None = None,
     cluster: str | None = "auto",
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
@@ -371,6 +414,9 @@ def a_rate_table(
     judges : sequence of str, optional
     order : {"AB", "BA"}, optional
         Only verdicts given in this order (then swap judges are included with that order).
+    by : str or sequence of str, optional
+        Item attributes: one row per judge and value combination (a column each), each with
+        the test of the whole table restricted to the group's items (and clusters).
     cluster : str or None, default "auto"
         Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
     confidence_level : float, default 0.95
@@ -378,7 +424,7 @@ def a_rate_table(
     Returns
     -------
     DataFrame
-        ``dimension, judge, order, n, judge_a_rate, gold_a_rate`` (first-shown rates),
+        ``dimension, judge`` (then the ``by`` attributes), ``order, n, judge_a_rate, gold_a_rate`` (first-shown rates),
         ``difference, ci_low, ci_high, ci_method, level, test, p_mcnemar_midp, p_holm,
         excluded_no_verdict_or_gold, excluded_ties, n_clusters, gold, note``.
 
@@ -395,20 +441,16 @@ def a_rate_table(
     ['AB']
     """
     from medjudge.data.design import presentation_design
-    from medjudge.stats.mcnemar import clustered_mcnemar
 
     from .design import resolve_clusters
 
+    by = _check_by(study, by)
     clusters = resolve_clusters(study, cluster)
     dims = [dimension] if dimension is not None else study.dimensions
     rows = []
-    for dim in dims:
+    for dim, gold in gold_dimensions(study, dims):
         design = presentation_design(study, dim)
         if design.position_reason is not None:
-            continue
-        try:
-            gold = study.gold(dim)
-        except ValueError:
             continue
         js = list(judges) if judges is not None else study.judges
         if order is None:
@@ -417,60 +459,74 @@ def a_rate_table(
             continue
         m = study.matrix(dim, raters=js, order=order).values
         od = _verdict_orders(study, dim, js) if order is None else np.full(m.shape, order, object)
-        g = gold.codes
-        for j, judge in enumerate(js):
-            usable = ~np.isnan(m[:, j]) & ~np.isnan(g) & np.isin(od[:, j], ("AB", "BA"))
-            tie = usable & ((m[:, j] > 1) | (g > 1))
-            ok = usable & ~tie
-            first = np.where(od[:, j] == "AB", 0.0, 1.0)  # the code of the first-shown answer
-            ja, ga = m[ok, j] == first[ok], g[ok] == first[ok]
-            n11, b = int((ja & ga).sum()), int((ja & ~ga).sum())
-            c, n22 = int((~ja & ga).sum()), int((~ja & ~ga).sum())
-            n = n11 + b + c + n22
-            if n == 0:
-                continue
-            _, pe = mcnemar_pvalue(b, c, "exact")
-            if clusters.labels is None:
-                lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
-                _, pm = mcnemar_pvalue(b, c, "midp")
-                ci_method, test, n_cl = "tango", "McNemar mid-p", n
-            else:
-                cl = clusters.labels[ok]
-                d = ja.astype(float) - ga.astype(float)
-                lo, hi, n_cl = _clustered_mean_interval(d, cl, confidence_level)
-                pm = clustered_mcnemar(ja.astype(float), ga.astype(float), cl).pvalue
-                ci_method = f"cluster-robust t (C - 1 df; {clusters.column})"
-                test = "McNemar clustered (Durkalski 2003)"
-            orders_used = sorted(set(od[ok, j]))
-            rows.append(
-                {
-                    "dimension": dim,
-                    "judge": judge,
-                    "order": "/".join(orders_used),
-                    "n": n,
-                    "judge_a_rate": (n11 + b) / n,
-                    "gold_a_rate": (n11 + c) / n,
-                    "difference": (b - c) / n,
-                    "ci_low": float(lo),
-                    "ci_high": float(hi),
-                    "ci_method": ci_method,
-                    "level": confidence_level,
-                    "judge_a_gold_b": b,
-                    "judge_b_gold_a": c,
-                    "test": test,
-                    "p_mcnemar_midp": float(pm),
-                    "p_mcnemar_exact": float(pe),
-                    "excluded_no_verdict_or_gold": int((~usable).sum()),
-                    "excluded_ties": int(tie.sum()),
-                    "n_clusters": int(n_cl),
-                    "gold": gold.method,
-                    "note": SINGLE_ORDER_NOTE if len(orders_used) == 1 else RANDOMISED_NOTE,
-                }
-            )
-    out = pd.DataFrame(rows)
-    if len(out):
-        out["p_holm"] = adjust_pvalues(out["p_mcnemar_midp"].to_numpy(), "holm")
-    return out
+        for key, group in item_groups(study, by, study.item_ids):
+            cl = clusters.labels[group] if clusters.labels is not None else None
+            for j, judge in enumerate(js):
+                row = _a_rate_row(m[group, j], gold, group, od[group, j], cl, clusters.column,
+                                  confidence_level)  # fmt: skip
+                if row is not None:
+                    rows.append({"dimension": dim, "judge": judge,
+                                 **dict(zip(by, key, strict=True)), **row})  # fmt: skip
+    return with_adjusted(pd.DataFrame(rows), "p_mcnemar_midp", p_holm="holm")
+
+
+def _a_rate_row(
+    v: np.ndarray,
+    gold: Any,
+    group: np.ndarray,
+    od: np.ndarray,
+    cl: np.ndarray | None,
+    cluster_column: str | None,
+    confidence_level: float,
+) -> dict[str, Any] | None:
+    """One judge's row of :func:`a_rate_table` from its verdicts ``v`` on the items of
+    ``group``, the ``gold``, the verdicts' orders ``od`` and the item clusters ``cl`` (None:
+    independent items)."""
+    from medjudge.stats.mcnemar import clustered_mcnemar
+
+    g = gold.codes[group]
+    usable = ~np.isnan(v) & ~np.isnan(g) & np.isin(od, ("AB", "BA"))
+    tie = usable & ((v > 1) | (g > 1))
+    ok = usable & ~tie
+    first = np.where(od == "AB", 0.0, 1.0)  # the code of the first-shown answer
+    ja, ga = v[ok] == first[ok], g[ok] == first[ok]
+    n11, b, c, n22, rates = paired_rates(ja, ga)
+    n = n11 + b + c + n22
+    if n == 0:
+        return None
+    _, pe = mcnemar_pvalue(b, c, "exact")
+    if cl is None:
+        lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
+        _, pm = mcnemar_pvalue(b, c, "midp")
+        ci_method, test, n_cl = "tango", "McNemar mid-p", n
+    else:
+        d = ja.astype(float) - ga.astype(float)
+        lo, hi, n_cl = _clustered_mean_interval(d, cl[ok], confidence_level)
+        pm = clustered_mcnemar(ja.astype(float), ga.astype(float), cl[ok]).pvalue
+        ci_method = f"cluster-robust t (C - 1 df; {cluster_column})"
+        test = "McNemar clustered (Durkalski 2003)"
+    orders_used = sorted(set(od[ok]))
+    return {
+        "order": "/".join(orders_used),
+        "n": n,
+        "judge_a_rate": rates["rate_x"],
+        "gold_a_rate": rates["rate_y"],
+        "difference": rates["difference"],
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "ci_method": ci_method,
+        "level": confidence_level,
+        "judge_a_gold_b": b,
+        "judge_b_gold_a": c,
+        "test": test,
+        "p_mcnemar_midp": float(pm),
+        "p_mcnemar_exact": float(pe),
+        "excluded_no_verdict_or_gold": int((~usable).sum()),
+        "excluded_ties": int(tie.sum()),
+        "n_clusters": int(n_cl),
+        "gold": gold.method,
+        "note": SINGLE_ORDER_NOTE if len(orders_used) == 1 else RANDOMISED_NOTE,
+    }
 
 
 def _clustered_mean_interval(
@@ -491,6 +547,7 @@ def _clustered_mean_interval(
 def position_bias(
     study: Study,
     *,
+    by: str | Sequence[str] | None = None,
     cluster: str | None = "auto",
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
@@ -503,9 +560,18 @@ def position_bias(
     labels have no positions or whose presentation order is not recorded
     (:func:`medjudge.data.design.presentation_design`).
 
+    With ``by``, every row is one judge on the items of one group (one value combination of
+    the ``by`` item attributes, a column each): the group's counts, intervals and the same test
+    as without ``by`` (swap: exact binomial of first-first against second-second pairs;
+    single order: McNemar, clustered when items are), computed on the group's items and
+    clusters only; Holm runs over every row of a table.
+
     Parameters
     ----------
     study : Study
+    by : str or sequence of str, optional
+        Item attributes to report per group (e.g. ``"organ_system"`` or ``["subset"]``);
+        None: one row per judge and dimension.
     cluster : str or None, default "auto"
         Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
     policy : {"wrong", "exclude", "half"}, default "wrong"
@@ -515,7 +581,14 @@ def position_bias(
     Returns
     -------
     dict
-        ``swap`` and ``single_order`` (DataFrames, possibly empty) and ``not_applicable``.
+        ``swap`` and ``single_order`` (DataFrames, possibly empty; ``n`` counts items, said
+        in ``n_unit``) and ``not_applicable``.
+
+    Raises
+    ------
+    ValueError
+        ``by`` names something that is not an item attribute (the message lists them), or
+        another argument is not allowed.
 
     References
     ----------
@@ -527,6 +600,9 @@ def position_bias(
     >>> pb = mj.position_bias(mj.datasets.example())
     >>> sorted(pb)
     ['not_applicable', 'single_order', 'swap']
+    >>> g = mj.position_bias(mj.datasets.example(), by="organ_system")["single_order"]
+    >>> {"judge", "organ_system", "n", "n_unit", "difference", "p_mcnemar_midp"} <= set(g.columns)
+    True
     """
     from medjudge.data.design import presentation_design
 
@@ -536,13 +612,17 @@ def position_bias(
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
+    by = _check_by(study, by)
     cl = resolve_clusters(study, cluster)
     reasons = {
         d: r for d in study.dimensions if (r := presentation_design(study, d).position_reason)
     }
-    return {
-        "swap": swap_table(study, cluster=cl.column if cl.labels is not None else None,
+    tables = {
+        "swap": swap_table(study, by=by, cluster=cl.column if cl.labels is not None else None,
                            policy=policy, confidence_level=level),
-        "single_order": a_rate_table(study, cluster=cluster, confidence_level=level),
-        "not_applicable": reasons,
+        "single_order": a_rate_table(study, by=by, cluster=cluster, confidence_level=level),
     }  # fmt: skip
+    for t in tables.values():
+        if len(t):
+            t.insert(t.columns.get_loc("n") + 1, "n_unit", "items")
+    return {**tables, "not_applicable": reasons}

@@ -42,27 +42,23 @@ from ..stats.score_agreement import (
     score_agreement_core,
 )
 from ..stats.scores import rank_correlations
+from ._tables import TablesToDict
 from .evaluation import cluster_ids
 
 INTERVALS = ("bootstrap", "analytic")
 TABLES = ("metrics", "reliability")
+#: row order of ``metrics``: the score statistics, with the rank correlations after Pearson's
 METRIC_ORDER = (
-    "mae",
-    "rmse",
-    "bias",
-    "sd_difference",
-    "loa_low",
-    "loa_high",
-    "pearson",
+    *SCORE_STATISTICS[: SCORE_STATISTICS.index("pearson") + 1],
     "spearman",
     "kendall_tau_b",
-    "ccc",
+    *SCORE_STATISTICS[SCORE_STATISTICS.index("pearson") + 1 :],
     "icc_a1",
 )
 
 
 @dataclass(frozen=True)
-class ScoreStudyResult(Presentable):
+class ScoreStudyResult(TablesToDict, Presentable):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,
@@ -70,6 +66,8 @@ class ScoreStudyResult(Presentable):
     ``reliability``: ``dimension, role, form, estimate, ci_low, ci_high, level, ci_method, n,
     raters``. ``not_applicable`` maps each part that did not run to one sentence saying why.
     """
+
+    DICT_KEYS = ("settings", "headline", "not_applicable", *TABLES)
 
     metrics: pd.DataFrame
     reliability: pd.DataFrame
@@ -84,14 +82,6 @@ class ScoreStudyResult(Presentable):
         if dimension is not None and not t.empty:
             t = t[t["dimension"] == dimension]
         return t.reset_index(drop=True)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": self.settings,
-            "headline": self.headline,
-            "not_applicable": self.not_applicable,
-            **{name: getattr(self, name).to_dict(orient="records") for name in TABLES},
-        }
 
     def __repr__(self) -> str:
         s = self.settings

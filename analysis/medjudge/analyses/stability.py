@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
 from medjudge.stats.results import Presentable
@@ -27,9 +28,11 @@ __all__ = ["StabilityResult", "stability"]
 
 
 @dataclass(frozen=True)
-class StabilityResult(Presentable):
+class StabilityResult(TablesToDict, Presentable):
     """``components`` (evaluator x component: ``variance``, ``share``, ``ci_low``, ``ci_high``,
     ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``)."""
+
+    DICT_KEYS = ("settings", "components", "flips", "notes")
 
     components: pd.DataFrame
     flips: pd.DataFrame
@@ -40,14 +43,6 @@ class StabilityResult(Presentable):
         if name not in ("components", "flips"):
             raise ValueError(f"table must be 'components' or 'flips', not {name!r}")
         return (self.components if name == "components" else self.flips).copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "settings": dict(self.settings),
-            "components": self.components.to_dict(orient="records"),
-            "flips": self.flips.to_dict(orient="records"),
-            "notes": dict(self.notes),
-        }
 
     def explain(self, evaluator: str) -> str:
         """One sentence on what each variance component of ``evaluator`` means, from its shares

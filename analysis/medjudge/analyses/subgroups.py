@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._tables import with_adjusted
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
-from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.pairwise import all_pairs
 
 __all__ = [
@@ -271,10 +271,8 @@ default "wilson"
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.subgroup_accuracy(study, ('organ_system',))
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
@@ -502,7 +500,7 @@ def best_judge_by_subgroup(
                 "excluded_from_best_set": ",".join(out_of),
                 "best_set_method": method,
                 "family_size": n_tests,
-                # can any pair of this cell reach significance after Holm? (issue 28)
+                # can any pair of this cell reach significance after Holm?
                 "min_attainable_p_holm": float(cell_pairs["min_attainable_p_holm"].min()),
                 "can_decide": bool(cell_pairs["can_decide"].any()),
                 "warning": ""
@@ -511,10 +509,7 @@ def best_judge_by_subgroup(
                 + "; the best set keeps every judge whatever the data",
             }
         )
-    out = pd.DataFrame(rows)
-    if len(out):
-        out["p_fdr_bh"] = adjust_pvalues(out["pvalue"].to_numpy(), "fdr_bh")
-    return out
+    return with_adjusted(pd.DataFrame(rows), p_fdr_bh="fdr_bh")
 
 
 def _best_set(

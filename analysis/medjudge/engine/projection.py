@@ -448,43 +448,38 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
                 column=column,
                 hint=f"allowed: {allowed}; list unparseable tokens under invalid = [...]",
             )
-    bad_role = r.filter(~r.role.isin(["expert", "judge"])).select("role").limit(1).pipe(fetch)
-    if len(bad_role):
-        raise InputError(
-            f"role {bad_role['role'].iloc[0]!r} is neither 'expert' nor 'judge'",
-            file=proj.path,
-            column=m.role_column,
-            hint="map it with [role_map] in the mapping",
-        )
+    _refuse_first(
+        proj, r.filter(~r.role.isin(["expert", "judge"])),
+        lambda b: f"role {b['role']!r} is neither 'expert' nor 'judge'",
+        column=m.role_column, hint="map it with [role_map] in the mapping",
+    )  # fmt: skip
     if m.cluster:
         it = proj.items
         per = it.group_by("item").aggregate(n=it[m.cluster].nunique())
-        bad = per.filter(per.n > 1).select("item").limit(1).pipe(fetch)
-        if len(bad):
-            raise InputError(
-                f"cluster column {m.cluster!r} has several values for item {bad['item'].iloc[0]!r}",
-                file=proj.path,
-                column=m.cluster,
-                hint="a cluster groups whole items (e.g. the image several questions ask about)",
-            )
+        _refuse_first(
+            proj, per.filter(per.n > 1),
+            lambda b: f"cluster column {m.cluster!r} has several values for item {b['item']!r}",
+            column=m.cluster,
+            hint="a cluster groups whole items (e.g. the image several questions ask about)",
+        )  # fmt: skip
     if proj.gold is not None:
         g = proj.gold.filter(proj.gold.gold != "")
         per = g.group_by(["item", "dimension"]).aggregate(n=g.gold.nunique())
-        bad = per.filter(per.n > 1).limit(1).pipe(fetch)
-        if len(bad):
-            item, dim = bad["item"].iloc[0], bad["dimension"].iloc[0]
-            where = f"item {item!r}" + (f", dimension {dim!r}" if m.dimension_column else "")
-            raise InputError(f"{where} has conflicting gold labels", file=proj.path, column=m.gold)
+        _refuse_first(
+            proj, per.filter(per.n > 1),
+            lambda b: f"item {b['item']!r}"
+            + (f", dimension {b['dimension']!r}" if m.dimension_column else "")
+            + " has conflicting gold labels",
+            column=m.gold,
+        )  # fmt: skip
         for dim, scale in scales.items():
             sub = g if not m.dimension_column else g.filter(g.dimension == dim)
-            bad = sub.filter(_outside(sub.gold, scale)).select("gold").limit(1).pipe(fetch)
-            if len(bad):
-                raise InputError(
-                    f"gold label {bad['gold'].iloc[0]!r} is outside the declared scale of "
-                    f"dimension {dim!r}",
-                    file=proj.path,
-                    column=m.gold,
-                )
+            _refuse_first(
+                proj, sub.filter(_outside(sub.gold, scale)),
+                lambda b, dim=dim: f"gold label {b['gold']!r} is outside the declared scale of "
+                f"dimension {dim!r}",
+                column=m.gold,
+            )  # fmt: skip
     st = r.group_by("status").aggregate(n=r.count()).pipe(fetch)
     n = dict(zip(st["status"], st["n"], strict=True))
     counts = {
@@ -492,6 +487,14 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
         "verdicts_missing": int(n.get("missing", 0)),
     }
     return counts
+
+
+def _refuse_first(proj: Projection, rows: Any, message: Any, **where: Any) -> None:
+    """Raise :class:`InputError` (``message(first row)``, in ``proj.path`` and ``where``) when
+    the Ibis expression ``rows`` (the rows breaking a rule) has any row."""
+    bad = rows.limit(1).pipe(fetch)
+    if len(bad):
+        raise InputError(message(bad.iloc[0]), file=proj.path, **where)
 
 
 def _refuse_empty_ids(proj: Projection) -> None:
