@@ -177,7 +177,9 @@ def _message(e: BaseException) -> str:
         text = e.args[0]
     else:
         text = str(e)
-    return " ".join(text.split()) or type(e).__name__
+    from .report.escape import plain  # Python literals in a library message read as words
+
+    return plain(" ".join(text.split())) or type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:

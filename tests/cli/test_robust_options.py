@@ -174,3 +174,20 @@ def test_parser_errors_are_one_line():
     assert_one_line_error(rc, err, "--policy", "invalid choice")
     rc, _, err = cli(["nosuchcommand"])
     assert rc == 2 and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["compare", DEMO, "--dimension", "nope"], "--dimension"),
+        (["run", DEMO, "--report", "none", "--gold", "label"], "--gold"),
+        (["subgroups", DEMO, "--order", "shown"], "--order"),
+    ],
+)
+def test_table_options_on_a_bundle_are_refused_not_dropped(argv, option, tmp_path):
+    """Options that describe a table's columns were silently dropped on a bundle folder
+    (``compare data/demo --dimension nope`` printed every dimension, exit 0)."""
+    if argv[0] == "run":
+        argv = [*argv, "--out", tmp_path / "out"]
+    rc, _, err = cli(argv)
+    assert_one_line_error(rc, err, "bundle folder", option)

@@ -215,7 +215,7 @@ def bias_suite(
             notes[effect] = "no answer attribute named for this effect"
             continue
         if len(cols) != 2 or any(c not in study.items.columns for c in cols):
-            notes[effect] = f"the study has no item columns {list(cols)}"
+            notes[effect] = "the study has no item columns " + " and ".join(map(str, cols))
             continue
         diff12 = _signed_difference(study, cols, items)
         # signed towards the gold-preferred answer

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -84,7 +85,17 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
         refuse_with_mapping(args, TABLE_OPTIONS)
         return args.mapping
     if not (args.item or args.layout):
-        return None
+        given = [o for o in TABLE_OPTIONS[2:] if getattr(args, o, None) not in (None, False)]
+        if not given:
+            return None
+        if Path(args.path).is_dir():  # a bundle says what its columns are: never drop an option
+            names = ", ".join("--" + o.replace("_", "-") for o in given)
+            raise InputError(
+                f"{names} describes the columns of a table, but {args.path} is a bundle folder "
+                "(its files say what each column is)",
+                file=args.path,
+                hint="drop the option, or give a table file",
+            )
     layout = args.layout or "long"
     d: dict[str, Any] = {"layout": layout, "item": args.item.split(",") if args.item else ["item"]}
     if layout == "long":
