@@ -41,3 +41,25 @@ def test_front_door_signatures_use_the_vocabulary():
             continue
         params = set(inspect.signature(obj).parameters)
         assert not params & set(RETIRED), (name, params & set(RETIRED))
+
+
+def test_every_study_level_function_clusters_by_default():
+    """``cluster="auto"`` is the default of every function at the door that takes a study and
+    a ``cluster`` (it was ``None`` in judge_assisted_estimate: several questions per image
+    were treated as independent unless asked)."""
+    import inspect
+
+    import medjudge as mj
+
+    checked, wrong = [], []
+    for name in mj.__all__:
+        obj = getattr(mj, name, None)
+        if not callable(obj) or inspect.isclass(obj):
+            continue
+        params = inspect.signature(obj).parameters
+        if "cluster" in params:
+            checked.append(name)
+            if params["cluster"].default != "auto":
+                wrong.append(f"{name}(cluster={params['cluster'].default!r})")
+    assert len(checked) >= 5, checked
+    assert not wrong, wrong

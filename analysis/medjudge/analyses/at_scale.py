@@ -193,7 +193,7 @@ def evaluate_at_scale(
     source: str | Path | pd.DataFrame | ReducedStudy | Study,
     *,
     engine: Literal["duckdb", "spark"] = "duckdb",
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     policy: Literal["wrong", "exclude", "half"] = "wrong",
     confidence_level: float = 0.95,
     bootstrap: Bootstrap | None = None,
@@ -213,8 +213,10 @@ def evaluate_at_scale(
         rater, role, dimension, value`` (+ ``cluster``), or an already reduced study.
     engine : {"duckdb", "spark"}
         Where the reduction runs (identical results).
-    cluster : str, optional
-        Column grouping items (image, case, patient); default: every item its own cluster.
+    cluster : str or None, default "auto"
+        Column grouping items (image, case, patient). ``"auto"``: the cluster the mapping
+        declares, else the first of image_id, case_id, patient_id, cluster among the item
+        attributes; ``None`` or ``"none"``: every item its own cluster.
     policy : {"wrong", "exclude", "half"}
         Invalid (empty) judge verdicts count as wrong, are excluded, or get half credit.
     confidence_level : float
@@ -261,7 +263,7 @@ def evaluate_at_scale(
         red = source
     elif isinstance(source, Study):
         red = reduce_study(
-            source, cluster="auto" if cluster is None else cluster, gold=gold, order=order,
+            source, cluster=cluster, gold=gold, order=order,
             dimensions=dimensions,
         )  # fmt: skip
     else:

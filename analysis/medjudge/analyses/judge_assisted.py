@@ -149,7 +149,7 @@ def judge_assisted_estimate(
     categories: list[str] | None = None,
     contrast: tuple[str, str] | None = None,
     by: str | None = None,
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     gold: Literal["auto", "majority", "reference", "supplied"] = "auto",
     reference: str | None = None,
     combine: Literal["select", "combine"] | None = None,
@@ -172,6 +172,9 @@ def judge_assisted_estimate(
         e.g. the win rate of answer A minus that of B.
     by : item attribute for subgroups: per-subgroup PPI++ and an overall stratified PPI++.
     cluster : item attribute identifying clusters (image, patient): cluster-robust variances.
+        ``"auto"`` (default): the cluster the study declares, else image_id, case_id,
+        patient_id or cluster when the items have one (:func:`~medjudge.analyses.design.resolve_clusters`);
+        ``None``: independent items.
     gold, reference : how gold is derived (:meth:`Study.gold`).
     combine : with several judges, add a cross-fitted estimate that selects the best judge
         (``"select"``) or combines them (``"combine"``) out of fold.
@@ -206,7 +209,7 @@ def judge_assisted_estimate(
     ...                                  keep_labels=30, seed=1)  # rehearse a 30-label budget
     >>> t = res.table(["classical", "ppi++"])
     >>> t[["target", "judge", "method", "estimate", "ci_low", "ci_high"]].round(3).to_string(index=False)
-    '...A (experts only) classical 0.467 0.277 0.656...A sim-control ppi++ 0.476 0.293 0.666...'
+    '...A (experts only) classical 0.467 0.269 0.664...A sim-control ppi++ 0.471 0.279 0.671...'
     """
     from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
     from ._arguments import check_attribute
@@ -244,6 +247,10 @@ def judge_assisted_estimate(
     unknown = [j for j in judges if j not in study.judges]
     if unknown:
         raise ValueError(f"judge(s) {unknown} not in the study; have {study.judges}")
+    from .design import resolve_clusters
+
+    resolved = resolve_clusters(study, cluster)  # "auto": declared, else detected
+    cluster = resolved.column if resolved.labels is not None else None
     for opt, col in (("by", by), ("cluster", cluster)):
         if col is not None:
             check_attribute(study, col, opt)

@@ -164,7 +164,7 @@ def answer_model_ranking(
     judges: Sequence[str] | None = None,
     include_experts: bool = True,
     ties: Ties = "half",
-    cluster: str | None = None,
+    cluster: str | None = "auto",
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     simultaneous: bool = True,
@@ -181,6 +181,8 @@ def answer_model_ranking(
     judges : judges to rank by (default all); ``include_experts`` adds the experts' gold.
     ties : ``"half"`` (a tie is half a win each) or ``"davidson"``.
     cluster : item attribute whose values are resampled together (e.g. instruction id).
+        ``"auto"`` (default): the cluster the study declares, else image_id, case_id,
+        patient_id or cluster when the items have one; ``None``: items resampled alone.
     bootstrap : Bootstrap, optional
         The cluster bootstrap (replicates, seed).
     confidence_level : coverage of every interval and rank set.
@@ -236,8 +238,10 @@ def answer_model_ranking(
         isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1,
         "use a value in [0.5, 1)",
     )
-    if cluster is not None:
-        _check("cluster", cluster, cluster in study.items.columns, "name an item attribute")
+    from .design import resolve_clusters
+
+    resolved = resolve_clusters(study, cluster)  # "auto": declared, else detected
+    cluster = resolved.column if resolved.labels is not None else None
     all_judges = study.judges
     judges = list(judges) if judges is not None else all_judges
     for j in judges:
