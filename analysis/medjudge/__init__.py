@@ -20,7 +20,7 @@ Rerunning published analyses
     published (``mj.published.check_published``, ``fmt_ci``, ``parse_pct``, ``parse_choices``,
     ``reference_rule_table``: the self-checking notebooks' helpers)
 Settings and results
-    Bootstrap (the one way to configure resampling), Estimate, TestResult
+    Bootstrap (the one way to configure resampling), Permutation (permutation tests), Estimate, TestResult
 Plots
     plots (``mj.plots.forest_plot(table, ax=ax)``, ...: one figure per module, each drawing a
     result table on a given matplotlib axes or a new figure; the reports call the same ones)
@@ -86,6 +86,7 @@ _API: dict[str, str] = {
     "published": "medjudge.published:*",  # the module: mj.published.check_published(...)
     # settings and results
     "Bootstrap": "medjudge.stats.resampling",
+    "Permutation": "medjudge.stats.resampling",
     "Estimate": "medjudge.stats.results",
     "TestResult": "medjudge.stats.results",
     # plots (the module: mj.plots.forest_plot(...), one figure per module, each with ax=)

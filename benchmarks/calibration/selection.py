@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from medjudge import Bootstrap
+from medjudge import Bootstrap, Permutation
 from medjudge.analyses.evaluation import evaluate_judges  # noqa: E402
 from medjudge.analyses.heterogeneity import heterogeneity_table  # noqa: E402
 from medjudge.analyses.subgroups import best_judge_by_subgroup, stack_outcomes  # noqa: E402
@@ -84,7 +84,7 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
         for organ_per_image in (True, False):
             st = _study(rng, design, n_judges, 0.8, organ_per_image)
             so = stack_outcomes(st)
-            h = heterogeneity_table(st, "organ", stacked=so, bootstrap=Bootstrap(boot, seed=1))
+            h = heterogeneity_table(st, "organ", stacked=so, permutation=Permutation(boot, seed=1))
             if organ_per_image:
                 res["het_perm"].append(list(h["pvalue"] < 0.05))
                 res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))

@@ -18,7 +18,7 @@ from conftest import DEMO, ROOT
 from statsmodels.stats.multitest import multipletests
 
 sys.path.insert(0, str(ROOT / "benchmarks" / "calibration"))
-from medjudge import Bootstrap  # noqa: E402
+from medjudge import Permutation  # noqa: E402
 from medjudge.analyses.heterogeneity import heterogeneity_table  # noqa: E402
 from medjudge.analyses.subgroups import best_judge_by_subgroup, stack_outcomes  # noqa: E402
 from medjudge.stats.pairwise import all_pairs  # noqa: E402
@@ -146,7 +146,7 @@ def test_heterogeneity_size_under_the_null_with_clustered_items():
         rej = []
         for _ in range(40):
             st = _null_study(rng, design, organ_per_image)
-            h = heterogeneity_table(st, "organ", bootstrap=Bootstrap(199, seed=3))
+            h = heterogeneity_table(st, "organ", permutation=Permutation(199, seed=3))
             rej += list(h["pvalue"] < 0.05)
         rate, se = float(np.mean(rej)), float(np.sqrt(0.05 * 0.95 / len(rej)))
         assert abs(rate - 0.05) <= 3 * se, (organ_per_image, rate)

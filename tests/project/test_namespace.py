@@ -13,6 +13,7 @@ PUBLIC = {
     "__version__",
     "Bootstrap",
     "Estimate",
+    "Permutation",
     "Scale",
     "Study",
     "TestResult",

@@ -217,7 +217,7 @@ def test_heterogeneity_size_at_accuracy_09():
         warnings.simplefilter("ignore")
         for s in range(120):
             st, _, _ = _het_study(10_000 + s)
-            h = mj.heterogeneity_table(st, "subgroup", bootstrap=mj.Bootstrap(199, seed=s))
+            h = mj.heterogeneity_table(st, "subgroup", permutation=mj.Permutation(199, seed=s))
             rej.extend(h["pvalue"] < 0.05)
     rate = float(np.mean(rej))
     assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / len(rej))
@@ -303,3 +303,23 @@ def test_leaderboard_says_a_shared_letter_is_no_tie_when_tests_cannot_decide():
     )
     ev12 = mj.evaluate_judges(make_study(y, SIZES_12), bootstrap=mj.Bootstrap(100))
     assert ev12.leaderboard["can_decide"].all() and (ev12.leaderboard["warning"] == "").all()
+
+
+def test_permutation_settings_are_not_a_bootstrap():
+    """The permutation count of the heterogeneity test has its own settings object
+    (``Permutation``; it used to be taken from a ``Bootstrap``); a ``Bootstrap`` is refused
+    there, and the same seed gives the same p-values."""
+    import medjudge as mj
+
+    st = mj.datasets.example()
+    a = mj.heterogeneity_table(st, "organ_system", permutation=mj.Permutation(99, seed=4))
+    b = mj.heterogeneity_table(st, "organ_system", permutation=mj.Permutation(99, seed=4))
+    assert a["pvalue"].tolist() == b["pvalue"].tolist()
+    # p = (1 + #{T* >= T}) / (B + 1): every permutation p-value is a multiple of 1/100
+    perm = a[a["test"].str.contains("permutation")]
+    assert len(perm) > 0
+    assert np.allclose((perm["pvalue"] * 100).round(9) % 1, 0)
+    with pytest.raises(ValueError, match="Permutation"):
+        mj.heterogeneity_table(st, "organ_system", permutation=mj.Bootstrap(99))
+    with pytest.raises(TypeError):
+        mj.heterogeneity_table(st, "organ_system", bootstrap=mj.Bootstrap(99))

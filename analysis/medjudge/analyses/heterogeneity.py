@@ -19,7 +19,7 @@ from medjudge.stats.heterogeneity import (
     homogeneity_chi2,
 )
 from medjudge.stats.intervals import z_value
-from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.resampling import Permutation
 
 
 def heterogeneity_table(
@@ -30,7 +30,7 @@ def heterogeneity_table(
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
     cluster: str | None = "auto",
-    bootstrap: Bootstrap | None = None,
+    permutation: Permutation | None = None,
     stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Per judge x dimension: does accuracy differ across the groups of ``across``?
@@ -63,8 +63,9 @@ def heterogeneity_table(
         cochran_q_subgroups`); the table's tests do not depend on it.
     cluster : str or None, default "auto"
         Clusters of items (:func:`medjudge.analyses.design.resolve_clusters`).
-    bootstrap : Bootstrap, optional
-        Number of permutations and seed of the permutation tests.
+    permutation : Permutation, optional
+        Number of random permutations and seed of the permutation tests (default
+        ``Permutation()``: 999 permutations, seed 0).
     stacked : StackedOutcomes, optional
         The judges' outcomes stacked over dimensions when they come from elsewhere (the
         columnar engine's reduction, :func:`medjudge.analyses.at_scale.stack_at_scale`).
@@ -85,7 +86,7 @@ def heterogeneity_table(
     --------
     >>> import medjudge as mj
     >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
-    >>> h = mj.heterogeneity_table(study, 'organ_system', bootstrap=mj.Bootstrap(99))
+    >>> h = mj.heterogeneity_table(study, 'organ_system', permutation=mj.Permutation(99))
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True
     """
@@ -96,7 +97,12 @@ def heterogeneity_table(
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
     check_attribute(study, across, "across", extra=("dimension",))
-    b = Bootstrap(999) if bootstrap is None else as_bootstrap(bootstrap)
+    b = Permutation() if permutation is None else permutation
+    if not isinstance(b, Permutation):
+        raise ValueError(
+            f"permutation: {b!r} is not allowed (a medjudge.Permutation, e.g. "
+            "Permutation(n_resamples=999, seed=0), or None)"
+        )
     n_permutations, seed = b.n_resamples, b.seed
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)

@@ -123,6 +123,50 @@ class Bootstrap:
         )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Permutation:
+    """How many random permutations a permutation test draws, and from which seed.
+
+    Kept apart from :class:`Bootstrap`: a permutation test re-labels the data under the null
+    (it gives a p-value), a bootstrap re-samples it (it gives an interval), and the two counts
+    are chosen for different Monte Carlo errors.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Random permutations ``B`` (10 to 100,000; 999 by default). The p-value is
+        ``(1 + #{T* >= T}) / (B + 1)`` (Phipson & Smyth 2010), never 0, with a Monte Carlo
+        standard error of about ``sqrt(p (1 - p) / B)`` (0.007 at p = 0.05 with B = 999).
+    seed : int
+        Seed of numpy's generator; the same seed gives the same permutations and p-values.
+
+    References
+    ----------
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, 3rd ed.
+    Springer. Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
+    Statistical Applications in Genetics and Molecular Biology 9(1):39.
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> mj.Permutation(n_resamples=499, seed=3)
+    Permutation(n_resamples=499, seed=3)
+    >>> mj.Permutation(n_resamples=5)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_resamples: 5 is not allowed (number of resamples: an integer from 10 to 100000)
+    """
+
+    n_resamples: int = 999
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from .._validation import RESAMPLES, SEED
+
+        object.__setattr__(self, "n_resamples", RESAMPLES.check("n_resamples", self.n_resamples))
+        object.__setattr__(self, "seed", SEED.check("seed", self.seed))
+
+
 def as_bootstrap(bootstrap: Bootstrap | None, name: str = "bootstrap") -> Bootstrap:
     """``bootstrap`` checked, or the default :class:`Bootstrap` when it is None."""
     if bootstrap is None:
