@@ -171,7 +171,7 @@ def test_hf_split_must_exist(tmp_path):
     ds = datasets.Dataset.from_pandas(_judgments(4))
     datasets.DatasetDict({"a": ds, "b": ds}).save_to_disk(str(tmp_path / "ds"))
     rc, _, err = cli(["validate", tmp_path / "ds", "--mapping", MAPPINGS / "hf_judgments.toml"])
-    assert_one_line_error(rc, err, "split 'train'", "['a', 'b']")
+    assert_one_line_error(rc, err, "split 'train'", "have a and b")
 
 
 def test_missing_path_says_it_does_not_exist(tmp_path):
