@@ -52,6 +52,17 @@ def _clusters(c: Any, n: int, name: str) -> np.ndarray | None:
     return a
 
 
+def _cluster_pair(
+    clusters: Any, clusters_unlabeled: Any, n: int, n_unlabelled: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Checked cluster ids of the labelled and the unlabelled items (both given, or neither)."""
+    cl = _clusters(clusters, n, "clusters")
+    clu = _clusters(clusters_unlabeled, n_unlabelled, "clusters_unlabeled")
+    if (cl is None) != (clu is None):
+        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    return cl, clu
+
+
 def _check_lam(lam: float | None) -> None:
     if lam is not None and not (isinstance(lam, (int, float)) and math.isfinite(lam)):
         raise ValueError(f"lam must be a finite number or None (power-tuned), got {lam!r}")
@@ -156,6 +167,51 @@ def _method_suffix(interval: str, df: float) -> str:
     if interval == "normal":
         return ", normal"
     return ", small-sample t" + (f" (df {df:.1f})" if math.isfinite(df) else " (df inf)")
+
+
+def _estimate(
+    name: str,
+    est: float,
+    spread: tuple[float, float, int],
+    *,
+    method: str,
+    clustered: bool,
+    confidence_level: float,
+    interval: str,
+    n: int,
+    n_unlabelled: int | None = None,
+    var_classical: float | None = None,
+    **extra: Any,
+) -> Estimate:
+    """The :class:`Estimate` ``est -/+ q sqrt(Var)`` of a PPI estimator.
+
+    ``spread`` is ``(Var, df, G)`` of :func:`_spread`; ``q`` is :func:`_quantile` at ``df``; the
+    method reads ``method[, cluster-robust]`` and :func:`_method_suffix`. ``extra`` holds ``df``,
+    ``interval``, the given ``extra``, ``n_labelled`` and ``n_unlabelled`` (when
+    ``n_unlabelled`` is given), ``n_clusters`` (None unclustered) and, when ``var_classical`` is
+    given, it and ``effective_n = n Var_classical / Var``.
+    """
+    var, df, G = spread
+    se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
+    info: dict[str, Any] = {"df": df, "interval": interval, **extra}
+    if n_unlabelled is not None:
+        info.update(n_labelled=n, n_unlabelled=n_unlabelled)
+    info["n_clusters"] = G if clustered else None
+    if var_classical is not None:
+        info["var_classical"] = var_classical
+        info["effective_n"] = n * var_classical / var if var > 0 else math.nan
+    return Estimate(
+        name=name,
+        estimate=float(est),
+        se=se,
+        ci_low=est - z * se,
+        ci_high=est + z * se,
+        ci_method=method + (", cluster-robust" if clustered else "") + _method_suffix(interval, df),
+        level=_level(confidence_level),
+        n=n,
+        extra=info,
+    )
 
 
 def _contributions(

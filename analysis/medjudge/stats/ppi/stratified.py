@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -16,12 +15,11 @@ from medjudge.stats.ppi.linearisation import (
     _check_interval,
     _check_lam,
     _check_sets,
+    _cluster_pair,
     _cluster_sums,
-    _clusters,
     _contributions,
+    _estimate,
     _level,
-    _method_suffix,
-    _quantile,
     _spread,
 )
 from medjudge.stats.ppi.mean import ppi_mean
@@ -133,10 +131,7 @@ def ppi_mean_stratified(
     su = np.asarray([str(v) for v in np.asarray(strata_unlabeled).ravel()], dtype=object)
     if s.shape != (n,) or su.shape != (N,):
         raise ValueError("strata and strata_unlabeled need one stratum per item")
-    cl = _clusters(clusters, n, "clusters")
-    clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
-    if (cl is None) != (clu is None):
-        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, N)
     levels = sorted(set(s) | set(su))
     for h in levels:
         il, iu = s == h, su == h
@@ -194,32 +189,21 @@ def ppi_mean_stratified(
     comp = np.r_[[th[h] - est for h in s], [th[h] - est for h in su]] / (n + N)
     var_w, _, _ = _spread(comp, np.zeros(n + N, dtype=int), {0: 1}, cl, clu, interval)
     var, var0 = var + var_w, var0 + var_w
-    se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
-    overall = Estimate(
-        name="ppi_mean_stratified",
-        estimate=float(est),
-        se=se,
-        ci_low=est - z * se,
-        ci_high=est + z * se,
-        ci_method=("PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})")
-        + ", stratified"
-        + (", cluster-robust" if cl is not None else "")
-        + _method_suffix(interval, df),
-        level=_level(confidence_level),
+    overall = _estimate(
+        "ppi_mean_stratified",
+        est,
+        (var, df, G),
+        method=("PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})")
+        + ", stratified",
+        clustered=cl is not None,
+        confidence_level=confidence_level,
+        interval=interval,
         n=n,
-        extra={
-            "df": df,
-            "interval": interval,
-            "weights": weights,
-            "lam": lams,
-            "lam_pooled": float(lam_used),
-            "n_labelled": n,
-            "n_unlabelled": N,
-            "n_strata": len(levels),
-            "n_clusters": G if cl is not None else None,
-            "var_classical": var0,
-            "effective_n": n * var0 / var if var > 0 else math.nan,
-        },
+        n_unlabelled=N,
+        var_classical=var0,
+        weights=weights,
+        lam=lams,
+        lam_pooled=float(lam_used),
+        n_strata=len(levels),
     )
     return overall, per
