@@ -15,7 +15,7 @@ import numpy as np
 from medjudge.stats.ppi.linearisation import (
     Interval,
     _check_interval,
-    _cluster_pair,
+    _design,
     _estimate,
     _level,
     _spread,
@@ -147,7 +147,8 @@ def ppi_mean_crossfit(
     _check_interval(interval)
     _level(confidence_level)
     n, N = y.size, Fu.shape[0]
-    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, N)
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     folds = _fold_ids(n, n_folds, cl, seed)
     W = np.zeros((n_folds, F.shape[1]))
     g_oof = np.empty(n)
@@ -165,15 +166,11 @@ def ppi_mean_crossfit(
     var0, _, _ = _spread(psi0, parts, {0: 1, 1: 1}, cl, clu, interval)
     return _estimate(
         "ppi_mean_crossfit",
+        f"cross-fitted PPI ({combine}, {n_folds} folds)",
         est,
         spread,
-        method=f"cross-fitted PPI ({combine}, {n_folds} folds)",
-        clustered=cl is not None,
-        confidence_level=confidence_level,
-        interval=interval,
-        n=n,
-        n_unlabelled=N,
-        var_classical=var0,
+        d,
+        var0,
         weights=W.tolist(),
         selected=[int(v) for v in (W != 0).sum(axis=0)] if combine == "select" else None,
         seed=seed,

@@ -10,7 +10,7 @@ See the package docstring (:mod:`medjudge.stats.ppi`) for the formulas and refer
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from scipy.special import ndtri, stdtrit
@@ -169,34 +169,55 @@ def _method_suffix(interval: str, df: float) -> str:
     return ", small-sample t" + (f" (df {df:.1f})" if math.isfinite(df) else " (df inf)")
 
 
-def _estimate(
-    name: str,
-    est: float,
-    spread: tuple[float, float, int],
-    *,
-    method: str,
-    clustered: bool,
+class _Design(NamedTuple):
+    """What a PPI interval is built from besides the contributions (see :func:`_design`)."""
+
+    n: int
+    n_unlabelled: int | None
+    cl: np.ndarray | None
+    clu: np.ndarray | None
+    confidence_level: float
+    interval: str
+
+
+def _design(
+    n: int,
+    n_unlabelled: int,
+    clusters: Any,
+    clusters_unlabeled: Any,
     confidence_level: float,
     interval: str,
-    n: int,
-    n_unlabelled: int | None = None,
+) -> _Design:
+    """The sizes, checked cluster ids (:func:`_cluster_pair`) and interval settings."""
+    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, n_unlabelled)
+    return _Design(n, n_unlabelled, cl, clu, confidence_level, interval)
+
+
+def _estimate(
+    name: str,
+    method: str,
+    est: float,
+    spread: tuple[float, float, int],
+    d: _Design,
     var_classical: float | None = None,
     **extra: Any,
 ) -> Estimate:
     """The :class:`Estimate` ``est -/+ q sqrt(Var)`` of a PPI estimator.
 
-    ``spread`` is ``(Var, df, G)`` of :func:`_spread`; ``q`` is :func:`_quantile` at ``df``; the
-    method reads ``method[, cluster-robust]`` and :func:`_method_suffix`. ``extra`` holds ``df``,
-    ``interval``, the given ``extra``, ``n_labelled`` and ``n_unlabelled`` (when
-    ``n_unlabelled`` is given), ``n_clusters`` (None unclustered) and, when ``var_classical`` is
-    given, it and ``effective_n = n Var_classical / Var``.
+    ``spread`` is ``(Var, df, G)`` of :func:`_spread`; ``q`` is :func:`_quantile` at ``df`` and
+    ``d.confidence_level``; the method reads ``method[, cluster-robust]`` and
+    :func:`_method_suffix`. ``extra`` holds ``df``, ``interval``, the given ``extra``,
+    ``n_labelled`` and ``n_unlabelled`` (when ``d.n_unlabelled`` is not None), ``n_clusters``
+    (None unclustered) and, when ``var_classical`` is given, it and
+    ``effective_n = n Var_classical / Var``.
     """
+    n, interval, clustered = d.n, d.interval, d.cl is not None
     var, df, G = spread
     se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
+    z = _quantile(d.confidence_level, df) if np.isfinite(var) else math.nan
     info: dict[str, Any] = {"df": df, "interval": interval, **extra}
-    if n_unlabelled is not None:
-        info.update(n_labelled=n, n_unlabelled=n_unlabelled)
+    if d.n_unlabelled is not None:
+        info.update(n_labelled=n, n_unlabelled=d.n_unlabelled)
     info["n_clusters"] = G if clustered else None
     if var_classical is not None:
         info["var_classical"] = var_classical
@@ -208,7 +229,7 @@ def _estimate(
         ci_low=est - z * se,
         ci_high=est + z * se,
         ci_method=method + (", cluster-robust" if clustered else "") + _method_suffix(interval, df),
-        level=_level(confidence_level),
+        level=_level(d.confidence_level),
         n=n,
         extra=info,
     )

@@ -24,6 +24,8 @@ from medjudge.stats.ppi.linearisation import (
     _cluster_sums,
     _clusters,
     _contributions,
+    _Design,
+    _design,
     _estimate,
     _level,
     _renamed,
@@ -142,7 +144,8 @@ def ppi_mean(
     _check_interval(interval)
     _level(confidence_level)
     n, N = y.size, fu.size
-    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, N)
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     tuned = lam is None
     lam_v = tuned_lambda(y, f, fu, clusters=cl, clusters_unlabeled=clu) if tuned else float(lam)
     est = lam_v * float(fu.mean()) + float(np.mean(y - lam_v * f))
@@ -163,20 +166,7 @@ def ppi_mean(
                 "under-cover a rare rate (docs/calibration.md, 'Rare rates'); "
                 "use the classical Wilson interval of the labelled items"
             )
-    return _estimate(
-        "ppi_mean",
-        est,
-        spread,
-        method=method,
-        clustered=cl is not None,
-        confidence_level=confidence_level,
-        interval=interval,
-        n=n,
-        n_unlabelled=N,
-        var_classical=var0,
-        lam=lam_v,
-        **extra_warn,
-    )
+    return _estimate("ppi_mean", method, est, spread, d, var0, lam=lam_v, **extra_warn)
 
 
 #: at or below this many labelled positives (or negatives) a 0/1 target gets a warning
@@ -352,16 +342,8 @@ def classical_mean(
         None if cl is None else np.array([], str),
         interval,
     )
-    return _estimate(
-        "classical_mean",
-        float(y.mean()),
-        spread,
-        method="classical",
-        clustered=cl is not None,
-        confidence_level=confidence_level,
-        interval=interval,
-        n=y.size,
-    )
+    d = _Design(y.size, None, cl, None, confidence_level, interval)
+    return _estimate("classical_mean", "classical", float(y.mean()), spread, d)
 
 
 def ppi_paired_difference(

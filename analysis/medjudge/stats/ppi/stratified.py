@@ -15,9 +15,9 @@ from medjudge.stats.ppi.linearisation import (
     _check_interval,
     _check_lam,
     _check_sets,
-    _cluster_pair,
     _cluster_sums,
     _contributions,
+    _design,
     _estimate,
     _level,
     _spread,
@@ -131,7 +131,8 @@ def ppi_mean_stratified(
     su = np.asarray([str(v) for v in np.asarray(strata_unlabeled).ravel()], dtype=object)
     if s.shape != (n,) or su.shape != (N,):
         raise ValueError("strata and strata_unlabeled need one stratum per item")
-    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, N)
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     levels = sorted(set(s) | set(su))
     for h in levels:
         il, iu = s == h, su == h
@@ -189,18 +190,14 @@ def ppi_mean_stratified(
     comp = np.r_[[th[h] - est for h in s], [th[h] - est for h in su]] / (n + N)
     var_w, _, _ = _spread(comp, np.zeros(n + N, dtype=int), {0: 1}, cl, clu, interval)
     var, var0 = var + var_w, var0 + var_w
+    method = "PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})"
     overall = _estimate(
         "ppi_mean_stratified",
+        method + ", stratified",
         est,
         (var, df, G),
-        method=("PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})")
-        + ", stratified",
-        clustered=cl is not None,
-        confidence_level=confidence_level,
-        interval=interval,
-        n=n,
-        n_unlabelled=N,
-        var_classical=var0,
+        d,
+        var0,
         weights=weights,
         lam=lams,
         lam_pooled=float(lam_used),
