@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -379,12 +380,25 @@ def _dimension_scales(
     mapping: TableMapping,
     gold_cells: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, Scale]:
+    """Each dimension's scale (:func:`scales_of`) from the cells of the loaded table."""
+
+    def labels(rest: list[str]) -> set[str]:
+        cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
+        return cells | set(map(str, gold_cells))
+
+    return scales_of(sorted(set(out["dimension"].astype(str))), mapping, labels)
+
+
+def scales_of(
+    dims: list[str], mapping: TableMapping, labels: Callable[[list[str]], Iterable[str]]
+) -> dict[str, Scale]:
     """Each dimension's scale: ``[scales.NAME]``, else ``[scale]``, else nominal on the labels seen.
 
-    The inferred scale (no ``[scale]``) takes the distinct recoded labels of the dimensions that
-    have no scale of their own and of the gold column, minus empty cells and invalid tokens.
+    The inferred scale (no ``[scale]``) takes the distinct recoded ``labels(rest)`` — the raw
+    cells of the dimensions ``rest`` that have no scale of their own and of the gold column —
+    minus empty cells and invalid tokens, sorted as text. The in-memory loader and the engine
+    path (:func:`medjudge.engine.projection.dimension_scales`) both decide scales here.
     """
-    dims = sorted(set(out["dimension"].astype(str)))
     stray = sorted(set(mapping.scales) - set(dims))
     if stray:
         raise InputError(
@@ -395,8 +409,7 @@ def _dimension_scales(
     default = mapping.scale
     rest = [d for d in dims if d not in mapping.scales]
     if default is None and rest:
-        cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
-        cells |= set(map(str, gold_cells))
+        cells = set(map(str, labels(rest)))
         cats = sorted({mapping.recode.get(v, v) for v in cells} - {""} - set(mapping.invalid))
         if not cats:
             raise InputError(
