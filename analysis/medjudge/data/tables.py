@@ -341,13 +341,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         if mapping.cluster and (varies[mapping.cluster] > 1).any():
             bad = varies.index[(varies[mapping.cluster] > 1).to_numpy()][0]
             ln = int(df.loc[(item_col == bad).to_numpy(), LINE].iloc[0])
-            raise InputError(
-                f"cluster column {mapping.cluster!r} has several values for item {bad!r}",
-                file=path,
-                line=ln,
-                column=mapping.cluster,
-                hint="a cluster groups whole items (e.g. the image several questions ask about)",
-            )
+            raise cluster_varies(mapping.cluster, bad, path, ln)
         varying = varies.gt(1).any(axis=1)
         if varying.any():
             counts["items_with_varying_attributes"] = int(varying.sum())
@@ -368,6 +362,17 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         cluster=mapping.cluster,
         exchangeable=tuple(mapping.exchangeable),
         role_names=dict(mapping.role_names),
+    )
+
+
+def cluster_varies(column: str, item: Any, file: Any, line: int | None = None) -> InputError:
+    """The error for a cluster column with several values for one item (loader and engine)."""
+    return InputError(
+        f"cluster column {column!r} has several values for item {item!r}",
+        file=file,
+        line=line,
+        column=column,
+        hint="a cluster groups whole items (e.g. the image several questions ask about)",
     )
 
 

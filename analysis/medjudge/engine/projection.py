@@ -50,7 +50,7 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.scale import Scale
-from ..data.tables import TableMapping, scales_of
+from ..data.tables import TableMapping, cluster_varies, scales_of
 from .reduce import fetch
 
 __all__ = ["Projection", "canonical_rows", "dimension_scales", "project", "supported"]
@@ -447,12 +447,7 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
         per = it.group_by("item").aggregate(n=it[m.cluster].nunique())
         bad = per.filter(per.n > 1).select("item").limit(1).pipe(fetch)
         if len(bad):
-            raise InputError(
-                f"cluster column {m.cluster!r} has several values for item {bad['item'].iloc[0]!r}",
-                file=proj.path,
-                column=m.cluster,
-                hint="a cluster groups whole items (e.g. the image several questions ask about)",
-            )
+            raise cluster_varies(m.cluster, bad["item"].iloc[0], proj.path)
     if proj.gold is not None:
         g = proj.gold.filter(proj.gold.gold != "")
         per = g.group_by(["item", "dimension"]).aggregate(n=g.gold.nunique())

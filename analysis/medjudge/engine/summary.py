@@ -187,23 +187,18 @@ def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[
     r = proj.ratings
     items = fetch(r.group_by("dimension").aggregate(n=r.item.nunique()))
     n_items = {str(d): int(n) for d, n in zip(items["dimension"], items["n"], strict=True)}
-    out: dict[str, dict[str, Any]] = {}
     if proj.gold is not None:
-        g = gold_table(proj, scales)
-        have = fetch(g.group_by("dimension").aggregate(n=_.count()))
-        n_gold = {str(d): int(n) for d, n in zip(have["dimension"], have["n"], strict=True)}
-        for d in scales:
-            w = n_gold.get(d, 0)
-            out[d] = {"method": "supplied", "with_gold": w, "no_gold": n_items.get(d, 0) - w}
-        return out
-    if not experts:
+        method, g = "supplied", gold_table(proj, scales)
+    elif experts:
+        method, g = "majority", _majority(proj)
+    else:
         return {
             d: {"method": "none", "error": "no expert ratings and no supplied gold"} for d in scales
         }
-    maj = _majority(proj)
-    have = fetch(maj.group_by("dimension").aggregate(n=_.count()))
+    have = fetch(g.group_by("dimension").aggregate(n=_.count()))
     n_gold = {str(d): int(n) for d, n in zip(have["dimension"], have["n"], strict=True)}
+    out: dict[str, dict[str, Any]] = {}
     for d in scales:
         w = n_gold.get(d, 0)
-        out[d] = {"method": "majority", "with_gold": w, "no_gold": n_items.get(d, 0) - w}
+        out[d] = {"method": method, "with_gold": w, "no_gold": n_items.get(d, 0) - w}
     return out
