@@ -519,10 +519,8 @@ def load_any(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> len(study.items), len(study.judges), len(study.experts)
     (60, 12, 3)
     >>> demo = mj.load(mj.datasets.demo_path())  # a Med-RewardBench bundle: no mapping
