@@ -10,6 +10,7 @@ See the package docstring (:mod:`medjudge.stats.ppi`) for the formulas and refer
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -258,15 +259,5 @@ def _check_sets(y: Any, yhat: Any, yhat_unlabeled: Any) -> tuple[np.ndarray, ...
 
 
 def _renamed(e: Estimate, name: str, **extra: Any) -> Estimate:
-    return Estimate(
-        name=name,
-        estimate=e.estimate,
-        se=e.se,
-        ci_low=e.ci_low,
-        ci_high=e.ci_high,
-        ci_method=e.ci_method,
-        level=e.level,
-        n=e.n,
-        excluded=dict(e.excluded),
-        extra={**e.extra, **extra},
-    )
+    """``e`` under another name, with ``extra`` added (own copies of the dicts)."""
+    return replace(e, name=name, excluded=dict(e.excluded), extra={**e.extra, **extra})
