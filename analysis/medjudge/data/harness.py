@@ -38,7 +38,6 @@ Examples
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from pathlib import Path
@@ -78,19 +77,31 @@ def _target(v: Any) -> str:
     return "|".join(map(str, v)) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))
 
 
-#: optional readers by pip extra: module, reader, what it reads, and the words for a missing
-#: path and for a file the reader refuses
+def _read_eval_log() -> Any:
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log
+
+
+def _load_from_disk() -> Any:
+    from datasets import load_from_disk
+
+    return load_from_disk
+
+
+#: optional readers by pip extra: the reader's import, its package, what it reads, and the
+#: words for a missing path and for a file the reader refuses
 _READERS = {
     "inspect": (
-        "inspect_ai.log",
-        "read_eval_log",
+        _read_eval_log,
+        "inspect_ai",
         "Inspect AI logs",
         "file not found",
         "not a readable Inspect AI eval log",
     ),
     "hf": (
+        _load_from_disk,
         "datasets",
-        "load_from_disk",
         "Hugging Face datasets",
         "dataset folder not found",
         "not a dataset saved with save_to_disk",
@@ -104,19 +115,19 @@ def _open(path: Path, extra: str) -> Any:
     Every failure is one line of bad input: a missing ``path``; a missing package (named, with
     the pip extra that installs it); any failure of the reader (with its first line).
     """
-    module, reader, what, missing, unreadable = _READERS[extra]
+    reader, package, what, missing, unreadable = _READERS[extra]
     if not path.exists():
         raise InputError(missing, file=path)
     try:
-        mod = importlib.import_module(module)
+        read = reader()
     except ImportError:
         raise InputError(
-            f"reading {what} needs the {module.split('.')[0]} package",
+            f"reading {what} needs the {package} package",
             file=path,
             hint=f"pip install 'medjudge[{extra}]'",
         ) from None
     try:
-        return getattr(mod, reader)(str(path))
+        return read(str(path))
     except Exception as e:  # noqa: BLE001 — any reader failure is bad input, said in one line
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         raise InputError(f"{unreadable} ({msg})", file=path) from None
