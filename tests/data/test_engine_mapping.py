@@ -164,6 +164,26 @@ def test_projection_refuses_what_the_loader_refuses(tmp_path):
     assert str(col.value) == str(mem.value)  # same file, line (9), column and words
 
 
+def test_projection_and_loader_refuse_a_varying_cluster_in_the_same_words(tmp_path):
+    df = synthetic_table(60)
+    first = df.index[df["item"] == df["item"].iloc[0]]
+    df.loc[first[-1], "image"] = 999  # the item's last row names another image
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    (tmp_path / "m.toml").write_text(MAPPING)
+    m = TableMapping.from_toml(tmp_path / "m.toml")
+    with pytest.raises(InputError) as mem:
+        load_table(path, m)
+    with pytest.raises(InputError) as col:
+        proj = project(path, m)
+        check(proj, dimension_scales(proj))
+    for e in (mem.value, col.value):
+        assert f"cluster column 'image' has several values for item {df['item'].iloc[0]!r}" in str(
+            e
+        )
+        assert e.column == "image"
+
+
 def _evaluations(path: Path, mapping: TableMapping, engines=("duckdb",)):
     boot = Bootstrap(300, seed=7)
     study = load_table(path, mapping)

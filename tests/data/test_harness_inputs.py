@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import MAPPINGS
+from medjudge.data.errors import InputError
 from medjudge.data.tables import load_any
 from robust_support import assert_one_line_error, cli
 
@@ -177,3 +178,25 @@ def test_hf_split_must_exist(tmp_path):
 def test_missing_path_says_it_does_not_exist(tmp_path):
     rc, _, err = cli(["validate", tmp_path / "nope.csv"])
     assert_one_line_error(rc, err, "nope.csv", "does not exist")
+
+
+@pytest.mark.parametrize(
+    "reader, module, words",
+    [
+        (
+            "read_inspect_log",
+            "inspect_ai.log",
+            "reading Inspect AI logs needs the inspect_ai package",
+        ),
+        ("read_hf_dataset", "datasets", "reading Hugging Face datasets needs the datasets package"),
+    ],
+)
+def test_a_missing_optional_reader_is_one_line_naming_the_extra(
+    tmp_path, monkeypatch, reader, module, words
+):
+    from medjudge.data import harness
+
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    with pytest.raises(InputError) as e:
+        getattr(harness, reader)(tmp_path)
+    assert words in str(e.value) and "pip install 'medjudge[" in str(e.value)

@@ -9,11 +9,15 @@ coverage per dimension, supplied-versus-majority mismatches, the study-model fac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
 from .interface import StudyLike
 from .parse import STATUSES
+from .scale import Scale
 
 
 def summary(study: StudyLike) -> dict[str, object]:
@@ -77,18 +81,29 @@ def summary(study: StudyLike) -> dict[str, object]:
             mism[dim] = int((sup[both] != maj[both]).sum())
         out["supplied_vs_majority_mismatch"] = mism
     # study-model facts beyond the defaults are listed (absent keys: the defaults)
-    levels = {d: study.scales[d].level for d in study.dimensions}
-    if len({(s.level, s.categories) for s in study.scales.values()}) > 1:
+    out.update(model_settings(study.scales, study.dimensions, study))
+    return out
+
+
+def model_settings(scales: dict[str, Scale], dims: Sequence[str], source: Any) -> dict[str, Any]:
+    """The summary's study-model facts beyond the defaults (absent keys: the defaults).
+
+    ``scales`` (each dimension's level and categories) when the dimensions' scales differ, and
+    ``cluster``, ``exchangeable`` and ``role_names`` of ``source`` (a study or a table
+    mapping) when set. The in-memory summary and the engine path
+    (:mod:`medjudge.engine.summary`) both report them from here.
+    """
+    out: dict[str, Any] = {}
+    if len({(s.level, s.categories) for s in scales.values()}) > 1:
         out["scales"] = {
-            d: {"level": levels[d], "categories": list(study.scales[d].categories)}
-            for d in study.dimensions
+            d: {"level": scales[d].level, "categories": list(scales[d].categories)} for d in dims
         }
-    if study.cluster:
-        out["cluster"] = study.cluster
-    if study.exchangeable:
-        out["exchangeable"] = list(study.exchangeable)
-    if study.role_names:
-        out["role_names"] = dict(study.role_names)
+    if source.cluster:
+        out["cluster"] = source.cluster
+    if source.exchangeable:
+        out["exchangeable"] = list(source.exchangeable)
+    if source.role_names:
+        out["role_names"] = dict(source.role_names)
     return out
 
 

@@ -45,6 +45,7 @@ from typing import Literal
 import numpy as np
 
 from .interface import StudyLike
+from .scale import Scale
 
 __all__ = ["PresentationDesign", "assignment", "is_pairwise_scale", "presentation_design"]
 
@@ -110,6 +111,27 @@ def is_pairwise_scale(categories: Sequence[str]) -> bool:
     return a in _FIRST and b in _SECOND
 
 
+def order_kind(scale: Scale, used: Sequence[str]) -> tuple[PresentationKind, tuple[str, ...]]:
+    """The presentation kind before swaps are looked for, and the orders ``AB``/``BA`` used.
+
+    ``single`` unless ``scale`` is a pairwise scale (:func:`is_pairwise_scale`); ``unknown``
+    when the judges' rows use no order or one other than ``AB``/``BA``; ``fixed`` with one of
+    them; ``randomised`` with both. The in-memory path (:func:`presentation_design`) and the
+    engine path (:mod:`medjudge.engine.summary`) both classify here.
+    """
+    orders = tuple(o for o in sorted(set(used)) if o in ("AB", "BA"))
+    kind: PresentationKind
+    if not (scale.is_categorical and is_pairwise_scale(scale.categories)):
+        kind = "single"
+    elif not orders or any(o not in ("AB", "BA") for o in used):
+        kind = "unknown"
+    elif len(orders) == 1:
+        kind = "fixed"
+    else:
+        kind = "randomised"
+    return kind, orders
+
+
 def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
     """The presentation design of ``dimension`` (cached per study).
 
@@ -130,16 +152,7 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
         judge = v.is_judge
         names = [str(o) for o in v.orders]
         known = [k for k, o in enumerate(names) if o in ("AB", "BA")]
-        used = sorted({names[k] for k in np.unique(v.order[judge])})
-        orders = tuple(o for o in used if o in ("AB", "BA"))
-        if not pairwise:
-            kind: PresentationKind = "single"
-        elif not orders or any(o not in ("AB", "BA") for o in used):
-            kind = "unknown"
-        elif len(orders) == 1:
-            kind = "fixed"
-        else:
-            kind = "randomised"
+        kind, orders = order_kind(scale, [names[k] for k in np.unique(v.order[judge])])
         swap: list[str] = []
         if len(orders) == 2:
             # judges with a verdict in both orders on the same item

@@ -77,27 +77,69 @@ def _target(v: Any) -> str:
     return "|".join(map(str, v)) if isinstance(v, (list, tuple)) else ("" if v is None else str(v))
 
 
+def _read_eval_log() -> Any:
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log
+
+
+def _load_from_disk() -> Any:
+    from datasets import load_from_disk
+
+    return load_from_disk
+
+
+#: optional readers by pip extra: the reader's import, its package, what it reads, and the
+#: words for a missing path and for a file the reader refuses
+_READERS = {
+    "inspect": (
+        _read_eval_log,
+        "inspect_ai",
+        "Inspect AI logs",
+        "file not found",
+        "not a readable Inspect AI eval log",
+    ),
+    "hf": (
+        _load_from_disk,
+        "datasets",
+        "Hugging Face datasets",
+        "dataset folder not found",
+        "not a dataset saved with save_to_disk",
+    ),
+}
+
+
+def _open(path: Path, extra: str) -> Any:
+    """What the optional reader of ``extra`` (:data:`_READERS`) reads from ``path``.
+
+    Every failure is one line of bad input: a missing ``path``; a missing package (named, with
+    the pip extra that installs it); any failure of the reader (with its first line).
+    """
+    reader, package, what, missing, unreadable = _READERS[extra]
+    if not path.exists():
+        raise InputError(missing, file=path)
+    try:
+        read = reader()
+    except ImportError:
+        raise InputError(
+            f"reading {what} needs the {package} package",
+            file=path,
+            hint=f"pip install 'medjudge[{extra}]'",
+        ) from None
+    try:
+        return read(str(path))
+    except Exception as e:  # noqa: BLE001 — any reader failure is bad input, said in one line
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"{unreadable} ({msg})", file=path) from None
+
+
 def read_inspect_log(path: str | Path) -> tuple[pd.DataFrame, str]:
     """One row per sample × scorer of an Inspect AI eval log (see the module docstring).
 
     Returns the table and ``"row"`` (error messages name the row, i.e. sample × scorer).
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("file not found", file=path)
-    try:
-        from inspect_ai.log import read_eval_log
-    except ImportError:
-        raise InputError(
-            "reading Inspect AI logs needs the inspect_ai package",
-            file=path,
-            hint="pip install 'medjudge[inspect]'",
-        ) from None
-    try:
-        log = read_eval_log(str(path))
-    except Exception as e:  # noqa: BLE001 — any reader failure is bad input, said in one line
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InputError(f"not a readable Inspect AI eval log ({msg})", file=path) from None
+    log = _open(path, "inspect")
     model = str(log.eval.model)
     rows: list[dict[str, Any]] = []
     for s in log.samples or []:
@@ -177,21 +219,9 @@ def read_hf_dataset(path: str | Path, split: str | None = None) -> tuple[pd.Data
     Returns the table and ``"row"``.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError("dataset folder not found", file=path)
-    try:
-        from datasets import DatasetDict, load_from_disk
-    except ImportError:
-        raise InputError(
-            "reading Hugging Face datasets needs the datasets package",
-            file=path,
-            hint="pip install 'medjudge[hf]'",
-        ) from None
-    try:
-        ds = load_from_disk(str(path))
-    except Exception as e:  # noqa: BLE001
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise InputError(f"not a dataset saved with save_to_disk ({msg})", file=path) from None
+    ds = _open(path, "hf")
+    from datasets import DatasetDict
+
     if isinstance(ds, DatasetDict):
         splits = list(ds)
         if split is None and len(splits) == 1:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -340,13 +341,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         if mapping.cluster and (varies[mapping.cluster] > 1).any():
             bad = varies.index[(varies[mapping.cluster] > 1).to_numpy()][0]
             ln = int(df.loc[(item_col == bad).to_numpy(), LINE].iloc[0])
-            raise InputError(
-                f"cluster column {mapping.cluster!r} has several values for item {bad!r}",
-                file=path,
-                line=ln,
-                column=mapping.cluster,
-                hint="a cluster groups whole items (e.g. the image several questions ask about)",
-            )
+            raise cluster_varies(mapping.cluster, bad, path, ln)
         varying = varies.gt(1).any(axis=1)
         if varying.any():
             counts["items_with_varying_attributes"] = int(varying.sum())
@@ -370,6 +365,17 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
     )
 
 
+def cluster_varies(column: str, item: Any, file: Any, line: int | None = None) -> InputError:
+    """The error for a cluster column with several values for one item (loader and engine)."""
+    return InputError(
+        f"cluster column {column!r} has several values for item {item!r}",
+        file=file,
+        line=line,
+        column=column,
+        hint="a cluster groups whole items (e.g. the image several questions ask about)",
+    )
+
+
 def _listed(column: str | None) -> list[str]:
     return [column] if column else []
 
@@ -379,12 +385,25 @@ def _dimension_scales(
     mapping: TableMapping,
     gold_cells: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> dict[str, Scale]:
+    """Each dimension's scale (:func:`scales_of`) from the cells of the loaded table."""
+
+    def labels(rest: list[str]) -> set[str]:
+        cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
+        return cells | set(map(str, gold_cells))
+
+    return scales_of(sorted(set(out["dimension"].astype(str))), mapping, labels)
+
+
+def scales_of(
+    dims: list[str], mapping: TableMapping, labels: Callable[[list[str]], Iterable[str]]
+) -> dict[str, Scale]:
     """Each dimension's scale: ``[scales.NAME]``, else ``[scale]``, else nominal on the labels seen.
 
-    The inferred scale (no ``[scale]``) takes the distinct recoded labels of the dimensions that
-    have no scale of their own and of the gold column, minus empty cells and invalid tokens.
+    The inferred scale (no ``[scale]``) takes the distinct recoded ``labels(rest)`` — the raw
+    cells of the dimensions ``rest`` that have no scale of their own and of the gold column —
+    minus empty cells and invalid tokens, sorted as text. The in-memory loader and the engine
+    path (:func:`medjudge.engine.projection.dimension_scales`) both decide scales here.
     """
-    dims = sorted(set(out["dimension"].astype(str)))
     stray = sorted(set(mapping.scales) - set(dims))
     if stray:
         raise InputError(
@@ -395,8 +414,7 @@ def _dimension_scales(
     default = mapping.scale
     rest = [d for d in dims if d not in mapping.scales]
     if default is None and rest:
-        cells = set(out.loc[out["dimension"].astype(str).isin(rest), "_cell"].astype(str))
-        cells |= set(map(str, gold_cells))
+        cells = set(map(str, labels(rest)))
         cats = sorted({mapping.recode.get(v, v) for v in cells} - {""} - set(mapping.invalid))
         if not cats:
             raise InputError(
@@ -501,10 +519,8 @@ def load_any(
 
     Examples
     --------
-    >>> import numpy as np
     >>> import medjudge as mj
-    >>> from medjudge.data.simulate import example_study
-    >>> study = example_study()  # 60 simulated items, 12 judges, 3 experts
+    >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> len(study.items), len(study.judges), len(study.experts)
     (60, 12, 3)
     >>> demo = mj.load(mj.datasets.demo_path())  # a Med-RewardBench bundle: no mapping

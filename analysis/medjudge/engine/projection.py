@@ -50,7 +50,7 @@ import pandas as pd
 
 from ..data.errors import InputError
 from ..data.scale import Scale
-from ..data.tables import TableMapping
+from ..data.tables import TableMapping, cluster_varies, scales_of
 from .reduce import fetch
 
 __all__ = ["Projection", "canonical_rows", "dimension_scales", "project", "supported"]
@@ -380,30 +380,16 @@ def dimension_scales(proj: Projection) -> dict[str, Scale]:
     m = proj.mapping
     r = proj.ratings
     dims = sorted(map(str, r.select("dimension").distinct().pipe(fetch)["dimension"]))
-    stray = sorted(set(m.scales) - set(dims))
-    if stray:
-        raise InputError(
-            f"[scales.{stray[0]}] names no dimension of the table",
-            file=m.source,
-            hint=f"dimensions: {dims[:12]}",
-        )
-    default = m.scale
-    rest = [d for d in dims if d not in m.scales]
-    if default is None and rest:
+
+    def labels(rest: list[str]) -> set[str]:
         cells = r.filter(r.dimension.isin(rest)).select(c=r.cell).distinct().pipe(fetch)["c"]
-        labels = set(map(str, cells))
+        found = set(map(str, cells))
         if proj.gold is not None:
             raw_gold = proj.raw.select(c=as_text(proj.raw[m.gold])).distinct().pipe(fetch)["c"]
-            labels |= set(map(str, raw_gold))
-        cats = sorted({m.recode.get(v, v) for v in labels} - {""} - set(m.invalid))
-        if not cats:
-            raise InputError(
-                "no labels to infer a scale from (every cell is empty or invalid)",
-                file=m.source,
-                hint='declare [scale] with level = "nominal" and categories = [...]',
-            )
-        default = Scale("nominal", tuple(cats))
-    return {d: m.scales.get(d, default) for d in dims}  # type: ignore[misc]
+            found |= set(map(str, raw_gold))
+        return found
+
+    return scales_of(dims, m, labels)
 
 
 def _outside(col: Any, scale: Scale) -> Any:
@@ -456,12 +442,9 @@ def check(proj: Projection, scales: dict[str, Scale]) -> dict[str, int]:
     if m.cluster:
         it = proj.items
         per = it.group_by("item").aggregate(n=it[m.cluster].nunique())
-        _refuse_first(
-            proj, per.filter(per.n > 1),
-            lambda b: f"cluster column {m.cluster!r} has several values for item {b['item']!r}",
-            column=m.cluster,
-            hint="a cluster groups whole items (e.g. the image several questions ask about)",
-        )  # fmt: skip
+        bad = per.filter(per.n > 1).select("item").limit(1).pipe(fetch)
+        if len(bad):
+            raise cluster_varies(m.cluster, bad["item"].iloc[0], proj.path)
     if proj.gold is not None:
         g = proj.gold.filter(proj.gold.gold != "")
         per = g.group_by(["item", "dimension"]).aggregate(n=g.gold.nunique())

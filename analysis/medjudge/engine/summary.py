@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.accounting import STATUSES
+from ..data.accounting import STATUSES, model_settings
 from ..data.tables import TableMapping
 
 __all__ = ["columnar_summary"]
@@ -116,17 +116,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
             out["not_assigned"] = lacking
     if proj.gold is not None and out["experts"]:
         out["supplied_vs_majority_mismatch"] = _mismatch(proj, scales)
-    levels = {d: scales[d].level for d in dims}
-    if len({(s.level, s.categories) for s in scales.values()}) > 1:
-        out["scales"] = {
-            d: {"level": levels[d], "categories": list(scales[d].categories)} for d in dims
-        }
-    if mapping.cluster:
-        out["cluster"] = mapping.cluster
-    if mapping.exchangeable:
-        out["exchangeable"] = list(mapping.exchangeable)
-    if mapping.role_names:
-        out["role_names"] = dict(mapping.role_names)
+    out.update(model_settings(scales, dims, mapping))
     t = c.groupby(["role", "rater", "status"])["n"].sum().unstack("status", fill_value=0)
     for s in STATUSES:
         if s not in t.columns:
@@ -141,7 +131,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
 def _presentation(proj: Any, scales: dict) -> dict[str, str]:
     """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
     :func:`medjudge.data.design.presentation_design`)."""
-    from ..data.design import is_pairwise_scale
+    from ..data.design import order_kind
     from .reduce import fetch
 
     r = proj.ratings
@@ -149,16 +139,9 @@ def _presentation(proj: Any, scales: dict) -> dict[str, str]:
     used = fetch(j.select("dimension", "order").distinct())
     out = {}
     for dim, scale in scales.items():
-        orders = sorted(map(str, used.loc[used["dimension"].astype(str) == dim, "order"]))
-        known = [o for o in orders if o in ("AB", "BA")]
-        if not (scale.is_categorical and is_pairwise_scale(scale.categories)):
-            kind = "single"
-        elif not known or any(o not in ("AB", "BA") for o in orders):
-            kind = "unknown"
-        elif len(known) == 1:
-            kind = "fixed"
-        else:
-            kind = "randomised"
+        this = used.loc[used["dimension"].astype(str) == dim, "order"]
+        kind, _ = order_kind(scale, list(map(str, this)))
+        if kind == "randomised":
             sub = j.filter((j.dimension == dim) & j.order.isin(["AB", "BA"]))
             both = sub.group_by(["item", "rater"]).aggregate(n=sub.order.nunique())
             if len(fetch(both.filter(both.n > 1).limit(1))):

@@ -15,10 +15,9 @@ import numpy as np
 from medjudge.stats.ppi.linearisation import (
     Interval,
     _check_interval,
-    _clusters,
+    _design,
+    _estimate,
     _level,
-    _method_suffix,
-    _quantile,
     _spread,
     _vec,
 )
@@ -148,10 +147,8 @@ def ppi_mean_crossfit(
     _check_interval(interval)
     _level(confidence_level)
     n, N = y.size, Fu.shape[0]
-    cl = _clusters(clusters, n, "clusters")
-    clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
-    if (cl is None) != (clu is None):
-        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     folds = _fold_ids(n, n_folds, cl, seed)
     W = np.zeros((n_folds, F.shape[1]))
     g_oof = np.empty(n)
@@ -164,32 +161,17 @@ def ppi_mean_crossfit(
     est = float(g_u.mean() + r.mean())
     psi = np.concatenate([(r - r.mean()) / n, (g_u - g_u.mean()) / N])
     parts = np.r_[np.zeros(n, int), np.ones(N, int)]
-    var, df, G = _spread(psi, parts, {0: 1, 1: 1}, cl, clu, interval)
+    spread = _spread(psi, parts, {0: 1, 1: 1}, cl, clu, interval)
     psi0 = np.concatenate([(y - y.mean()) / n, np.zeros(N)])
     var0, _, _ = _spread(psi0, parts, {0: 1, 1: 1}, cl, clu, interval)
-    se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
-    return Estimate(
-        name="ppi_mean_crossfit",
-        estimate=est,
-        se=se,
-        ci_low=est - z * se,
-        ci_high=est + z * se,
-        ci_method=f"cross-fitted PPI ({combine}, {n_folds} folds)"
-        + (", cluster-robust" if cl is not None else "")
-        + _method_suffix(interval, df),
-        level=_level(confidence_level),
-        n=n,
-        extra={
-            "df": df,
-            "interval": interval,
-            "weights": W.tolist(),
-            "selected": [int(v) for v in (W != 0).sum(axis=0)] if combine == "select" else None,
-            "n_labelled": n,
-            "n_unlabelled": N,
-            "n_clusters": G if cl is not None else None,
-            "var_classical": var0,
-            "effective_n": n * var0 / var if var > 0 else math.nan,
-            "seed": seed,
-        },
+    return _estimate(
+        "ppi_mean_crossfit",
+        f"cross-fitted PPI ({combine}, {n_folds} folds)",
+        est,
+        spread,
+        d,
+        var0,
+        weights=W.tolist(),
+        selected=[int(v) for v in (W != 0).sum(axis=0)] if combine == "select" else None,
+        seed=seed,
     )

@@ -10,7 +10,8 @@ See the package docstring (:mod:`medjudge.stats.ppi`) for the formulas and refer
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from scipy.special import ndtri, stdtrit
@@ -50,6 +51,17 @@ def _clusters(c: Any, n: int, name: str) -> np.ndarray | None:
     if a.shape != (n,):
         raise ValueError(f"{name} must have one cluster id per item ({n}), got shape {a.shape}")
     return a
+
+
+def _cluster_pair(
+    clusters: Any, clusters_unlabeled: Any, n: int, n_unlabelled: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Checked cluster ids of the labelled and the unlabelled items (both given, or neither)."""
+    cl = _clusters(clusters, n, "clusters")
+    clu = _clusters(clusters_unlabeled, n_unlabelled, "clusters_unlabeled")
+    if (cl is None) != (clu is None):
+        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    return cl, clu
 
 
 def _check_lam(lam: float | None) -> None:
@@ -158,6 +170,72 @@ def _method_suffix(interval: str, df: float) -> str:
     return ", small-sample t" + (f" (df {df:.1f})" if math.isfinite(df) else " (df inf)")
 
 
+class _Design(NamedTuple):
+    """What a PPI interval is built from besides the contributions (see :func:`_design`)."""
+
+    n: int
+    n_unlabelled: int | None
+    cl: np.ndarray | None
+    clu: np.ndarray | None
+    confidence_level: float
+    interval: str
+
+
+def _design(
+    n: int,
+    n_unlabelled: int,
+    clusters: Any,
+    clusters_unlabeled: Any,
+    confidence_level: float,
+    interval: str,
+) -> _Design:
+    """The sizes, checked cluster ids (:func:`_cluster_pair`) and interval settings."""
+    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, n_unlabelled)
+    return _Design(n, n_unlabelled, cl, clu, confidence_level, interval)
+
+
+def _estimate(
+    name: str,
+    method: str,
+    est: float,
+    spread: tuple[float, float, int],
+    d: _Design,
+    var_classical: float | None = None,
+    **extra: Any,
+) -> Estimate:
+    """The :class:`Estimate` ``est -/+ q sqrt(Var)`` of a PPI estimator.
+
+    ``spread`` is ``(Var, df, G)`` of :func:`_spread`; ``q`` is :func:`_quantile` at ``df`` and
+    ``d.confidence_level``; the method reads ``method[, cluster-robust]`` and
+    :func:`_method_suffix`. ``extra`` holds ``df``, ``interval``, the given ``extra``,
+    ``n_labelled`` and ``n_unlabelled`` (when ``d.n_unlabelled`` is not None), ``n_clusters``
+    (None unclustered) and, when ``var_classical`` is given, it and
+    ``effective_n = n Var_classical / Var``.
+    """
+    n, interval, clustered = d.n, d.interval, d.cl is not None
+    var, df, G = spread
+    se = math.sqrt(var) if np.isfinite(var) else math.nan
+    z = _quantile(d.confidence_level, df) if np.isfinite(var) else math.nan
+    info: dict[str, Any] = {"df": df, "interval": interval, **extra}
+    if d.n_unlabelled is not None:
+        info.update(n_labelled=n, n_unlabelled=d.n_unlabelled)
+    info["n_clusters"] = G if clustered else None
+    if var_classical is not None:
+        info["var_classical"] = var_classical
+        info["effective_n"] = n * var_classical / var if var > 0 else math.nan
+    return Estimate(
+        name=name,
+        estimate=float(est),
+        se=se,
+        ci_low=est - z * se,
+        ci_high=est + z * se,
+        ci_method=method + (", cluster-robust" if clustered else "") + _method_suffix(interval, df),
+        level=_level(d.confidence_level),
+        n=n,
+        extra=info,
+    )
+
+
 def _contributions(
     y: np.ndarray, f: np.ndarray, fu: np.ndarray, lam: float, wl: float = 1.0, wu: float = 1.0
 ) -> np.ndarray:
@@ -181,15 +259,5 @@ def _check_sets(y: Any, yhat: Any, yhat_unlabeled: Any) -> tuple[np.ndarray, ...
 
 
 def _renamed(e: Estimate, name: str, **extra: Any) -> Estimate:
-    return Estimate(
-        name=name,
-        estimate=e.estimate,
-        se=e.se,
-        ci_low=e.ci_low,
-        ci_high=e.ci_high,
-        ci_method=e.ci_method,
-        level=e.level,
-        n=e.n,
-        excluded=dict(e.excluded),
-        extra={**e.extra, **extra},
-    )
+    """``e`` under another name, with ``extra`` added (own copies of the dicts)."""
+    return replace(e, name=name, excluded=dict(e.excluded), extra={**e.extra, **extra})

@@ -20,12 +20,14 @@ from medjudge.stats.ppi.linearisation import (
     _check_interval,
     _check_lam,
     _check_sets,
+    _cluster_pair,
     _cluster_sums,
     _clusters,
     _contributions,
+    _Design,
+    _design,
+    _estimate,
     _level,
-    _method_suffix,
-    _quantile,
     _renamed,
     _spread,
     _vec,
@@ -62,10 +64,7 @@ def tuned_lambda(
     """
     y, f, fu = _vec(y, "y"), _vec(yhat, "yhat"), _vec(yhat_unlabeled, "yhat_unlabeled")
     n, N = y.size, fu.size
-    cl = _clusters(clusters, n, "clusters")
-    clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
-    if (cl is None) != (clu is None):
-        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    cl, clu = _cluster_pair(clusters, clusters_unlabeled, n, N)
     if cl is None:
         cov = float(np.mean((y - y.mean()) * (f - f.mean())))
         var = float(np.var(np.concatenate([f, fu]), ddof=1))
@@ -145,23 +144,18 @@ def ppi_mean(
     _check_interval(interval)
     _level(confidence_level)
     n, N = y.size, fu.size
-    cl = _clusters(clusters, n, "clusters")
-    clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
-    if (cl is None) != (clu is None):
-        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     tuned = lam is None
     lam_v = tuned_lambda(y, f, fu, clusters=cl, clusters_unlabeled=clu) if tuned else float(lam)
     est = lam_v * float(fu.mean()) + float(np.mean(y - lam_v * f))
     parts = np.r_[np.zeros(n, int), np.ones(N, int)]
     losses = {0: 2 if tuned else 1, 1: 1}
-    var, df, G = _spread(_contributions(y, f, fu, lam_v), parts, losses, cl, clu, interval)
+    spread = _spread(_contributions(y, f, fu, lam_v), parts, losses, cl, clu, interval)
     var0, _, _ = _spread(_contributions(y, f, fu, 0.0), parts, {0: 1, 1: 1}, cl, clu, interval)
-    se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
     method = (
         "PPI++ (power-tuned)" if tuned else ("classical" if lam_v == 0 else f"PPI (lam={lam_v:g})")
     )
-    lo, hi, suffix = est - z * se, est + z * se, _method_suffix(interval, df)
     extra_warn: dict[str, Any] = {}
     if bool(np.all((y == 0) | (y == 1))):
         k = int(min(y.sum(), n - y.sum()))
@@ -172,27 +166,7 @@ def ppi_mean(
                 "under-cover a rare rate (docs/calibration.md, 'Rare rates'); "
                 "use the classical Wilson interval of the labelled items"
             )
-    return Estimate(
-        name="ppi_mean",
-        estimate=est,
-        se=se,
-        ci_low=lo,
-        ci_high=hi,
-        ci_method=method + (", cluster-robust" if cl is not None else "") + suffix,
-        level=_level(confidence_level),
-        n=n,
-        extra={
-            "lam": lam_v,
-            "df": df,
-            "interval": interval,
-            "n_labelled": n,
-            "n_unlabelled": N,
-            "n_clusters": G if cl is not None else None,
-            "var_classical": var0,
-            "effective_n": n * var0 / var if var > 0 else math.nan,
-            **extra_warn,
-        },
-    )
+    return _estimate("ppi_mean", method, est, spread, d, var0, lam=lam_v, **extra_warn)
 
 
 #: at or below this many labelled positives (or negatives) a 0/1 target gets a warning
@@ -360,7 +334,7 @@ def classical_mean(
     _check_interval(interval)
     _level(confidence_level)
     cl = _clusters(clusters, y.size, "clusters")
-    var, df, G = _spread(
+    spread = _spread(
         (y - y.mean()) / y.size,
         np.zeros(y.size, int),
         {0: 1},
@@ -368,22 +342,8 @@ def classical_mean(
         None if cl is None else np.array([], str),
         interval,
     )
-    se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
-    m = float(y.mean())
-    return Estimate(
-        name="classical_mean",
-        estimate=m,
-        se=se,
-        ci_low=m - z * se,
-        ci_high=m + z * se,
-        ci_method="classical"
-        + (", cluster-robust" if cl is not None else "")
-        + _method_suffix(interval, df),
-        level=_level(confidence_level),
-        n=y.size,
-        extra={"n_clusters": G if cl is not None else None, "df": df, "interval": interval},
-    )
+    d = _Design(y.size, None, cl, None, confidence_level, interval)
+    return _estimate("classical_mean", "classical", float(y.mean()), spread, d)
 
 
 def ppi_paired_difference(

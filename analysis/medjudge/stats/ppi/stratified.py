@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -17,11 +16,10 @@ from medjudge.stats.ppi.linearisation import (
     _check_lam,
     _check_sets,
     _cluster_sums,
-    _clusters,
     _contributions,
+    _design,
+    _estimate,
     _level,
-    _method_suffix,
-    _quantile,
     _spread,
 )
 from medjudge.stats.ppi.mean import ppi_mean
@@ -133,10 +131,8 @@ def ppi_mean_stratified(
     su = np.asarray([str(v) for v in np.asarray(strata_unlabeled).ravel()], dtype=object)
     if s.shape != (n,) or su.shape != (N,):
         raise ValueError("strata and strata_unlabeled need one stratum per item")
-    cl = _clusters(clusters, n, "clusters")
-    clu = _clusters(clusters_unlabeled, N, "clusters_unlabeled")
-    if (cl is None) != (clu is None):
-        raise ValueError("give clusters for both the labelled and the unlabelled items, or neither")
+    d = _design(n, N, clusters, clusters_unlabeled, confidence_level, interval)
+    cl, clu = d.cl, d.clu
     levels = sorted(set(s) | set(su))
     for h in levels:
         il, iu = s == h, su == h
@@ -194,32 +190,17 @@ def ppi_mean_stratified(
     comp = np.r_[[th[h] - est for h in s], [th[h] - est for h in su]] / (n + N)
     var_w, _, _ = _spread(comp, np.zeros(n + N, dtype=int), {0: 1}, cl, clu, interval)
     var, var0 = var + var_w, var0 + var_w
-    se = math.sqrt(var) if np.isfinite(var) else math.nan
-    z = _quantile(confidence_level, df) if np.isfinite(var) else math.nan
-    overall = Estimate(
-        name="ppi_mean_stratified",
-        estimate=float(est),
-        se=se,
-        ci_low=est - z * se,
-        ci_high=est + z * se,
-        ci_method=("PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})")
-        + ", stratified"
-        + (", cluster-robust" if cl is not None else "")
-        + _method_suffix(interval, df),
-        level=_level(confidence_level),
-        n=n,
-        extra={
-            "df": df,
-            "interval": interval,
-            "weights": weights,
-            "lam": lams,
-            "lam_pooled": float(lam_used),
-            "n_labelled": n,
-            "n_unlabelled": N,
-            "n_strata": len(levels),
-            "n_clusters": G if cl is not None else None,
-            "var_classical": var0,
-            "effective_n": n * var0 / var if var > 0 else math.nan,
-        },
+    method = "PPI++ (one power-tuned lam)" if lam is None else f"PPI (lam={lam:g})"
+    overall = _estimate(
+        "ppi_mean_stratified",
+        method + ", stratified",
+        est,
+        (var, df, G),
+        d,
+        var0,
+        weights=weights,
+        lam=lams,
+        lam_pooled=float(lam_used),
+        n_strata=len(levels),
     )
     return overall, per
