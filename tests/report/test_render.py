@@ -162,6 +162,20 @@ def test_example_renders_are_byte_identical(example_renders):
         assert sha256(first[fmt]) == sha256(second[fmt]), fmt
 
 
+def test_a_render_leaves_the_process_environment_alone(example_renders):
+    """The renderer's raw-block secret goes to its kernel only. It used to stay in this
+    process's environment after a render, so every later in-process report build marked its
+    own HTML tables with the secret and pandoc showed them as code (the fence tests of
+    test_escaping_fuzz.py failed when they ran after a render in the same process)."""
+    import os
+
+    from medjudge.report.escape import RAW_TOKEN_ENV, trusted_raw
+
+    assert example_renders[0]["html"].exists()
+    assert RAW_TOKEN_ENV not in os.environ
+    assert trusted_raw("html") == "{=html}"
+
+
 def test_untrusted_strings_are_escaped(tmp_path):
     src = tmp_path / "escape.qmd"
     src.write_text(

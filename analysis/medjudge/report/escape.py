@@ -184,7 +184,7 @@ def trusted_raw(fmt: str = "html") -> str:
     return f"{{={fmt}-medjudge-{token}}}" if token else f"{{={fmt}}}"
 
 
-def neutralise_raw_markdown(text: str) -> str:
+def neutralise_raw_markdown(text: str, token: str | None = None) -> str:
     """Markdown from a chunk's output with raw-attribute blocks/inlines (``{=html}``) disarmed.
 
     Chunk output printed with ``output: asis`` is markdown written by the template, but it may
@@ -194,7 +194,7 @@ def neutralise_raw_markdown(text: str) -> str:
     """
     import os
 
-    token = os.environ.get(RAW_TOKEN_ENV)
+    token = token if token is not None else os.environ.get(RAW_TOKEN_ENV)
 
     def sub(m: re.Match) -> str:
         fmt, _, mark = m.group(1).partition("-medjudge-")

@@ -74,6 +74,7 @@ def _outputs_markdown(
     rel_files: str,
     idx: int,
     dpi: float = 150.0,
+    raw_token: str | None = None,
 ) -> list[str]:
     parts: list[str] = []
     label = str(opts.get("label") or "")
@@ -86,7 +87,7 @@ def _outputs_markdown(
         while streams:
             name, text = streams.pop(0)
             if asis and name == "stdout":
-                parts.append(neutralise_raw_markdown(text.rstrip("\n")) + "\n")
+                parts.append(neutralise_raw_markdown(text.rstrip("\n"), raw_token) + "\n")
             else:
                 parts.append(_fence(text, "{.text .cell-output}"))
 
@@ -132,7 +133,8 @@ def _outputs_markdown(
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
         elif "text/markdown" in data:
             parts.append(
-                neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n")) + "\n"
+                neutralise_raw_markdown(_source(data["text/markdown"]).rstrip("\n"), raw_token)
+                + "\n"
             )
         elif "text/html" in data:
             parts.append(_fence(_source(data["text/html"]), "{=html}"))
@@ -155,6 +157,7 @@ def notebook_to_markdown(
     fmt: str,
     files_dir: Path,
     rel_files: str,
+    raw_token: str | None = None,
 ) -> str:
     """Pandoc markdown (without front matter) for an executed notebook and output format.
 
@@ -193,7 +196,11 @@ def notebook_to_markdown(
             chunks.append(_fence(cell.source, "{.python .cell-code}"))
         if opts.get("output") is False:
             continue
-        chunks.extend(_outputs_markdown(cell, opts, fig_format, files_dir, rel_files, idx, dpi=dpi))
+        chunks.extend(
+            _outputs_markdown(
+                cell, opts, fig_format, files_dir, rel_files, idx, dpi=dpi, raw_token=raw_token
+            )
+        )
     return "\n".join(chunks)
 
 

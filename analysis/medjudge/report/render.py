@@ -157,9 +157,6 @@ def execute_notebook(
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
-    # a secret per renderer process: the kernels mark medjudge's own raw HTML with it, so that
-    # user text printed by a chunk cannot smuggle raw blocks past neutralise_raw_markdown
-    os.environ.setdefault(RAW_TOKEN_ENV, secrets.token_hex(16))
     kernel_env = dict(os.environ)
     kernel_env.update(
         {
@@ -374,6 +371,11 @@ def _render_builtin(
         _setup_source(fig_formats, (width, height), dpi), metadata={"tags": ["qmd-setup"]}
     )
     nb.cells.insert(0, setup)
+    # a secret per render, given to its kernel only: the kernel marks medjudge's own raw HTML
+    # with it, so that user text printed by a chunk cannot smuggle raw blocks past
+    # neutralise_raw_markdown (this process's environment is left as it was)
+    token = secrets.token_hex(16)
+    env = {**env, RAW_TOKEN_ENV: token}
     execute_notebook(nb, cwd=src.parent, path=str(src), timeout=timeout, env=env)
     nbformat.write(nb, work / f"{src.stem}.ipynb")
 
@@ -381,7 +383,9 @@ def _render_builtin(
     jobs: list[tuple[str, Path, list[str]]] = []
     for fmt in formats:
         rel = f"{stem}_files"
-        body = notebook_to_markdown(nb, fmt=fmt, files_dir=work / rel, rel_files=rel)
+        body = notebook_to_markdown(
+            nb, fmt=fmt, files_dir=work / rel, rel_files=rel, raw_token=token
+        )
         head, flags = _front_matter(meta, fmt, stem, src.parent)
         md = work / f"{stem}.{fmt}.md"
         md.write_text(head + body, encoding="utf-8")
