@@ -35,7 +35,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
     opt.add(p, *opt.RESAMPLING, "--ties", "--by",
-            note="; written to subgroups.csv and used by the reports")  # fmt: skip
+            note="; on run, given: subgroups.csv and the reports' breakdown; not given: no "
+            "subgroups.csv, the reports use the default")  # fmt: skip
     p.add_argument(
         "--report",
         choices=["both", "judges", "audit", "none"],
@@ -192,11 +193,9 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
 
 
 def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
-    """``--by`` checked against the study, or the default rule of ``subgroups`` (no
-    ``dimension``: accuracy.csv is per dimension already); ``[]`` when the study has none."""
-    from ..analyses.subgroups import default_subgroup_attributes
-
-    if args.by is None and not default_subgroup_attributes(study):
+    """``--by`` checked against the study (``[]`` without it: ``run`` writes subgroups.csv only
+    when asked; the reports keep their own default breakdown)."""
+    if args.by is None:
         return []
     return resolve_by(study, args.by, dimension=False)
 
