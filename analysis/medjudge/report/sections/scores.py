@@ -68,13 +68,13 @@ def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     for key, name in (("ccc", "CCC"), ("bias", "bias")):
         if key in row:
             r = row[key]
-            parts.append(f"{name} {fmt_num(r.estimate, 2)} ({fmt_ci(r.ci_low, r.ci_high, 2)})")
+            parts.append(f"{name} {fmt_num(r.estimate, 2)} {fmt_ci(r.ci_low, r.ci_high, 2)}")
     base = m[(m["role"] == "baseline") & (m["metric"] == "mae")].sort_values(["estimate", "rater"])
     if len(base):
         b = base.iloc[0]
         parts.append(
             f"the better constant baseline ({prose(b['rater'])}) has MAE "
-            f"{fmt_num(b['estimate'], 2)} ({fmt_ci(b['ci_low'], b['ci_high'], 2)})"
+            f"{fmt_num(b['estimate'], 2)} {fmt_ci(b['ci_low'], b['ci_high'], 2)}"
         )
     ref = reference_words(ctx, res, dimension)
     text = (

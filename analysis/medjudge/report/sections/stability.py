@@ -122,7 +122,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
                 f"{fmt_ci(hi['ci_low'], hi['ci_high'], 3)})"
                 + (
                     f", {md(lo['evaluator'])}'s on {fmt_num(lo['share'], 3)} "
-                    f"({fmt_ci(lo['ci_low'], lo['ci_high'], 3)})."
+                    f"{fmt_ci(lo['ci_low'], lo['ci_high'], 3)}."
                     if lo["evaluator"] != hi["evaluator"]
                     else "."
                 ),
