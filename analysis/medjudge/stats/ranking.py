@@ -131,8 +131,8 @@ def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]
     columns in the order of their best member (:func:`letter_columns`).
 
     With at most 26 groups a judge's letters are written together (``"abc"``); with more, the
-    codes run ``aa, ab, …`` and are separated by commas (``"z,aa,ab"``) so that no code can be
-    read as two.
+    groups are numbered from 1 and separated by commas (``"26,27"``), so that no group name
+    can be read as two (``"aa"`` could be one group or two).
 
     Examples
     --------
@@ -142,8 +142,9 @@ def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]
     """
     cols = letter_columns(order, significant)
     n_groups = 1 + max((g for gs in cols.values() for g in gs), default=-1)
-    sep = "" if n_groups <= 26 else ","
-    return {name: sep.join(letter_code(g) for g in gs) for name, gs in cols.items()}
+    if n_groups <= 26:
+        return {name: "".join(letter_code(g) for g in gs) for name, gs in cols.items()}
+    return {name: ",".join(str(g + 1) for g in gs) for name, gs in cols.items()}
 
 
 def groups_from_pairs(
