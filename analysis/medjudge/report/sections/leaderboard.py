@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...data.design import presentation_design
 from ...plots.forest import forest_plot
 from ...plots.rank_intervals import rank_interval_plot
 from ..context import ReportContext
@@ -102,6 +103,19 @@ def decision_words(board: pd.DataFrame, pairs: pd.DataFrame) -> str:
     return f"{test}; {md(str(board['family'].iloc[0]))}; α = {float(board['alpha'].iloc[0]):g}"
 
 
+def order_words(ctx: ReportContext, dimension: str) -> str:
+    """``"; verdicts in order AB for the 4 judges seen in both orders"`` when the accuracy of
+    some judges uses one of several presentation orders (empty otherwise), from the design."""
+    d = presentation_design(ctx.study, dimension)
+    if d.kind != "swapped":
+        return ""
+    n = len(d.swap_judges)
+    return (
+        f"; verdicts in order {d.evaluation_order} for the {fmt_int(n)} "
+        f"{md(ctx.names_of('judge', n))} seen in both orders"
+    )
+
+
 def headline_findings(ctx: ReportContext) -> list[Finding]:
     """Best judge and how many others cannot be told apart from it (the comparison with the
     trivial baselines is a finding of the judges-against-gold section, from its paired tests).
@@ -115,8 +129,8 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
     if len(lb) == 1:
         text = (
             f"The single {md(judge)} **{md(best['judge'])}** reaches accuracy "
-            f"{fmt_num(best['accuracy'], 3)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 3)}) "
-            f"on *{md(head)}*."
+            f"{fmt_num(best['accuracy'], 3)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 3)}"
+            f"{order_words(ctx, head)}) on *{md(head)}*."
         )
         out.append(Finding(text, weight=10))
     else:
@@ -127,7 +141,7 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
             f"On *{md(head)}* the most accurate {md(judge)} is **{md(best['judge'])}** with "
             f"accuracy {fmt_num(best['accuracy'], 3)} ({lvl} CI "
             f"{fmt_ci(best['ci_low'], best['ci_high'], 3)}; rank set "
-            f"{int(best['rank_low'])}–{int(best['rank_high'])}), "
+            f"{int(best['rank_low'])}–{int(best['rank_high'])}{order_words(ctx, head)}), "
             f"{fmt_num(best['accuracy'] - second['accuracy'], 3)} ahead of "
             f"{md(second['judge'])}; "
         )
@@ -233,6 +247,15 @@ def present(ctx: ReportContext, ev: Any) -> Section:
         + "".join(f"; {_CITE_TEXT[k]}" for k in cites)
         + ")."
     )
+    design = presentation_design(ctx.study, head)
+    if design.kind == "swapped":
+        src = (design.source or {}).get("accuracy_order", "")
+        text += (
+            f" The {fmt_int(len(design.swap_judges))} "
+            f"{md(ctx.names_of('judge', len(design.swap_judges)))} seen in both presentation "
+            f"orders ({', '.join(design.orders)}) are scored on their verdicts in order "
+            f"{design.evaluation_order} ({md(src)}); every other judge on its one verdict per item."
+        )
     if several:
         text += (
             f" Rank sets are {md(str(board['rank_set'].iloc[0]))}. The share ranked first is "
