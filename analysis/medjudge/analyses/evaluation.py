@@ -247,8 +247,10 @@ def holm_family(
             (
                 f"Holm over all {n_tests} pairwise tests shown together (every pair of judges "
                 "in every dimension)"
-                if n_tests != 1
+                if n_tests > 1
                 else "the one pairwise test (no multiplicity adjustment needed)"
+                if n_tests == 1
+                else "no pairwise tests (fewer than two judges with verdicts)"
             )
             if family == "table"
             else f"Holm within each dimension ({len(sizes)} families of {max(sizes, default=0)} "

@@ -71,7 +71,8 @@ APPLIES = (why_no_judge_evaluation, why_no_pair)
 
 
 def present(ctx: ReportContext, ev: Any) -> Section:
-    head, lvl, a = ctx.headline, ctx.level, ctx.alpha
+    head, lvl = ctx.headline, ctx.level
+    a = float(ev.settings.get("alpha", ctx.alpha))  # the α the decisions were made at
     pairs = ev.pairs[ev.pairs["dimension"] == head]
     m = family_size(pairs, "pvalue")
     mult = ev.settings.get("multiplicity") or {}

@@ -143,9 +143,14 @@ def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
             cols = list(sizes.index[:MAX_COLS])
         label = f"fig-subgroups-{attr}".replace("_", "-")
         cl = str(tab["cluster"].iloc[0])
+        together = (
+            "items treated as independent"
+            if cl in ("none", "None", "", "nan")
+            else f"verdicts resampled and tested together by {md(cl)}"
+        )
         sec.text(
             f"@{label} breaks the accuracy down by *{md(name)}*, pooling the dimensions "
-            f"({lvl} intervals; verdicts resampled and tested together by {md(cl)}; n counts "
+            f"({lvl} intervals; {together}; n counts "
             f"{md(tab['n_unit'].iloc[0])}). Hatched cells with the estimate in brackets "
             "are *uncertain*: too few verdicts or too wide an interval to be read on their own."
             + (
