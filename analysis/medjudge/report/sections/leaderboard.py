@@ -17,6 +17,7 @@ from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
 from ._results import evaluation, headline_board, judge_order, why_no_judge_evaluation
+from .references import interval_cites
 
 KEY = "leaderboard"
 TITLE = "Leaderboard"
@@ -240,11 +241,11 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     sec.findings.extend(headline_findings(ctx))
     s = ev.settings
     ci_method = str(ev.leaderboard["ci_method"].iloc[0])
-    cites = [k for k, words in _CI_CITES.items() if words in ci_method]
+    cites = interval_cites(ci_method)
     text = (
         f"Accuracy is the share of items with gold on which the verdict equals the gold label; "
         f"its {lvl} interval: {md(ci_method)} (clusters: {md(s['cluster'])}"
-        + "".join(f"; {_CITE_TEXT[k]}" for k in cites)
+        + "".join(f"; {words}" for _, words in cites)
         + ")."
     )
     design = presentation_design(ctx.study, head)
@@ -265,16 +266,8 @@ def present(ctx: ReportContext, ev: Any) -> Section:
             "algorithm on those decisions."
         )
     sec.methods.append(text)
-    sec.references += cites + (["piepho2004"] if several else [])
+    sec.references += [k for k, _ in cites] + (["piepho2004"] if several else [])
     return sec
-
-
-#: reference of an interval method, keyed by the words of its ``ci_method`` (the result's own)
-_CI_CITES = {"wilson1927": "wilson", "kish1965": "effective n"}
-_CITE_TEXT = {
-    "wilson1927": "Wilson 1927",
-    "kish1965": "design effect of Kish 1965",
-}
 
 
 build = builder(KEY, TITLE, APPLIES, evaluation, present)
