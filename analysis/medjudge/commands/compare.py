@@ -145,6 +145,13 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{study.name}: {len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; "
         f"clusters {s['cluster']}; B={s['n_resamples']} seed={s['seed']}"
+        + (
+            f"; accuracy uses order {s['order']} only (--eval-order)"
+            if args.eval_order
+            else f"; accuracy uses order {s['order']} for judges seen in both orders"
+            if s["order"] != "single order"
+            else ""
+        )
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for d in s["dimensions"]:
