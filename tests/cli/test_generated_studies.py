@@ -113,3 +113,18 @@ def test_validate_on_a_generated_study_says_pairwise_from_the_orders(tmp_path):
     line = next(ln for ln in out.splitlines() if ln.startswith("design ("))
     assert "pairwise (inferred: the judges' rows record the answer order" in line
     assert "first '0', second '1', tie '2'" in line
+
+
+def test_subgroups_on_a_one_judge_study_says_why_instead_of_failing(tmp_path):
+    # one judge, a grouping attribute, and a level on which the judge is always right
+    # (separation): no internal error, and the untested row says why, never a bare NaN
+    path, mapping = _study(tmp_path, 1, 5)
+    d = pd.read_csv(path)
+    d["grp"] = (d["item"].str[1:].astype(int) % 3).map({0: "x", 1: "y", 2: "z"})
+    d.loc[d["grp"] == "x", "value"] = d.loc[d["grp"] == "x", "gold"]
+    d.to_csv(path, index=False)
+    mapping.write_text(MAPPING.replace('["image"]', '["image", "grp"]'))
+    out = _run(["subgroups", str(path), "--mapping", str(mapping), "--by", "grp"])
+    effect = out.split("effect per judge")[1].split("\n\n")[0]
+    assert "NaN" not in effect and "not tested: separation" in effect
+    assert "best judge per cell: not computed (1 judge" in out
