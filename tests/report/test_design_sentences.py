@@ -66,3 +66,24 @@ def test_not_run_reason_names_attributes_escaped_once(studies):
     text = _texts(sec)
     assert not sec.applies
     assert "organ\\_system" in text and "organ\\\\\\_system" not in text
+
+
+def test_no_annotator_is_least_in_line_on_a_degenerate_kappa():
+    # e1-e3 agree with the others' majority on almost every item; the majority never varies,
+    # so every kappa is 0 with a zero-width interval (the prevalence paradox): nobody is named
+    import medjudge as mj
+    import pandas as pd
+    from medjudge.report.sections import annotators
+
+    rows = []
+    for i in range(40):
+        rows += [(f"q{i}", e, "expert", "overall", "A") for e in ("e1", "e2")]
+        rows.append((f"q{i}", "e3", "expert", "overall", "B" if i in (3, 17) else "A"))
+        rows.append((f"q{i}", "e4", "expert", "overall", ("A", "B")[i % 2]))
+    r = pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"])
+    items = pd.DataFrame({"item": [f"q{i}" for i in range(40)]})
+    study = mj.Study(r, items, {"overall": mj.Scale("nominal", ("A", "B"))})
+    sec = annotators.build(ReportContext(study, n_resamples=50))
+    text = " ".join(f.text for f in sec.findings)
+    assert "least in line" not in text or "no one is named least in line" in text
+    assert "not informative" in text and "raw agreement" in text
