@@ -107,3 +107,21 @@ def test_position_rows_name_their_own_estimand(demo_study):
     labels = set(table.loc[table["effect"].str.startswith("position"), "effect"])
     assert labels == {f"position ({e})" for e in POSITION_ESTIMANDS.values()}
     assert "judges seen in both orders" in sec.blocks[0].markdown
+
+
+def test_dimension_structure_needs_judges_and_one_label_set(tmp_path, demo_study):
+    from _studies import write_crowd_study
+    from medjudge.data.tables import load_any
+    from medjudge.report.sections import structure
+
+    table, mapping = write_crowd_study(tmp_path)
+    crowd = load_any(table, mapping)  # risk is ordinal 4-level, the others 6 nominal labels
+    sec = structure.build(ReportContext(crowd, n_resamples=50))
+    assert not sec.applies and "different label sets" in sec.reason
+    experts_only = demo_study.ratings[demo_study.ratings["role"] == "expert"]
+    import medjudge as mj
+
+    no_judges = mj.Study(experts_only, demo_study.items, demo_study.scales)
+    sec = structure.build(ReportContext(no_judges, n_resamples=50))
+    assert not sec.applies and "no judges" in sec.reason
+    assert structure.build(ReportContext(demo_study, n_resamples=50)).applies
