@@ -117,6 +117,11 @@ def run(args: argparse.Namespace) -> int:
     num = [d for d in dims if not study.scales[d].is_categorical]
     if not study.judges and not num:
         raise ValueError("the study has no judges: compare needs judges (try 'medjudge audit')")
+    if "judge" in study.exchangeable and cat:
+        raise ValueError(
+            "the judges are exchangeable slots (mapping: exchangeable), not the same rater "
+            "across items: compare ranks raters, not slots (try 'medjudge agreement --role judge')"
+        )
     out: dict = {}
     if num:
         from medjudge.analyses.score_study import score_study
