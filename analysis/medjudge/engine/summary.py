@@ -97,7 +97,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         ],
     }
     out["gold"] = _gold_counts(proj, scales, out["experts"])
-    out["presentation"] = _presentation(proj, scales)
+    out["presentation"], out["design"] = _presentation(proj, scales, mapping)
     if out["judges"]:
         # item x dimension cells a judge has no verdict row for: it was not given the item
         j = r.filter(r.role == "judge")
@@ -128,26 +128,33 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     return out, t
 
 
-def _presentation(proj: Any, scales: dict) -> dict[str, str]:
-    """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
-    :func:`medjudge.data.design.presentation_design`)."""
-    from ..data.design import order_kind
+def _presentation(proj: Any, scales: dict, mapping: Any = None) -> tuple[dict, dict]:
+    """Per dimension: the kind (single, unknown, fixed, randomised or swapped) and the design
+    with its source, by the in-memory rule (:func:`medjudge.data.design.resolve_design`,
+    declarations from the mapping)."""
+    from ..data.design import PresentationDesign, order_kind, resolve_design
+    from ..data.tables import declared_designs
     from .reduce import fetch
 
     r = proj.ratings
     j = r.filter(r.role == "judge")
     used = fetch(j.select("dimension", "order").distinct())
-    out = {}
+    declared = declared_designs(mapping, list(scales)) if mapping is not None else {}
+    out, designs = {}, {}
     for dim, scale in scales.items():
-        this = used.loc[used["dimension"].astype(str) == dim, "order"]
-        kind, _ = order_kind(scale, list(map(str, this)))
+        this = list(map(str, used.loc[used["dimension"].astype(str) == dim, "order"]))
+        pairwise, first, second, tie, acc, source = resolve_design(scale, this, declared.get(dim))
+        kind, orders = order_kind(scale, this, pairwise)
         if kind == "randomised":
             sub = j.filter((j.dimension == dim) & j.order.isin(["AB", "BA"]))
             both = sub.group_by(["item", "rater"]).aggregate(n=sub.order.nunique())
             if len(fetch(both.filter(both.n > 1).limit(1))):
                 kind = "swapped"
         out[dim] = kind
-    return out
+        designs[dim] = PresentationDesign(
+            dim, kind, orders, (), pairwise, first, second, tie, acc, source
+        ).to_dict()
+    return out, designs
 
 
 def _majority(proj: Any) -> Any:
