@@ -37,14 +37,22 @@ __all__ = ["columnar_summary"]
 
 
 def columnar_summary(
-    source: str | Path, mapping: TableMapping, *, engine: str = "duckdb"
+    source: str | Path,
+    mapping: TableMapping,
+    *,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark_master: str | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """(summary, rater table) of a mapped table, from aggregates (see the module docstring)."""
+    """(summary, rater table) of a mapped table, from aggregates (see the module docstring).
 
+    ``memory_limit`` and ``spark_master`` configure the engine
+    (:func:`medjudge.engine.connect.connect`)."""
+    from .connect import connect, release
     from .projection import project
-    from .reduce import release
 
-    proj = project(source, mapping, engine=engine)
+    backend = connect(engine, memory_limit=memory_limit, spark_master=spark_master)
+    proj = project(source, mapping, engine=engine, backend=backend)
     try:
         return _summary(proj, source, mapping, engine)
     finally:
@@ -54,8 +62,8 @@ def columnar_summary(
 def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tuple[dict, Any]:
     from ibis import _
 
+    from .connect import fetch
     from .projection import check, dimension_scales
-    from .reduce import fetch
 
     scales = dimension_scales(proj)
     load_counts = check(proj, scales)
@@ -132,7 +140,7 @@ def _presentation(proj: Any, scales: dict) -> dict[str, str]:
     """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
     :func:`medjudge.data.design.presentation_design`)."""
     from ..data.design import order_kind
-    from .reduce import fetch
+    from .connect import fetch
 
     r = proj.ratings
     j = r.filter(r.role == "judge")
@@ -166,8 +174,8 @@ def _mismatch(proj: Any, scales: dict) -> dict[str, int]:
     """Items whose supplied gold differs from the experts' strict majority, per dimension."""
     from ibis import _
 
+    from .connect import fetch
     from .projection import gold_table
-    from .reduce import fetch
 
     both = gold_table(proj, scales).join(_majority(proj), ["dimension", "item"])
     diff = fetch(
@@ -181,8 +189,8 @@ def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[
     """Per dimension: the gold method ``auto`` picks and the items with and without gold."""
     from ibis import _
 
+    from .connect import fetch
     from .projection import gold_table
-    from .reduce import fetch
 
     r = proj.ratings
     items = fetch(r.group_by("dimension").aggregate(n=r.item.nunique()))
