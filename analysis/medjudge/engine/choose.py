@@ -118,6 +118,17 @@ CANONICAL = {"item": "item", "rater": "rater", "role_column": "role", "value": "
              "dimension_column": "dimension"}  # fmt: skip
 
 
+def refuse_folder(path: str | Path, engine: str) -> None:
+    """One line naming ``--engine`` for a folder asked of the columnar path (which reads
+    tables): a bundle or dataset folder is read by the in-memory loader."""
+    if engine != "memory" and Path(path).is_dir():
+        raise InputError(
+            f"--engine {engine}: a folder (a Med-RewardBench bundle, a dataset folder) is read "
+            "by the in-memory loader only; use --engine memory (or auto)",
+            file=path,
+        )
+
+
 def read_study(
     source: Any,
     mapping: Any = None,
@@ -171,12 +182,7 @@ def read_study(
     if chosen == "memory":
         check_fits_memory(source, mapping, memory_rows=memory_rows)
         return load_any(source, mapping, broadcast=broadcast)
-    if Path(source).is_dir():
-        raise InputError(
-            f"--engine {chosen}: a folder (a Med-RewardBench bundle, a dataset folder) is read "
-            "by the in-memory loader only; use --engine memory (or auto)",
-            file=source,
-        )
+    refuse_folder(source, chosen)
     if broadcast:
         raise InputError("--broadcast applies to Med-RewardBench bundles only", file=source)
     from .matrices import reduce_to_matrices

@@ -114,7 +114,9 @@ class MatrixStudy:
         return sorted(used)
 
     def role_label(self, role: str) -> str:
-        return self.role_names.get(role, role + "s")
+        """How the study calls a role's raters in text, plural (as :class:`Study`)."""
+        word = self.role_names.get(role, role)
+        return word if word.endswith("s") else word + "s"
 
     def _cached(self, key: object, compute: Any) -> Any:
         """Memoise a derived view; the presentation design comes from the matrices."""
