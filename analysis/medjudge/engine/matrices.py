@@ -391,7 +391,7 @@ def _refuse_duplicates(proj: Any, r: Any) -> None:
 def rater_order(proj: Any, combos: pd.DataFrame) -> dict[str, list[str]]:
     """The raters of each role in order of first appearance, as the in-memory loader lists
     them: a wide layout in the order of its rater columns, a long one by the first row of each
-    rater (DuckDB numbers the rows as read; where rows cannot be numbered, by name)."""
+    rater (the engine numbers the rows as read; with joined files, by name)."""
     import ibis
 
     from .connect import fetch
@@ -403,15 +403,19 @@ def rater_order(proj: Any, combos: pd.DataFrame) -> dict[str, list[str]]:
         names = [str(spec.get("name", c)) for c, spec in m.raters.items()]
     else:
         names = sorted(role)
-        if proj.engine == "duckdb" and not m.join:
+        if not m.join:
             raw = proj.raw.mutate(_medjudge_row=ibis.row_number())
             rater = _joined({c: as_text(raw[c]) for c in m.rater}, m.rater, "/")
             t = raw.select(rater=rater, row=raw._medjudge_row)
-            proj.backend.con.execute("SET preserve_insertion_order = true")  # rows as read
+            first = t.group_by("rater").aggregate(first=t.row.min())
+            duck = proj.engine == "duckdb"
+            if duck:  # number the rows as read
+                proj.backend.con.execute("SET preserve_insertion_order = true")
             try:
-                first = t.group_by("rater").aggregate(first=t.row.min()).pipe(fetch)
+                first = first.pipe(fetch)
             finally:
-                proj.backend.con.execute("SET preserve_insertion_order = false")
+                if duck:
+                    proj.backend.con.execute("SET preserve_insertion_order = false")
             first = first.sort_values(["first", "rater"], kind="stable")
             names = [str(x) for x in first["rater"] if str(x) in role]
     out: dict[str, list[str]] = {"expert": [], "judge": []}
