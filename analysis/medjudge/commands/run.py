@@ -76,6 +76,9 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             spark_master=settings.get("spark_master"),
         )  # fmt: skip
         study, _ = study_of(args, "run")
+    from ..data.accounting import gold_summary
+
+    summary[0]["gold"] = gold_summary(study)  # the reasons for no gold, from the matrices
     args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])

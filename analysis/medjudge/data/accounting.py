@@ -50,15 +50,7 @@ def summary(study: StudyLike) -> dict[str, object]:
         "load_counts": dict(study.load_counts),
         "notes": list(study.notes),
     }
-    gold_rows = {}
-    for dim in study.dimensions:
-        try:
-            g = study.gold(dim)
-        except ValueError as e:  # no experts and no supplied gold
-            gold_rows[dim] = {"method": "none", "error": str(e)}
-            continue
-        gold_rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
-    out["gold"] = gold_rows
+    out["gold"] = gold_summary(study)
     from .design import assignment, presentation_design
 
     out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}
@@ -83,6 +75,20 @@ def summary(study: StudyLike) -> dict[str, object]:
     # study-model facts beyond the defaults are listed (absent keys: the defaults)
     out.update(model_settings(study.scales, study.dimensions, study))
     return out
+
+
+def gold_summary(study: StudyLike) -> dict[str, dict[str, object]]:
+    """Per dimension: the gold method ``auto`` picks, the items with gold and the counts of
+    those without (by reason), as :meth:`Study.gold <medjudge.data.model.Study.gold>` says."""
+    rows: dict[str, dict[str, object]] = {}
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError as e:  # no experts and no supplied gold
+            rows[dim] = {"method": "none", "error": str(e)}
+            continue
+        rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
+    return rows
 
 
 def model_settings(scales: dict[str, Scale], dims: Sequence[str], source: Any) -> dict[str, Any]:

@@ -64,6 +64,8 @@ class MatrixStudy:
     orders: list[str]
     values: dict[str, np.ndarray]
     status: dict[str, np.ndarray]
+    #: each dimension's raters in order of first appearance (the columns of ``matrix``)
+    dimension_raters: dict[str, list[str]] = field(default_factory=dict)
     gold_table: pd.DataFrame | None = None
     name: str = "study"
     cluster: str | None = None
@@ -162,10 +164,9 @@ class MatrixStudy:
             raise KeyError(f"unknown dimension {dimension!r}; have {list(self.scales)}")
         if run not in (None, "1"):
             raise ValueError(f"run {run!r}: the columnar path reads one run")
-        if raters is None:
-            raters = self.raters(role)
-            st = self.status[dimension]
-            raters = [r for r in raters if (st[:, :, self._col[r]] >= 0).any()]
+        if raters is None:  # the dimension's raters (of the role) in order of first appearance
+            keep = set(self.raters(role))
+            raters = [r for r in self.dimension_raters.get(dimension, []) if r in keep]
         cols = [self._col.get(r, -1) for r in raters]
         vals, _ = self._cells(dimension, order, [c if c >= 0 else 0 for c in cols])
         vals = np.where(np.asarray(cols) >= 0, vals, np.nan) if cols else vals
@@ -292,7 +293,9 @@ def _reduce(
     _refuse_duplicates(proj, r)
     combos = r.select("dimension", "rater", "role", "order").distinct().pipe(fetch)
     combos = combos.astype(str).sort_values(["dimension", "rater", "order"])
-    by_role = rater_order(proj, combos)
+    overall, per_dim = rater_order(proj, combos)
+    role = dict(zip(combos["rater"], combos["role"], strict=True))
+    by_role = {k: [x for x in overall if role[x] == k] for k in ("expert", "judge")}
     orders = sorted(set(combos["order"]))
     items = _items(proj)
     pos = pd.Index(items["item"])
@@ -331,7 +334,8 @@ def _reduce(
                 gold.loc[rows_d, "value"] = gold.loc[rows_d, "value"].map(float)
     return MatrixStudy(
         items=items, scales=dict(scales), raters_by_role=by_role, orders=orders,
-        values=values, status=stat, gold_table=gold, name=Path(proj.path).stem,
+        values=values, status=stat, dimension_raters=per_dim, gold_table=gold,
+        name=Path(proj.path).stem,
         cluster=m.cluster, exchangeable=tuple(m.exchangeable), role_names=dict(m.role_names),
         load_counts=counts, sources=[Path(proj.path)], answer_models=tuple(m.models),
         engine=engine,
@@ -388,10 +392,11 @@ def _refuse_duplicates(proj: Any, r: Any) -> None:
         )
 
 
-def rater_order(proj: Any, combos: pd.DataFrame) -> dict[str, list[str]]:
-    """The raters of each role in order of first appearance, as the in-memory loader lists
-    them: a wide layout in the order of its rater columns, a long one by the first row of each
-    rater (the engine numbers the rows as read; with joined files, by name)."""
+def rater_order(proj: Any, combos: pd.DataFrame) -> tuple[list[str], dict[str, list[str]]]:
+    """The raters in order of first appearance, as the in-memory loader lists them: over the
+    table, and in each dimension (``Study.matrix``'s column order). A wide layout
+    in the order of its rater columns, a long one by the first row of each rater (the engine
+    numbers the rows as read; with joined files, by name)."""
     import ibis
 
     from .connect import fetch
@@ -399,27 +404,28 @@ def rater_order(proj: Any, combos: pd.DataFrame) -> dict[str, list[str]]:
 
     m = proj.mapping
     role = dict(zip(combos["rater"], combos["role"], strict=True))
+    dims = sorted(set(combos["dimension"]))
+    pairs = combos[["dimension", "rater"]].drop_duplicates()
+    first = pd.DataFrame({"dimension": pairs["dimension"], "rater": pairs["rater"], "first": 0})
     if m.layout == "wide":
-        names = [str(spec.get("name", c)) for c, spec in m.raters.items()]
-    else:
-        names = sorted(role)
-        if not m.join:
-            raw = proj.raw.mutate(_medjudge_row=ibis.row_number())
-            rater = _joined({c: as_text(raw[c]) for c in m.rater}, m.rater, "/")
-            t = raw.select(rater=rater, row=raw._medjudge_row)
-            first = t.group_by("rater").aggregate(first=t.row.min())
-            duck = proj.engine == "duckdb"
-            if duck:  # number the rows as read
-                proj.backend.con.execute("SET preserve_insertion_order = true")
-            try:
-                first = first.pipe(fetch)
-            finally:
-                if duck:
-                    proj.backend.con.execute("SET preserve_insertion_order = false")
-            first = first.sort_values(["first", "rater"], kind="stable")
-            names = [str(x) for x in first["rater"] if str(x) in role]
-    out: dict[str, list[str]] = {"expert": [], "judge": []}
-    for x in names:
-        if x in role:
-            out[role[x]].append(x)
-    return out
+        col = {str(spec.get("name", c)): k for k, (c, spec) in enumerate(m.raters.items())}
+        first["first"] = first["rater"].map(col)
+    elif not m.join:
+        raw = proj.raw.mutate(_medjudge_row=ibis.row_number())
+        txt = {c: as_text(raw[c]) for c in [*m.rater, *filter(None, [m.dimension_column])]}
+        dim = txt[m.dimension_column] if m.dimension_column else ibis.literal(m.dimension)
+        t = raw.select(dimension=dim, rater=_joined(txt, m.rater, "/"), row=raw._medjudge_row)
+        q = t.group_by(["dimension", "rater"]).aggregate(first=t.row.min())
+        duck = proj.engine == "duckdb"
+        if duck:  # number the rows as read
+            proj.backend.con.execute("SET preserve_insertion_order = true")
+        try:
+            first = q.pipe(fetch).astype({"dimension": str, "rater": str})
+        finally:
+            if duck:
+                proj.backend.con.execute("SET preserve_insertion_order = false")
+        first = first[first["dimension"].isin(dims) & first["rater"].isin(role)]
+    first = first.sort_values(["first", "rater"], kind="stable")
+    overall = first.groupby("rater", sort=False)["first"].min().sort_values(kind="stable")
+    per_dim = {d: [str(x) for x in first.loc[first["dimension"] == d, "rater"]] for d in dims}
+    return [str(x) for x in overall.index], per_dim
