@@ -277,7 +277,8 @@ def engine_settings() -> dict[str, object]:
     """The engines' settings from the environment, read here only and passed down as arguments.
 
     ``MEDJUDGE_MEMORY_ROWS``: the in-memory path's limit in verdict rows; ``MEDJUDGE_DUCKDB_MEMORY``:
-    DuckDB's memory limit (``"4GB"``); ``MEDJUDGE_SPARK_MASTER``: the Spark master URL.
+    DuckDB's memory limit (``"4GB"``); ``MEDJUDGE_SPARK_MASTER``: the Spark master URL;
+    ``MEDJUDGE_ENGINE=quarto``: reports rendered by Quarto when it is installed.
     """
     import os
 
@@ -286,6 +287,7 @@ def engine_settings() -> dict[str, object]:
     out: dict[str, object] = {
         "memory_limit": os.environ.get("MEDJUDGE_DUCKDB_MEMORY") or None,
         "spark_master": os.environ.get("MEDJUDGE_SPARK_MASTER") or None,
+        "renderer": (os.environ.get("MEDJUDGE_ENGINE") or "").lower() or None,
     }
     raw = os.environ.get("MEDJUDGE_MEMORY_ROWS")
     if raw:

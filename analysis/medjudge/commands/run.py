@@ -274,6 +274,9 @@ class _Reports:
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
                     workers=2,  # the command line renders the reports side by side
+                    engine=report_cmd.renderer(argparse.Namespace(
+                        engine="auto", engine_settings=getattr(args, "engine_settings", None)
+                    )),
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc
