@@ -164,7 +164,7 @@ def _spark_available() -> str | None:
     try:
         import pyspark  # noqa: F401
     except ImportError:
-        return "pyspark is not installed (pip install -e '.[engine]')"
+        return "pyspark is not installed (pip install -e '.[spark]')"
     if shutil.which("java") is None:
         return "Java is not on PATH (Spark needs Java 17)"
     return None
