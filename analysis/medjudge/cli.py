@@ -177,9 +177,14 @@ def _message(e: BaseException) -> str:
         text = e.args[0]
     else:
         text = str(e)
+    from .data.errors import InputError
     from .report.escape import plain  # Python literals in a library message read as words
 
-    return plain(" ".join(text.split())) or type(e).__name__
+    hint = ""
+    if isinstance(e, InputError) and e.hint and text.endswith(f" ({e.hint})"):
+        # a hint is what to type (a TOML line, an option): kept as written, never reworded
+        text, hint = text[: -len(e.hint) - 3], f" ({' '.join(e.hint.split())})"
+    return (plain(" ".join(text.split())) + hint) or type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:

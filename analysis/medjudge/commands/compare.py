@@ -31,9 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
-    p.add_argument(
-        "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
-    )
+    opt.add(p, "--dimensions")
+    opt.renamed(p, "compare", "--only", "dimensions", append=True, type=opt.NAMES)
     p.add_argument(
         "--alpha",
         type=opt.ALPHA,
@@ -110,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
     with progress(args, f"loading {args.path}"):
         study = load_input(args)
-    args.dimensions = check_dimensions(study, args.dimensions, "--only")
+    args.dimensions = check_dimensions(study, args.dimensions, "--dimensions")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
     cat = [d for d in dims if study.scales[d].is_categorical]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..data.errors import InputError
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 
@@ -15,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_input_args(p)
     add_engine_arg(p, "count per role, rater, dimension and status with aggregate queries")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    opt.add(p, "--json")
     p.set_defaults(func=run)
 
 

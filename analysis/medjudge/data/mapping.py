@@ -24,6 +24,7 @@ m.toml: mapping key 'invalid' must be a list of strings, got 'NA' (write invalid
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -184,6 +185,10 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         hint = _EXAMPLES.get(leaf) or _EXAMPLES.get(key.split(".")[0])
         if err["type"] == "extra_forbidden":
             hint = f"known keys: {sorted(MappingSpec.model_fields)}" if "." not in key else hint
+        got = err.get("input")
+        if err["type"] == "list_type" and isinstance(got, str) and key in _EXAMPLES:
+            # the user's own value as a TOML array: pasting the hint gives a valid file
+            hint = f"write {key} = {json.dumps([got], ensure_ascii=False)}"
         if err["type"] == "extra_forbidden":
             raise InputError(f"unknown mapping key {key!r}", file=source, hint=hint) from None
         if source == "command line":  # the same schema checks the table options

@@ -373,7 +373,7 @@ def _judged(
         unknown = [d for d in dimensions if d not in have]
         if unknown:
             raise InputError(
-                f"--only {unknown[0]!r}: no such dimension; the data have {', '.join(sorted(have))}"
+                f"--dimensions {unknown[0]!r}: no such dimension; the data have {', '.join(sorted(have))}"
             )
         t = t.filter(t.dimension.isin(list(dimensions)))
         skipped = {d: w for d, w in skipped.items() if d in dimensions}
