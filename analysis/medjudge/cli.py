@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import __version__
+from ._inert import inert
 
 #: sub-command -> one-line summary. The summary is shown by ``medjudge --help`` without importing
 #: the command's module (and so without pandas, statsmodels or matplotlib); a command's own module
@@ -272,12 +273,15 @@ def _main(argv: list[str] | None) -> int:
         if args.debug:
             raise
         code, line = _failure(e)
-        print(line, file=sys.stderr)
+        print(inert(line, carriage_return=True), file=sys.stderr)
         return code
 
 
 class _ClosedPipeGuard:
-    """Standard output that a reader may close (``medjudge run ... | head -1``).
+    """Standard output that a reader may close (``medjudge run ... | head -1``), and on which
+    names are inert (:func:`medjudge._inert.inert`: an escape sequence or a right-to-left
+    override in a judge name is printed as ``\\u001b`` / ``\\u202e``, also inside JSON, where
+    it reads back as the same character).
 
     The first write or flush that fails with a broken pipe marks the stream closed; every later
     write is dropped, so the command finishes its work (an output folder is written whole) and
@@ -292,7 +296,7 @@ class _ClosedPipeGuard:
     def write(self, text: str) -> int:
         if not self.broken:
             try:
-                return self._stream.write(text)
+                return self._stream.write(inert(text, carriage_return=True))
             except BrokenPipeError:
                 self.closed_by_reader()
         return len(text)
