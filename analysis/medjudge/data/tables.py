@@ -491,7 +491,9 @@ def _supplied_gold(
     conflict = given.groupby(key)["value"].nunique() > 1
     if conflict.any():
         item, dim = conflict[conflict].index[0]
-        ln = int(given.loc[(given["item"] == item) & (given["dimension"] == dim), "line"].iloc[1])
+        rows = given[(given["item"] == item) & (given["dimension"] == dim)]
+        # the line of the first gold that differs from the item's first (the conflicting one)
+        ln = int(rows.loc[rows["value"] != rows["value"].iloc[0], "line"].iloc[0])
         where = f"item {item!r}" + (f", dimension {dim!r}" if per_dim else "")
         raise InputError(
             f"{where} has conflicting gold labels", file=path, line=ln, column=mapping.gold
