@@ -24,14 +24,21 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy import stats as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import medjudge as mj  # noqa: E402
 from medjudge.stats.agreement import ICC_FORMS, icc_core  # noqa: E402
+from medjudge.stats.agreement.icc import _from_f_scale, _to_f_scale  # noqa: E402
 from medjudge.stats.resampling import ResamplePlan, bootstrap_interval  # noqa: E402
 from study_sim import mc_se  # noqa: E402
 
-METHODS = ("F (independent targets)", "cluster linearisation (log F)", "cluster BCa")
+METHODS = (
+    "F (independent targets)",
+    "cluster linearisation (log F)",
+    "cluster jackknife (log F)",
+    "cluster BCa",
+)
 
 
 def draw(rng, sizes, bias, s, sd_c, sd_i, sd_e, reps):
@@ -52,6 +59,7 @@ def scenario(rng, label, g, bias, s, sd_c, sd_i, sd_e, reps, boot, forms=("ICC2"
     n = cl.size
     plan = ResamplePlan(n, boot, int(rng.integers(1 << 31)), clusters=cl)
     W, J = plan.weights(), plan.jackknife()
+    tq = st.t.ppf(0.975, g - 1)
     hits = {(f, m): [] for f in forms for m in METHODS}
     for r in range(reps):
         x = X[r]
@@ -59,13 +67,21 @@ def scenario(rng, label, g, bias, s, sd_c, sd_i, sd_e, reps, boot, forms=("ICC2"
         ce = {e.name: e for e in mj.icc(x, clusters=cl)}
         b = icc_core(x, W)
         jk = icc_core(x, J)
+        k = x.shape[1]
+        zj = _to_f_scale(jk, k)
         for f in forms:
             j = ICC_FORMS.index(f)
             bl, bh = bootstrap_interval(fe[f].estimate, b[:, j], method="bca", jack=jk[:, j])
+            z0 = _to_f_scale(np.array([[fe[f].estimate if ICC_FORMS[i] == f else 0.5
+                                         for i in range(6)]]), k)[0, j]  # fmt: skip
+            sej = np.sqrt((g - 1) / g * ((zj[:, j] - zj[:, j].mean()) ** 2).sum())
+            zq = tq * sej
+            back = _from_f_scale(np.array([[z0 - zq] * 6, [z0 + zq] * 6]), k)[:, j]
             ivs = {
                 METHODS[0]: (fe[f].ci_low, fe[f].ci_high),
                 METHODS[1]: (ce[f].ci_low, ce[f].ci_high),
-                METHODS[2]: (float(bl), float(bh)),
+                METHODS[2]: (float(back[0]), float(min(back[1], 1.0))),
+                METHODS[3]: (float(bl), float(bh)),
             }
             for m, (lo, hi) in ivs.items():
                 ok = np.isfinite(lo) and np.isfinite(hi)

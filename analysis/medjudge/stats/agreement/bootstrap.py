@@ -108,12 +108,17 @@ docs/calibration.md, "Agreement coefficients with clusters"); the estimate carri
 def resolve_ci(ci: str, n: int, clusters: Any = None) -> str:
     """``"auto"`` -> ``"bootstrap"`` (BCa) when ``n < AUTO_BOOTSTRAP_BELOW``, else ``"analytic"``.
 
-    With ``clusters`` the rule is the same, but both choices keep the clusters: the bootstrap
-    resamples whole clusters and the analytic interval is the cluster-robust linearisation
-    (:func:`cluster_robust_se`); ``"auto"`` never falls back to an item-level interval.
+    With ``clusters``, ``"auto"`` is ``"analytic"`` at every size, and the analytic interval
+    keeps the clusters: the cluster jackknife with t(G-1) (:func:`cluster_jackknife_se`). On
+    45 and 20 images x 2-6 questions it covered 93.0-96.1% where the cluster BCa covered
+    91.0-94.7% and the item-level linearisation (the old choice from 100 items on) 86-93%
+    (docs/calibration.md, "Agreement coefficients with clusters"). ``"auto"`` never drops
+    the clusters.
     """
     if ci != "auto":
         return ci
+    if clusters is not None:
+        return "analytic"
     return "bootstrap" if n < AUTO_BOOTSTRAP_BELOW else "analytic"
 
 
@@ -157,6 +162,39 @@ def cluster_robust_se(
     if g < 2 or not np.all(np.isfinite(d)):
         return math.nan, g
     return float(np.sqrt(g / (g - 1) * ((d - d.mean()) ** 2).sum())), g
+
+
+def cluster_jackknife_se(
+    statistic: Statistic, n_items: int, clusters: Any, keep: np.ndarray | None = None
+) -> tuple[float, int]:
+    """Leave-one-cluster-out jackknife SE of ``statistic`` and the number of clusters ``G``.
+
+    ``se^2 = (G - 1) / G * sum_g (theta_(-g) - mean_h theta_(-h))^2`` with ``theta_(-g)`` the
+    statistic without cluster ``g`` (Quenouille–Tukey; the cluster jackknife of survey
+    sampling, Wolter 2007 ch. 4). For a smooth statistic it is the cluster-robust
+    linearisation (:func:`cluster_robust_se`) with each cluster's term scaled by its
+    leverage, like the CR3 sandwich — slightly wider, which is what held coverage with 20-45
+    clusters (docs/calibration.md). ``keep``: items that enter the statistic; clusters
+    without any are not counted. Intervals use t with ``G - 1`` df.
+    """
+    codes, g_all = group_codes(np.asarray(clusters))
+    used = np.ones(g_all, bool)
+    if keep is not None:
+        used = np.bincount(codes[np.asarray(keep, bool)], minlength=g_all) > 0
+    idx = np.flatnonzero(used)
+    g = idx.size
+    if g < 2:
+        return math.nan, g
+    J = np.ones((g, n_items))
+    pos = np.full(g_all, -1)
+    pos[idx] = np.arange(g)
+    item_pos = pos[codes]
+    inside = item_pos >= 0
+    J[item_pos[inside], np.flatnonzero(inside)] = 0.0
+    t = np.asarray(statistic(J), dtype=float)
+    if not np.all(np.isfinite(t)):
+        return math.nan, g
+    return float(np.sqrt((g - 1) / g * ((t - t.mean()) ** 2).sum())), g
 
 
 def cluster_note(g: int) -> dict[str, str]:
@@ -241,16 +279,15 @@ def clustered_analytic(
     *,
     n: int,
     confidence_level: float,
-    reference: str,
     keep: np.ndarray | None = None,
     extra: dict[str, Any] | None = None,
     excluded: dict[str, int] | None = None,
 ) -> Estimate:
-    """The analytic :class:`Estimate` that keeps the clusters: cluster-robust linearisation
-    (:func:`cluster_robust_se`) and t with ``G - 1`` df; ``extra`` gets ``n_clusters``,
+    """The analytic :class:`Estimate` that keeps the clusters: the cluster jackknife SE
+    (:func:`cluster_jackknife_se`) and t with ``G - 1`` df; ``extra`` gets ``n_clusters``,
     ``df`` and a ``warning`` below :data:`CLUSTER_WARN_BELOW` clusters."""
     se, g = (
-        cluster_robust_se(statistic, n_items, clusters, keep)
+        cluster_jackknife_se(statistic, n_items, clusters, keep)
         if np.isfinite(estimate)
         else (math.nan, 0)
     )
@@ -263,7 +300,7 @@ def clustered_analytic(
         n=n,
         df=g - 1,
         confidence_level=confidence_level,
-        method=f"analytic ({reference} linearisation, cluster-robust over {g} clusters, t df={g - 1})",
+        method=f"cluster jackknife ({g} clusters, t df={g - 1})",
         extra=info,
         excluded=excluded,
     )

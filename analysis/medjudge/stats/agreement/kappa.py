@@ -119,7 +119,7 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
     if ci == "analytic" and rs.plan.clusters is not None:
         return clustered_analytic(
             name, coef, lambda W: _family(p, kind, W)[0], n_all, rs.plan.clusters, n=n,
-            confidence_level=rs.confidence_level, reference=_REFS[kind], keep=p.rated > 0,
+            confidence_level=rs.confidence_level, keep=p.rated > 0,
             extra=extra, excluded=excluded,
         )  # fmt: skip
     se = _linearized_se(p, kind, coef, pe) if ci == "analytic" else math.nan

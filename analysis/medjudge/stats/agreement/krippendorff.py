@@ -382,7 +382,7 @@ def krippendorff_alpha(
     if ci == "analytic" and rs.plan.clusters is not None:
         return clustered_analytic(
             "krippendorff_alpha", a, p.alpha, p.n_units, rs.plan.clusters, n=rated,
-            confidence_level=rs.confidence_level, reference="Gwet 2014", keep=p.m >= 1,
+            confidence_level=rs.confidence_level, keep=p.m >= 1,
             extra=extra, excluded=excluded,
         )  # fmt: skip
     se = math.nan

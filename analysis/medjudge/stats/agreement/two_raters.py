@@ -289,7 +289,7 @@ def _cohen_kappa(X: Any, s: Settings) -> Estimate:
             "cohen_kappa", kappa,
             lambda W: _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0],
             X.shape[0], rs.plan.clusters, n=n, confidence_level=rs.confidence_level,
-            reference="Fleiss, Cohen & Everitt 1969", keep=complete, extra=extra,
+            keep=complete, extra=extra,
             excluded=excluded,
         )  # fmt: skip
     return analytic_estimate(
