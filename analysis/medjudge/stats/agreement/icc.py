@@ -218,36 +218,34 @@ def _from_f_scale(z: np.ndarray, k: int) -> np.ndarray:
 def _cluster_intervals(
     Xz: np.ndarray, ok: np.ndarray, clusters: Any, vals: np.ndarray, confidence: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Cluster-robust intervals of the six forms: linearised on the ``log F`` scale
-    (:func:`_to_f_scale`), per-target terms summed within clusters, ``G/(G-1)``, t with
-    ``G-1`` df, transformed back. Returns (se on the ICC scale by the delta method, low,
-    high, G)."""
+    """Cluster-aware intervals of the six forms: the leave-one-cluster-out jackknife on the
+    ``log F`` scale (:func:`_to_f_scale`), ``se^2 = (G-1)/G sum_g (z_(-g) - zbar)^2``, t with
+    ``G-1`` df, limits transformed back. Returns (se on the ICC scale by the delta method,
+    low, high, G)."""
     k = Xz.shape[1]
     codes, g_all = group_codes(np.asarray(clusters))
-    used = np.bincount(codes[ok], minlength=g_all) > 0
-    step = 1e-5
-    E = np.zeros((g_all, Xz.shape[0]))
-    E[codes, np.arange(Xz.shape[0])] = step
-
-    def h(W: np.ndarray) -> np.ndarray:
-        return _to_f_scale(_forms(mean_squares(Xz, W * ok[None, :])), k)
-
-    d = ((h(1.0 + E) - h(1.0 - E)) / (2 * step))[used]  # (G, 6)
-    g = int(used.sum())
-    z = _to_f_scale(vals[None, :], k)[0]
+    used = np.flatnonzero(np.bincount(codes[ok], minlength=g_all) > 0)
+    g = int(used.size)
     nan = np.full(6, np.nan)
     if g < 2:
         return nan, nan, nan, g
-    se_z = np.sqrt(g / (g - 1) * ((d - d.mean(axis=0)) ** 2).sum(axis=0))
+    J = np.ones((g, Xz.shape[0]))
+    pos = np.full(g_all, -1)
+    pos[used] = np.arange(g)
+    item_pos = pos[codes]
+    inside = item_pos >= 0
+    J[item_pos[inside], np.flatnonzero(inside)] = 0.0
+    zj = _to_f_scale(_forms(mean_squares(Xz, J * ok[None, :])), k)  # (G, 6)
+    z = _to_f_scale(vals[None, :], k)[0]
+    with np.errstate(invalid="ignore"):
+        se_z = np.sqrt((g - 1) / g * ((zj - zj.mean(axis=0)) ** 2).sum(axis=0))
     q = stats.t.ppf(0.5 + confidence / 2, g - 1)
     lo = _from_f_scale((z - q * se_z)[None, :], k)[0]
     hi = _from_f_scale((z + q * se_z)[None, :], k)[0]
-    # delta method: d rho / d z on the ICC scale
-    eps = 1e-6
-    slope = (_from_f_scale((z + eps)[None, :], k)[0] - _from_f_scale((z - eps)[None, :], k)[0]) / (
-        2 * eps
-    )
-    return np.abs(slope) * se_z, lo, hi, g
+    eps = 1e-6  # delta method for the SE on the ICC scale
+    up = _from_f_scale((z + eps)[None, :], k)[0]
+    down = _from_f_scale((z - eps)[None, :], k)[0]
+    return np.abs(up - down) / (2 * eps) * se_z, lo, hi, g
 
 
 def icc(
@@ -272,9 +270,10 @@ def icc(
         Interval/ratio scores; rows with a missing rating are excluded and counted.
     ci : {"analytic", "bootstrap", None}, default "analytic"
         ``"analytic"``: F-based exact intervals (McGraw & Wong 1996, Table 7) for independent
-        targets; with ``clusters`` a cluster-robust linearisation on the ``log F`` scale (the
-        per-target linearised terms summed within clusters, ``G/(G-1)``, t with ``G-1`` df,
-        limits transformed back), since the F intervals assume independent targets.
+        targets; with ``clusters`` the leave-one-cluster-out jackknife on the ``log F`` scale
+        (t with ``G-1`` df, limits transformed back), since the F intervals assume independent
+        targets (they covered 84-95% on 20-60 images x 2-6 targets, the cluster BCa 90-94%,
+        the jackknife 93.9-95.5%; docs/calibration.md).
         ``"bootstrap"``: the (cluster) bootstrap.
     confidence_level : float, default 0.95
         Coverage of the intervals.
@@ -337,8 +336,7 @@ def icc(
             Xz, ok, rs.plan.clusters, vals, confidence
         )
         c_method = (
-            f"cluster-robust linearisation on the log F scale over {n_clusters} clusters "
-            f"(t df={n_clusters - 1})"
+            f"cluster jackknife on the log F scale ({n_clusters} clusters, t df={n_clusters - 1})"
         )
     out = []
     for j, form in enumerate(ICC_FORMS):
