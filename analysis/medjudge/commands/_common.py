@@ -34,7 +34,11 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--value", help="value column (long layout)")
     g.add_argument("--role", choices=["expert", "judge"], help="role of every rater (long layout)")
     g.add_argument("--raters", help="wide layout: rater columns as name:role,name:role")
-    g.add_argument("--dimension", help="dimension name (constant) for the table")
+    g.add_argument("--dimension", help="the dimension of every row (a constant; default overall)")
+    g.add_argument(
+        "--dimension-column",
+        help="long layout: the column naming each row's dimension (question, criterion)",
+    )
     g.add_argument("--order", help="presentation-order column")
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
@@ -62,7 +66,8 @@ def add_exchangeable(
 
 #: table options that describe columns; with --mapping the mapping file does that instead.
 TABLE_OPTIONS = (
-    "layout", "item", "rater", "value", "role", "raters", "dimension", "order", "gold", "invalid",
+    "layout", "item", "rater", "value", "role", "raters", "dimension", "dimension_column",
+    "order", "gold", "invalid",
 )  # fmt: skip
 
 
@@ -111,6 +116,8 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
             d["raters"][name] = {"role": role or "expert"}
     if args.dimension:
         d["dimension"] = args.dimension
+    if getattr(args, "dimension_column", None):
+        d["dimension_column"] = args.dimension_column
     if args.order:
         d["order"] = args.order
     if args.gold:

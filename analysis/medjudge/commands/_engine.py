@@ -38,6 +38,8 @@ def engine_of(args: argparse.Namespace, command: str) -> tuple[str, Any]:
 
     mapping = table_mapping(args)
     engine = choose_engine(getattr(args, "engine", "memory"), args.path, mapping)
+    if engine != "memory" and mapping is None and getattr(args, "engine", "auto") == "auto":
+        _refuse_unmapped_table(args.path, command)
     if engine == "memory":
         rows = engine_settings(args).get("memory_rows")
         check_fits_memory(args.path, mapping, command=command, memory_rows=rows)
@@ -70,6 +72,46 @@ def study_of(args: argparse.Namespace, command: str) -> tuple[Any, str]:
             can_reference=hasattr(args, "reference"),
         )  # fmt: skip
     return study, engine
+
+
+def _columns(path: str) -> list[str]:
+    """The column names of a CSV, TSV or Parquet file ([] when they cannot be read)."""
+    import csv
+    from pathlib import Path
+
+    p = Path(path)
+    try:
+        if p.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(p).names)
+        with open(p, encoding="utf-8-sig", newline="") as fh:
+            return next(csv.reader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ","), [])
+    except (OSError, ValueError, StopIteration, ImportError):
+        return []
+
+
+def _refuse_unmapped_table(path: str, command: str) -> None:
+    """A table given without a mapping (and without ``--engine``): one line saying how to
+    describe its columns. Only ``compare`` and ``subgroups`` read a table of the canonical
+    columns without one; the message names no option the user did not give."""
+    from ..engine.choose import REQUIRED
+
+    canonical = ", ".join(REQUIRED)
+    have = _columns(path)
+    if command not in ("validate", "run"):
+        if all(c in have for c in REQUIRED):
+            return
+        also = f"; with columns {canonical} none is needed"
+    else:
+        also = ""
+    shown = ", ".join(have[:12]) + (", ..." if len(have) > 12 else "")
+    raise InputError(
+        "a table needs a column mapping" + (f"; its columns are {shown}" if have else ""),
+        file=path,
+        hint="pass --mapping FILE.toml (examples in data/mappings/) or --layout long --item "
+        f"COLUMN --rater COLUMN --value COLUMN{also}",
+    )
 
 
 def refuse_options(args: argparse.Namespace, engine: str, options: dict[str, Any]) -> None:

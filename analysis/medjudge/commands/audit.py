@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "audit", help="annotator audit: reliability, drift, disputed items, judge vs experts"
     )
     add_input_args(p)
-    p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
+    opt.add(p, "--dimensions")
     p.add_argument(
         "--ci",
         choices=["auto", "analytic", "bootstrap"],
@@ -64,12 +64,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--headline",
-        "--judge-dimension",
         dest="judge_dimension",
         help="the headline dimension: the leave-one-expert-out kappa table and the report's "
-        "detail tables (default: overall if present, else the first); --dimension names a "
-        "table's constant dimension, hence this name",
+        "detail tables (default: overall if present, else the first)",
     )
+    opt.renamed(p, "audit", "--judge-dimension", "judge_dimension")
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
     opt.add(p, "--json")
     p.set_defaults(func=run)
@@ -89,11 +88,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
             "audit checks the expert labels: the study has no experts (only judges); "
             "for judges against gold use 'medjudge compare'"
         )
-    dims = check_dimensions(
-        study,
-        [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None,
-        "--dimensions",
-    )
+    dims = check_dimensions(study, args.dimensions, "--dimensions")
     if args.judge_dimension is not None:
         check_dimensions(study, [args.judge_dimension], "--headline")
     cluster = None if args.cluster in ("none", "") else args.cluster

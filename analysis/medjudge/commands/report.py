@@ -212,6 +212,10 @@ def check_by(
             )
 
 
+#: ``--renderer``: who turns the report notebooks into HTML and PDF
+RENDERERS = ("auto", "builtin", "quarto")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -230,11 +234,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
     opt.add(p, "--policy", *opt.RESAMPLING, unset=True)
     p.add_argument(
-        "--engine",
-        choices=["auto", "builtin", "quarto"],
+        "--renderer",
+        dest="engine",
+        choices=RENDERERS,
         default="auto",
         help="builtin (pip only), quarto (needs quarto on PATH) or auto (default)",
     )
+    opt.renamed(p, "report", "--engine", "engine", choices=RENDERERS)
     p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
@@ -251,7 +257,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--headline",
         help="the headline dimension of the findings and single-dimension tables (default: "
-        "overall if present, else the first); --dimension names a table's constant dimension",
+        "overall if present, else the first)",
     )
     p.set_defaults(func=run)
 
@@ -280,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "resamples": args.resamples,
             "policy": args.policy,
-            "engine": args.engine,
+            "renderer": args.engine,
             "template": args.template,
             "title": args.title,
             "author": args.author,

@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
+    opt.add(p, "--policy", "--cluster", "--gold-method")
     opt.add(p, *opt.RESAMPLING, "--ties", "--by",
             note="; on run, given: subgroups.csv and the reports' breakdown; not given: no "
             "subgroups.csv, the reports use the default")  # fmt: skip
@@ -116,6 +117,12 @@ def run(args: argparse.Namespace) -> int:
             "--ties exclude applies to the tables only; the reports keep tie gold labels: "
             "add --report none, or drop --ties exclude"
         )
+    for option, value in (("--gold-method", args.gold_method), ("--cluster", args.cluster)):
+        if value != "auto" and args.report != "none":
+            raise InputError(
+                f"{option} {value} applies to the tables only; the reports use {option} auto: "
+                f"add --report none, or drop {option}"
+            )
     with progress(args, f"loading {Path(args.path).name}"):
         study = load_input(args)
     args.by_list = _subgroup_attributes(args, study)
@@ -165,21 +172,30 @@ def _tables(
     with progress(args, "judges against gold and score tables"):
         gold = compute_gold_tables(
             study, seed=args.seed, n_resamples=args.resamples,
-            confidence_level=args.confidence_level,
+            confidence_level=args.confidence_level, policy=args.policy, **_design(args),
         )  # fmt: skip
     accuracy = None
     if why_not is None:
         with progress(args, "accuracy against gold"):
-            accuracy = accuracy_table(study, confidence_level=args.confidence_level)
+            accuracy = accuracy_table(
+                study, confidence_level=args.confidence_level,
+                gold=args.gold_method, cluster=_design(args)["cluster"],
+            )  # fmt: skip
     if accuracy is not None:
         write_csv(accuracy, out / "accuracy.csv", decimals=6)
         written.append(out / "accuracy.csv")
-        _print_accuracy(accuracy, categorical_dimensions(study))
+        _print_accuracy(accuracy, categorical_dimensions(study), args.policy)
         if args.by_list:
             written.append(_write_subgroups(args, study, out))
     else:
         print(f"\naccuracy against gold not computed: {why_not}")
     return written[1:] + write_gold_tables(gold, out)
+
+
+def _design(args: argparse.Namespace) -> dict[str, str | None]:
+    """``--gold-method`` and ``--cluster`` as the analyses take them."""
+    cluster = None if args.cluster in ("none", "") else args.cluster
+    return {"gold": args.gold_method, "cluster": cluster}
 
 
 def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
@@ -191,11 +207,14 @@ def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
 
 
 def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
-    """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (invalid = wrong)."""
+    """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (``--policy``)."""
     from ..analyses.subgroups import subgroup_accuracy
 
     by = [*args.by_list, *(["dimension"] if len(study.dimensions) > 1 else [])]
-    table = subgroup_accuracy(study, by, policy="wrong", confidence_level=args.confidence_level)
+    table = subgroup_accuracy(
+        study, by, policy=args.policy, cluster=_design(args)["cluster"],
+        confidence_level=args.confidence_level,
+    )  # fmt: skip
     write_csv(table, out / "subgroups.csv", decimals=6)
     small = int(table["small"].sum()) if "small" in table else 0
     print(
@@ -205,18 +224,17 @@ def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     return out / "subgroups.csv"
 
 
-def _print_accuracy(acc, dimensions: list[str]) -> None:  # noqa: ANN001 - the accuracy table
-    """The headline table: accuracy (invalid = wrong) per judge x dimension, judges in the
-    report's order (accuracy on the headline dimension, best first; ties by name), stated."""
-    head = acc[acc["policy"] == "wrong"].pivot(
-        index="judge", columns="dimension", values="accuracy"
-    )
+def _print_accuracy(acc, dimensions: list[str], policy: str = "wrong") -> None:  # noqa: ANN001
+    """The headline table: accuracy (invalid verdicts under ``policy``) per judge x dimension,
+    judges in the report's order (accuracy on the headline dimension, best first; ties by
+    name), stated."""
+    head = acc[acc["policy"] == policy].pivot(index="judge", columns="dimension", values="accuracy")
     head = head[[d for d in dimensions if d in head.columns]]
     key = "overall" if "overall" in head.columns else head.columns[0]  # report.context's rule
     head = head.reset_index().sort_values(
         [key, "judge"], ascending=[False, True], na_position="last", kind="stable"
     )
-    print(_accuracy_header(acc))
+    print(_accuracy_header(acc, policy))
     print(f"judges sorted by accuracy on {key} (the report's order)")
     print(head.round(3).to_string(line_width=term_width(), index=False))
 
@@ -257,7 +275,8 @@ class _Reports:
             args.path,
             {"mapping": args.mapping, "out": args.out, "seed": args.seed,
              "resamples": args.resamples, "confidence-level": args.confidence_level,
-             "by": args.by, "report": choice},
+             "by": args.by, "report": choice,
+             **({"policy": args.policy} if args.policy != "wrong" else {})},
         )  # fmt: skip
 
         def render() -> None:
@@ -269,7 +288,7 @@ class _Reports:
                     mapping=args.mapping,
                     seed=args.seed,
                     resamples=args.resamples,
-                    policy="wrong",
+                    policy=args.policy,
                     confidence_level=args.confidence_level,
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
@@ -320,14 +339,22 @@ class _Reports:
         return 0
 
 
-def _accuracy_header(acc) -> str:  # noqa: ANN001 - the accuracy table
-    """The line above the printed accuracies: the level and interval method the table records."""
-    w = acc[acc["policy"] == "wrong"]
+#: ``--policy`` in the words of the printed accuracy table
+POLICY_WORDS = {
+    "wrong": "invalid = wrong, the Med-RewardBench rule",
+    "exclude": "invalid verdicts excluded",
+    "half": "invalid = half right",
+}
+
+
+def _accuracy_header(acc, policy: str = "wrong") -> str:  # noqa: ANN001 - the accuracy table
+    """The line above the printed accuracies: the policy, and the level and interval method the
+    table records."""
+    w = acc[acc["policy"] == policy]
     level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
     methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"])) if "ci_method" in w else ""
-    text = (
-        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
-        f"{level} intervals in accuracy.csv" + (f": {methods})" if methods else ")")
+    text = f"\naccuracy against gold ({POLICY_WORDS[policy]}; {level} intervals in accuracy.csv" + (
+        f": {methods})" if methods else ")"
     )
     if "order" in w:  # judges run in both orders: which verdicts the table uses
         both = w.loc[w["order"].fillna("").astype(str) != "", ["judge", "order"]].drop_duplicates()

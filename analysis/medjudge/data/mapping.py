@@ -24,6 +24,7 @@ m.toml: mapping key 'invalid' must be a list of strings, got 'NA' (write invalid
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -60,6 +61,22 @@ class ScaleSpec(_Strict):
     tie: Label | None = None
 
 
+class DesignSpec(_Strict):
+    """``[design]`` / ``[designs.DIMENSION]``: how the answers were shown (data/FORMAT.md).
+
+    ``presentation``: ``"pairwise"`` (a choice between two shown answers; ``first``,
+    ``second`` and optionally ``tie`` name its categories) or ``"single"`` (labels without
+    positions); ``accuracy_order``: the presentation order whose verdicts accuracy uses when a
+    judge saw the same items in both orders.
+    """
+
+    presentation: Literal["pairwise", "single"] | None = None
+    first: Label | None = None
+    second: Label | None = None
+    tie: Label | None = None
+    accuracy_order: Literal["AB", "BA"] | None = None
+
+
 class RaterSpec(_Strict):
     """``[raters.COLUMN]`` in a wide layout."""
 
@@ -92,6 +109,8 @@ TYPES: dict[str, Any] = {
     "invalid": list[Label],
     "scale": ScaleSpec | None,
     "scales": dict[str, ScaleSpec],
+    "design": DesignSpec | None,
+    "designs": dict[str, DesignSpec],
     "cluster": StrictStr | None,
     "role_map": dict[str, Literal["expert", "judge"]],
     "exchangeable": list[Literal["expert", "judge"]],
@@ -152,6 +171,10 @@ _EXAMPLES: dict[str, str] = {
     "layout": 'write layout = "long" or "wide"',
     "format": 'write format = "table", "inspect", "lm_eval" or "hf"',
     "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
+    "design": 'write [design] then presentation = "pairwise", first = "A", second = "B"',
+    "designs": 'write [designs.DIMENSION] then presentation = "pairwise" or "single"',
+    "presentation": 'write presentation = "pairwise" or "single"',
+    "accuracy_order": 'write accuracy_order = "AB" or "BA"',
     "exchangeable": 'write exchangeable = ["expert"]',
     "role_map": 'write [role_map] then crowd = "expert" and model = "judge"',
     "role_names": 'write [role_names] then expert = "crowd workers"',
@@ -213,6 +236,10 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         hint = _EXAMPLES.get(leaf) or _EXAMPLES.get(key.split(".")[0])
         if err["type"] == "extra_forbidden":
             hint = f"known keys: {sorted(MappingSpec.model_fields)}" if "." not in key else hint
+        got = err.get("input")
+        if err["type"] == "list_type" and isinstance(got, str) and key in _EXAMPLES:
+            # the user's own value as a TOML array: pasting the hint gives a valid file
+            hint = f"write {key} = {json.dumps([got], ensure_ascii=False)}"
         if err["type"] == "extra_forbidden":
             raise InputError(f"unknown mapping key {key!r}", file=source, hint=hint) from None
         if source == "command line":  # the same schema checks the table options
@@ -246,6 +273,19 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         if s is not None:
             s["categories"] = [_text(c) for c in s["categories"]]
             s["tie"] = None if s["tie"] is None else _text(s["tie"])
+    for name, s in [("design", out["design"]), *out["designs"].items()]:
+        if s is None:
+            continue
+        for k in ("first", "second", "tie"):
+            s[k] = None if s[k] is None else _text(s[k])
+        if s["presentation"] == "pairwise" and (s["first"] is None or s["second"] is None):
+            where = "[design]" if name == "design" else f"[designs.{name}]"
+            raise InputError(
+                f'{where} presentation = "pairwise" needs first and second (the categories '
+                "meaning the first and the second answer)",
+                file=source,
+                hint='write first = "A" and second = "B" (and tie = "tie" if there is one)',
+            )
     out["raters"] = {
         k: {a: b for a, b in v.items() if b is not None} for k, v in out["raters"].items()
     }

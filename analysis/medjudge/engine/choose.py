@@ -114,6 +114,7 @@ def check_fits_memory(
 
 
 #: the columns of a verdict table read without a mapping on the columnar path
+REQUIRED = ("item", "rater", "role", "dimension", "value")
 CANONICAL = {"item": "item", "rater": "rater", "role_column": "role", "value": "value",
              "dimension_column": "dimension"}  # fmt: skip
 

@@ -35,13 +35,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.design import PresentationDesign, order_kind
 from ..data.errors import InputError
 from ..data.gold import derive_gold, resolve_gold_method
 from ..data.interface import Gold, RatingMatrix
 from ..data.outcomes import NOT_ASSIGNED_STATUS, JudgeOutcomes, judge_outcomes
 from ..data.scale import Scale
-from ..data.tables import TableMapping
+from ..data.tables import TableMapping, declared_designs
+from ..data.views import DimensionView
 
 __all__ = ["MatrixStudy", "reduce_to_matrices"]
 
@@ -71,6 +71,8 @@ class MatrixStudy:
     cluster: str | None = None
     exchangeable: tuple[str, ...] = ()
     role_names: dict[str, str] = field(default_factory=dict)
+    #: the presentation design declared per dimension (:mod:`medjudge.data.design`)
+    designs: dict[str, dict[str, Any]] = field(default_factory=dict)
     load_counts: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
@@ -121,9 +123,7 @@ class MatrixStudy:
         return word if word.endswith("s") else word + "s"
 
     def _cached(self, key: object, compute: Any) -> Any:
-        """Memoise a derived view; the presentation design comes from the matrices."""
-        if isinstance(key, tuple) and key[0] == "presentation":
-            compute = lambda: self.presentation(key[1])  # noqa: E731
+        """Memoise a derived view (the presentation design, the dimension views, gold)."""
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
@@ -206,21 +206,24 @@ class MatrixStudy:
         """``items × judges`` correctness against gold (:func:`judge_outcomes`)."""
         return judge_outcomes(self, dimension, gold=gold, judges=judges, order=order)  # type: ignore[arg-type]
 
-    def presentation(self, dimension: str) -> PresentationDesign:
-        """The presentation design of a dimension, from the matrices (the in-memory rule)."""
-        s = self.status[dimension]
-        js = [self._col[j] for j in self.judges]
-        used = [o for k, o in enumerate(self.orders) if (s[k][:, js] >= 0).any()]
-        kind, orders = order_kind(self.scales[dimension], used)
-        swap: list[str] = []
-        if len(orders) == 2:
-            ab, ba = self.orders.index("AB"), self.orders.index("BA")
-            both = ((s[ab] >= 0) & (s[ba] >= 0)).any(axis=0)
-            swap = sorted(j for j in self.judges if both[self._col[j]])
-            if swap:
-                kind = "swapped"
-        pairwise = kind != "single"
-        return PresentationDesign(dimension, kind, orders, tuple(swap), pairwise)
+    def _dimension_view(self, dimension: str) -> DimensionView:
+        """The verdict cells of one dimension as a :class:`~medjudge.data.views.DimensionView`
+        (one row per item x rater x order with a verdict), for the rules that read rows
+        (:func:`medjudge.data.design.presentation_design`, :func:`~medjudge.data.design.assignment`)."""
+
+        def compute() -> DimensionView:
+            s = self.status[dimension]
+            o, i, r = np.nonzero(s >= 0)
+            judge = np.isin(r, [self._col[j] for j in self.judges])
+            words = np.array(STATUSES, dtype=object)
+            return DimensionView(
+                item=i.astype(np.int64), rater=r.astype(np.int64), rater_names=list(self._raters),
+                is_judge=judge, is_expert=~judge, order=o.astype(np.int64),
+                orders=list(self.orders), run=np.zeros(i.size, dtype=np.int64), runs=["1"],
+                code=self.values[dimension][o, i, r], status=words[s[o, i, r]],
+            )  # fmt: skip
+
+        return self._cached(("view", dimension), compute)
 
     def __repr__(self) -> str:
         return (
@@ -271,7 +274,8 @@ def reduce_to_matrices(
             unknown = [d for d in dimensions if d not in scales]
             if unknown:
                 raise InputError(
-                    f"--only {unknown[0]!r}: no such dimension; the data have " + ", ".join(scales)
+                    f"--dimensions {unknown[0]!r}: no such dimension; the data have "
+                    + ", ".join(scales)
                 )
             scales = {d: s for d, s in scales.items() if d in dimensions}
         return _reduce(proj, scales, counts, engine)
@@ -286,6 +290,7 @@ def _reduce(
     import ibis
 
     from .connect import fetch
+    from ..data.tables import declared_designs
     from .projection import gold_table
 
     m = proj.mapping
@@ -337,6 +342,7 @@ def _reduce(
         values=values, status=stat, dimension_raters=per_dim, gold_table=gold,
         name=Path(proj.path).stem,
         cluster=m.cluster, exchangeable=tuple(m.exchangeable), role_names=dict(m.role_names),
+        designs=declared_designs(m, list(scales)),
         load_counts=counts, sources=[Path(proj.path)], answer_models=tuple(m.models),
         engine=engine,
     )  # fmt: skip
