@@ -77,9 +77,12 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             spark_master=settings.get("spark_master"),
         )  # fmt: skip
         study, _ = study_of(args, "run")
-    from ..data.accounting import gold_summary
+    from ..data.accounting import study_facts
 
-    summary[0]["gold"] = gold_summary(study)  # the reasons for no gold, from the matrices
+    # the counts of the verdict rows from the engine, the study-model facts from the matrices
+    counts = list(summary[0])
+    counts = {k: summary[0][k] for k in counts[: counts.index("notes") + 1]}
+    summary = (counts | study_facts(study), summary[1])
     args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])

@@ -50,15 +50,23 @@ def summary(study: StudyLike) -> dict[str, object]:
         "load_counts": dict(study.load_counts),
         "notes": list(study.notes),
     }
-    out["gold"] = gold_summary(study)
+    out.update(study_facts(study))
+    return out
+
+
+def study_facts(study: StudyLike) -> dict[str, object]:
+    """The summary's facts about the study model, read through the study's interface only
+    (gold, presentation design, the judge design, supplied vs majority gold, settings), so a
+    study reduced on an engine (:class:`medjudge.engine.matrices.MatrixStudy`) states the same."""
     from .design import assignment, presentation_design
 
+    out: dict[str, object] = {"gold": gold_summary(study)}
     out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}
     out["design"] = {d: presentation_design(study, d).to_dict() for d in study.dimensions}
     if study.judges:
         # item x dimension cells a judge has no verdict row for: it was not given the item
         # (left out of its estimates under every invalid-verdict policy, not counted as invalid)
-        lacking = {}
+        lacking: dict[str, dict[str, int]] = {}
         for dim in study.dimensions:
             absent = (~assignment(study, dim, study.judges)).sum(0)
             for j, n in zip(study.judges, absent, strict=True):

@@ -290,7 +290,6 @@ def _reduce(
     import ibis
 
     from .connect import fetch
-    from ..data.tables import declared_designs
     from .projection import gold_table
 
     m = proj.mapping
