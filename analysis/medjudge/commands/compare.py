@@ -144,6 +144,13 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{study.name}: {len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; "
         f"clusters {s['cluster']}; B={s['n_resamples']} seed={s['seed']}"
+        + (
+            f"; accuracy uses order {s['order']} only (--eval-order)"
+            if args.eval_order
+            else f"; accuracy uses order {s['order']} for judges seen in both orders"
+            if s["order"] != "single order"
+            else ""
+        )
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for d in s["dimensions"]:
@@ -176,18 +183,20 @@ def run(args: argparse.Namespace) -> int:
                     + ", ".join(f"{r.expert} {r.accuracy:.3f} (n={r.n})" for r in ceil.itertuples())
                 )
         pairs = ev.pairs
-        sig = pairs[pairs["p_holm"] < args.alpha]
-        print(
-            f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} pairs × "
-            f"{len(s['dimensions'])} dimensions); significant after Holm within dimension at {args.alpha}: {len(sig)}"
-        )
-        if "min_attainable_p_holm" in pairs.columns:
-            stuck = pairs[pairs["min_attainable_p_holm"] >= args.alpha]
+        a = s["alpha"]
+        if len(pairs):
+            print(
+                f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} "
+                f"pairs × {len(s['dimensions'])} dimensions); {s['multiplicity']['description']}; "
+                f"significant at α = {a:g}: {int(pairs['significant'].sum())}"
+            )
+        if len(pairs) and "min_attainable_p_holm" in pairs.columns:
+            stuck = pairs[~pairs["can_decide"]]
             if len(stuck):
                 r = stuck.iloc[0]
                 print(
                     f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
-                    f"{args.alpha} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
+                    f"{a:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
                     f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
                     f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
                     "evidence of a tie"
@@ -263,6 +272,6 @@ def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001,
 
     common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
               "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
-    ev = evaluate_judges(study, family=args.family, **common)
+    ev = evaluate_judges(study, family=args.family, alpha=args.alpha, **common)
     jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

@@ -146,14 +146,25 @@ def run(args: argparse.Namespace) -> int:
             print(table_text(h[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
-            print(
-                table_text(
-                    out["organ_effects"][["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]],
-                    80,
-                    index=False,
-                )
+            eff = out["organ_effects"].copy()
+            if "note" in eff.columns:
+                # an untested row says why, never a bare NaN
+                untested = eff["pvalue"].isna() & eff["note"].astype(str).ne("")
+                for c in ("wald_chi2", "pvalue", "p_holm", "flag"):
+                    if c in eff.columns:
+                        eff[c] = eff[c].astype(object).where(~untested, "—")
+            cols_e = ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
+            cols_e += (
+                ["note"] if "note" in eff.columns and eff["note"].astype(str).ne("").any() else []
             )
+            print(table_text(eff[cols_e], 80, index=False))
         bb = out["best"]
+        if bb.empty or "test" not in bb.columns:
+            print(
+                f"\n# best judge per cell: not computed ({out['breakdown']['judge'].nunique()} judge; a best "
+                "judge needs two to compare)"
+            )
+            return 0
         print(
             "\n# best judge per cell; runner-up: "
             + "; ".join(dict.fromkeys(bb["test"].astype(str)))

@@ -25,6 +25,28 @@ def _role_name(s: dict, role: str) -> str:
     return f" ({name})" if name else ""
 
 
+def design_lines(design: dict) -> list[str]:
+    """The design each dimension is analysed under and where each part came from (dimensions
+    with the same design share one entry)."""
+    groups: dict[str, list[str]] = {}
+    for d, g in design.items():
+        src = g.get("source", {})
+        parts = [f"{g['presentation']} ({src.get('presentation', '')})"]
+        if g["presentation"] == "pairwise":
+            parts.append(
+                f"first {g['first']!r}, second {g['second']!r}, tie "
+                + (repr(g["tie"]) if g["tie"] is not None else "none")
+                + f" ({src.get('categories', '')})"
+            )
+            if g.get("kind") == "swapped":
+                parts.append(
+                    f"accuracy uses order {g['accuracy_order']} for judges seen in both orders "
+                    f"({src.get('accuracy_order', '')})"
+                )
+        groups.setdefault("; ".join(parts), []).append(d)
+    return [f"design ({', '.join(ds)}): {text}" for text, ds in groups.items()]
+
+
 def format_summary(s: dict, rater_table) -> str:
     lines = [
         f"{s['name']}: {s['n_items']} items, {s['n_ratings']} verdict rows",
@@ -48,6 +70,7 @@ def format_summary(s: dict, rater_table) -> str:
         + (f"; items clustered by {s['cluster']!r}" if s.get("cluster") else ""),
         "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
         "presentation: " + ", ".join(f"{d} {k}" for d, k in s.get("presentation", {}).items()),
+        *design_lines(s.get("design", {})),
         "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         f"verdicts without a usable value: {s['verdicts_without_value']}",
         f"duplicates: {s['duplicates']}",

@@ -62,6 +62,7 @@ def summary(study: StudyLike) -> dict[str, object]:
     from .design import assignment, presentation_design
 
     out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}
+    out["design"] = {d: presentation_design(study, d).to_dict() for d in study.dimensions}
     if study.judges:
         # item x dimension cells a judge has no verdict row for: it was not given the item
         # (left out of its estimates under every invalid-verdict policy, not counted as invalid)

@@ -60,6 +60,22 @@ class ScaleSpec(_Strict):
     tie: Label | None = None
 
 
+class DesignSpec(_Strict):
+    """``[design]`` / ``[designs.DIMENSION]``: how the answers were shown (data/FORMAT.md).
+
+    ``presentation``: ``"pairwise"`` (a choice between two shown answers; ``first``,
+    ``second`` and optionally ``tie`` name its categories) or ``"single"`` (labels without
+    positions); ``accuracy_order``: the presentation order whose verdicts accuracy uses when a
+    judge saw the same items in both orders.
+    """
+
+    presentation: Literal["pairwise", "single"] | None = None
+    first: Label | None = None
+    second: Label | None = None
+    tie: Label | None = None
+    accuracy_order: Literal["AB", "BA"] | None = None
+
+
 class RaterSpec(_Strict):
     """``[raters.COLUMN]`` in a wide layout."""
 
@@ -92,6 +108,8 @@ class MappingSpec(_Strict):
     invalid: list[Label] = Field(default_factory=list)
     scale: ScaleSpec | None = None
     scales: dict[str, ScaleSpec] = Field(default_factory=dict)
+    design: DesignSpec | None = None
+    designs: dict[str, DesignSpec] = Field(default_factory=dict)
     cluster: StrictStr | None = None
     role_map: dict[str, Literal["expert", "judge"]] = Field(default_factory=dict)
     exchangeable: list[Literal["expert", "judge"]] = Field(default_factory=list)
@@ -124,6 +142,10 @@ _EXAMPLES: dict[str, str] = {
     "layout": 'write layout = "long" or "wide"',
     "format": 'write format = "table", "inspect", "lm_eval" or "hf"',
     "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
+    "design": 'write [design] then presentation = "pairwise", first = "A", second = "B"',
+    "designs": 'write [designs.DIMENSION] then presentation = "pairwise" or "single"',
+    "presentation": 'write presentation = "pairwise" or "single"',
+    "accuracy_order": 'write accuracy_order = "AB" or "BA"',
     "exchangeable": 'write exchangeable = ["expert"]',
     "role_map": 'write [role_map] then crowd = "expert" and model = "judge"',
     "role_names": 'write [role_names] then expert = "crowd workers"',
@@ -222,6 +244,19 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         if s is not None:
             s["categories"] = [_text(c) for c in s["categories"]]
             s["tie"] = None if s["tie"] is None else _text(s["tie"])
+    for name, s in [("design", out["design"]), *out["designs"].items()]:
+        if s is None:
+            continue
+        for k in ("first", "second", "tie"):
+            s[k] = None if s[k] is None else _text(s[k])
+        if s["presentation"] == "pairwise" and (s["first"] is None or s["second"] is None):
+            where = "[design]" if name == "design" else f"[designs.{name}]"
+            raise InputError(
+                f'{where} presentation = "pairwise" needs first and second (the categories '
+                "meaning the first and the second answer)",
+                file=source,
+                hint='write first = "A" and second = "B" (and tie = "tie" if there is one)',
+            )
     out["raters"] = {
         k: {a: b for a, b in v.items() if b is not None} for k, v in out["raters"].items()
     }

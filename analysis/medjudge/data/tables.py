@@ -80,6 +80,8 @@ class TableMapping:
     invalid: list[str] = field(default_factory=list)
     scale: Scale | None = None
     scales: dict[str, Scale] = field(default_factory=dict)
+    design: dict[str, Any] | None = None
+    designs: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster: str | None = None
     role_map: dict[str, str] = field(default_factory=dict)
     exchangeable: list[str] = field(default_factory=list)
@@ -364,6 +366,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         cluster=mapping.cluster,
         exchangeable=tuple(mapping.exchangeable),
         role_names=dict(mapping.role_names),
+        designs=declared_designs(mapping, list(dims_scale)),
     )
 
 
@@ -401,6 +404,18 @@ def _refuse_rows_without_dimension(df: pd.DataFrame, mapping: TableMapping, path
         line=int(first[LINE]) if pd.notna(first[LINE]) else None,
         hint=hint,
     )
+
+
+def declared_designs(mapping: TableMapping, dimensions: list[str]) -> dict[str, dict[str, Any]]:
+    """The presentation design the mapping declares per dimension (``[designs.D]`` over
+    ``[design]``; keys left unset in both are absent, so the data rule infers them)."""
+    out: dict[str, dict[str, Any]] = {}
+    for d in dimensions:
+        spec = {k: v for k, v in (mapping.design or {}).items() if v is not None}
+        spec.update({k: v for k, v in mapping.designs.get(d, {}).items() if v is not None})
+        if spec:
+            out[d] = spec
+    return out
 
 
 def cluster_varies(column: str, item: Any, file: Any, line: int | None = None) -> InputError:
@@ -491,7 +506,9 @@ def _supplied_gold(
     conflict = given.groupby(key)["value"].nunique() > 1
     if conflict.any():
         item, dim = conflict[conflict].index[0]
-        ln = int(given.loc[(given["item"] == item) & (given["dimension"] == dim), "line"].iloc[1])
+        rows = given[(given["item"] == item) & (given["dimension"] == dim)]
+        # the line of the first gold that differs from the item's first (the conflicting one)
+        ln = int(rows.loc[rows["value"] != rows["value"].iloc[0], "line"].iloc[0])
         where = f"item {item!r}" + (f", dimension {dim!r}" if per_dim else "")
         raise InputError(
             f"{where} has conflicting gold labels", file=path, line=ln, column=mapping.gold

@@ -103,11 +103,12 @@ def on_headline(
 
 
 def evaluation(ctx: ReportContext) -> Any:
-    """Every judge against gold under the report's policy, resamples and level (once)."""
+    """Every judge against gold under the report's policy, resamples, level and α (once)."""
     kw = {
         "policy": ctx.policy,
         "bootstrap": ctx.bootstrap,
         "confidence_level": ctx.confidence_level,
+        "alpha": ctx.alpha,
     }
     return ctx.get("evaluation", lambda: evaluate_judges(ctx.study, **kw))
 
