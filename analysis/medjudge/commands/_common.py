@@ -138,7 +138,10 @@ def table_mapping(args: argparse.Namespace) -> TableMapping | None:
 def load_input(args: argparse.Namespace) -> Study:
     from ..engine.choose import check_fits_memory
 
-    check_fits_memory(args.path, table_mapping(args), command=getattr(args, "command", None))
+    rows = (getattr(args, "engine_settings", None) or {}).get("memory_rows")
+    check_fits_memory(
+        args.path, table_mapping(args), command=getattr(args, "command", None), memory_rows=rows
+    )
     study = load_any(
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )
@@ -196,8 +199,7 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
     """A presentation order that exists among the judges' verdicts (``None`` passes)."""
     if order is None:
         return None
-    r = study.ratings
-    present = sorted({str(o) for o in r.loc[r["role"] == "judge", "order"].dropna() if str(o)})
+    present = [o for o in study.judge_orders() if o]
     if order not in present:
         have = ", ".join(present) if present else "none recorded"
         raise InputError(

@@ -51,6 +51,18 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
     return shlex.join(parts)
 
 
+def renderer(args: argparse.Namespace) -> str:
+    """The report renderer of this command line: ``--engine``, where ``auto`` is Quarto when
+    ``MEDJUDGE_ENGINE=quarto`` (read by ``cli.py``) and Quarto is installed, else builtin."""
+    import shutil
+
+    engine = getattr(args, "engine", "auto") or "auto"
+    wants = (getattr(args, "engine_settings", None) or {}).get("renderer") == "quarto"
+    if engine == "auto" and wants and shutil.which("quarto"):
+        return "quarto"
+    return engine if engine != "auto" else "builtin"
+
+
 def render_reports(
     path: str | Path,
     *,
@@ -319,7 +331,8 @@ def run(args: argparse.Namespace) -> int:
             results = render_reports(
                 args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-                **from_args(args, "to", "mapping", "seed", "resamples", "policy", "engine",
+                engine=renderer(args),
+                **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
                             "author", "headline"),
             )  # fmt: skip

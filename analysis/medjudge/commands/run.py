@@ -20,7 +20,7 @@ from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, engine_of
 from ._output import output_folder
 from ._resolve import resolve_by
 
@@ -49,59 +49,48 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-#: what ``run`` writes on the in-memory path only, and why
-COLUMNAR_NOT_RUN = {
-    "judges against gold and score tables (gold_*.csv)": "need the study in memory "
-    "(--engine memory)",
-}
-
-
 def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
-    """``run`` on a table reduced next to the data: validation.json, parse_status.csv and
-    accuracy.csv (the same tables as in memory); what needs the study in memory is listed."""
-    from ..analyses.at_scale import accuracy_table_at_scale, stack_at_scale
+    """``run`` on a table reduced next to the data: the same tables as in memory, from the
+    study's matrices (:mod:`medjudge.engine.matrices`) and the counts of
+    :func:`~medjudge.engine.summary.columnar_summary`; the reports are rendered in memory."""
     from ..engine.summary import columnar_summary
+    from ._engine import engine_settings, study_of
     from ._progress import progress
 
-    refuse_options(args, engine, {"broadcast": False, "exchangeable": None, "by": None,
-                                  "ties": "keep", "gold_method": "auto",
-                                  "cluster": "auto"})  # fmt: skip
+    if args.report != "none":
+        raise InputError(
+            f"--report {args.report}: the reports are rendered from a study in memory; add "
+            f"--report none to write the tables with --engine {engine}, or use --engine memory"
+        )
+    from ..engine.choose import refuse_folder
+
+    refuse_folder(args.path, engine)
     if mapping is None:
         raise InputError(
             f"--engine {engine}: run on the columnar path reads a table with a mapping "
             "(--mapping FILE.toml or --item/--rater/--value)"
         )
+    settings = engine_settings(args)
+    with progress(args, f"counting {Path(args.path).name} ({engine})"):
+        summary = columnar_summary(
+            args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
+            spark_master=settings.get("spark_master"),
+        )  # fmt: skip
+        study, _ = study_of(args, "run")
+    from ..data.accounting import study_facts
+
+    # the counts of the verdict rows from the engine, the study-model facts from the matrices
+    counts = list(summary[0])
+    counts = {k: summary[0][k] for k in counts[: counts.index("notes") + 1]}
+    summary = (counts | study_facts(study), summary[1])
+    args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
-    not_run = dict(COLUMNAR_NOT_RUN)
-    if args.report != "none":
-        not_run[f"reports ({args.report})"] = "rendered from a study in memory (--engine memory)"
     with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
-        with progress(args, f"counting {Path(args.path).name} ({engine})"):
-            summary, table = columnar_summary(args.path, mapping, engine=engine)
-        summary["not_run"] = not_run
-        (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-        write_csv(table, out / "parse_status.csv")
-        written = [out / "parse_status.csv"]
-        print(
-            f"{summary['name']}: {summary['n_items']} items; {len(summary['experts'])} experts, "
-            f"{len(summary['judges'])} judges; verdict rows not usable: "
-            f"{summary['verdicts_without_value']} of {summary['n_ratings']} ({engine})"
-        )
-        with progress(args, "accuracy against gold"):
-            view, so = stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
-        if so.judges and view.dimensions:
-            acc = accuracy_table_at_scale(view, so, confidence_level=args.confidence_level)
-            write_csv(acc, out / "accuracy.csv", decimals=6)
-            written.append(out / "accuracy.csv")
-            _print_accuracy(acc, list(view.dimensions), args.policy)
-        else:
-            print("\naccuracy against gold not computed: no judges or no categorical dimension")
-    for what, why in not_run.items():
-        print(f"not run: {what}: {why}")
+        more = _tables(args, study, out, summary=summary)
     print(
         f"\nwrote {final / 'validation.json'}"
-        + "".join(f", {final / p.name}" for p in written)
+        + "".join(f", {final / p.name}" for p in more)
         + f" and {final / 'MANIFEST.json'}"
     )
     return 0
@@ -164,16 +153,19 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
-def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
+def _tables(
+    args: argparse.Namespace, study: Study, out: Path, summary: tuple | None = None
+) -> list[Path]:
     """Write the summary tables into ``out`` and print their headlines; the files after
-    ``validation.json``."""
+    ``validation.json``. ``summary``: the (counts, rater table) when counted next to the data."""
     from ._progress import progress
 
-    summary = study.summary()
+    summary, rater_table = summary or (study.summary(), study.rater_table())
     (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    write_csv(study.rater_table(), out / "parse_status.csv")
+    write_csv(rater_table, out / "parse_status.csv")
     print(
-        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
+        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} "
+        f"{study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
@@ -304,6 +296,9 @@ class _Reports:
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
                     workers=2,  # the command line renders the reports side by side
+                    engine=report_cmd.renderer(argparse.Namespace(
+                        engine="auto", engine_settings=getattr(args, "engine_settings", None)
+                    )),
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc

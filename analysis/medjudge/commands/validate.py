@@ -122,15 +122,22 @@ def summary_of(args: argparse.Namespace, command: str = "validate"):  # noqa: AN
     """(summary, rater table) of the input, on the path ``--engine`` chooses."""
     engine, mapping = engine_of(args, command)
     if engine != "memory":
+        from ..engine.choose import refuse_folder
         from ..engine.summary import columnar_summary
+        from ._engine import engine_settings
 
+        refuse_folder(args.path, engine)
         refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
         if mapping is None:
             raise InputError(
                 f"--engine {engine}: the columnar path reads a table with a mapping "
                 "(--mapping FILE.toml or --item/--rater/--value)"
             )
-        return columnar_summary(args.path, mapping, engine=engine)
+        settings = engine_settings(args)
+        return columnar_summary(
+            args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
+            spark_master=settings.get("spark_master"),
+        )  # fmt: skip
     study = load_input(args)
     return study.summary(), study.rater_table()
 

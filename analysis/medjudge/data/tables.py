@@ -45,7 +45,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,17 @@ from .scale import Scale
 
 @dataclass
 class TableMapping:
+    """How to read a table: the one list of mapping keys, with their defaults.
+
+    Every field but ``source`` is a key of a mapping file (or a table option of the command
+    line); :data:`medjudge.data.mapping.TYPES` gives each key's type and
+    :class:`medjudge.data.mapping.MappingSpec`, the schema every mapping is checked against,
+    is built from these fields.
+    """
+
+    #: fields that are not mapping keys
+    NOT_KEYS: ClassVar[tuple[str, ...]] = ("source",)
+
     format: str = "table"
     split: str | None = None
     layout: str = "long"
