@@ -139,3 +139,38 @@ def test_report_headline_prints_the_alpha_and_count_of_the_decisions(demo_study)
             assert f"{n_tied} other" in text
         else:
             assert "every other" in text
+
+
+def test_a_judge_without_verdicts_in_a_dimension_is_listed_not_ranked():
+    import medjudge as mj
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(60):
+        g = ("A", "B")[i % 2]
+        for e in ("e1", "e2", "e3"):
+            rows += [(f"q{i}", e, "expert", d, g) for d in ("d1", "d2")]
+        for j, acc in (("j1", 0.8), ("j2", 0.6), ("j3", 0.7)):
+            for d in ("d1", "d2"):
+                if (j, d) == ("j3", "d2"):
+                    continue  # j3 was never run on d2
+                v = g if rng.uniform() < acc else ("B" if g == "A" else "A")
+                rows.append((f"q{i}", j, "judge", d, v))
+    r = pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"])
+    items = pd.DataFrame({"item": [f"q{i}" for i in range(60)]})
+    study = mj.Study(r, items, {d: mj.Scale("nominal", ("A", "B")) for d in ("d1", "d2")})
+    ev = evaluate_judges(study, bootstrap=Bootstrap(50))
+    lb = ev.leaderboard.set_index(["dimension", "judge"])
+    row = lb.loc[("d2", "j3")]
+    assert np.isnan(row["rank"]) and np.isnan(row["rank_low"]) and np.isnan(row["rank_high"])
+    assert row["group"] == "" and not row["top_set"] and "not ranked" in row["warning"]
+    p = ev.pairs[(ev.pairs["dimension"] == "d2") & (ev.pairs["judge_b"] == "j3")]
+    assert p["pvalue"].isna().all()  # no item in common: not tested (was p = 1)
+    # the ranked judges' counts and rank sets ignore the untested pairs
+    assert lb.loc[("d2", "j1"), "n_indistinguishable"] == int(
+        (
+            ev.pairs[(ev.pairs["dimension"] == "d2") & (ev.pairs["judge_a"] == "j1")]["p_holm"]
+            >= 0.05
+        ).sum()
+    )
+    assert lb.loc[("d2", "j1"), "rank_high"] <= 2

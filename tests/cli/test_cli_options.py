@@ -334,3 +334,27 @@ def test_run_policy_cluster_and_gold_method_reach_its_tables(tmp_path):
     assert not (flat["ci_low"].round(6) == clustered["ci_low"].round(6)).all()
     rc, _, err = _cli(["run", DEMO, "--out", str(tmp_path / "p"), "--cluster", "none"])
     assert rc == 2 and "--cluster none applies to the tables only" in err
+
+
+def test_the_reports_name_only_options_that_exist():
+    """Every option a report sentence names is one its reader can give: a bare `` `--x` `` is an
+    option of ``report`` (the command that makes the reports), and
+    ``medjudge CMD ... --x`` one of CMD (the audit report once pointed to ``--dimension``, a
+    table option, to choose its headline dimension)."""
+    import re
+
+    parsers = _parsers()
+    makers = set(_visible(parsers["report"]))
+    named: list[tuple[str, str, set[str]]] = []
+    for path in sorted((ROOT / "analysis" / "medjudge" / "report").rglob("*")):
+        if path.suffix not in (".py", ".qmd", ".md") or path.name == "render.py":
+            continue  # render.py passes pandoc's own options
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"`(--[a-z][a-z-]*)", text):
+            named.append((m.group(1), path.name, makers))
+        for m in re.finditer(r"medjudge ([a-z]+)[^\n\"'`]*?(--[a-z][a-z-]*)", text):
+            if m.group(1) in parsers:
+                named.append((m.group(2), path.name, set(_visible(parsers[m.group(1)]))))
+    assert named, "no option named in the reports: the pattern is wrong"
+    unknown = sorted({(o, where) for o, where, known in named if o not in known})
+    assert not unknown, unknown

@@ -111,7 +111,7 @@ def test_validate_on_a_generated_study_says_pairwise_from_the_orders(tmp_path):
     path, mapping = _study(tmp_path, 2, 7)
     out = _run(["validate", str(path), "--mapping", str(mapping)])
     line = next(ln for ln in out.splitlines() if ln.startswith("design ("))
-    assert "pairwise (inferred: the judges' rows record the answer order" in line
+    assert "pairwise (inferred: the judges' rows record both answer orders" in line
     assert "first '0', second '1', tie '2'" in line
 
 
@@ -128,3 +128,11 @@ def test_subgroups_on_a_one_judge_study_says_why_instead_of_failing(tmp_path):
     effect = out.split("effect per judge")[1].split("\n\n")[0]
     assert "NaN" not in effect and "not tested: separation" in effect
     assert "best judge per cell: not computed (1 judge" in out
+
+
+def test_compare_refuses_to_rank_exchangeable_judge_slots(tmp_path, capsys):
+    path, mapping = _study(tmp_path, 3, 9, n_items=40)
+    mapping.write_text(MAPPING + 'exchangeable = ["judge"]\n')
+    assert main(["compare", str(path), "--mapping", str(mapping), "--resamples", "50"]) == 2
+    err = capsys.readouterr().err
+    assert "exchangeable slots" in err and "Traceback" not in err

@@ -77,7 +77,6 @@ PENDING: dict[tuple[str, str], int] = {
     ("report/sections/position.py", "Holm"): 6,
     ("report/sections/position.py", "α = <setting>"): 2,
     ("report/sections/reliability.py", "bootstrap"): 1,
-    ("report/sections/stability.py", "bootstrap"): 1,
     ("report/sections/subgroups.py", "Holm"): 1,
     ("report/sections/subgroups.py", "α = <setting>"): 1,
 }

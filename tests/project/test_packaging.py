@@ -86,13 +86,15 @@ def test_cross_check_libraries_are_an_extra_that_dev_installs():
     assert "medjudge[crosscheck]" in PROJECT["optional-dependencies"]["dev"]
 
 
-def test_the_dev_install_fetches_wheels_only():
-    """PySpark is published as a source archive only: it stays out of ``dev`` (and of the
-    README's test command); CI installs it beside ``dev`` so that the Spark test runs there."""
+def test_the_dev_install_fetches_wheels_only_and_downgrades_nothing():
+    """PySpark is published as a source archive only, and Inspect's S3 client (botocore) pins
+    python-dateutil below 3, which downgrades what the first README command installed: both stay
+    out of ``dev`` (and of the README's test command); CI installs them beside ``dev`` so that
+    their tests run there."""
     dev = " ".join(PROJECT["optional-dependencies"]["dev"])
-    assert "spark" not in dev
+    assert "spark" not in dev and "inspect" not in dev
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert '".[dev,spark]"' in ci
+    assert '".[dev,spark,inspect]"' in ci
 
 
 def test_metadata_a_package_index_shows():

@@ -87,3 +87,41 @@ def test_no_annotator_is_least_in_line_on_a_degenerate_kappa():
     text = " ".join(f.text for f in sec.findings)
     assert "least in line" not in text or "no one is named least in line" in text
     assert "not informative" in text and "raw agreement" in text
+
+
+def test_position_rows_name_their_own_estimand(demo_study):
+    # the demo has swap judges (both orders) and one-order judges: two different position
+    # estimands, which the table and the sentence must name per row, never as one
+    from medjudge.analyses.bias_suite import POSITION_ESTIMANDS
+    from medjudge.data.design import presentation_design
+    from medjudge.report.sections import bias_suite as B
+
+    ctx = ReportContext(demo_study, n_resamples=50)
+    sec = B.build(ctx)
+    res = B.result(ctx)
+    pos = res.effects[res.effects["effect"] == "position"]
+    swap = set(presentation_design(demo_study, ctx.headline).swap_judges)
+    for j, e in zip(pos["judge"], pos["estimand"], strict=True):
+        assert e == POSITION_ESTIMANDS["swap" if j in swap else "one_order"]
+    table = sec.tables["tbl-bias-suite"]
+    labels = set(table.loc[table["effect"].str.startswith("position"), "effect"])
+    assert labels == {f"position ({e})" for e in POSITION_ESTIMANDS.values()}
+    assert "judges seen in both orders" in sec.blocks[0].markdown
+
+
+def test_dimension_structure_needs_judges_and_one_label_set(tmp_path, demo_study):
+    from _studies import write_crowd_study
+    from medjudge.data.tables import load_any
+    from medjudge.report.sections import structure
+
+    table, mapping = write_crowd_study(tmp_path)
+    crowd = load_any(table, mapping)  # risk is ordinal 4-level, the others 6 nominal labels
+    sec = structure.build(ReportContext(crowd, n_resamples=50))
+    assert not sec.applies and "different label sets" in sec.reason
+    experts_only = demo_study.ratings[demo_study.ratings["role"] == "expert"]
+    import medjudge as mj
+
+    no_judges = mj.Study(experts_only, demo_study.items, demo_study.scales)
+    sec = structure.build(ReportContext(no_judges, n_resamples=50))
+    assert not sec.applies and "no judges" in sec.reason
+    assert structure.build(ReportContext(demo_study, n_resamples=50)).applies

@@ -199,14 +199,13 @@ def _with_decision(
     board: pd.DataFrame, pairs: pd.DataFrame, alpha: float, family: str
 ) -> pd.DataFrame:
     """The leaderboard's decision columns: the ``alpha`` and family its letters and rank sets
-    come from, and ``n_indistinguishable`` (judges whose pair with this one is not significant,
-    counted from the pairs table, never from the letters)."""
+    come from, and ``n_indistinguishable`` (judges whose pair with this one was tested and is
+    not significant, counted from the pairs table, never from the letters)."""
     out = board.copy()
     d = out["dimension"].iloc[0]
     p = pairs[pairs["dimension"] == d]
-    same = pd.concat(
-        [p.loc[~p["significant"], "judge_a"], p.loc[~p["significant"], "judge_b"]]
-    ).value_counts()
+    tied = p[p["p_holm"].notna() & ~p["significant"]]  # tested and not significant
+    same = pd.concat([tied["judge_a"], tied["judge_b"]]).value_counts()
     out["n_indistinguishable"] = [int(same.get(j, 0)) for j in out["judge"]]
     out["alpha"] = float(alpha)
     out["family"] = family

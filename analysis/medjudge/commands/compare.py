@@ -83,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     num = [d for d in dims if not study.scales[d].is_categorical]
     if not study.judges and not num:
         raise ValueError("the study has no judges: compare needs judges (try 'medjudge audit')")
+    if "judge" in study.exchangeable and cat:
+        raise ValueError(
+            "the judges are exchangeable slots (mapping: exchangeable), not the same rater "
+            "across items: compare ranks raters, not slots (try 'medjudge agreement --role judge')"
+        )
     out: dict = {}
     if num:
         from medjudge.analyses.score_study import score_study
@@ -138,7 +143,16 @@ def run(args: argparse.Namespace) -> int:
                     "n_invalid",
                 ]
             ]
-            print(t.round(3).to_string(line_width=term_width(), index=False))
+            t = t.round(3).astype(object)
+            unranked = lb["rank"].isna().to_numpy()
+            for c in ("rank", "rank_low", "rank_high"):  # no verdict: listed, never ranked
+                t.loc[unranked, c] = "—"
+            t.loc[unranked, "accuracy"] = "no verdict"
+            for c in ("ci_low", "ci_high"):
+                t.loc[unranked, c] = "—"
+            for c in ("rank", "rank_low", "rank_high"):
+                t.loc[~unranked, c] = t.loc[~unranked, c].map(lambda v: f"{int(v)}")
+            print(t.to_string(line_width=term_width(), index=False))
             base = ev.baselines[ev.baselines["dimension"] == d]
             print(
                 "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())

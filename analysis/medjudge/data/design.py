@@ -13,12 +13,13 @@ Presentation design (per dimension)
     when a judge saw the same items in both orders. What is not declared is inferred by one
     rule from the data, never from category names while the data can decide:
 
-    1. the judges' rows record a presentation order ``AB``/``BA`` (both orders of the same item,
-       or one order for every verdict) → **pairwise**: an order of answers exists only when
-       two answers are shown;
-    2. no order recorded → pairwise only if the scale's first two categories name the first
-       and second answer (``A``/``B``, ``1``/``2``, …); this is the one case where names are
-       read, and ``source`` says so (declare the design to override it);
+    1. the judges' rows record both presentation orders, ``AB`` and ``BA`` (the same item in
+       both orders, or items randomised between them) → **pairwise**: an order of answers
+       exists only when two answers are shown;
+    2. one order or none recorded → the data cannot tell; pairwise only if the scale's first
+       two categories name the first and second answer (``A``/``B``, ``1``/``2``, …). This is
+       the one case where names are read, and ``source`` says so (declare the design to
+       override it);
     3. otherwise → **single**.
 
     A pairwise dimension's ``first`` and ``second`` categories are the first two categories of
@@ -208,20 +209,26 @@ def order_kind(
 
 
 def infer_pairwise(scale: Scale, orders: Sequence[str]) -> tuple[bool, str]:
-    """Rule 1-3 of the module docstring: is the dimension pairwise, and why (in words)."""
+    """Rules 1-3 of the module docstring: is the dimension pairwise, and why (in words)."""
     if not scale.is_categorical or len(scale.categories) < 2:
         return False, "inferred: the scale is not categorical with two answers"
-    if orders:
+    if {"AB", "BA"} <= set(orders):
         return True, (
-            f"inferred: the judges' rows record the answer order ({', '.join(orders)}), which "
-            "exists only for two shown answers"
+            "inferred: the judges' rows record both answer orders (AB and BA), which exist only "
+            "for two shown answers"
         )
     if is_pairwise_scale(scale.categories):
         return True, (
-            "inferred from the category names (no answer order recorded); declare "
-            "[design] presentation in the mapping to override"
+            "inferred from the category names ("
+            + ("one answer order recorded" if orders else "no answer order recorded")
+            + "); declare [design] presentation in the mapping to override"
         )
-    return False, "inferred: no answer order recorded and the categories do not name answers"
+    return False, (
+        "inferred: "
+        + ("one answer order recorded" if orders else "no answer order recorded")
+        + " and the categories do not name two answers; declare [design] presentation in the "
+        "mapping to override"
+    )
 
 
 def pairwise_categories(scale: Scale) -> tuple[str, str, str | None]:

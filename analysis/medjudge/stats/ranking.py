@@ -174,13 +174,16 @@ def groups_from_pairs(
         for a, b, p in zip(pairs["judge_a"], pairs["judge_b"], pairs[p_col], strict=True)
         if p == p
     }
-    order = list(board["judge"])
+    everyone = list(board["judge"])
+    acc_all = dict(zip(board["judge"], board["accuracy"].astype(float), strict=True))
+    # judges without an estimate (no verdict in this dimension) get no letter, rank or set
+    order = [j for j in everyone if np.isfinite(acc_all[j])]
     letters = letter_groups(order, sig)
     cols = letter_columns(order, sig)
     out = board.copy()
-    out["group"] = [letters[j] for j in order]
+    out["group"] = [letters.get(j, "") for j in everyone]
     top = set(cols[order[0]]) if order else set()
-    out["top_set"] = [bool(top & set(cols[j])) for j in order]
+    out["top_set"] = [bool(top & set(cols.get(j, []))) for j in everyone]
     # simultaneous rank sets from the same decisions: j is ranked below every judge shown to be
     # better and above every judge shown to be worse; if no decision is a false rejection
     # (probability >= 1 - alpha under Holm's familywise bound) every set holds its true rank
@@ -193,8 +196,8 @@ def groups_from_pairs(
             hi, lo = (a, b) if acc[a] > acc[b] else (b, a)
             better[lo] += 1
             worse[hi] += 1
-    out["rank_low"] = [1 + better[j] for j in order]
-    out["rank_high"] = [k - worse[j] for j in order]
+    out["rank_low"] = [1 + better[j] if j in better else np.nan for j in everyone]
+    out["rank_high"] = [k - worse[j] if j in worse else np.nan for j in everyone]
     if "can_decide" in pairs.columns:
         # a letter or rank set shared because no test could decide is no evidence of a tie
         stuck: dict[str, list[tuple[int, str]]] = {j: [] for j in order}
@@ -203,20 +206,21 @@ def groups_from_pairs(
         for a, b, cd, u, un in zip(
             pairs["judge_a"], pairs["judge_b"], pairs["can_decide"], units, unit, strict=True
         ):
-            if not cd:
+            if not cd and a in stuck and b in stuck:
                 for j in (a, b):
-                    if j in stuck:
-                        stuck[j].append((int(u), str(un)))
-        out["can_decide"] = [not stuck[j] for j in order]
+                    stuck[j].append((int(u), str(un)))
+        out["can_decide"] = [j in stuck and not stuck[j] for j in everyone]
         out["warning"] = [
-            ""
+            "no usable verdict in this dimension: not ranked"
+            if j not in stuck
+            else ""
             if not stuck[j]
             else (
                 f"{len(stuck[j])} of {k - 1} comparisons of this judge cannot reach {p_col} < "
                 f"{alpha:g} whatever the verdicts (with {min(stuck[j])[0]} {min(stuck[j])[1]}): "
                 "its letter and rank set are no evidence of a tie"
             )
-            for j in order
+            for j in everyone
         ]
     out["rank_set"] = (
         f"derived from the pairwise decisions ({p_col} < {alpha:g}"
@@ -294,8 +298,12 @@ def leaderboard(
     order_idx = np.argsort(-np.where(np.isnan(point), -np.inf, point), kind="stable")
     order = [judges[i] for i in order_idx]
     letters = letter_groups(order, sig)
-    top = set(letters[order[0]])
-    comp_rank = 1 + (point[None, :] > point[:, None]).sum(1)
+    cols = letter_columns(order, sig)
+    top = set(cols[order[0]])
+    # a judge without an estimate (no verdict) is not ranked
+    comp_rank = np.where(
+        np.isnan(point), np.nan, 1 + (point[None, :] > point[:, None]).sum(1).astype(float)
+    )
     df = pd.DataFrame(
         {
             "rank": comp_rank,
@@ -310,7 +318,7 @@ def leaderboard(
             "rank_set": "simultaneous",
             "share_ranked_first": share_first,
             "group": [letters[name] for name in judges],
-            "top_set": [bool(top & set(letters[name])) for name in judges],
+            "top_set": [bool(top & set(cols[name])) for name in judges],
             "n": acc["n"].to_numpy(),
             "n_invalid": acc["n_invalid"].to_numpy(),
             "policy": policy,

@@ -54,14 +54,18 @@ def leaderboard_table(
     lb = leaderboard[leaderboard["dimension"] == dimension].sort_values(["rank", "judge"])
     return pd.DataFrame(
         {
-            "rank": lb["rank"].astype(int).to_numpy(),
+            "rank": [fmt_int(v) if v == v else "not ranked" for v in lb["rank"]],
             "judge": lb["judge"].to_numpy(),
             "accuracy": [fmt_num(v, 3) for v in lb["accuracy"]],
             f"{level} CI": [
                 fmt_ci(a, b, 3) for a, b in zip(lb["ci_low"], lb["ci_high"], strict=True)
             ],
             "rank set": [
-                f"{int(a)}–{int(b)}" if a != b else f"{int(a)}"
+                "no verdict"
+                if not (a == a and b == b)
+                else f"{int(a)}–{int(b)}"
+                if a != b
+                else f"{int(a)}"
                 for a, b in zip(lb["rank_low"], lb["rank_high"], strict=True)
             ],
             "share ranked 1st": [fmt_num(v, 3) for v in lb["share_ranked_first"]],
