@@ -284,11 +284,13 @@ def test_declared_cluster_is_resampled_by_agreement_and_audit(medpair_relevance,
          "--coef", "fleiss,alpha", "--resamples", str(B), "--json"]
     )  # fmt: skip
     assert cli["cluster"] == "item_id" and cli["n_clusters"] == 40
+    # issue 37: with clusters, ci="auto" is the cluster jackknife (it calibrated; the cluster
+    # BCa under-covered), never an item-level interval
     assert {r["ci_method"] for r in cli["coefficients"]} == {
-        "bootstrap-bca (clusters, B=100, seed=0)"
+        "cluster jackknife (40 clusters, t df=39)"
     }
     rel = audit_study(study, bootstrap=Bootstrap(B), with_dawid_skene=False, top=1).reliability
-    assert set(rel["ci_method"]) == {"bootstrap-bca (clusters, B=100, seed=0)"}
+    assert set(rel["ci_method"]) == {"cluster jackknife (40 clusters, t df=39)"}
     same = {r["coefficient"]: r for r in cli["coefficients"]}
     for _, r in rel[rel["coefficient"].isin(list(same))].iterrows():
         assert r["ci_low"] == pytest.approx(same[r["coefficient"]]["ci_low"], rel=1e-12)
