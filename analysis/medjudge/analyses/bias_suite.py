@@ -42,6 +42,14 @@ from medjudge.stats.self_preference import self_preference
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
 
+#: what a position row estimates, by design: judges seen in both orders (swap) and judges seen
+#: in one order per item; the two are different quantities and each row names its own
+POSITION_ESTIMANDS = {
+    "swap": "share of changed verdicts (both orders) that chose the first-shown answer twice, "
+    "minus 0.5",
+    "one_order": "rate of choosing the first-shown answer minus the gold's rate",
+}
+
 
 @dataclass(frozen=True)
 class BiasSuiteResult(TablesToDict, Presentable):
@@ -276,6 +284,7 @@ def bias_suite(
                         "method": "both orders: share of changed verdicts that chose the "
                         f"first-shown answer twice, minus 0.5; {r.p_first_test}",
                         "scale": "share minus 0.5",
+                        "estimand": POSITION_ESTIMANDS["swap"],
                         "excluded": int(r.n - k),
                     }
                 )
@@ -300,6 +309,7 @@ def bias_suite(
                     "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "
                     f"interval, {r.test}",
                     "scale": "difference of rates",
+                    "estimand": POSITION_ESTIMANDS["one_order"],
                     "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
                 }
             )

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -107,6 +108,32 @@ def _presence(study: Study, dimension: str, judges: Sequence[str], order: str) -
     return wide.notna().to_numpy()
 
 
+def answer_codes(study: Study, dimension: str, codes: np.ndarray) -> np.ndarray:
+    """Category codes recoded so that 0 = the first answer and 1 = the second answer.
+
+    The design (:func:`medjudge.data.design.presentation_design`, declared or inferred) names
+    the ``first`` and ``second`` categories; every other category (a tie) gets a code >= 2 and
+    NaN stays NaN. The identity when first and second are the scale's first two categories.
+    """
+    from medjudge.data.design import presentation_design
+
+    design = presentation_design(study, dimension)
+    cats = [str(c) for c in study.scales[dimension].categories]
+    if not design.pairwise or design.first is None or design.second is None:
+        return np.asarray(codes, dtype=float)
+    order = [cats.index(design.first), cats.index(design.second)]
+    order += [k for k in range(len(cats)) if k not in order]
+    if order == list(range(len(cats))):
+        return np.asarray(codes, dtype=float)
+    new = np.empty(len(cats))
+    new[order] = np.arange(len(cats))
+    c = np.asarray(codes, dtype=float)
+    out = np.full(c.shape, np.nan)
+    ok = ~np.isnan(c)
+    out[ok] = new[c[ok].astype(int)]
+    return out
+
+
 def swap_judges(study: Study, dimension: str) -> list[str]:
     """Judges with verdicts in both orders (AB and BA) on the same items of ``dimension``."""
     from medjudge.data.design import presentation_design
@@ -122,14 +149,18 @@ def swap_data(
     judges = list(judges) if judges is not None else swap_judges(study, dimension)
     if not judges:
         raise ValueError(f"no judge has verdicts in both orders (AB and BA) on {dimension!r}")
-    ab = study.matrix(dimension, raters=judges, order="AB").values
-    ba = study.matrix(dimension, raters=judges, order="BA").values
+    ab = answer_codes(study, dimension, study.matrix(dimension, raters=judges, order="AB").values)
+    ba = answer_codes(study, dimension, study.matrix(dimension, raters=judges, order="BA").values)
     if gold is None:
         try:
             gold = study.gold(dimension)
         except ValueError:
             gold = None
-    gcodes = gold.codes if gold is not None else np.full(len(study.item_ids), np.nan)
+    gcodes = (
+        answer_codes(study, dimension, gold.codes)
+        if gold is not None
+        else np.full(len(study.item_ids), np.nan)
+    )
     return SwapData(
         ab,
         ba,
@@ -486,7 +517,8 @@ def a_rate_table(
             js = [j for j in js if j not in design.swap_judges]
         if not js:
             continue
-        m = study.matrix(dim, raters=js, order=order).values
+        m = answer_codes(study, dim, study.matrix(dim, raters=js, order=order).values)
+        gold = SimpleNamespace(codes=answer_codes(study, dim, gold.codes), method=gold.method)
         od = _verdict_orders(study, dim, js) if order is None else np.full(m.shape, order, object)
         for key, group in item_groups(study, by, study.item_ids):
             cl = clusters.labels[group] if clusters.labels is not None else None

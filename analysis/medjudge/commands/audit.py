@@ -35,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "audit", help="annotator audit: reliability, drift, disputed items, judge vs experts"
     )
     add_input_args(p)
-    p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
+    opt.add(p, "--dimensions")
     p.add_argument(
         "--ci",
         choices=["auto", "analytic", "bootstrap"],
@@ -69,11 +69,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--headline",
-        "--judge-dimension",
         dest="judge_dimension",
         help="the headline dimension: the leave-one-expert-out kappa table and the report's "
-        "detail tables (default: overall if present, else the first); --dimension names a "
-        "table's constant dimension, hence this name",
+        "detail tables (default: overall if present, else the first)",
     )
     p.add_argument(
         "--margin",
@@ -82,6 +80,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="clinical margin of the stand-in decision in accuracy points as a proportion "
         "(default 0.05: a judge may be at most 5 points less accurate than each expert)",
     )
+    opt.renamed(p, "audit", "--judge-dimension", "judge_dimension")
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
     opt.add(p, "--json")
     p.set_defaults(func=run)
@@ -101,11 +100,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
             "audit checks the expert labels: the study has no experts (only judges); "
             "for judges against gold use 'medjudge compare'"
         )
-    dims = check_dimensions(
-        study,
-        [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None,
-        "--dimensions",
-    )
+    dims = check_dimensions(study, args.dimensions, "--dimensions")
     if args.judge_dimension is not None:
         check_dimensions(study, [args.judge_dimension], "--headline")
     cluster = None if args.cluster in ("none", "") else args.cluster

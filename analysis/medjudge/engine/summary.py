@@ -6,9 +6,10 @@
 queries over the table — counts per role, rater, dimension and status, items, orders, gold per
 dimension — so a table of any size is checked without being loaded.
 
-Two differences from the in-memory summary, both stated in its ``notes``: raters are listed by
-name (the in-memory path lists them in order of first appearance), and the ``majority`` gold
-counts give items with and without a strict majority only.
+Raters are listed in order of first appearance, as the in-memory path lists them
+(:func:`medjudge.engine.matrices.rater_order`). One difference: the ``majority`` gold counts
+give items with and without a strict majority only (``run`` replaces them with the in-memory
+counts by reason, from the reduced matrices).
 
 Examples
 --------
@@ -28,6 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..data.accounting import STATUSES, model_settings
@@ -37,14 +39,22 @@ __all__ = ["columnar_summary"]
 
 
 def columnar_summary(
-    source: str | Path, mapping: TableMapping, *, engine: str = "duckdb"
+    source: str | Path,
+    mapping: TableMapping,
+    *,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark_master: str | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """(summary, rater table) of a mapped table, from aggregates (see the module docstring)."""
+    """(summary, rater table) of a mapped table, from aggregates (see the module docstring).
 
+    ``memory_limit`` and ``spark_master`` configure the engine
+    (:func:`medjudge.engine.connect.connect`)."""
+    from .connect import connect, release
     from .projection import project
-    from .reduce import release
 
-    proj = project(source, mapping, engine=engine)
+    backend = connect(engine, memory_limit=memory_limit, spark_master=spark_master)
+    proj = project(source, mapping, engine=engine, backend=backend)
     try:
         return _summary(proj, source, mapping, engine)
     finally:
@@ -54,8 +64,8 @@ def columnar_summary(
 def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tuple[dict, Any]:
     from ibis import _
 
+    from .connect import fetch
     from .projection import check, dimension_scales
-    from .reduce import fetch
 
     scales = dimension_scales(proj)
     load_counts = check(proj, scales)
@@ -65,6 +75,10 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     n_items = int(fetch(proj.items.aggregate(n=proj.items.item.nunique()))["n"].iloc[0])
     orders = sorted(map(str, fetch(r.select("order").distinct())["order"]))
     dims = list(scales)
+    from .matrices import rater_order
+
+    first, _ = rater_order(proj, c[["dimension", "rater", "role"]].drop_duplicates().astype(str))
+    rank = {x: k for k, x in enumerate(first)}
 
     def counts(frame: pd.DataFrame, key: str) -> dict[str, int]:
         s = frame.groupby(key)["n"].sum()
@@ -73,7 +87,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     judges = c[c["role"] == "judge"]
     status_per_judge = {
         str(rater): {str(k): int(v) for k, v in g.groupby("status")["n"].sum().sort_index().items()}
-        for rater, g in judges.groupby("rater", sort=True)
+        for rater, g in sorted(judges.groupby("rater"), key=lambda kv: rank[str(kv[0])])
     }
     by_status = c.groupby("status")["n"].sum()
     out: dict[str, Any] = {
@@ -83,8 +97,8 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         "dimensions": dims,
         "roles": {str(k): int(v) for k, v in c.groupby("role")["rater"].nunique().items()},
         "ratings_per_role": {str(k): int(v) for k, v in c.groupby("role")["n"].sum().items()},
-        "experts": sorted(map(str, c.loc[c["role"] == "expert", "rater"].unique())),
-        "judges": sorted(map(str, judges["rater"].unique())),
+        "experts": [x for x in first if x in set(c.loc[c["role"] == "expert", "rater"])],
+        "judges": [x for x in first if x in set(judges["rater"])],
         "orders": orders,
         "status": counts(c, "status"),
         "status_per_judge": status_per_judge,
@@ -92,9 +106,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         "not_ok_reasons": {},
         "duplicates": 0,
         "load_counts": dict(load_counts),
-        "notes": [
-            f"read by the columnar path ({engine}): raters listed by name",
-        ],
+        "notes": [],
     }
     out["gold"] = _gold_counts(proj, scales, out["experts"])
     out["presentation"] = _presentation(proj, scales)
@@ -124,6 +136,11 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     t = t[list(STATUSES)]
     t["total"] = t.sum(axis=1)
     t = t.reset_index()
+    # as the in-memory table: roles in order of first appearance, raters so within each role
+    r_rank = t["rater"].astype(str).map(rank).to_numpy()
+    role_rank = t["role"].map(pd.Series(r_rank).groupby(t["role"].to_numpy()).min()).to_numpy()
+    t = t.iloc[np.lexsort((r_rank, role_rank))]
+    t = t.reset_index(drop=True)
     t.columns.name = None
     return out, t
 
@@ -132,7 +149,7 @@ def _presentation(proj: Any, scales: dict) -> dict[str, str]:
     """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
     :func:`medjudge.data.design.presentation_design`)."""
     from ..data.design import order_kind
-    from .reduce import fetch
+    from .connect import fetch
 
     r = proj.ratings
     j = r.filter(r.role == "judge")
@@ -166,8 +183,8 @@ def _mismatch(proj: Any, scales: dict) -> dict[str, int]:
     """Items whose supplied gold differs from the experts' strict majority, per dimension."""
     from ibis import _
 
+    from .connect import fetch
     from .projection import gold_table
-    from .reduce import fetch
 
     both = gold_table(proj, scales).join(_majority(proj), ["dimension", "item"])
     diff = fetch(
@@ -181,8 +198,8 @@ def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[
     """Per dimension: the gold method ``auto`` picks and the items with and without gold."""
     from ibis import _
 
+    from .connect import fetch
     from .projection import gold_table
-    from .reduce import fetch
 
     r = proj.ratings
     items = fetch(r.group_by("dimension").aggregate(n=r.item.nunique()))

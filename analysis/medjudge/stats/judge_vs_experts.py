@@ -262,8 +262,10 @@ def alt_test(
     min_annotators_per_item = IntRange(2, 10**6, what="count").check(
         "min_annotators_per_item", min_annotators_per_item
     )
-    f = np.asarray(judge, dtype=float).ravel()
-    H = np.asarray(annotators, dtype=float)
+    from .._validation import check_numbers
+
+    f = check_numbers("judge", judge, "a 1-d array of the judge's labels, NaN for missing").ravel()
+    H = check_numbers("annotators", annotators, "an items x annotators array, NaN for missing")
     if H.ndim != 2 or H.shape[0] != f.size:
         raise ValueError(
             f"annotators: an array of shape {H.shape} is not allowed (items x annotators, "

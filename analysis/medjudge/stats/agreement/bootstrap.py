@@ -86,11 +86,13 @@ def resampling(
 
     Returns the :class:`ResamplePlan` for ``n_items`` rows, the interval method and the level.
     """
-    from ..._validation import CONFIDENCE_LEVEL
+    from ..._validation import CONFIDENCE_LEVEL, refuse_missing_labels
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     b = as_bootstrap(bootstrap)
     if clusters is not None:
+        if isinstance(clusters, (list, tuple)):  # numpy would make a NaN the text "nan"
+            refuse_missing_labels(np.asarray(clusters, dtype=object), "clusters")
         clusters = np.asarray(clusters)
         if clusters.ndim != 1 or clusters.shape[0] != n_items:
             raise ValueError(
