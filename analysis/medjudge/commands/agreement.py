@@ -349,8 +349,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     if labels is not None and isinstance(level, str):
         kw["categories"] = categories
     coefficients = _coefficients(args.coef)
-    if ci == "auto" and getattr(args, "cluster_ids", None) is not None:
-        ci = "bootstrap"  # the analytic variances assume independent items
+    # with clusters, "auto" is each coefficient's cluster-aware rule (the cluster jackknife;
+    # docs/calibration.md, "Agreement coefficients with clusters")
     skipped = {}
     one_way_only = False
     if getattr(args, "exchangeable", False):
