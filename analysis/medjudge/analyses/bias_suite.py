@@ -278,11 +278,11 @@ def bias_suite(
                         "ci_low": r.p_first_ci_low - 0.5,
                         "ci_high": r.p_first_ci_high - 0.5,
                         "level": level,
-                        "pvalue": r.p_first_binom,
+                        "pvalue": r.p_first_pvalue,
                         "n": k,
                         "n_clusters": k,
                         "method": "both orders: share of changed verdicts that chose the "
-                        "first-shown answer twice, minus 0.5; exact binomial, Clopper-Pearson",
+                        f"first-shown answer twice, minus 0.5; {r.p_first_test}",
                         "scale": "share minus 0.5",
                         "estimand": POSITION_ESTIMANDS["swap"],
                         "excluded": int(r.n - k),
@@ -303,7 +303,7 @@ def bias_suite(
                     "ci_low": r.ci_low,
                     "ci_high": r.ci_high,
                     "level": level,
-                    "pvalue": r.p_mcnemar_midp,
+                    "pvalue": r.p_value,
                     "n": r.n,
                     "n_clusters": r.n_clusters,
                     "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "

@@ -12,6 +12,7 @@ ceiling (each physician against the majority of the others).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -267,8 +268,10 @@ def holm_family(
 
 
 def evaluate_judges(
-    study: Study,
+    study: Study | str | Path,
     *,
+    engine: str = "auto",
+    mapping: Any = None,
     policy: Policy = "wrong",
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
@@ -283,8 +286,15 @@ def evaluate_judges(
 
     Parameters
     ----------
-    study : Study
-        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied).
+    study : Study or path
+        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied),
+        or a bundle folder or table to read (:func:`medjudge.engine.choose.read_study`).
+    engine : {"auto", "memory", "duckdb", "spark"}, default "auto"
+        For a path: load it in memory, or reduce it next to the data to the study's item x
+        rater matrices; every number below is then computed by the same code, so the result
+        is the same on every engine (``auto`` decides by the table's size).
+    mapping : TableMapping, str or Path, optional
+        For a table: its column mapping (a ``TableMapping`` or a TOML file).
     policy : {"wrong", "exclude", "half"}, default "wrong"
         What an invalid (unparseable) verdict counts as.
     bootstrap : Bootstrap, optional
@@ -334,7 +344,9 @@ def evaluate_judges(
     ('table', True)
     """
     from .._validation import ALPHA, CONFIDENCE_LEVEL, check_choice
+    from ..engine.choose import read_study
 
+    study = read_study(study, mapping, engine=engine)
     boot = as_bootstrap(bootstrap)
     boot.interval("percentile", allowed=("percentile",))
     n_resamples, seed = boot.n_resamples, boot.seed

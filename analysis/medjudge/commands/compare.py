@@ -13,12 +13,9 @@ from ._common import (
     check_order,
     counts_text,
     dump_json,
-    from_args,
-    load_input,
-    print_json,
     term_width,
 )
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, study_of
 from ._resolve import resampling
 
 
@@ -31,9 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
-    p.add_argument(
-        "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
-    )
+    opt.add(p, "--dimensions")
+    opt.renamed(p, "compare", "--only", "dimensions", append=True, type=opt.NAMES)
     p.add_argument(
         "--alpha",
         type=opt.ALPHA,
@@ -61,47 +57,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_engine_arg(
         p,
-        "reduce the table to per-cluster counts and resample those (Poisson cluster "
-        "bootstrap; identical numbers on both engines)",
+        "reduce the table to its item x rater matrices next to the data (the same statistics "
+        "and numbers as in memory)",
     )
     p.set_defaults(func=run)
 
 
-#: options only the in-memory path honours, with their (unset) defaults
-MEMORY_ONLY = {
-    "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
-    "exchangeable": None, "ties": "keep",
-}  # fmt: skip
 #: what the options left unset (``None``) in the parser stand for
 _DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "bootstrap"}
 
 
-def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
-    from medjudge.analyses.at_scale import evaluate_at_scale
-
-    refuse_options(args, engine, MEMORY_ONLY)
-    if args.gold_method in ("plurality", "reference"):
-        refuse_options(args, engine, {"gold_method": args.gold_method + " "})
-    res = evaluate_at_scale(
-        args.path, engine=engine, mapping=mapping, gold=args.gold_method, order=args.eval_order,
-        **from_args(args, "cluster", "policy", "family", "dimensions"), **resampling(args),
-    )  # fmt: skip
-    if print_json(args, res):
-        return 0
-    print(repr(res))
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(res.leaderboard.to_string(line_width=term_width(), index=False))
-        if not res.pairs.empty:
-            print(res.pairs.to_string(line_width=term_width(), index=False))
-    for dim, note in res.notes.items():
-        print(f"note ({dim}): {note}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
-    engine, mapping = engine_of(args, "compare")
-    if engine != "memory":
-        return _run_engine(args, engine, mapping)
     for name, default in _DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
@@ -109,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from ._progress import progress
 
     with progress(args, f"loading {args.path}"):
-        study = load_input(args)
-    args.dimensions = check_dimensions(study, args.dimensions, "--only")
+        study, _ = study_of(args, "compare")
+    args.dimensions = check_dimensions(study, args.dimensions, "--dimensions")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
     cat = [d for d in dims if study.scales[d].is_categorical]

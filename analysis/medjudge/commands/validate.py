@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..data.errors import InputError
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 
@@ -15,7 +16,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_input_args(p)
     add_engine_arg(p, "count per role, rater, dimension and status with aggregate queries")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    opt.add(p, "--json")
     p.set_defaults(func=run)
 
 
@@ -121,15 +122,22 @@ def summary_of(args: argparse.Namespace, command: str = "validate"):  # noqa: AN
     """(summary, rater table) of the input, on the path ``--engine`` chooses."""
     engine, mapping = engine_of(args, command)
     if engine != "memory":
+        from ..engine.choose import refuse_folder
         from ..engine.summary import columnar_summary
+        from ._engine import engine_settings
 
+        refuse_folder(args.path, engine)
         refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
         if mapping is None:
             raise InputError(
                 f"--engine {engine}: the columnar path reads a table with a mapping "
                 "(--mapping FILE.toml or --item/--rater/--value)"
             )
-        return columnar_summary(args.path, mapping, engine=engine)
+        settings = engine_settings(args)
+        return columnar_summary(
+            args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
+            spark_master=settings.get("spark_master"),
+        )  # fmt: skip
     study = load_input(args)
     return study.summary(), study.rater_table()
 

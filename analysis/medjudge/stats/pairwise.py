@@ -56,7 +56,9 @@ def _as_3d(
         dims = list(outcome)
         arr = np.stack([_as_2d(outcome[d]) for d in dims])
         return arr, dims
-    y = np.asarray(outcome, dtype=float)
+    from .._validation import check_numbers
+
+    y = check_numbers("outcome", outcome, "an items x judges array of 0/1 outcomes, NaN invalid")
     if y.ndim == 2:
         y = y[None]
     if y.ndim != 3:
@@ -221,10 +223,10 @@ def all_pairs(
         raise ValueError(
             f"judges: {len(judges)} names is not allowed (one per outcome column: {j})"
         )
-    if clusters is not None and np.shape(clusters) != (n,):
-        raise ValueError(
-            f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
-        )
+    if clusters is not None:
+        from .._validation import check_labels
+
+        check_labels("clusters", clusters, n)
     ii, jj = np.triu_indices(j, 1)
     if ci == "auto":
         # the defaults that covered in docs/inference.md: Tango's score interval for binary

@@ -161,8 +161,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
     hd = au.dimensions.get(head, {})
     n_dims = len(au.dimensions)
     chosen = (
-        f" (the headline dimension of {fmt_int(n_dims)}; `dimension=` or `--dimension` chooses "
-        "another)"
+        f" (the headline dimension of {fmt_int(n_dims)}; `--headline` chooses another, "
+        "`dimension=` in Python)"
         if n_dims > 1
         else ""
     )
