@@ -20,7 +20,6 @@ from medjudge.cli import main
 from medjudge.commands.report import render_reports, template_path
 from medjudge.report.context import headline_dimension
 from medjudge.report.provenance import sha256_file
-from medjudge.report.sections import leaderboard as L
 from medjudge.report.sections import pairwise as PW
 from medjudge.report.sections import provenance as PV
 from medjudge.report.tables import fmt_ci, fmt_estimate_ci, fmt_num

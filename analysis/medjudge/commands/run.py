@@ -205,7 +205,9 @@ def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     from ..analyses.subgroups import subgroup_accuracy
 
     by = [*args.by_list, *(["dimension"] if len(study.dimensions) > 1 else [])]
-    table = subgroup_accuracy(study, by, policy="wrong", confidence_level=args.confidence_level)
+    table = subgroup_accuracy(
+        study, by, policy="wrong", confidence_level=args.confidence_level
+    ).frame
     write_csv(table, out / "subgroups.csv", decimals=6)
     small = int(table["small"].sum()) if "small" in table else 0
     print(
