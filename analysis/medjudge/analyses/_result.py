@@ -92,6 +92,9 @@ def long_table(
     ['judge', 'estimand', 'estimate', 'ci_low', 'ci_high', 'confidence_level', 'ci_method']
     """
     tested = any(q.p_value for q in quantities)
+    if frame.empty:  # an analysis that did not apply: no row, the contract's columns
+        cols = [*keys, *CONTRACT, *(TEST if tested else ()), *TAIL, *extra]
+        return pd.DataFrame(columns=cols)
     parts = []
     for q in quantities:
         out = frame[list(keys)].copy() if keys else pd.DataFrame(index=frame.index)

@@ -121,14 +121,17 @@ class PositionBias(Result):
 
     def findings(self) -> list[str]:
         out = []
-        for _, r in self.swap[self.swap["p_first_holm"] < self.alpha].iterrows():
+        swap, single = self.swap, self.single_order
+        swap = swap[swap["p_first_holm"] < self.alpha] if len(swap) else swap
+        single = single[single["p_holm"] < self.alpha] if len(single) else single
+        for _, r in swap.iterrows():
             out.append(
                 f"{r['judge']} on {r['dimension']} chose the first-shown answer both times in "
                 f"{int(r['first_first'])} of {int(r['first_first'] + r['second_second'])} "
                 f"inconsistent pairs ({r['p_first_inconsistent']:.3f}; exact binomial, Holm "
                 f"p = {r['p_first_holm']:.3g}, alpha = {self.alpha:g})."
             )
-        for _, r in self.single_order[self.single_order["p_holm"] < self.alpha].iterrows():
+        for _, r in single.iterrows():
             out.append(
                 f"{r['judge']} on {r['dimension']} answers first-shown at {r['judge_a_rate']:.3f} "
                 f"against the gold's {r['gold_a_rate']:.3f} ({r['test']}, Holm p = "
