@@ -16,11 +16,10 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import medjudge as mj  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-
-import medjudge as mj  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
 
 B = mj.Bootstrap(50, seed=1)
