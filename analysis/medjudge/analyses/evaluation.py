@@ -92,6 +92,14 @@ class JudgeEvaluation(TablesToDict, Result):
 
         return evaluation_findings(self)
 
+    def summary(self, *, alpha: float | None = None, width: int = 100) -> str:
+        """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension
+        the leaderboard, baselines and expert ceiling, then the pairwise tests at ``alpha``
+        (default ``1 - level``) in the evaluation's multiplicity family; tables ``width`` wide."""
+        from .evaluation_tables import evaluation_summary
+
+        return repr(self) + "\n" + evaluation_summary(self, alpha, width)
+
     def __repr__(self) -> str:
         s = self.settings
         return (

@@ -151,3 +151,75 @@ def evaluation_findings(ev: JudgeEvaluation) -> list[str]:
             )
         out.append(text + ".")
     return out
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """``{"items_without_gold": 0}`` as ``items without gold 0`` (``none`` when empty)."""
+    return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items()) or "none"
+
+
+def _pairs_text(ev: JudgeEvaluation, alpha: float, width: int) -> list[str]:
+    """How many pairwise tests decide at ``alpha`` in the evaluation's family, the pairs that
+    cannot decide whatever the verdicts, and the 30 smallest p-values."""
+    s, pairs = ev.settings, ev.pairs
+    fam = (s.get("multiplicity") or {}).get("description", "Holm")
+    n_dims = max(len(s["dimensions"]), 1)
+    sig = pairs[pairs["p_holm"] < alpha]
+    out = [
+        f"\npairwise: {len(pairs)} comparisons ({len(pairs) // n_dims} pairs × {n_dims} "
+        f"dimensions); significant at alpha = {alpha:g} ({fam}): {len(sig)}"
+    ]
+    if "min_attainable_p_holm" in pairs.columns:
+        stuck = pairs[pairs["min_attainable_p_holm"] >= alpha]
+        if len(stuck):
+            r = stuck.iloc[0]
+            out.append(
+                f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
+                f"{alpha:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
+                f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
+                f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
+                "evidence of a tie"
+            )
+    cols = ["dimension", "judge_a", "judge_b", "difference", "ci_low", "ci_high", "b", "c",
+            "pvalue", "p_holm", "p_fdr_bh"]  # fmt: skip
+    top = pairs.sort_values("pvalue")[cols].head(30).round(4)
+    for c in ("pvalue", "p_holm", "p_fdr_bh"):
+        top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
+    top = top.rename(columns={"pvalue": "p_value"})
+    if len(top):
+        out.append(top.to_string(line_width=width, index=False))
+    else:
+        out.append(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
+    return out
+
+
+def evaluation_summary(ev: JudgeEvaluation, alpha: float | None = None, width: int = 100) -> str:
+    """The terminal text of an evaluation: per dimension the leaderboard, the trivial baselines
+    and the expert ceiling; then the pairwise tests (``alpha`` default ``1 - level``)."""
+    s = ev.settings
+    alpha = 1.0 - float(s.get("level", 0.95)) if alpha is None else float(alpha)
+    out = [
+        f"{len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; clusters "
+        f"{s['cluster']}; B={s['n_resamples']} seed={s['seed']}; "
+        f"{100 * float(s['level']):g}% intervals"
+    ]
+    cols = ["rank", "judge", "accuracy", "ci_low", "ci_high", "rank_low", "rank_high", "group",
+            "n_invalid"]  # fmt: skip
+    for d in s["dimensions"]:
+        lb = ev.leaderboard[ev.leaderboard["dimension"] == d]
+        out.append(
+            f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {_counts(ev.excluded[d])}; "
+            f"intervals: {lb['ci_method'].iloc[0] if len(lb) else 'none'})"
+        )
+        out.append(lb[cols].round(3).to_string(line_width=width, index=False))
+        base = ev.baselines[ev.baselines["dimension"] == d]
+        out.append(
+            "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
+        )
+        ceil = ev.expert_ceiling[ev.expert_ceiling["dimension"] == d]
+        if len(ceil):
+            out.append(
+                "experts vs leave-one-out majority: "
+                + ", ".join(f"{r.expert} {r.accuracy:.3f} (n={r.n})" for r in ceil.itertuples())
+            )
+    return "\n".join(out + _pairs_text(ev, alpha, width))
