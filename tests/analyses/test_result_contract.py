@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
+from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
 
 B = mj.Bootstrap(50, seed=1)
 
@@ -36,6 +37,7 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
             study, attribute, permutation=mj.Permutation(49)
         ),
         "position_bias": mj.position_bias(study),
+        "judge_vs_gold": judge_vs_gold(study, bootstrap=B),
     }
 
 

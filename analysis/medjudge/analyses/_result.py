@@ -39,8 +39,9 @@ TAIL = ("n", "n_unit", "warning")
 class Quantity:
     """Where one estimand's numbers sit in a wide analysis table.
 
-    Each field other than ``estimand`` names a column of that table; ``ci_method``, ``test``
-    and ``n_unit`` may instead be the literal text (used when the table has no such column).
+    Each field other than ``estimand`` names a column of that table; ``estimand``,
+    ``ci_method``, ``test`` and ``n_unit`` may instead be the literal text (used when the table
+    has no such column; ``estimand`` is a column only when ``estimand_column`` is true).
     A quantity without a test leaves ``p_value`` None.
     """
 
@@ -54,6 +55,7 @@ class Quantity:
     test: str | None = None
     p_value: str | None = None
     p_adjusted: str | None = None
+    estimand_column: bool = False
 
 
 def _column(frame: pd.DataFrame, spec: str | None, default: Any = np.nan) -> Any:
@@ -98,7 +100,7 @@ def long_table(
     parts = []
     for q in quantities:
         out = frame[list(keys)].copy() if keys else pd.DataFrame(index=frame.index)
-        out["estimand"] = q.estimand
+        out["estimand"] = frame[q.estimand].to_numpy() if q.estimand_column else q.estimand
         out["estimate"] = pd.to_numeric(pd.Series(_column(frame, q.estimate), index=frame.index))
         out["ci_low"] = _column(frame, q.ci_low)
         out["ci_high"] = _column(frame, q.ci_high)

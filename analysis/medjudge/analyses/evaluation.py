@@ -67,7 +67,9 @@ class JudgeEvaluation(TablesToDict, Result):
         accuracy is the prevalence of the majority gold class."""
         b = self.baselines
         const = b[b["judge"].astype(str).str.startswith("always-")]
-        return {str(d): float(g["accuracy"].max()) for d, g in const.groupby("dimension", sort=False)}
+        return {
+            str(d): float(g["accuracy"].max()) for d, g in const.groupby("dimension", sort=False)
+        }
 
     def ceiling_by_dimension(self) -> dict[str, float]:
         """Expert ceiling per dimension: the mean over experts of each expert's accuracy against

@@ -58,8 +58,15 @@ def _sensitivity(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
         ev.sensitivity,
         ["judge", "dimension"],
         [
-            Quantity(f"accuracy (invalid verdict = {p})", f"accuracy_{p}", f"ci_low_{p}",
-                     f"ci_high_{p}", ci_method=f"ci_method_{p}", n=f"n_{p}", n_unit="items")
+            Quantity(
+                f"accuracy (invalid verdict = {p})",
+                f"accuracy_{p}",
+                f"ci_low_{p}",
+                f"ci_high_{p}",
+                ci_method=f"ci_method_{p}",
+                n=f"n_{p}",
+                n_unit="items",
+            )
             for p in POLICIES
         ],  # fmt: skip
         confidence_level=level,
@@ -96,8 +103,14 @@ def _ceiling(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
         ev.expert_ceiling,
         ["expert", "dimension"],
         [
-            Quantity("expert accuracy against the other experts' majority", "accuracy", None,
-                     None, NO_INTERVAL, n_unit="items")
+            Quantity(
+                "expert accuracy against the other experts' majority",
+                "accuracy",
+                None,
+                None,
+                NO_INTERVAL,
+                n_unit="items",
+            )
         ],  # fmt: skip
         confidence_level=level,
         extra=["judges_accuracy", "gap", "n_no_gold", "reference"],

@@ -629,6 +629,4 @@ def position_bias(
     for t in tables.values():
         if len(t):
             t.insert(t.columns.get_loc("n") + 1, "n_unit", "items")
-    return PositionBias(
-        tables["swap"], tables["single_order"], reasons, tuple(by or ()), level
-    )
+    return PositionBias(tables["swap"], tables["single_order"], reasons, tuple(by or ()), level)

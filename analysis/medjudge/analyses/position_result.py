@@ -77,13 +77,27 @@ class PositionBias(Result):
                 s,
                 keys,
                 [
-                    Quantity(FIRST_SHOWN, "first_shown_rate", "first_shown_ci_low",
-                             "first_shown_ci_high", "consistency_ci_method", "valid_verdicts",
-                             "verdicts"),
-                    Quantity(FIRST_FIRST, "p_first_inconsistent", "p_first_ci_low",
-                             "p_first_ci_high", EXACT, "inconsistent", "pairs of verdicts",
-                             test="exact binomial (first-first against second-second)",
-                             p_value="p_first_binom", p_adjusted="p_first_holm"),
+                    Quantity(
+                        FIRST_SHOWN,
+                        "first_shown_rate",
+                        "first_shown_ci_low",
+                        "first_shown_ci_high",
+                        "consistency_ci_method",
+                        "valid_verdicts",
+                        "verdicts",
+                    ),
+                    Quantity(
+                        FIRST_FIRST,
+                        "p_first_inconsistent",
+                        "p_first_ci_low",
+                        "p_first_ci_high",
+                        EXACT,
+                        "inconsistent",
+                        "pairs of verdicts",
+                        test="exact binomial (first-first against second-second)",
+                        p_value="p_first_binom",
+                        p_adjusted="p_first_holm",
+                    ),
                 ],  # fmt: skip
                 confidence_level=level,
                 alpha=self.alpha,
@@ -109,8 +123,13 @@ class PositionBias(Result):
             self.single_order,
             [*keys, "order"],
             [
-                Quantity("judge minus gold first-shown rate", "difference", test="test",
-                         p_value="p_mcnemar_midp", p_adjusted="p_holm")
+                Quantity(
+                    "judge minus gold first-shown rate",
+                    "difference",
+                    test="test",
+                    p_value="p_mcnemar_midp",
+                    p_adjusted="p_holm",
+                )
             ],  # fmt: skip
             confidence_level=level,
             alpha=self.alpha,

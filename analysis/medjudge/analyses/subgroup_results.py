@@ -141,8 +141,7 @@ class Heterogeneity(FrameResult):
 
     def __repr__(self) -> str:
         return (
-            f"Heterogeneity({len(self.frame)} tests across {self.across!r}, "
-            f"alpha={self.alpha:g})"
+            f"Heterogeneity({len(self.frame)} tests across {self.across!r}, alpha={self.alpha:g})"
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
             ("confusion", "confusion.csv"),
             ("baseline_tests", "baseline_tests.csv"),
         ):
-            write_csv(jg.table(name), out / fname, decimals=6)
+            write_csv(jg.wide(name), out / fname, decimals=6)
             written.append(out / fname)
     sc = parts.scores
     if sc is not None:
