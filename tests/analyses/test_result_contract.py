@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
+from medjudge.analyses.bias_suite import bias_suite  # noqa: E402
 from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
 
 B = mj.Bootstrap(50, seed=1)
@@ -38,6 +39,7 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
         ),
         "position_bias": mj.position_bias(study),
         "judge_vs_gold": judge_vs_gold(study, bootstrap=B),
+        "bias_suite": bias_suite(study),
     }
 
 
@@ -114,7 +116,9 @@ def test_each_result_plots_one_mark_per_row_and_states_itself(results, dataset):
             if kind == "heatmap":
                 where = {k: t[k].iloc[0] for k in ("dimension",) if k in t.columns}
             rows = r.table(table, **where)
-            fig, ax = plt.subplots()
+            panel = r.PLOTS[kind][2].get("panel", "dimension")
+            k = rows[panel].nunique() if r.PLOTS[kind][0] == "forest_plot" else 1
+            fig, ax = plt.subplots(1, k)
             try:
                 drawn = r.plot(kind, ax=ax, where=where)
                 assert _marks(drawn) == len(rows), (dataset, name, kind)
