@@ -119,12 +119,14 @@ def test_stability_on_llmbar(llmbar_study):
 
 def test_bias_suite_pandalm(pandalm_study):
     r = bias_suite(pandalm_study)
-    t = r.table()
+    t = r.effects
     sp = t[t["effect"] == "self_preference"]
     assert list(sp["judge"]) == ["pandalm-7b"]  # the only judge whose family wrote answers
     assert "length" in r.notes  # no length columns in this file: said, not silently skipped
     assert r.settings["family_size"] == len(t)
     assert (t["p_holm"] >= t["pvalue"] - 1e-12).all()
+    tidy = r.table("effects")  # the same tests in the result contract's spelling
+    assert np.allclose(tidy["p_adjusted"], t["p_holm"]) and (tidy["family_size"] == len(t)).all()
     with pytest.raises(ValueError, match="confidence_level"):
         bias_suite(pandalm_study, confidence_level=1.5)
 
