@@ -105,12 +105,12 @@ def test_variance_components_match_statsmodels_anova():
 
 def test_stability_on_llmbar(llmbar_study):
     r = stability(llmbar_study, bootstrap=Bootstrap(100))
-    c = r.table("components")
+    c = r.components
     assert set(c["evaluator"]) >= {"GPT-4", "ChatGPT"}
     assert (c["ci_low"] <= c["variance"] + 1e-12).all() and (
         c["variance"] <= c["ci_high"] + 1e-12
     ).all()
-    f = r.table("flips")
+    f = r.flips
     assert ((f["share"] >= 0) & (f["share"] <= 1)).all()
     assert (c["excluded_incomplete_items"] >= 0).all()
     with pytest.raises(ValueError, match="n_resamples"):

@@ -23,6 +23,7 @@ import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
 from medjudge.analyses.bias_suite import bias_suite  # noqa: E402
 from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
+from medjudge.analyses.stability import stability  # noqa: E402
 
 B = mj.Bootstrap(50, seed=1)
 
@@ -40,6 +41,7 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
         "position_bias": mj.position_bias(study),
         "judge_vs_gold": judge_vs_gold(study, bootstrap=B),
         "bias_suite": bias_suite(study),
+        "stability": stability(study, bootstrap=B),
     }
 
 
