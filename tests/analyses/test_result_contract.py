@@ -3,7 +3,7 @@
 For each: ``r = analysis(study)``; ``r.table(name)`` for every name is a tidy long table with
 one spelling of every column; ``r.plot(kind, ax=...)`` draws one mark per row of the table it
 comes from; ``r.findings()`` and ``r.summary()`` are text. On the demo and on one bundled
-external study (LLMBar). The figures the library's own plot functions refused before (issue
+external study (LLMBar; the score analysis on HANNA's scores). The figures the library's own plot functions refused before (issue
 35: "missing column(s) ['estimate']") are drawn from the results.
 """
 
@@ -23,6 +23,7 @@ import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
 from medjudge.analyses.bias_suite import bias_suite  # noqa: E402
 from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
+from medjudge.analyses.score_study import score_study  # noqa: E402
 from medjudge.analyses.stability import stability  # noqa: E402
 
 B = mj.Bootstrap(50, seed=1)
@@ -45,11 +46,24 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
     }
 
 
+def _hanna_scores() -> dict[str, object]:
+    """score_study on HANNA (scores 1-5), one dimension and two judges (for time)."""
+    from conftest import EXTERNAL, MAPPINGS
+    from medjudge.data.tables import load_any
+
+    s = load_any(EXTERNAL / "hanna" / "hanna_long.csv", MAPPINGS / "hanna_long.toml")
+    r, dim = s.ratings, s.dimensions[0]
+    keep = r["dimension"].eq(dim) & (r["role"].eq("expert") | r["rater"].isin(s.judges[:2]))
+    study = mj.Study(r[keep], s.items, {dim: s.scales[dim]})
+    return {"score_study": score_study(study, bootstrap=B)}
+
+
 @pytest.fixture(scope="module")
 def results(demo_study, llmbar_study):
     return {
         "demo": _analyses(demo_study, "organ_system"),
         "llmbar": _analyses(llmbar_study, "subset"),
+        "hanna": _hanna_scores(),
     }
 
 
@@ -72,7 +86,7 @@ def _marks(obj: object) -> int:
     return n
 
 
-@pytest.mark.parametrize("dataset", ["demo", "llmbar"])
+@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna"])
 def test_every_table_speaks_the_contract(results, dataset):
     for name, r in results[dataset].items():
         assert r.tables, name
@@ -103,7 +117,7 @@ def test_every_table_speaks_the_contract(results, dataset):
                 assert (tested["p_adjusted"] >= tested["p_value"] - 1e-12).all(), where
 
 
-@pytest.mark.parametrize("dataset", ["demo", "llmbar"])
+@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna"])
 def test_each_result_plots_one_mark_per_row_and_states_itself(results, dataset):
     for name, r in results[dataset].items():
         assert isinstance(r.findings(), list) and all(isinstance(s, str) for s in r.findings())

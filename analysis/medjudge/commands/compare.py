@@ -173,11 +173,11 @@ def _print_scores(res) -> None:
         for d in res.settings["dimensions"]:
             print(f"\n== {d} (scores; intervals {res.settings['interval']})")
             print(res.headline[d])
-            t = res.table("metrics", d)
+            t = res.wide("metrics", d)
             if len(t):
                 print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
                                     sort=False).round(3).to_string(line_width=term_width(), ))  # fmt: skip
-            r = res.table("reliability", d)
+            r = res.wide("reliability", d)
             if len(r):
                 print(
                     r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]
