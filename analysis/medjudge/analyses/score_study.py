@@ -132,9 +132,9 @@ class ScoreStudyResult(TablesToDict, Result):
 
     def findings(self) -> list[str]:
         """The headline sentence of each dimension, then what did not run and why."""
-        return [self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline] + [
-            f"not computed: {k}: {v}" for k, v in self.not_applicable.items()
-        ]
+        return [
+            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
+        ] + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
 
     def __repr__(self) -> str:
         s = self.settings

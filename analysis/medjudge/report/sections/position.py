@@ -86,9 +86,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             "fig-position-swap",
             f"Position bias of the judges seen in both orders on *{md(head)}*, with {lvl} "
             "intervals; 0.5 = no bias.",
-            lambda: at_page_width(
-                legend_above(pos.plot("position", where={"dimension": head}))
-            ),
+            lambda: at_page_width(legend_above(pos.plot("position", where={"dimension": head}))),
         )
         sec.table(
             "tbl-position-swap",
