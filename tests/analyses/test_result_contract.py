@@ -3,7 +3,8 @@
 For each: ``r = analysis(study)``; ``r.table(name)`` for every name is a tidy long table with
 one spelling of every column; ``r.plot(kind, ax=...)`` draws one mark per row of the table it
 comes from; ``r.findings()`` and ``r.summary()`` are text. On the demo and on one bundled
-external study (LLMBar; the score analysis on HANNA's scores). The figures the library's own plot functions refused before (issue
+external study (LLMBar; the score analysis on HANNA's scores, the answer-model ranking on
+PandaLM's). The figures the library's own plot functions refused before (issue
 35: "missing column(s) ['estimate']") are drawn from the results.
 """
 
@@ -23,6 +24,7 @@ import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
 from medjudge.analyses.bias_suite import bias_suite  # noqa: E402
 from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
+from medjudge.analyses.models import answer_model_ranking  # noqa: E402
 from medjudge.analyses.score_study import score_study  # noqa: E402
 from medjudge.analyses.stability import stability  # noqa: E402
 
@@ -59,8 +61,9 @@ def _hanna_scores() -> dict[str, object]:
 
 
 @pytest.fixture(scope="module")
-def results(demo_study, llmbar_study):
+def results(demo_study, llmbar_study, pandalm_study):
     return {
+        "pandalm": {"answer_model_ranking": answer_model_ranking(pandalm_study, bootstrap=B)},
         "demo": _analyses(demo_study, "organ_system"),
         "llmbar": _analyses(llmbar_study, "subset"),
         "hanna": _hanna_scores(),
@@ -86,7 +89,7 @@ def _marks(obj: object) -> int:
     return n
 
 
-@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna"])
+@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna", "pandalm"])
 def test_every_table_speaks_the_contract(results, dataset):
     for name, r in results[dataset].items():
         assert r.tables, name
@@ -117,7 +120,7 @@ def test_every_table_speaks_the_contract(results, dataset):
                 assert (tested["p_adjusted"] >= tested["p_value"] - 1e-12).all(), where
 
 
-@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna"])
+@pytest.mark.parametrize("dataset", ["demo", "llmbar", "hanna", "pandalm"])
 def test_each_result_plots_one_mark_per_row_and_states_itself(results, dataset):
     for name, r in results[dataset].items():
         assert isinstance(r.findings(), list) and all(isinstance(s, str) for s in r.findings())
