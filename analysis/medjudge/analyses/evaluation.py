@@ -36,7 +36,8 @@ class JudgeEvaluation(TablesToDict, Result):
     The attributes ``leaderboard``, ``pairs``, ``sensitivity``, ``classification``,
     ``baselines`` and ``expert_ceiling`` are the analysis' wide tables; ``table(name)`` gives
     each as a tidy long table (:mod:`medjudge.analyses._result`), ``plot("forest" | "ranks")``
-    draws the leaderboard, ``findings()`` and ``summary()`` state it in words.
+    draws the leaderboard and ``plot("sensitivity")`` the accuracy under each invalid-verdict
+    policy (one dimension), ``findings()`` and ``summary()`` state it in words.
     """
 
     TABLES = (
@@ -45,7 +46,10 @@ class JudgeEvaluation(TablesToDict, Result):
     PLOTS = {
         "forest": ("forest_plot", "leaderboard", {}),
         "ranks": ("rank_interval_plot", "leaderboard", {}),
-    }
+        "sensitivity": ("position_bias_plot", "sensitivity", {
+            "group": "estimand", "reference": None, "xlabel": "accuracy",
+            "legend_title": "policy"}),
+    }  # fmt: skip
     DICT_KEYS = ("settings", "excluded", *TABLES)
 
     leaderboard: pd.DataFrame
@@ -83,7 +87,8 @@ class JudgeEvaluation(TablesToDict, Result):
                     "ceiling": self.ceiling_by_dimension() or None, **options}  # fmt: skip
         if data["dimension"].nunique() > 1:
             raise ValueError(
-                "plot('ranks') draws one dimension: pass where={'dimension': ...} (one of "
+                f"plot({kind!r}) draws one dimension: pass "
+                "where={'dimension': ...} (one of "
                 + ", ".join(map(str, dict.fromkeys(data["dimension"])))
                 + ")"
             )

@@ -28,6 +28,7 @@ def position_bias_plot(
     xlabel: str = "proportion choosing the first response",
     order_labels: Mapping[Any, str] | None = None,
     group: str = "order",
+    legend_title: str = "presentation order",
     ax: Axes | None = None,
 ) -> Axes:
     """Position bias: an estimate per presentation order, per judge, with intervals.
@@ -48,6 +49,8 @@ def position_bias_plot(
     group : str, default "order"
         The column whose values are set side by side (e.g. ``estimand`` of a result table
         holding one row per judge and measure).
+    legend_title : str, default "presentation order"
+        Title of the legend of the ``group`` values.
     ax : matplotlib.axes.Axes, optional
         Where to draw; ``None`` creates a figure (5.2 in wide, a row per judge).
 
@@ -107,7 +110,7 @@ def position_bias_plot(
         ax.set_yticks(range(len(judges)), [str(j) for j in judges])
         ax.set_xlabel(xlabel)
         ax.grid(axis="x")
-        ax.legend(title="presentation order", loc="best")
+        ax.legend(title=legend_title, loc="best")
         if owned:
             fig.tight_layout()
     return ax
