@@ -35,7 +35,7 @@ RETIRED = {"pvalue", "level", "interval", "p", "ci_lower", "ci_upper", "lower", 
 
 
 def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
-    return {
+    out = {
         "evaluate_judges": mj.evaluate_judges(study, bootstrap=B),
         "subgroup_accuracy": mj.subgroup_accuracy(study, [attribute]),
         "heterogeneity_table": mj.heterogeneity_table(
@@ -46,6 +46,9 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
         "bias_suite": bias_suite(study),
         "stability": stability(study, bootstrap=B),
     }
+    if len(study.experts) >= 2:
+        out["audit_study"] = mj.audit_study(study, bootstrap=B, with_dawid_skene=False)
+    return out
 
 
 def _hanna_scores() -> dict[str, object]:
@@ -63,7 +66,10 @@ def _hanna_scores() -> dict[str, object]:
 @pytest.fixture(scope="module")
 def results(demo_study, llmbar_study, pandalm_study):
     return {
-        "pandalm": {"answer_model_ranking": answer_model_ranking(pandalm_study, bootstrap=B)},
+        "pandalm": {
+            "answer_model_ranking": answer_model_ranking(pandalm_study, bootstrap=B),
+            "audit_study": mj.audit_study(pandalm_study, bootstrap=B, with_dawid_skene=False),
+        },
         "demo": _analyses(demo_study, "organ_system"),
         "llmbar": _analyses(llmbar_study, "subset"),
         "hanna": _hanna_scores(),
