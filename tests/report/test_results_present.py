@@ -52,7 +52,7 @@ def test_result_presents_itself(name):
 def test_interval_columns_are_named_ci_low_ci_high_level(name):
     frame = _results()[name].to_frame()
     # a result of the contract (docs/api.md "Results") spells the coverage confidence_level
-    level = "confidence_level" if name == "JudgeEvaluation" else "level"
+    level = "confidence_level" if name in ("JudgeEvaluation", "AuditReport") else "level"
     assert {"ci_low", "ci_high", level} <= set(frame.columns)
     # no estimate-prefixed interval columns in a main table (rank sets are not intervals)
     odd = [c for c in frame.columns if c.endswith(("_low", "_high"))]
