@@ -36,8 +36,10 @@ class JudgeEvaluation(TablesToDict, Result):
     The attributes ``leaderboard``, ``pairs``, ``sensitivity``, ``classification``,
     ``baselines`` and ``expert_ceiling`` are the analysis' wide tables; ``table(name)`` gives
     each as a tidy long table (:mod:`medjudge.analyses._result`), ``plot("forest" | "ranks")``
-    draws the leaderboard and ``plot("sensitivity")`` the accuracy under each invalid-verdict
-    policy (one dimension), ``findings()`` and ``summary()`` state it in words.
+    draws the leaderboard, ``plot("pairs")`` the pairwise differences (each pair in both
+    triangles of the matrix) and ``plot("sensitivity")`` the accuracy under each
+    invalid-verdict policy (one dimension each), ``findings()`` and ``summary()`` state it in
+    words.
     """
 
     TABLES = (
@@ -46,6 +48,7 @@ class JudgeEvaluation(TablesToDict, Result):
     PLOTS = {
         "forest": ("forest_plot", "leaderboard", {}),
         "ranks": ("rank_interval_plot", "leaderboard", {}),
+        "pairs": ("pairwise_matrix", "pairs", {"p": "p_adjusted", "p_label": "Holm-adjusted p"}),
         "sensitivity": ("position_bias_plot", "sensitivity", {
             "group": "estimand", "reference": None, "xlabel": "accuracy",
             "legend_title": "policy"}),
@@ -92,6 +95,8 @@ class JudgeEvaluation(TablesToDict, Result):
                 + ", ".join(map(str, dict.fromkeys(data["dimension"])))
                 + ")"
             )
+        if kind == "pairs":  # significance at the evaluation's own alpha unless given
+            return {"alpha": 1.0 - float(self.settings.get("level", 0.95)), **options}
         return dict(options)
 
     def findings(self) -> list[str]:
