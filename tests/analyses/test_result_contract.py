@@ -146,7 +146,7 @@ def test_each_result_plots_one_mark_per_row_and_states_itself(results, dataset):
             fig, ax = plt.subplots(1, k)
             try:
                 drawn = r.plot(kind, ax=ax, where=where)
-                if r.PLOTS[kind][0] == "pairwise_matrix":  # each pair in both triangles
+                if r.PLOTS[kind][0] in ("pairwise_matrix", "agreement_matrix"):  # both triangles
                     assert len(drawn.texts) == 2 * len(rows), (dataset, name, kind)
                 else:
                     assert _marks(drawn) == len(rows), (dataset, name, kind)

@@ -248,12 +248,17 @@ class AuditReport(Result):
     ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables. ``table(name)``
     gives ``reliability``, ``annotators``, ``pairwise``, ``categories`` and ``subgroups`` (all
     dimensions stacked) as tidy long tables of the result contract; ``plot()`` draws the
-    coefficients, a panel per dimension.
+    coefficients, a panel per dimension, and ``plot("pairwise", where={"dimension": d})`` the
+    annotator x annotator Cohen's κ matrix (each pair in both triangles).
     """
 
-    TABLES = ("reliability", "annotators", "pairwise", "categories", "subgroups")
-    PLOTS = {"reliability": ("forest_plot", "reliability", {"row": "estimand",
-                                                            "xlabel": "coefficient"})}  # fmt: skip
+    TABLES = (
+        "reliability", "annotators", "pairwise", "pairwise_agreement", "categories", "subgroups",
+    )  # fmt: skip
+    PLOTS = {
+        "reliability": ("forest_plot", "reliability", {"row": "estimand", "xlabel": "coefficient"}),
+        "pairwise": ("agreement_matrix", "pairwise", {"value_label": "Cohen's κ"}),
+    }
 
     def _table(self, name: str) -> pd.DataFrame:
         from .audit_tables import audit_table
@@ -261,6 +266,12 @@ class AuditReport(Result):
         return audit_table(self, name)
 
     def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
+        if kind == "pairwise":
+            if data["dimension"].nunique() > 1:
+                raise ValueError(
+                    "plot('pairwise') draws one dimension: pass where={'dimension': ...}"
+                )
+            return dict(options)
         order = {"dimension_order": list(dict.fromkeys(data["dimension"])),
                  "judge_order": list(dict.fromkeys(data["estimand"]))}  # fmt: skip
         return {**order, **options}

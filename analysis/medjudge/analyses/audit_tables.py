@@ -60,31 +60,17 @@ def _stacked(res: AuditReport, key: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _agreement_pair(t: pd.DataFrame, keys: list[str], against: str, level: float) -> pd.DataFrame:
-    """Percent agreement (Wilson interval) and Cohen's kappa of each row of ``t``."""
-    return long_table(
-        t,
-        keys,
-        [
-            Quantity(
-                f"percent agreement with {against}",
-                "agreement",
-                "agreement_low",
-                "agreement_high",
-                "wilson",
-                n_unit="items",
-            ),
-            Quantity(
-                f"Cohen's κ with {against}",
-                "kappa",
-                "kappa_low",
-                "kappa_high",
-                "kappa_ci_method",
-                n_unit="items",
-            ),
-        ],  # fmt: skip
-        confidence_level=level,
-    )
+def _agreement_pair(
+    t: pd.DataFrame, keys: list[str], against: str, level: float, which: tuple[str, ...]
+) -> pd.DataFrame:
+    """Percent agreement (Wilson interval) and/or Cohen's kappa of each row of ``t``."""
+    quantities = {
+        "agreement": Quantity(f"percent agreement with {against}", "agreement", "agreement_low",
+                              "agreement_high", "wilson", n_unit="items"),
+        "kappa": Quantity(f"Cohen's κ with {against}", "kappa", "kappa_low", "kappa_high",
+                          "kappa_ci_method", n_unit="items"),
+    }  # fmt: skip
+    return long_table(t, keys, [quantities[w] for w in which], confidence_level=level)
 
 
 def audit_table(res: AuditReport, name: str) -> pd.DataFrame:
@@ -105,10 +91,12 @@ def audit_table(res: AuditReport, name: str) -> pd.DataFrame:
     if name == "annotators":
         t = _stacked(res, "annotators")
         against = "the majority of the other annotators"
-        return _agreement_pair(t, ["rater", "dimension"], against, level)
-    if name == "pairwise":
+        return _agreement_pair(t, ["rater", "dimension"], against, level, ("agreement", "kappa"))
+    if name in ("pairwise", "pairwise_agreement"):
         t = _stacked(res, "pairwise")
-        return _agreement_pair(t, ["rater_a", "rater_b", "dimension"], "the other annotator", level)
+        which = ("kappa",) if name == "pairwise" else ("agreement",)
+        keys = ["rater_a", "rater_b", "dimension"]
+        return _agreement_pair(t, keys, "the other annotator", level, which)
     if name == "categories":
         t = _stacked(res, "categories")
         return long_table(
