@@ -221,3 +221,136 @@ def check_names(name: str, value: Any, allowed: Any, what: str = "a list of name
         if not isinstance(v, str) or v not in allowed:
             raise ValueError(f"{name}: {v!r} is not allowed (one of {shown})")
     return list(value)
+
+
+def _first_bad(value: Any) -> Any:
+    """The first element (depth first) of nested lists that is not a number, else None."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+            continue
+        if v is None or isinstance(v, bool):
+            continue
+        try:
+            float(v)
+        except (TypeError, ValueError):
+            return v
+    return None
+
+
+def check_numbers(name: str, value: Any, what: str = "an array of numbers, NaN for missing") -> Any:
+    """``value`` as a float array if it is one (any shape), else :class:`ValueError` naming
+    ``name`` and saying why: a dict, text, a ragged list (rows of different lengths) or an
+    element that is not a number — never numpy's words from deep inside.
+
+    A pandas object is converted with ``to_numpy`` (missing values become NaN); ``None``
+    elements are NaN.
+
+    Examples
+    --------
+    >>> check_numbers("X", [[0, 1], [1, 1]]).tolist()
+    [[0.0, 1.0], [1.0, 1.0]]
+    >>> check_numbers("X", [[0, 1], [1]])
+    Traceback (most recent call last):
+    ...
+    ValueError: X: a ragged list is not allowed (an array of numbers, NaN for missing; rows of lengths 2 and 1)
+    >>> check_numbers("X", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    ValueError: X: 'a' is not allowed (an array of numbers, NaN for missing)
+    """
+    import numpy as np
+
+    if isinstance(value, dict):
+        raise ValueError(f"{name}: a dict is not allowed ({what})")
+    if isinstance(value, (str, bytes)):
+        shown = repr(value if len(value) <= 40 else value[:37] + "...")
+        raise ValueError(f"{name}: {shown} is not allowed ({what})")
+    if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):
+        try:
+            value = value.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError):
+            value = value.to_numpy()
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, (list, tuple)):
+        lengths = list(dict.fromkeys(len(v) if isinstance(v, (list, tuple)) else -1 for v in value))
+        if len(lengths) > 1:
+            shown = " and ".join("a number" if n < 0 else str(n) for n in lengths[:2])
+            raise ValueError(
+                f"{name}: a ragged list is not allowed ({what}; rows of lengths {shown})"
+            )
+    bad = _first_bad(value.tolist() if isinstance(value, np.ndarray) else value)
+    shown = repr(bad) if bad is not None else f"a {type(value).__name__}"
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    raise ValueError(f"{name}: {shown} is not allowed ({what})")
+
+
+def check_labels(name: str, value: Any, n: int | None = None) -> Any:
+    """``value`` (unchanged) if it is a 1-d set of group labels, one per item, else :class:`ValueError`
+    naming ``name``: a missing label (NaN, None) says nothing about the item's group, and
+    ``n`` (when given) labels are needed. A list mixing text and NaN keeps its NaN (numpy
+    would turn it into the text ``"nan"``, one more group).
+
+    Examples
+    --------
+    >>> check_labels("clusters", ["a", "b", "a"], 3)
+    ['a', 'b', 'a']
+    >>> check_labels("clusters", ["a", float("nan")], 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: clusters: a missing label (NaN) is not allowed (one label per item; item 1 has none)
+    """
+    import numpy as np
+
+    if isinstance(value, (str, bytes, dict)) or np.ndim(value) == 0:
+        raise ValueError(f"{name}: {value!r} is not allowed (one label per item)"[:200])
+    if hasattr(value, "to_numpy") and not isinstance(value, np.ndarray):
+        value = value.to_numpy()
+    arr = np.asarray(value)
+    if arr.dtype.kind in "US" and not isinstance(value, np.ndarray):
+        arr = np.asarray(value, dtype=object)  # keep a float NaN a NaN
+    if arr.ndim != 1 or (n is not None and arr.shape[0] != n):
+        size = arr.shape[0] if arr.ndim == 1 else f"an array of shape {arr.shape} of"
+        wanted = f": {n}" if n is not None else ""
+        raise ValueError(f"{name}: {size} labels is not allowed (one label per item{wanted})")
+    refuse_missing_labels(arr, name)
+    return value
+
+
+def _missing(v: object) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def refuse_missing_labels(labels: Any, name: str = "clusters") -> None:
+    """A missing group label (NaN, None, NaT) says nothing about which group an item is in:
+    refused in one line naming the argument and the first such item (it would otherwise form
+    a group of its own, or join others as the text ``"nan"``).
+
+    >>> refuse_missing_labels([1.0, float("nan")])
+    Traceback (most recent call last):
+    ...
+    ValueError: clusters: a missing label (NaN) is not allowed (one label per item; item 1 has none)
+    """
+    import numpy as np
+
+    a = np.asarray(labels)
+    if a.dtype.kind in "iubUS":
+        return
+    if a.dtype.kind in "fc":
+        bad = np.isnan(a)
+    elif a.dtype.kind in "mM":
+        bad = np.isnat(a)
+    else:
+        bad = np.frompyfunc(_missing, 1, 1)(a).astype(bool)
+    if bad.any():
+        first = int(np.flatnonzero(np.ravel(bad))[0])
+        raise ValueError(
+            f"{name}: a missing label (NaN) is not allowed (one label per item; "
+            f"item {first} has none)"
+        )

@@ -13,8 +13,11 @@ import importlib
 import signal
 import sys
 import warnings
+from collections.abc import Iterator
+from typing import Any
 
 from . import __version__
+from ._inert import inert
 
 #: sub-command -> one-line summary. The summary is shown by ``medjudge --help`` without importing
 #: the command's module (and so without pandas, statsmodels or matplotlib); a command's own module
@@ -177,9 +180,14 @@ def _message(e: BaseException) -> str:
         text = e.args[0]
     else:
         text = str(e)
+    from .data.errors import InputError
     from .report.escape import plain  # Python literals in a library message read as words
 
-    return plain(" ".join(text.split())) or type(e).__name__
+    hint = ""
+    if isinstance(e, InputError) and e.hint and text.endswith(f" ({e.hint})"):
+        # a hint is what to type (a TOML line, an option): kept as written, never reworded
+        text, hint = text[: -len(e.hint) - 3], f" ({' '.join(e.hint.split())})"
+    return (plain(" ".join(text.split())) + hint) or type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,20 +264,111 @@ def _main(argv: list[str] | None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv  # recorded in output manifests
     args.from_command_line = from_command_line  # this process is the command line
+    guard = _ClosedPipeGuard(sys.stdout)
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        args.engine_settings = engine_settings()
+        with warnings.catch_warnings(record=True) as caught, _stdout(guard):
             warnings.simplefilter("default")
             code = int(args.func(args) or 0)
         _warning_note(caught, args.debug)
         return code
     except BrokenPipeError:  # the reader went away (``| head``): not an error
+        guard.closed_by_reader()
         return 0
     except (KeyboardInterrupt, Exception) as e:  # noqa: BLE001 - one line, not a traceback
         if args.debug:
             raise
         code, line = _failure(e)
-        print(line, file=sys.stderr)
+        print(inert(line, carriage_return=True), file=sys.stderr)
         return code
+
+
+def engine_settings() -> dict[str, object]:
+    """The engines' settings from the environment, read here only and passed down as arguments.
+
+    ``MEDJUDGE_MEMORY_ROWS``: the in-memory path's limit in verdict rows; ``MEDJUDGE_DUCKDB_MEMORY``:
+    DuckDB's memory limit (``"4GB"``); ``MEDJUDGE_SPARK_MASTER``: the Spark master URL;
+    ``MEDJUDGE_ENGINE=quarto``: reports rendered by Quarto when it is installed.
+    """
+    import os
+
+    from .data.errors import InputError
+
+    out: dict[str, object] = {
+        "memory_limit": os.environ.get("MEDJUDGE_DUCKDB_MEMORY") or None,
+        "spark_master": os.environ.get("MEDJUDGE_SPARK_MASTER") or None,
+        "renderer": (os.environ.get("MEDJUDGE_ENGINE") or "").lower() or None,
+    }
+    raw = os.environ.get("MEDJUDGE_MEMORY_ROWS")
+    if raw:
+        try:
+            out["memory_rows"] = int(float(raw))
+        except ValueError:
+            raise InputError(
+                f"MEDJUDGE_MEMORY_ROWS must be a number of rows, got {raw!r}"
+            ) from None
+    return out
+
+
+class _ClosedPipeGuard:
+    """Standard output that a reader may close (``medjudge run ... | head -1``), and on which
+    names are inert (:func:`medjudge._inert.inert`: an escape sequence or a right-to-left
+    override in a judge name is printed as ``\\u001b`` / ``\\u202e``, also inside JSON, where
+    it reads back as the same character).
+
+    The first write or flush that fails with a broken pipe marks the stream closed; every later
+    write is dropped, so the command finishes its work (an output folder is written whole) and
+    exits quietly with status 0, as Unix tools do when their reader has what it wanted. The file
+    descriptor then points at ``/dev/null``, so the interpreter's last flush says nothing.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return self._stream.write(inert(text, carriage_return=True))
+            except BrokenPipeError:
+                self.closed_by_reader()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self.closed_by_reader()
+
+    def closed_by_reader(self) -> None:
+        """Drop what is left and point the descriptor at ``/dev/null`` (idempotent)."""
+        import os
+
+        self.broken = True
+        try:
+            fd = self._stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return  # not a file (a test's StringIO)
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _stdout(guard: _ClosedPipeGuard) -> Iterator[None]:
+    """``sys.stdout`` is ``guard`` while a command runs (restored afterwards)."""
+    previous = sys.stdout
+    sys.stdout = guard  # type: ignore[assignment]
+    try:
+        yield
+        guard.flush()
+    finally:
+        sys.stdout = previous
 
 
 def _failure(e: BaseException) -> tuple[int, str]:

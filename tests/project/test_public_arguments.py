@@ -203,3 +203,114 @@ def test_bad_values_get_one_line_naming_argument_value_and_what_is_allowed(name,
     assert "\n" not in msg
     for w in words:
         assert w in msg, (w, msg)
+
+
+# ---------------------------------------------------------------- issue 38: data at the door
+#: data that is not an array of numbers: text, a ragged list, a dict, a matrix of text
+NOT_NUMBERS = {
+    "strings": ["a", "b", "c"],
+    "ragged": [[0, 1], [1]],
+    "dict": {"a": [1, 2]},
+    "text_matrix": [["a", "b"], ["c", "d"]],
+}
+#: functions whose positional arguments are arrays of numbers (plan_ppi's is a dict)
+ARRAY_FUNCTIONS = sorted(
+    n for n, (args, _) in VALID.items() if args and n not in STUDY_FUNCTIONS and n != "plan_ppi"
+)
+#: (function, position): outcome as a dict of dimensions is all_pairs' documented input
+DICT_ALLOWED = {("all_pairs", 0)}
+
+
+def _positional_cases() -> list[tuple[str, int, str]]:
+    out = []
+    for name in ARRAY_FUNCTIONS:
+        args, _ = VALID[name]
+        if not all(isinstance(a, np.ndarray) or isinstance(a, list) for a in args):
+            continue  # counts (proportion_ci) are checked by REFUSED
+        for i in range(len(args)):
+            for kind in NOT_NUMBERS:
+                if (name, i) in DICT_ALLOWED and kind == "dict":
+                    continue
+                out.append((name, i, kind))
+    return out
+
+
+DATA_CASES = _positional_cases()
+
+
+@pytest.mark.parametrize(
+    ("name", "pos", "kind"), DATA_CASES, ids=[f"{n}-{i}-{k}" for n, i, k in DATA_CASES]
+)
+def test_data_that_is_not_numbers_is_refused_naming_the_argument(name, pos, kind):
+    """mj.fleiss_kappa(["a", "b"]) answered with numpy's "could not convert string to float"
+    or "inhomogeneous shape" from deep inside (issue 38): now one line naming the argument."""
+    args, kw = VALID[name]
+    fn = getattr(mj, name)
+    param = list(inspect.signature(fn).parameters)[pos]
+    bad = list(args)
+    bad[pos] = NOT_NUMBERS[kind]
+    with pytest.raises(ValueError) as info:
+        fn(*bad, **kw)
+    msg = str(info.value)
+    assert "\n" not in msg and msg.startswith(f"{param}: "), msg
+    assert "convert" not in msg and "inhomogeneous" not in msg, msg
+
+
+def test_fleiss_kappa_on_text_ragged_and_dict_names_x():
+    for value, words in (
+        (["a", "b"], "'a' is not allowed"),
+        ([[0, 1], [1]], "a ragged list is not allowed"),
+        ({"a": [1, 2]}, "a dict is not allowed"),
+    ):
+        with pytest.raises(ValueError, match=f"^X: {words}"):
+            mj.fleiss_kappa(value)
+
+
+#: functions with a ``clusters=`` argument for arrays, called with one label per item
+CLUSTER_FUNCTIONS = sorted(
+    n for n in ARRAY_FUNCTIONS if "clusters" in inspect.signature(getattr(mj, n)).parameters
+)
+
+
+@pytest.mark.parametrize("name", CLUSTER_FUNCTIONS)
+@pytest.mark.parametrize("labels", ["float", "text"])
+def test_a_missing_cluster_label_is_refused(name, labels):
+    """A NaN cluster label gave an interval (issue 38); in a list of text numpy turns it into
+    the text "nan", one more cluster. Both are refused naming clusters and the item."""
+    args, kw = VALID[name]
+    n = len(args[0])
+    cl: list = (
+        [float(i // 2) for i in range(n)] if labels == "float" else [f"c{i // 2}" for i in range(n)]
+    )
+    cl[-1] = math.nan
+    kw = {**kw, "clusters": cl}
+    if "ci" in kw:
+        kw["ci"] = "bootstrap"
+        kw["bootstrap"] = mj.Bootstrap(20)
+    with pytest.raises(ValueError, match=f"^clusters: a missing label .* item {n - 1} has none"):
+        getattr(mj, name)(*args, **kw)
+
+
+@pytest.mark.parametrize(("count", "nobs", "arg"), [(1.5, 10, "count"), (3, 10.5, "nobs"),
+                                                     (True, 10, "count"), (3, math.inf, "nobs")])  # fmt: skip
+def test_proportion_ci_counts_are_whole_numbers(count, nobs, arg):
+    with pytest.raises(ValueError, match=f"^{arg}: .* is not allowed"):
+        mj.proportion_ci(count, nobs)
+
+
+def test_proportion_ci_whole_float_counts_still_work():
+    assert mj.proportion_ci(3.0, 10.0).estimate == 0.3
+
+
+@pytest.mark.parametrize(
+    "pilot",
+    [
+        {"sd_gold": 0.5},
+        [0.5, 0.5, 0.8],
+        {"sd_gold": -1, "sd_judge": 0.5, "correlation": 0.8},
+        {"sd_gold": 0.5, "sd_judge": 0.5, "correlation": 2},
+    ],  # fmt: skip
+)
+def test_plan_ppi_pilot_is_checked(pilot):
+    with pytest.raises(ValueError, match=r"^pilot"):
+        mj.plan_ppi(pilot, halfwidth=0.05)

@@ -35,7 +35,7 @@ def _leaderboard(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
 def _pairs(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     m = ev.settings.get("multiplicity") or {}
     return long_table(
-        ev.pairs,
+        ev.pairs.drop(columns=["alpha", "family", "family_size"], errors="ignore"),
         ["judge_a", "judge_b", "dimension"],
         [
             Quantity(
@@ -44,7 +44,7 @@ def _pairs(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
             )
         ],  # fmt: skip
         confidence_level=level,
-        alpha=1.0 - level,
+        alpha=float(ev.settings["alpha"]),
         family=str(m.get("description", "")),
         family_by=() if m.get("family", "table") == "table" else ("dimension",),
         warning="warning",
@@ -141,7 +141,7 @@ def evaluation_findings(ev: JudgeEvaluation) -> list[str]:
     pairwise tests of the stated family cannot tell apart from it."""
     s = ev.settings
     level = float(s.get("level", 0.95))
-    alpha = 1.0 - level
+    alpha = float(s["alpha"])
     fam = (s.get("multiplicity") or {}).get("description", "Holm")
     out = []
     for d in s.get("dimensions", []):
@@ -154,8 +154,10 @@ def evaluation_findings(ev: JudgeEvaluation) -> list[str]:
             f"{best['accuracy']:.3f} ({100 * level:g}% CI {_ci(best['ci_low'], best['ci_high'])}, "
             f"{best['ci_method']}; n = {int(best['n'])} items)"
         )
+        if pd.isna(best["rank"]):
+            continue  # no judge has a verdict here
         if len(lb) > 1:
-            tied = int(lb.iloc[1:]["top_set"].sum())
+            tied = int(best["n_indistinguishable"])  # its pairs tested and not significant
             pairs = ev.pairs[ev.pairs["dimension"] == d]
             tests = " / ".join(dict.fromkeys(pairs["test"].astype(str)))
             text += (
@@ -171,24 +173,26 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items()) or "none"
 
 
-def _pairs_text(ev: JudgeEvaluation, alpha: float, width: int) -> list[str]:
-    """How many pairwise tests decide at ``alpha`` in the evaluation's family, the pairs that
+def _pairs_text(ev: JudgeEvaluation, width: int) -> list[str]:
+    """How many pairwise tests decide at the evaluation's alpha in its family, the pairs that
     cannot decide whatever the verdicts, and the 30 smallest p-values."""
     s, pairs = ev.settings, ev.pairs
-    fam = (s.get("multiplicity") or {}).get("description", "Holm")
+    a = float(s.get("alpha", 1.0 - float(s.get("level", 0.95))))
     n_dims = max(len(s["dimensions"]), 1)
-    sig = pairs[pairs["p_holm"] < alpha]
-    out = [
-        f"\npairwise: {len(pairs)} comparisons ({len(pairs) // n_dims} pairs × {n_dims} "
-        f"dimensions); significant at alpha = {alpha:g} ({fam}): {len(sig)}"
-    ]
-    if "min_attainable_p_holm" in pairs.columns:
-        stuck = pairs[pairs["min_attainable_p_holm"] >= alpha]
+    out = []
+    if len(pairs):
+        out.append(
+            f"\npairwise: {len(pairs)} comparisons ({len(pairs) // n_dims} pairs × {n_dims} "
+            f"dimensions); {s['multiplicity']['description']}; significant at α = {a:g}: "
+            f"{int(pairs['significant'].sum())}"
+        )
+    if len(pairs) and "min_attainable_p_holm" in pairs.columns:
+        stuck = pairs[~pairs["can_decide"]]
         if len(stuck):
             r = stuck.iloc[0]
             out.append(
                 f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
-                f"{alpha:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
+                f"{a:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
                 f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
                 f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
                 "evidence of a tie"
@@ -206,25 +210,36 @@ def _pairs_text(ev: JudgeEvaluation, alpha: float, width: int) -> list[str]:
     return out
 
 
-def evaluation_summary(ev: JudgeEvaluation, alpha: float | None = None, width: int = 100) -> str:
+def _board_text(lb: pd.DataFrame, width: int) -> str:
+    """One dimension's leaderboard as text; a judge without a verdict is listed, never ranked."""
+    cols = ["rank", "judge", "accuracy", "ci_low", "ci_high", "rank_low", "rank_high", "group",
+            "n_invalid"]  # fmt: skip
+    t = lb[cols].round(3).astype(object)
+    unranked = lb["rank"].isna().to_numpy()
+    for c in ("rank", "rank_low", "rank_high", "ci_low", "ci_high"):
+        t.loc[unranked, c] = "—"
+    t.loc[unranked, "accuracy"] = "no verdict"
+    for c in ("rank", "rank_low", "rank_high"):
+        t.loc[~unranked, c] = t.loc[~unranked, c].map(lambda v: f"{int(v)}")
+    return t.to_string(line_width=width, index=False)
+
+
+def evaluation_summary(ev: JudgeEvaluation, width: int = 100) -> str:
     """The terminal text of an evaluation: per dimension the leaderboard, the trivial baselines
-    and the expert ceiling; then the pairwise tests (``alpha`` default ``1 - level``)."""
+    and the expert ceiling; then the pairwise tests."""
     s = ev.settings
-    alpha = 1.0 - float(s.get("level", 0.95)) if alpha is None else float(alpha)
     out = [
         f"{len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; clusters "
         f"{s['cluster']}; B={s['n_resamples']} seed={s['seed']}; "
         f"{100 * float(s['level']):g}% intervals"
     ]
-    cols = ["rank", "judge", "accuracy", "ci_low", "ci_high", "rank_low", "rank_high", "group",
-            "n_invalid"]  # fmt: skip
     for d in s["dimensions"]:
         lb = ev.leaderboard[ev.leaderboard["dimension"] == d]
         out.append(
             f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {_counts(ev.excluded[d])}; "
             f"intervals: {lb['ci_method'].iloc[0] if len(lb) else 'none'})"
         )
-        out.append(lb[cols].round(3).to_string(line_width=width, index=False))
+        out.append(_board_text(lb, width))
         base = ev.baselines[ev.baselines["dimension"] == d]
         out.append(
             "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
@@ -235,4 +250,4 @@ def evaluation_summary(ev: JudgeEvaluation, alpha: float | None = None, width: i
                 "experts vs leave-one-out majority: "
                 + ", ".join(f"{r.expert} {r.accuracy:.3f} (n={r.n})" for r in ceil.itertuples())
             )
-    return "\n".join(out + _pairs_text(ev, alpha, width))
+    return "\n".join(out + _pairs_text(ev, width))

@@ -18,7 +18,6 @@ from ._result import Quantity, Result, long_table
 #: the two swap measures that are 0.5 without position bias (the plot's rows)
 FIRST_SHOWN = "first-shown share, all verdicts"
 FIRST_FIRST = "first-first share, inconsistent pairs"
-EXACT = "Clopper-Pearson (exact binomial)"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -26,7 +25,7 @@ class PositionBias(Result):
     """Position bias per judge and dimension (and group of ``by``).
 
     Tables: ``position`` (swap judges: the first-shown share of all verdicts and the
-    first-first share of the inconsistent pairs, with the exact binomial test; both 0.5 without
+    first-first share of the inconsistent pairs, with its test (``p_first_test``); both 0.5 without
     bias), ``swap`` (swap consistency and accuracy in each order), ``single_order`` (judges seen
     in one order: their first-shown rate minus the gold's, McNemar). Plots: ``position``
     (:func:`medjudge.plots.position_bias_plot`) and ``single_order``
@@ -51,7 +50,7 @@ class PositionBias(Result):
     @property
     def alpha(self) -> float:
         """The decision threshold, ``1 - confidence_level``."""
-        return 1.0 - self.confidence_level
+        return round(1.0 - self.confidence_level, 12)
 
     # the dict this result used to be
     def __getitem__(self, key: str) -> Any:
@@ -91,11 +90,11 @@ class PositionBias(Result):
                         "p_first_inconsistent",
                         "p_first_ci_low",
                         "p_first_ci_high",
-                        EXACT,
+                        "p_first_test",
                         "inconsistent",
                         "pairs of verdicts",
-                        test="exact binomial (first-first against second-second)",
-                        p_value="p_first_binom",
+                        test="p_first_test",
+                        p_value="p_first_pvalue",
                         p_adjusted="p_first_holm",
                     ),
                 ],  # fmt: skip
@@ -147,7 +146,7 @@ class PositionBias(Result):
             out.append(
                 f"{r['judge']} on {r['dimension']} chose the first-shown answer both times in "
                 f"{int(r['first_first'])} of {int(r['first_first'] + r['second_second'])} "
-                f"inconsistent pairs ({r['p_first_inconsistent']:.3f}; exact binomial, Holm "
+                f"inconsistent pairs ({r['p_first_inconsistent']:.3f}; {r['p_first_test']}, Holm "
                 f"p = {r['p_first_holm']:.3g}, alpha = {self.alpha:g})."
             )
         for _, r in single.iterrows():

@@ -102,7 +102,7 @@ class Heterogeneity(FrameResult):
     @property
     def alpha(self) -> float:
         """The decision threshold, ``1 - confidence_level``."""
-        return 1.0 - self.confidence_level
+        return round(1.0 - self.confidence_level, 12)
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(_spread=self.frame["max_accuracy"] - self.frame["min_accuracy"])

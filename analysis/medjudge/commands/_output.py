@@ -6,6 +6,9 @@ Every command that writes an output folder (``run``, ``report``, ``simulate``) d
 1. ``--out`` must be a folder (or not exist yet); an existing file is refused.
 2. A lock (``.NAME.lock`` beside the folder, :func:`fcntl.flock`) keeps two runs from writing the
    same folder; the second one stops at once with a message naming the folder and the holder.
+   A run writing a folder inside another run's output (``report --out O/reports`` during
+   ``run --out O``), or the other way round, is refused the same way
+   (:func:`refuse_nested_writers`).
 3. Everything is written into a hidden staging folder beside it (``.NAME.partial-PID``), so a
    failed, interrupted, killed or out-of-space run never leaves a truncated file at a final
    name. Stale staging folders of dead runs are removed by the next run (the lock is held).
@@ -155,39 +158,156 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 @contextlib.contextmanager
+def deferred_signals() -> Iterator[None]:
+    """SIGTERM and SIGINT wait until the block is done, then act as they would have.
+
+    Clean-up (removing a staging folder, the lock) and the final swap must not stop half way:
+    a signal arriving inside is recorded, the block finishes, and the signal's own handler then
+    runs (raising ``Terminated`` or ``KeyboardInterrupt`` as usual). Outside the main thread,
+    where handlers cannot be changed, the block runs as it is.
+    """
+    import signal
+
+    pending: list[tuple[int, object]] = []
+
+    def record(signum: int, frame: object) -> None:
+        pending.append((signum, frame))
+
+    previous: dict[int, object] = {}
+    try:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, record)
+    except ValueError:  # not the main thread
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        previous.clear()
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)  # type: ignore[arg-type]
+        if pending:
+            signum, frame = pending[0]
+            handler = previous.get(signum)
+            if callable(handler):
+                handler(signum, frame)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder`` entirely; a worker thread still finishing might write into it again,
+    so what is left at exit is removed then."""
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+    if folder.exists():
+        import atexit
+
+        atexit.register(shutil.rmtree, folder, True)
+
+
+@contextlib.contextmanager
 def folder_lock(out: Path) -> Iterator[Path]:
-    """Exclusive, non-blocking lock for writing ``out`` (a file beside it, removed afterwards)."""
+    """Exclusive, non-blocking lock for writing ``out`` (a file beside it, removed afterwards).
+
+    Taking and releasing the lock defer SIGTERM/SIGINT (:func:`deferred_signals`), so a run
+    stopped at any moment leaves no lock file of its own behind.
+    """
     import fcntl
 
     lock = out.parent / f".{out.name}.lock"
-    while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 64).decode("ascii", "replace").strip()
-            os.close(fd)
-            who = f" by process {holder}" if holder.isdigit() else ""
-            raise InputError(
-                f"another medjudge run is writing this folder (locked{who})",
-                file=out,
-                hint="wait for it to finish, or choose another --out",
-            ) from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(lock).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)  # the lock file was replaced while we waited: take the new one
+    held: int | None = None
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        with deferred_signals():
+            while held is None:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.read(fd, 64).decode("ascii", "replace").strip()
+                    os.close(fd)
+                    who = f" by process {holder}" if holder.isdigit() else ""
+                    raise InputError(
+                        f"another medjudge run is writing this folder (locked{who})",
+                        file=out,
+                        hint="wait for it to finish, or choose another --out",
+                    ) from None
+                try:
+                    same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    held = fd
+                else:
+                    os.close(fd)  # the lock file was replaced while we waited: take the new one
+            os.ftruncate(held, 0)
+            os.write(held, str(os.getpid()).encode())
         yield lock
     finally:
-        with contextlib.suppress(OSError):
-            os.unlink(lock)
+        if held is not None:
+            with deferred_signals():
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+                os.close(held)
+
+
+def _held_by_another(lock: Path) -> str | None:
+    """``" (process N)"`` (or ``""``) when another process holds ``lock``; None when nobody
+    does or it does not exist. Only looks (a shared lock, taken and released at once)."""
+    import fcntl
+
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip()
+            return f" (process {holder})" if holder.isdigit() else ""
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
         os.close(fd)
+
+
+def refuse_nested_writers(out: Path, levels: int = 4) -> None:
+    """Refuse ``out`` when another medjudge run is writing a folder that encloses it or one
+    inside it (``run --out O`` and ``report --out O/reports`` at once: the first to finish
+    would replace or remove the other's work).
+
+    Called with ``out``'s own lock held, so of two runs started together at least one sees the
+    other's lock. Looks at the locks beside every enclosing folder and at those in ``out``
+    down to ``levels`` folders deep.
+    """
+    real = Path(os.path.realpath(out))
+    for anc in real.parents:
+        if anc.parent == anc:
+            break
+        who = _held_by_another(anc.parent / f".{anc.name}.lock")
+        if who is not None:
+            raise InputError(
+                f"the enclosing folder {anc} is being written by another medjudge run{who}",
+                file=out,
+                hint="wait for it to finish, or choose an --out outside it",
+            )
+    if not real.is_dir():
+        return
+    for top, dirs, names in os.walk(real):
+        depth = len(Path(top).relative_to(real).parts)
+        dirs[:] = [] if depth >= levels else [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if not (name.startswith(".") and name.endswith(".lock")):
+                continue
+            who = _held_by_another(Path(top) / name)
+            if who is not None:
+                inner = Path(top) / name[1 : -len(".lock")]
+                raise InputError(
+                    f"the folder {inner} inside it is being written by another medjudge run{who}",
+                    file=out,
+                    hint="wait for it to finish, or choose another --out",
+                )
 
 
 def _listed(folder: Path) -> dict[str, tuple[int, str]] | None:
@@ -381,12 +501,13 @@ def output_folder(
     out.parent.mkdir(parents=True, exist_ok=True)
     command = shlex.join(["medjudge", *(sys.argv[1:] if argv is None else list(argv))])
     with folder_lock(out):
+        refuse_nested_writers(out)
         _check_replaceable(out)  # under the lock: is the folder ours to replace
         for stale in _staging_folders(out):
             shutil.rmtree(stale, ignore_errors=True)  # left by a killed run (we hold the lock)
         stage = out.parent / f".{out.name}.partial-{os.getpid()}"
-        stage.mkdir()
         try:
+            stage.mkdir()
             try:
                 yield stage
                 write_manifest(stage, command=command, inputs=inputs, out=out)
@@ -397,16 +518,17 @@ def output_folder(
                     "the previous outputs are untouched",
                     file=out,
                 ) from exc
-            if out.is_dir() and _exchange(stage, out):
-                shutil.rmtree(stage, ignore_errors=True)  # now holds the old outputs
-            else:
-                if out.is_dir():
-                    old = out.parent / f".{out.name}.partial-{os.getpid()}-old"
-                    os.replace(out, old)
-                    os.replace(stage, out)
-                    shutil.rmtree(old, ignore_errors=True)
+            with deferred_signals():  # the swap is one step: a signal waits until it is done
+                if out.is_dir() and _exchange(stage, out):
+                    shutil.rmtree(stage, ignore_errors=True)  # now holds the old outputs
                 else:
-                    os.replace(stage, out)
+                    if out.is_dir():
+                        old = out.parent / f".{out.name}.partial-{os.getpid()}-old"
+                        os.replace(out, old)
+                        os.replace(stage, out)
+                        shutil.rmtree(old, ignore_errors=True)
+                    else:
+                        os.replace(stage, out)
         finally:
-            if stage.exists():
-                shutil.rmtree(stage, ignore_errors=True)
+            with deferred_signals():  # SIGTERM during the clean-up must not leave it half done
+                _remove(stage)

@@ -12,12 +12,9 @@ from ._common import (
     check_dimensions,
     check_order,
     dump_json,
-    from_args,
-    load_input,
-    print_json,
     term_width,
 )
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, study_of
 from ._resolve import resampling
 
 
@@ -30,9 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
-    p.add_argument(
-        "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
-    )
+    opt.add(p, "--dimensions")
+    opt.renamed(p, "compare", "--only", "dimensions", append=True, type=opt.NAMES)
     p.add_argument(
         "--alpha",
         type=opt.ALPHA,
@@ -60,47 +56,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_engine_arg(
         p,
-        "reduce the table to per-cluster counts and resample those (Poisson cluster "
-        "bootstrap; identical numbers on both engines)",
+        "reduce the table to its item x rater matrices next to the data (the same statistics "
+        "and numbers as in memory)",
     )
     p.set_defaults(func=run)
 
 
-#: options only the in-memory path honours, with their (unset) defaults
-MEMORY_ONLY = {
-    "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
-    "exchangeable": None, "ties": "keep",
-}  # fmt: skip
 #: what the options left unset (``None``) in the parser stand for
 _DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "bootstrap"}
 
 
-def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
-    from medjudge.analyses.at_scale import evaluate_at_scale
-
-    refuse_options(args, engine, MEMORY_ONLY)
-    if args.gold_method in ("plurality", "reference"):
-        refuse_options(args, engine, {"gold_method": args.gold_method + " "})
-    res = evaluate_at_scale(
-        args.path, engine=engine, mapping=mapping, gold=args.gold_method, order=args.eval_order,
-        **from_args(args, "cluster", "policy", "family", "dimensions"), **resampling(args),
-    )  # fmt: skip
-    if print_json(args, res):
-        return 0
-    print(repr(res))
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(res.leaderboard.to_string(line_width=term_width(), index=False))
-        if not res.pairs.empty:
-            print(res.pairs.to_string(line_width=term_width(), index=False))
-    for dim, note in res.notes.items():
-        print(f"note ({dim}): {note}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
-    engine, mapping = engine_of(args, "compare")
-    if engine != "memory":
-        return _run_engine(args, engine, mapping)
     for name, default in _DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
@@ -108,14 +74,19 @@ def run(args: argparse.Namespace) -> int:
     from ._progress import progress
 
     with progress(args, f"loading {args.path}"):
-        study = load_input(args)
-    args.dimensions = check_dimensions(study, args.dimensions, "--only")
+        study, _ = study_of(args, "compare")
+    args.dimensions = check_dimensions(study, args.dimensions, "--dimensions")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
     cat = [d for d in dims if study.scales[d].is_categorical]
     num = [d for d in dims if not study.scales[d].is_categorical]
     if not study.judges and not num:
         raise ValueError("the study has no judges: compare needs judges (try 'medjudge audit')")
+    if "judge" in study.exchangeable and cat:
+        raise ValueError(
+            "the judges are exchangeable slots (mapping: exchangeable), not the same rater "
+            "across items: compare ranks raters, not slots (try 'medjudge agreement --role judge')"
+        )
     out: dict = {}
     if num:
         from medjudge.analyses.score_study import score_study
@@ -140,8 +111,16 @@ def run(args: argparse.Namespace) -> int:
             d["scores"] = out["scores"].to_dict()
         print(dump_json(d))
         return 0
-    print(f"{study.name}")
-    print(ev.summary(alpha=args.alpha, width=term_width()))
+    s = ev.settings
+    order = (
+        f"accuracy uses order {s['order']} only (--eval-order)"
+        if args.eval_order
+        else f"accuracy uses order {s['order']} for judges seen in both orders"
+        if s["order"] != "single order"
+        else ""
+    )
+    print(f"{study.name}" + (f": {order}" if order else ""))
+    print(ev.summary(width=term_width()))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         _print_judge_vs_gold(jg)
     if "scores" in out:
@@ -194,6 +173,6 @@ def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001,
 
     common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
               "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
-    ev = evaluate_judges(study, family=args.family, **common)
+    ev = evaluate_judges(study, family=args.family, alpha=args.alpha, **common)
     jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

@@ -51,17 +51,43 @@ from .io import LINE, read_jsonl, text_cells
 FORMATS = ("table", "inspect", "lm_eval", "hf")
 
 
+class FlatCollision(ValueError):
+    """Two fields flatten to one column name (``{"a": {"b": 1}, "a.b": 2}``)."""
+
+    def __init__(self, column: str) -> None:
+        super().__init__(column)
+        self.column = column
+
+
 def _flat(prefix: str, obj: Any, out: dict[str, Any]) -> None:
-    """Flatten nested dicts with dots; lists and other values become JSON/text cells."""
+    """Flatten nested dicts with dots; lists and other values become JSON/text cells.
+
+    A column that is already there (a nested key and a dotted key naming the same column)
+    raises :class:`FlatCollision`: which value the column holds would be a guess.
+    """
     if hasattr(obj, "tolist") and not isinstance(obj, (str, bytes)):  # numpy arrays, scalars
         obj = obj.tolist()
     if isinstance(obj, dict):
         for k, v in obj.items():
             _flat(f"{prefix}.{k}" if prefix else str(k), v, out)
-    elif isinstance(obj, (list, tuple)):
+        return
+    if prefix in out:
+        raise FlatCollision(prefix)
+    if isinstance(obj, (list, tuple)):
         out[prefix] = json.dumps(obj, ensure_ascii=False, default=str)
     else:
         out[prefix] = obj
+
+
+def _collision(path: Path, e: FlatCollision, line: int | None) -> InputError:
+    return InputError(
+        f"two fields flatten to the column {e.column!r} (a nested key and a dotted key, "
+        "or a field and a metric of that name)",
+        file=path,
+        line=line,
+        column=e.column,
+        hint="rename one of them; each column must hold one field",
+    )
 
 
 def _first(v: Any) -> Any:
@@ -150,7 +176,10 @@ def read_inspect_log(path: str | Path) -> tuple[pd.DataFrame, str]:
             "target": _target(s.target),
             "completion": s.output.completion if s.output is not None else "",
         }
-        _flat("metadata", dict(s.metadata or {}), base)
+        try:
+            _flat("metadata", dict(s.metadata or {}), base)
+        except FlatCollision as e:
+            raise _collision(path, e, len(rows) + 1) from None
         scores = s.scores or {}
         if not scores:
             rows.append({**base, "scorer": "", "score": "", "answer": "", "explanation": ""})
@@ -158,7 +187,10 @@ def read_inspect_log(path: str | Path) -> tuple[pd.DataFrame, str]:
             value = sc.value
             if isinstance(value, dict):  # several values per scorer: one column each
                 extra: dict[str, Any] = {}
-                _flat("score", value, extra)
+                try:
+                    _flat("score", value, extra)
+                except FlatCollision as e:
+                    raise _collision(path, e, len(rows) + 1) from None
                 rows.append({**base, "scorer": name, **extra, "answer": sc.answer or "",
                              "explanation": sc.explanation or ""})  # fmt: skip
                 continue
@@ -205,9 +237,14 @@ def read_lm_eval_samples(path: str | Path) -> tuple[pd.DataFrame, str]:
             "response": _first(rec.get("filtered_resps", rec.get("resps", ""))),
             "filter": rec.get("filter", ""),
         }
-        for metric in rec.get("metrics", []) or []:
-            row[str(metric)] = rec.get(metric, "")
-        _flat("doc", rec.get("doc", {}), row)
+        try:
+            for metric in rec.get("metrics", []) or []:
+                if str(metric) in row:
+                    raise FlatCollision(str(metric))
+                row[str(metric)] = rec.get(metric, "")
+            _flat("doc", rec.get("doc", {}), row)
+        except FlatCollision as e:
+            raise _collision(path, e, ln) from None
         row[LINE] = ln
         rows.append(row)
     return text_cells(pd.DataFrame(rows).astype(object)), "jsonl"
@@ -237,9 +274,12 @@ def read_hf_dataset(path: str | Path, split: str | None = None) -> tuple[pd.Data
     elif split is not None:
         raise InputError(f"split {split!r} given, but the dataset has no splits", file=path)
     rows = []
-    for rec in ds.to_pandas().to_dict("records"):
+    for n, rec in enumerate(ds.to_pandas().to_dict("records"), start=1):
         flat: dict[str, Any] = {}
-        _flat("", rec, flat)
+        try:
+            _flat("", rec, flat)
+        except FlatCollision as e:
+            raise _collision(path, e, n) from None
         rows.append(flat)
     if not rows:
         raise InputError("the dataset has no rows", file=path)

@@ -74,11 +74,80 @@ def _too_deep_at(data: bytes, limit: int = MAX_JSON_DEPTH) -> int | None:
     return int(over[0]) if over.size else None
 
 
+#: a JSON key: a string followed by a colon (every key of a line is one match; a string value
+#: that ends with a colon adds one, so the count bounds the keys from above)
+_KEY = re.compile(rb'"[ \t\r\n]*:')
+_SPACED = re.compile(rb'"[ \t\r]+:')
+#: the words JSON does not have, which Python's parser reads as floats
+_CONSTANT = re.compile(r"-?\b(?:NaN|Infinity)\b")
+_TEXT_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+class _Ambiguous(ValueError):
+    """Raised inside the JSON parser: a duplicate key or a bare NaN/Infinity."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook``: a key twice in one object is ambiguous (which value counts?)."""
+    out: dict = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Ambiguous(f"key {k!r} appears twice in one JSON object", k)
+        out[k] = v
+    return out
+
+
+def _no_constant(word: str) -> float:
+    """``parse_constant``: ``NaN``, ``Infinity`` and ``-Infinity`` are not JSON numbers."""
+    raise _Ambiguous(f"bare {word} is not a JSON number")
+
+
+def _strict_loads(text: str) -> object:
+    """``json.loads`` that refuses duplicate keys and bare NaN/Infinity (:class:`_Ambiguous`)."""
+    return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+
+
+def _n_keys(obj: object) -> int:
+    """Number of keys in ``obj``, counting nested objects (arrays entered)."""
+    if isinstance(obj, dict):
+        return len(obj) + sum(_n_keys(v) for v in obj.values() if isinstance(v, (dict, list)))
+    if isinstance(obj, list):
+        return sum(_n_keys(v) for v in obj if isinstance(v, (dict, list)))
+    return 0
+
+
+def _ambiguous_error(
+    path: Path, e: _Ambiguous, text: str, line: int | None, line_text: str | None = None
+) -> InputError:
+    """One line naming the file, the line and the key (or the column of the bare constant)."""
+    column: str | int | None = e.key
+    if e.key is None and line_text is not None:  # the first NaN/Infinity outside strings
+        masked = _TEXT_STRING.sub(lambda m: "_" * len(m.group(0)), line_text)
+        found = _CONSTANT.search(masked)
+        column = found.start() + 1 if found else None
+        if found:  # the key the constant is the value of, when it is one
+            before = re.search(r'"((?:\\.|[^"\\])*)"\s*:\s*$', line_text[: found.start()])
+            column = json.loads(f'"{before.group(1)}"') if before else column
+    hint = (
+        "write a missing value as null or an empty string"
+        if e.key is None
+        else "keep one of them; each key must say one thing"
+    )
+    return InputError(e.message, file=path, line=line, column=column, hint=hint)
+
+
 def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     """Read a JSON-lines file as ``(line_number, object)`` pairs (blank lines skipped).
 
     Raises :class:`InputError` naming file, line and column for malformed JSON, for lines that
-    are not objects, and for a file without any record.
+    are not objects, for a file without any record, and for what JSON leaves ambiguous: a key
+    twice in one object (which value counts?) and the bare words ``NaN``/``Infinity``, which
+    are not JSON numbers (``null`` or ``""`` is a missing value).
     """
     path = Path(path)
     _check_file(path)
@@ -87,6 +156,7 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
     fast = None
     if _fast_loads is not None and _LONG_DIGITS not in data.translate(_DIGITS_AS_ZERO):
         fast = _fast_loads
+    spaced = _SPACED.search(data) is not None  # keys written as "key" : value
     for lineno, bline in enumerate(data.splitlines(), start=1):
         if _too_deep_at(bline) is not None:
             raise _too_deep(path, lineno)
@@ -98,9 +168,13 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
             except ValueError:
                 pass
             else:
+                # orjson keeps the last of two equal keys: a line with fewer keys than key
+                # markers (a duplicate, or a string value ending in a colon) is read again below
                 if isinstance(obj, dict):
-                    out.append((lineno, obj))
-                    continue
+                    marks = len(_KEY.findall(bline)) if spaced else bline.count(b'":')
+                    if marks == len(obj) or marks == _n_keys(obj):
+                        out.append((lineno, obj))
+                        continue
         try:  # a UTF-8 byte-order mark on the first line is accepted, as for CSV
             line = bline.decode("utf-8-sig" if lineno == 1 else "utf-8")
         except UnicodeDecodeError as e:
@@ -108,7 +182,9 @@ def read_jsonl(path: str | Path) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = _strict_loads(line)
+        except _Ambiguous as e:
+            raise _ambiguous_error(path, e, line, lineno, line) from None
         except json.JSONDecodeError as e:
             raise InputError(
                 f"malformed JSON ({e.msg})",
@@ -166,8 +242,11 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
             if deep is not None:
                 raise _too_deep(path, path.read_bytes()[:deep].count(b"\n") + 1)
             with path.open(encoding="utf-8-sig") as fh:
+                text = fh.read()
                 try:
-                    data = json.load(fh)
+                    data = _strict_loads(text)
+                except _Ambiguous as e:
+                    raise _ambiguous_in_array(path, e, text) from None
                 except json.JSONDecodeError as e:
                     raise InputError(
                         f"malformed JSON ({e.msg})", file=path, line=e.lineno, column=e.colno
@@ -179,6 +258,7 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
             df = pd.DataFrame(data).astype(object)
             kind = "row"
         elif suffix == ".parquet":
+            _refuse_duplicate_parquet_columns(path)
             df = pd.read_parquet(path).astype(object)
             kind = "row"
         else:
@@ -196,6 +276,52 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
     if len(df) == 0:
         raise InputError("file has a header but no rows", file=path)
     return text_cells(df), kind
+
+
+def _ambiguous_in_array(path: Path, e: _Ambiguous, text: str) -> InputError:
+    """The error for a JSON array: the line of the first object that holds the ambiguity
+    (each element is parsed again on its own until one fails)."""
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    pos = text.index("[") + 1 if "[" in text else 0
+    ws = re.compile(r"[\s,]*")
+    while pos < len(text):
+        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            _, end = decoder.raw_decode(text, pos)
+        except _Ambiguous as inner:
+            line = text.count("\n", 0, pos) + 1
+            stop = text.find("\n", pos)
+            return _ambiguous_error(
+                path, inner, text, line, text[pos : stop if stop >= 0 else len(text)]
+            )
+        except ValueError:
+            break
+        pos = end
+    return _ambiguous_error(path, e, text, None)
+
+
+def _refuse_duplicate_parquet_columns(path: Path) -> None:
+    """A column name twice in a Parquet schema: Arrow refuses it with its internal field list;
+    refused here naming the file and the column."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(path).names
+    except Exception:  # noqa: BLE001 — not readable as Parquet: pandas' own error follows
+        return
+    seen: dict[str, int] = {}
+    for pos, name in enumerate(names, start=1):
+        if name in seen:
+            raise InputError(
+                f"column {name!r} appears twice in the Parquet schema "
+                f"(columns {seen[name]} and {pos})",
+                file=path,
+                column=name,
+                hint="rename one of them",
+            )
+        seen[name] = pos
 
 
 def text_cells(df: pd.DataFrame) -> pd.DataFrame:

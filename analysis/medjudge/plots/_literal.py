@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .._inert import UNSAFE, inert
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.artist import Artist
 
@@ -27,8 +29,15 @@ _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
 def mathtext(text: Any) -> str:
-    """``text`` for matplotlib: every ``$`` not already escaped becomes ``\\$`` (idempotent)."""
-    return _DOLLAR.sub(r"\\$", str(text))
+    """``text`` for matplotlib: every ``$`` not already escaped becomes ``\\$`` (idempotent),
+    and the characters that act instead of being read (a NUL, which SVG cannot carry; a
+    right-to-left override) are written as ``\\uXXXX`` (:func:`medjudge._inert.inert`)."""
+    return _DOLLAR.sub(r"\\$", inert(text))
+
+
+def _needs(text: str) -> bool:
+    """Whether :func:`mathtext` changes ``text``."""
+    return "$" in text or UNSAFE.search(text) is not None
 
 
 def literal_figure_text(obj: Artist) -> Artist:
@@ -56,7 +65,7 @@ def literal_figure_text(obj: Artist) -> Artist:
                     put(g)
     for t in obj.findobj(Text):
         s = t.get_text()
-        if "$" in s:
+        if _needs(s):
             t.set_text(mathtext(s))
     return obj
 
@@ -65,7 +74,7 @@ def _literal(value: Any) -> Any:
     import pandas as pd
 
     if isinstance(value, str):
-        return mathtext(value) if "$" in value else value
+        return mathtext(value) if _needs(value) else value
     if isinstance(value, pd.DataFrame):
         out = value
         texty = [
@@ -73,17 +82,17 @@ def _literal(value: Any) -> Any:
             for c in value.columns
             if value[c].dtype == object or str(value[c].dtype) in ("string", "str", "category")
         ]
-        if any(value[c].astype(str).str.contains("$", regex=False).any() for c in texty):
+        if any(value[c].astype(str).map(_needs).any() for c in texty):
             out = value.copy()
             for c in texty:
                 out[c] = value[c].astype(object).map(_literal)
-        if any("$" in str(c) for c in out.columns) or any("$" in str(i) for i in out.index):
+        if any(_needs(str(c)) for c in out.columns) or any(_needs(str(i)) for i in out.index):
             out = out.copy() if out is value else out
             out.columns = [_literal(c) for c in out.columns]
             out.index = [_literal(i) for i in out.index]
         return out
     if isinstance(value, pd.Series):
-        if value.dtype == object and value.astype(str).str.contains("$", regex=False).any():
+        if value.dtype == object and value.astype(str).map(_needs).any():
             return value.map(_literal)
         return value
     if isinstance(value, Mapping):

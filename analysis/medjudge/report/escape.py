@@ -1,7 +1,11 @@
 """One escaping function per output target, for every user string that reaches an output.
 
 User strings are judge, rater, dimension, category and subgroup names, file names, verdict text
-and anything else that came from the input data. Each target has its own rules:
+and anything else that came from the input data. One rule holds for every target that shows
+text (markdown, HTML, typst, figures, the terminal): :func:`inert` (:mod:`medjudge._inert`)
+writes the characters that act instead of being read — bidirectional overrides and isolates,
+control characters, what XML cannot carry — as their ``\\uXXXX`` escapes. Then each target has
+its own rules:
 
 * :func:`markdown` — pandoc markdown: every punctuation character that could start markup
   (emphasis, links, images ``![x](...)``, raw attributes ``{=html}``, math ``$...$``, HTML) is
@@ -45,6 +49,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._inert import inert
 from ..plots._literal import mathtext
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "html",
+    "inert",
     "join_sentence",
     "plain",
     "prose",
@@ -76,13 +82,14 @@ _HTML_FENCE = str.maketrans({"`": "&#96;", "~": "&#126;", "\r": "&#13;", "\n": "
 
 def markdown(text: Any) -> str:
     """``text`` as literal pandoc-markdown text (no markup, raw blocks, images or math)."""
-    return _MD_PUNCT.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    return _MD_PUNCT.sub(r"\\\1", inert(text)).replace("\r", " ").replace("\n", " ")
 
 
 #: a Python list, tuple, set or dict literal of plain values, as library messages print them
 _VAL = r"""(?:'[^'\n]*'|"[^"\n]*"|-?\d[\d.]*(?:e-?\d+)?|None|True|False)"""
 _REPR = re.compile(r"[\[{(](?:\s*" + _VAL + r"\s*(?::\s*" + _VAL + r"\s*)?,?)+\s*[\]})]")
-_DOUBLE_STOP = re.compile(r"([?!.:;,])\s*\.(?!\.)")
+#: a stop after a stop ("?.", ":."), not the dots of a path ("../out", "./x") or an ellipsis
+_DOUBLE_STOP = re.compile(r"([?!.:;,])\s*\.(?![./\\\w])")
 
 
 def words(values: Any, conjunction: str = "and") -> str:
@@ -118,6 +125,8 @@ def plain(text: Any) -> str:
     'Can a judge stand in for an expert?'
     >>> plain("a value in (0, 1) (Fleiss 1971)")
     'a value in (0, 1) (Fleiss 1971)'
+    >>> plain("../myout: --out is an existing file")
+    '../myout: --out is an existing file'
     """
     import ast
 
@@ -161,12 +170,12 @@ def html(text: Any) -> str:
     so the text cannot end a line of the fenced raw-HTML block it is carried in (a line of
     three backticks would close the fence and let markdown, links included, through).
     """
-    return _html.escape(str(text), quote=True).translate(_HTML_FENCE)
+    return _html.escape(inert(text), quote=True).translate(_HTML_FENCE)
 
 
 def typst(text: Any) -> str:
     """``text`` as literal typst markup."""
-    return _TYPST.sub(r"\\\1", str(text)).replace("\r", " ").replace("\n", " ")
+    return _TYPST.sub(r"\\\1", inert(text)).replace("\r", " ").replace("\n", " ")
 
 
 #: environment variable through which the renderer hands its report kernels a secret token;
@@ -209,7 +218,12 @@ def spreadsheet(value: Any) -> Any:
     """A CSV/TSV cell that no spreadsheet program evaluates as a formula (text cells only).
 
     The cell, and every line in it after a carriage return or newline (where a reader that
-    splits lines would start a new row), gets a leading ``'`` when it starts like a formula.
+    splits lines would start a new row), gets a leading ``'`` when it starts like a formula;
+    a cell that starts with a carriage return, newline or tab gets one too (OWASP lists them
+    with ``=``, ``+``, ``-`` and ``@``).
+
+    >>> spreadsheet("\\r=2+2")
+    "'\\r'=2+2"
     """
     if not isinstance(value, str):
         return value
@@ -219,7 +233,8 @@ def spreadsheet(value: Any) -> Any:
     for i in range(0, len(parts), 2):
         if parts[i].startswith(FORMULA_START):
             parts[i] = "'" + parts[i]
-    return "".join(parts)
+    out = "".join(parts)
+    return "'" + out if out.startswith(FORMULA_START) else out
 
 
 def spreadsheet_frame(df: pd.DataFrame) -> pd.DataFrame:

@@ -71,7 +71,9 @@ __all__ = [
 
 
 def _as_2d(outcome: np.ndarray) -> np.ndarray:
-    y = np.asarray(outcome, dtype=float)
+    from .._validation import check_numbers
+
+    y = check_numbers("outcome", outcome, "an items x judges array of 0/1 outcomes, NaN invalid")
     if y.ndim == 1:
         y = y[:, None]
     if y.ndim != 2:
@@ -323,6 +325,11 @@ def judge_accuracy(
         b.interval(method.split("-")[1], allowed=(method.split("-")[1],))
     seed = b.seed
     y = _as_2d(outcome)
+    from .._validation import check_labels
+
+    for arg, labels in (("clusters", clusters), ("groups", groups)):
+        if labels is not None:
+            check_labels(arg, labels, y.shape[0])
     j = y.shape[1]
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
     if len(judges) != j:

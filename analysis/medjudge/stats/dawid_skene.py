@@ -256,7 +256,9 @@ def dawid_skene(
     RealRange(0.0, math.inf, open_low=False, what="tolerance").check("tol", tol)
     RealRange(0.0, math.inf, open_low=False, what="pseudo-count").check("smoothing", smoothing)
     check_choice("require_dominance", require_dominance, (True, False))
-    A = np.asarray(X.to_numpy(dtype=float) if hasattr(X, "to_numpy") else X, dtype=float)
+    from .._validation import check_numbers
+
+    A = check_numbers("X", X, "an items x raters array of category codes, NaN for missing")
     if A.ndim != 2:
         raise ValueError(f"X: an array of shape {A.shape} is not allowed (items x raters)")
     n, R = A.shape

@@ -10,6 +10,8 @@ run`` call this some thousand times per run.
 Examples
 --------
 >>> import numpy as np
+
+from .._validation import refuse_missing_labels
 >>> from medjudge.stats.groups import group_codes
 >>> group_codes(np.array([7, 3, 7, 9]))
 (array([1, 0, 1, 2]), 3)
@@ -20,6 +22,8 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+
+from .._validation import refuse_missing_labels
 
 #: integer labels up to this many times the number of labels use the presence table
 _SPARSITY = 4
@@ -32,6 +36,11 @@ def group_codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
     ----------
     labels : array_like, 1-D
         Group labels (integers, text, anything ``np.unique`` sorts).
+
+    Raises
+    ------
+    ValueError
+        A label is missing (NaN, None): see :func:`refuse_missing_labels`.
 
     Returns
     -------
@@ -54,6 +63,7 @@ def group_codes(labels: np.ndarray) -> tuple[np.ndarray, int]:
             present[a] = True
             rank = np.cumsum(present, dtype=np.intp)
             return rank[a] - 1, int(rank[-1])
+    refuse_missing_labels(a)
     _, codes = np.unique(a, return_inverse=True)
     codes = codes.ravel()
     return codes, (int(codes.max()) + 1 if codes.size else 0)

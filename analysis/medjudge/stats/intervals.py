@@ -214,8 +214,8 @@ def proportion_ci(
     check_choice("method", method, tuple(sorted(_PROPORTION)))
     for arg, v in (("count", count), ("nobs", nobs)):
         check_instance(arg, v, (int, float, np.number), "a non-negative count")
-        if not (np.isfinite(v) and v >= 0):
-            raise ValueError(f"{arg}: {v!r} is not allowed (a non-negative count)")
+        if isinstance(v, (bool, np.bool_)) or not (np.isfinite(v) and v >= 0 and v == int(v)):
+            raise ValueError(f"{arg}: {v!r} is not allowed (a non-negative whole count)")
     if count > nobs:
         raise ValueError(f"count: {count!r} is not allowed (at most nobs = {nobs})")
     lo, hi = proportion_interval(count, nobs, level, method)

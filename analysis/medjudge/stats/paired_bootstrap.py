@@ -124,7 +124,7 @@ def paired_bootstrap(
     >>> round(e.estimate, 3), bool(e.ci_low < e.estimate < e.ci_high)
     (0.075, True)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
+    from .._validation import CONFIDENCE_LEVEL, check_choice, check_numbers
 
     check_choice("statistic", statistic, ("accuracy", "kappa"))
     check_choice("policy", policy, POLICIES)
@@ -132,18 +132,18 @@ def paired_bootstrap(
     boot = as_bootstrap(bootstrap)
     method = boot.interval("bca" if statistic == "kappa" else "percentile")
     n_resamples, seed = boot.n_resamples, boot.seed
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
+    a = check_numbers("a", a, "a 1-d array of outcomes or codes, NaN invalid")
+    b = check_numbers("b", b, "a 1-d array of outcomes or codes, NaN invalid")
     if a.ndim != 1 or a.shape != b.shape:
         raise ValueError(
             f"b: {b.shape[0] if b.ndim == 1 else b.shape} values is not allowed (one per item, "
             f"like a: {a.shape[0] if a.ndim == 1 else a.shape})"
         )
     n = a.shape[0]
-    if clusters is not None and np.shape(clusters) != (n,):
-        raise ValueError(
-            f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
-        )
+    if clusters is not None:
+        from .._validation import check_labels
+
+        check_labels("clusters", clusters, n)
     plan = boot.plan(n, clusters=clusters)
     w = plan.weights()
     if statistic == "accuracy":

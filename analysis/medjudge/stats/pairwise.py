@@ -56,7 +56,9 @@ def _as_3d(
         dims = list(outcome)
         arr = np.stack([_as_2d(outcome[d]) for d in dims])
         return arr, dims
-    y = np.asarray(outcome, dtype=float)
+    from .._validation import check_numbers
+
+    y = check_numbers("outcome", outcome, "an items x judges array of 0/1 outcomes, NaN invalid")
     if y.ndim == 2:
         y = y[None]
     if y.ndim != 3:
@@ -221,10 +223,10 @@ def all_pairs(
         raise ValueError(
             f"judges: {len(judges)} names is not allowed (one per outcome column: {j})"
         )
-    if clusters is not None and np.shape(clusters) != (n,):
-        raise ValueError(
-            f"clusters: {np.shape(clusters)} labels is not allowed (one label per item: {n})"
-        )
+    if clusters is not None:
+        from .._validation import check_labels
+
+        check_labels("clusters", clusters, n)
     ii, jj = np.triu_indices(j, 1)
     if ci == "auto":
         # the defaults that covered in docs/inference.md: Tango's score interval for binary
@@ -283,6 +285,10 @@ def all_pairs(
             # the most extreme table: every common item discordant in one direction
             min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
             unit = "items"
+        # a pair with no item in common is not tested (McNemar of an empty table is no p = 1)
+        none_common = cnt["n_common"][ii, jj] == 0
+        stat = np.where(none_common, np.nan, np.asarray(stat, dtype=float))
+        p = np.where(none_common, np.nan, np.asarray(p, dtype=float))
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)

@@ -102,6 +102,26 @@ def _target_variance(
     return (_pos(abs(delta), "delta") / zz) ** 2
 
 
+def _check_pilot(pilot: Any) -> None:
+    """``pilot`` must be a mapping with finite ``sd_gold``/``sd_judge`` >= 0 and a
+    ``correlation`` in [-1, 1]: else one line naming the argument and the key."""
+    from .._validation import RealRange
+
+    keys = ("sd_gold", "sd_judge", "correlation")
+    if not hasattr(pilot, "keys") or not all(k in pilot for k in keys):
+        shown = "a dict" if hasattr(pilot, "keys") else repr(pilot)[:40]
+        raise ValueError(
+            f"pilot: {shown} is not allowed (a dict with sd_gold, sd_judge and correlation, "
+            "as ppi_pilot returns)"
+        )
+    sd = RealRange(0.0, float("inf"), open_low=False, what="a standard deviation")
+    sd.check("pilot['sd_gold']", pilot["sd_gold"])
+    sd.check("pilot['sd_judge']", pilot["sd_judge"])
+    RealRange(-1.0, 1.0, False, False, "a correlation").check(
+        "pilot['correlation']", pilot["correlation"]
+    )
+
+
 def ppi_pilot(y: Any, yhat: Any) -> dict[str, float]:
     """Quantities a PPI plan needs, from a labelled pilot: ``n``, means, standard deviations
     (ddof 1) of gold and judge, their correlation, and ``sd_residual = sd(Y - f)``.
@@ -134,8 +154,10 @@ def ppi_pilot(y: Any, yhat: Any) -> dict[str, float]:
     >>> round(d["correlation"], 4), d["n"]
     (0.7071, 6)
     """
-    y = np.asarray(y, dtype=float)
-    f = np.asarray(yhat, dtype=float)
+    from .._validation import check_numbers
+
+    y = check_numbers("y", y, "a 1-d array of numbers, NaN for missing")
+    f = check_numbers("yhat", yhat, "a 1-d array of numbers, NaN for missing")
     if y.ndim != 1 or y.shape != f.shape:
         raise ValueError(f"y and yhat must be 1-d of equal length, got {y.shape} and {f.shape}")
     ok = np.isfinite(y) & np.isfinite(f)
@@ -315,6 +337,7 @@ def plan_ppi(
     >>> mj.plan_ppi(pilot, halfwidth=0.05)["n_labels"].tolist()
     [385.0, 154.0, 139.0]
     """
+    _check_pilot(pilot)
     rows = []
     base = labels_for_ppi(
         pilot["sd_gold"],

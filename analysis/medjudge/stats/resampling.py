@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from .groups import group_codes
+from .groups import group_codes, refuse_missing_labels
 
 Method = Literal["multinomial", "poisson"]
 
@@ -237,7 +237,7 @@ class ResamplePlan:
         parts: list[object] = [what, int(self.n_items), int(self.n_resamples), int(self.seed)]
         parts += [self.method, _digest(ccode)]
         if self.strata is not None:
-            parts.append(_digest(_codes(self.strata, self.n_items)[0]))
+            parts.append(_digest(_codes(self.strata, self.n_items, "strata")[0]))
         return tuple(parts)
 
 
@@ -271,13 +271,18 @@ def _cached(key: tuple | None, compute: Callable[[], np.ndarray]) -> np.ndarray:
     return w
 
 
-def _codes(labels: np.ndarray | None, n: int) -> tuple[np.ndarray, int]:
-    """Integer codes 0..G-1 for labels (identity when labels is None)."""
+def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
+    """Integer codes 0..G-1 for labels (identity when labels is None); a missing label or a
+    wrong length is refused naming the argument ``name``."""
     if labels is None:
         return np.arange(n), n
     labels = np.asarray(labels)
     if labels.shape != (n,):
-        raise ValueError(f"labels must have shape ({n},), got {labels.shape}")
+        raise ValueError(
+            f"{name}: {labels.shape[0] if labels.ndim else 'one'} labels is not allowed "
+            f"(one label per item: {n})"
+        )
+    refuse_missing_labels(labels, name)
     return group_codes(labels.astype(str) if labels.dtype == object else labels)
 
 
@@ -307,7 +312,7 @@ def resample_weights(
     if strata is None:
         scode = np.zeros(n_clusters, dtype=int)
     else:
-        item_strata, _ = _codes(strata, n_items)
+        item_strata, _ = _codes(strata, n_items, "strata")
         scode = np.full(n_clusters, -1)
         for c, s in zip(ccode, item_strata, strict=True):
             if scode[c] not in (-1, s):

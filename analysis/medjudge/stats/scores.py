@@ -185,9 +185,15 @@ def rank_correlations(
     confidence_level = CONFIDENCE_LEVEL.check("level", confidence_level)
     check_choice("method", method, ("percentile", "basic", "bca"))
     max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
-    x = np.asarray(reference, dtype=float)
-    y = np.asarray(scores, dtype=float)
+    from .._validation import check_numbers
+
+    x = check_numbers("reference", reference, "a 1-d array of scores, NaN for none")
+    y = check_numbers("scores", scores, "an items x judges array of scores, NaN for none")
     y = y[:, None] if y.ndim == 1 else y
+    if clusters is not None:
+        from .._validation import check_labels
+
+        check_labels("clusters", clusters, x.size)
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
     plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)
     rows = []

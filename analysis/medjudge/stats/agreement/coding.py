@@ -60,19 +60,20 @@ def from_rating_matrix(
     return values
 
 
-def as_ratings(X: Any) -> np.ndarray:
-    """Validate and return ratings as a 2-D float array (NaN = missing)."""
-    if hasattr(X, "to_numpy"):
-        X = X.to_numpy(dtype=float, na_value=np.nan)
-    A = np.asarray(X, dtype=float)
+def as_ratings(X: Any, name: str = "X") -> np.ndarray:
+    """Validate and return ratings as a 2-D float array (NaN = missing); a value that is not
+    an array of numbers is refused in one line naming the argument ``name``."""
+    from ..._validation import check_numbers
+
+    A = check_numbers(name, X, "an items x raters array of numbers, NaN for missing")
     if A.ndim != 2:
         raise ValueError(
-            f"ratings must be a 2-D items x raters array, got shape {A.shape}; "
+            f"{name}: ratings must be a 2-D items x raters array, got shape {A.shape}; "
             "reshape to one row per item and one column per rater"
         )
     if np.isinf(A).any():
         i, j = np.argwhere(np.isinf(A))[0]
-        raise ValueError(f"infinite rating in row {i}, column {j}; use NaN for missing")
+        raise ValueError(f"{name}: infinite rating in row {i}, column {j}; use NaN for missing")
     return A
 
 
