@@ -99,7 +99,8 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
         return []
     judges = ctx.names_of("judge")
     n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
-    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < ctx.alpha)]
+    a = float(res.settings["alpha"])  # the α "beats_baseline" was decided at
+    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < a)]
     own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
     base = tests.loc[tests["baseline_accuracy"].index[0]]
     test = _test_names(tests)
@@ -110,7 +111,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     )
     lead = (
         f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {ctx.alpha:g})"
+        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {a:g})"
     )
     tail = (
         f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
@@ -121,7 +122,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
         none = (
             f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
             f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, "
-            f"α = {ctx.alpha:g})"
+            f"α = {a:g})"
         )
         return [
             Finding(

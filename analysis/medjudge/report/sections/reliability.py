@@ -105,8 +105,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
             Finding(
                 f"The {md(experts)} agree with " + _coefficient_finding(r, lvl, tail),
                 caveat=(
-                    "expert agreement below 0.6 limits how well any judge can be measured "
-                    "against their "
+                    f"{ctx.name('expert')} agreement below 0.6 limits how well any "
+                    f"{ctx.name('judge')} can be measured against their "
                     + ("scores" if str(r.get("measurement")) in ("interval", "ratio") else "labels")
                     if float(r["estimate"]) < 0.6
                     else None
