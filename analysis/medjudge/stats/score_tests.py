@@ -317,6 +317,13 @@ def paired_score_difference(
         ``metric, estimate_a, estimate_b, difference, ci_low, ci_high, level, p_value,
         n, n_clusters, method``.
 
+    References
+    ----------
+    Fisher, R. A. (1935). The Design of Experiments (the sign-flip randomisation test).
+    Quenouille, M. H. (1956). Notes on bias in estimation. Biometrika 43:353-360 (jackknife).
+    Lin, L. I.-K. (1989). A concordance correlation coefficient to evaluate reproducibility.
+    Biometrics 45:255-268.
+
     Examples
     --------
     >>> import numpy as np
