@@ -11,6 +11,7 @@ Agreement coefficients (arrays in, :class:`Estimate` out)
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
 Accuracy, intervals and tests between judges (arrays in)
     judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
+    paired_score_difference (MAE/RMSE/bias/CCC of two score judges, clustered),
     adjust_pvalues, alt_test, dawid_skene, rank_correlations
 Study-level analyses (a :class:`Study` in, tables/results out)
     evaluate_judges, audit_study, study_alt_test, study_stand_in, subgroup_accuracy,
@@ -66,6 +67,7 @@ _API: dict[str, str] = {
     "paired_difference_ci": "medjudge.stats.paired_intervals",
     "mcnemar": "medjudge.stats.mcnemar",
     "paired_bootstrap": "medjudge.stats.paired_bootstrap",
+    "paired_score_difference": "medjudge.stats.score_tests",
     "all_pairs": "medjudge.stats.pairwise",
     "adjust_pvalues": "medjudge.stats.multiplicity",
     "alt_test": "medjudge.stats.judge_vs_experts",

@@ -283,6 +283,15 @@ def study_stand_in(
         that block a stand-in), ``disagreeing_views`` (the views whose verdict differs from the
         decision) and ``per_expert`` (every left-out comparison).
 
+    References
+    ----------
+    Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+    Technometrics 24:295-300 (the intersection-union test over left-out experts).
+    Wellek, S. (2010). Testing Statistical Hypotheses of Equivalence and Noninferiority, 2nd
+    ed. CRC (non-inferiority with a margin).
+    Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator test for
+    LLM-as-a-judge. ACL (the second view).
+
     Examples
     --------
     >>> import medjudge as mj

@@ -78,7 +78,7 @@ def judge_order_of(ctx: Any, res: Any) -> list[str]:
 
 def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> pd.DataFrame:
     """Judge (and baseline) × metric display table of one dimension: estimate (interval)."""
-    m = _ordered(res.table("metrics", dimension), order)
+    m = _ordered(res.wide("metrics", dimension), order)
     m = m.assign(
         cell=[
             f"{_num(e)} {_ci(a, b)}"
@@ -94,7 +94,7 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
 def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     """How many judges beat the best trivial baseline and how many are below it, from the
     paired tests of each judge against it (Holm over the judges of the dimension)."""
-    tests = res.table("baseline_tests", dimension)
+    tests = res.wide("baseline_tests", dimension)
     if tests.empty:
         return []
     judges = ctx.names_of("judge")
@@ -174,7 +174,7 @@ def present(ctx: Any, res: Any) -> Section:
             metrics_table(res, d, order),
         )
         if d == head_dim:
-            cls = _ordered(res.table("classes", d).query("role == 'judge'"), order)
+            cls = _ordered(res.wide("classes", d).query("role == 'judge'"), order)
             if len(cls):
                 cls = cls.assign(
                     cell=[
@@ -212,7 +212,7 @@ def present(ctx: Any, res: Any) -> Section:
         if d == head_dim:
             sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
-    met = res.table("metrics")
+    met = res.wide("metrics")
 
     def recorded(metric: str) -> str:
         return " / ".join(
@@ -231,7 +231,7 @@ def present(ctx: Any, res: Any) -> Section:
         + f"{recorded('accuracy')} intervals"
         + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
         + ". Each judge against the best baseline on the items it was given: "
-        + _test_names(res.table("baseline_tests"))
+        + _test_names(res.wide("baseline_tests"))
         + f", Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
