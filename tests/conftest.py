@@ -141,6 +141,19 @@ def xdist_groups(items: list[pytest.Item]) -> dict[str, str]:
     return {nodeid: find(names[0]) for nodeid, names in uses.items() if names}
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """One worker per core when pytest-xdist is installed (the ``dev`` extra) and ``-n`` is not
+    given; one process without it (``-n 0`` asks for that too). Runs before xdist's own hook,
+    which turns ``auto`` into the number of cores."""
+    if hasattr(config, "workerinput") or not hasattr(config.option, "numprocesses"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"  # see xdist_groups
+
+
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hook signature
     for item in items:
         if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:

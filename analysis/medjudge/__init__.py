@@ -10,10 +10,11 @@ Agreement coefficients (arrays in, :class:`Estimate` out)
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
 Accuracy, intervals and tests between judges (arrays in)
     judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
+    paired_score_difference (MAE/RMSE/bias/CCC of two score judges, clustered),
     adjust_pvalues, alt_test, dawid_skene, rank_correlations
 Study-level analyses (a :class:`Study` in, tables/results out)
-    evaluate_judges, audit_study, study_alt_test, subgroup_accuracy, heterogeneity_table,
-    position_bias, bias_report, run_consistency, judge_assisted_estimate
+    evaluate_judges, audit_study, study_alt_test, study_stand_in, subgroup_accuracy,
+    heterogeneity_table, position_bias, bias_report, run_consistency, judge_assisted_estimate
 Planning
     ppi_pilot, plan_ppi (expert labels needed with and without a judge)
 Rerunning published analyses
@@ -64,6 +65,7 @@ _API: dict[str, str] = {
     "paired_difference_ci": "medjudge.stats.paired_intervals",
     "mcnemar": "medjudge.stats.mcnemar",
     "paired_bootstrap": "medjudge.stats.paired_bootstrap",
+    "paired_score_difference": "medjudge.stats.score_tests",
     "all_pairs": "medjudge.stats.pairwise",
     "adjust_pvalues": "medjudge.stats.multiplicity",
     "alt_test": "medjudge.stats.judge_vs_experts",
@@ -73,6 +75,7 @@ _API: dict[str, str] = {
     "evaluate_judges": "medjudge.analyses.evaluation",
     "audit_study": "medjudge.analyses.audit",
     "study_alt_test": "medjudge.analyses.judge_vs_experts",
+    "study_stand_in": "medjudge.analyses.judge_vs_experts",
     "subgroup_accuracy": "medjudge.analyses.subgroups",
     "heterogeneity_table": "medjudge.analyses.heterogeneity",
     "position_bias": "medjudge.analyses.position",

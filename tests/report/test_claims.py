@@ -157,7 +157,7 @@ def test_counted_findings_count_significant_decisions(reports):
         assert int(m.group(2).replace(",", "")) == len(pairs)
     m = re.search(r"(\d+) of (\d+) \S+ beat the best constant answer", text)
     if m and gold is not None:
-        t = gold.table("baseline_tests", head)
+        t = gold.wide("baseline_tests", head)
         assert int(m.group(1)) == int(t["beats_baseline"].sum()) and int(m.group(2)) == len(t)
         below = re.search(r"(\d+) (?:is|are) significantly \*?below", text)
         n_below = int(((t["difference"] < 0) & (t["p_holm"] < ALPHA)).sum())

@@ -276,7 +276,7 @@ def test_score_baselines_are_the_constant_raters_errors():
         {"q": Scale("interval", low=1, high=5)},
     )
     res = score_study(st, bootstrap=Bootstrap(100, seed=0), baselines=True)
-    m = res.table("metrics")
+    m = res.wide("metrics")
     base = m[m["role"] == "baseline"].set_index(["rater", "metric"])["estimate"]
     gold = st.matrix("q", role="expert").values.mean(axis=1)
     for name, c in (("always the mean gold score", gold.mean()), ("always the scale midpoint", 3)):
@@ -286,5 +286,5 @@ def test_score_baselines_are_the_constant_raters_errors():
         assert base[(name, "bias")] == pytest.approx(d.mean(), abs=1e-12)
     assert set(m.loc[m["role"] == "baseline", "metric"]) == {"mae", "rmse", "bias"}
     # opt-in: the default result (and every CLI output built on it) is unchanged
-    plain_roles = set(score_study(st, bootstrap=Bootstrap(100, seed=0)).table("metrics")["role"])
+    plain_roles = set(score_study(st, bootstrap=Bootstrap(100, seed=0)).wide("metrics")["role"])
     assert "baseline" not in plain_roles

@@ -10,6 +10,7 @@ import pandas as pd
 from scipy import stats
 
 from medjudge.analyses._tables import with_adjusted
+from medjudge.analyses.subgroup_results import Heterogeneity
 from medjudge.analyses.subgroups import StackedOutcomes, stack_outcomes
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
@@ -32,7 +33,7 @@ def heterogeneity_table(
     cluster: str | None = "auto",
     permutation: Permutation | None = None,
     stacked: StackedOutcomes | None = None,
-) -> pd.DataFrame:
+) -> Heterogeneity:
     """Per judge x dimension: does accuracy differ across the groups of ``across``?
 
     The headline ``pvalue`` honours clusters. When items are clustered (several questions per
@@ -72,9 +73,10 @@ def heterogeneity_table(
 
     Returns
     -------
-    DataFrame
-        One row per judge x dimension: ``chi2, df, pvalue, test, p_pearson, Q, p_q, I2,
-        min_accuracy, max_accuracy, n, policy, p_holm, p_fdr_bh``.
+    Heterogeneity
+        The result contract (``table("tests")``, ``findings()``) over ``frame``, one row per
+        judge x dimension: ``chi2, df, pvalue, test, p_pearson, Q, p_q, I2, min_accuracy,
+        max_accuracy, n, policy, p_holm, p_fdr_bh``.
 
     References
     ----------
@@ -170,7 +172,7 @@ def heterogeneity_table(
     t = pd.DataFrame(out)
     with_adjusted(t, within="judge", p_holm="holm")
     with_adjusted(t, p_fdr_bh="fdr_bh")
-    return t
+    return Heterogeneity(t, across, level)
 
 
 def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:

@@ -517,8 +517,7 @@ def non_inferiority(
     out = pd.DataFrame(rows, columns=cols)
     out.attrs["non_inferior"] = bool(len(out) and out["non_inferior"].all())
     out.attrs["method"] = (
-        "judge minus left-out expert, accuracy against the other experts' majority; "
-        + ("cluster-robust (CR1) t interval, G-1 df" if cl is not None else "paired t interval")
+        "cluster-robust (CR1) t interval, G-1 df" if cl is not None else "paired t interval"
     )
     return out
 
