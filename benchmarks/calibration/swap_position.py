@@ -57,9 +57,9 @@ def scenario(rng, label, g, max_pairs, p_tie, p_inc, sd, b, reps):
         x2 = s.sum() ** 2 / (s**2).sum()
         rej["Durkalski chi2"] += stats.chi2.sf(x2, 1) < 0.05
         t = swap_position_test(ff[r].astype(float), ss[r].astype(float), cl, seed=r, n_flips=1999)
-        rej["cluster sign-flip"] += t["p_value"] < 0.05
+        rej["cluster sign-flip"] += t["p_value"] <= 0.05  # reject at p <= alpha
         cover += t["ci_low"] <= 0.5 <= t["ci_high"]
-        if (t["p_value"] < 0.05) == (t["ci_low"] <= 0.5 <= t["ci_high"]):
+        if (t["p_value"] <= 0.05) == (t["ci_low"] <= 0.5 <= t["ci_high"]):
             raise AssertionError("interval and test disagree")
     return [
         dict(scenario=label, test=k, rate=v / reps, mc_se=mc_se(v / reps, reps), reps=reps)
