@@ -4,8 +4,7 @@ The front door: ``import medjudge as mj`` gives the curated API below. Names are
 (PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
 
 Loading
-    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``),
-    read_study (a bundle or table in memory, or reduced next to the data: ``engine="duckdb"``)
+    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``)
 Agreement coefficients (arrays in, :class:`Estimate` out)
     cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
@@ -53,7 +52,6 @@ __version__ = "0.1.0"
 _API: dict[str, str] = {
     # loading
     "load": "medjudge.data.tables:load_any",
-    "read_study": "medjudge.engine.choose",
     "Study": "medjudge.data.model",
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",

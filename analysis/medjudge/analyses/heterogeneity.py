@@ -10,6 +10,7 @@ import pandas as pd
 from scipy import stats
 
 from medjudge.analyses._tables import with_adjusted
+from medjudge.analyses.subgroup_results import Heterogeneity
 from medjudge.analyses.subgroups import StackedOutcomes, stack_outcomes
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
@@ -32,7 +33,7 @@ def heterogeneity_table(
     cluster: str | None = "auto",
     permutation: Permutation | None = None,
     stacked: StackedOutcomes | None = None,
-) -> pd.DataFrame:
+) -> Heterogeneity:
     """Per judge x dimension: does accuracy differ across the groups of ``across``?
 
     The headline ``pvalue`` honours clusters. When items are clustered (several questions per
@@ -75,9 +76,10 @@ def heterogeneity_table(
 
     Returns
     -------
-    DataFrame
-        One row per judge x dimension: ``chi2, df, pvalue, test, p_pearson, Q, p_q, I2,
-        min_accuracy, max_accuracy, n, policy, p_holm, p_fdr_bh, p_holm_all, holm_family,
+    Heterogeneity
+        The result contract (``table("tests")``, ``findings()``) over ``frame``, one row per
+        judge x dimension: ``chi2, df, pvalue, test, p_pearson, Q, p_q, I2, min_accuracy,
+        max_accuracy, n, policy, p_holm, p_fdr_bh, p_holm_all, holm_family,
         holm_all_family``.
 
     References
@@ -181,7 +183,7 @@ def heterogeneity_table(
         per = t.groupby("judge")["pvalue"].transform(lambda p: int(p.notna().sum()))
         t["holm_family"] = [f"within judge ({int(k)} dimensions)" for k in per]
         t["holm_all_family"] = f"all judges x dimensions ({m_all} tests)"
-    return t
+    return Heterogeneity(t, across, level)
 
 
 def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:

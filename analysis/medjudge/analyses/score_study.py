@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
-from medjudge.stats.results import Presentable
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
@@ -45,6 +44,7 @@ from ..stats.score_agreement import (
     score_agreement_core,
 )
 from ..stats.scores import rank_correlations
+from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
 
@@ -60,16 +60,38 @@ METRIC_ORDER = (
 )
 
 
-@dataclass(frozen=True)
-class ScoreStudyResult(TablesToDict, Presentable):
+#: what each metric estimates, in words (the ``estimand`` of the tidy metrics table)
+METRIC_WORDS = {
+    "mae": "mean absolute difference from the reference",
+    "rmse": "root mean squared difference from the reference",
+    "bias": "mean difference from the reference (rater minus reference)",
+    "sd_difference": "standard deviation of the differences",
+    "loa_low": "lower 95% limit of agreement (Bland-Altman)",
+    "loa_high": "upper 95% limit of agreement (Bland-Altman)",
+    "pearson": "Pearson correlation with the reference",
+    "spearman": "Spearman correlation with the reference",
+    "kendall_tau_b": "Kendall's tau-b with the reference",
+    "ccc": "Lin's concordance correlation with the reference",
+    "icc_a1": "ICC(A,1), absolute agreement with the reference",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class ScoreStudyResult(TablesToDict, Result):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,
     reference, metric, estimate, se, ci_low, ci_high, level, ci_method, n``.
     ``reliability``: ``dimension, role, form, estimate, ci_low, ci_high, level, ci_method, n,
     raters``. ``not_applicable`` maps each part that did not run to one sentence saying why.
+    ``wide(name, dimension)`` returns these; ``table(name)`` the tidy long tables of the result
+    contract; ``plot()`` draws each rater's metrics, a panel per metric (one dimension: pass
+    ``where={"dimension": ...}``).
     """
 
+    TABLES = TABLES
+    PLOTS = {"metrics": ("forest_plot", "metrics", {"row": "rater", "panel": "estimand",
+                                                     "xlabel": "estimate"})}  # fmt: skip
     DICT_KEYS = ("settings", "headline", "not_applicable", *TABLES)
 
     metrics: pd.DataFrame
@@ -78,13 +100,44 @@ class ScoreStudyResult(TablesToDict, Presentable):
     not_applicable: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def table(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+    def wide(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+        """One of the analysis' wide tables (optionally one dimension's rows); :meth:`table`
+        gives the same numbers as tidy long tables."""
         if name not in TABLES:
             raise ValueError(f"table must be one of {TABLES}, got {name!r}")
         t = getattr(self, name)
         if dimension is not None and not t.empty:
             t = t[t["dimension"] == dimension]
         return t.reset_index(drop=True)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        level = float(self.settings.get("confidence_level", 0.95))
+        if name == "reliability":
+            r = self.reliability
+            r = r.assign(_what="reliability within the role: " + r["form"].astype(str))
+            return long_table(
+                r,
+                ["role", "dimension", "form"],
+                [Quantity("_what", "estimate", n_unit="items", estimand_column=True)],
+                confidence_level=level,
+                warning="note",
+                extra=["raters", "items_with_missing_rating"],
+            )
+        m = self.metrics
+        m = m.assign(_what=m["metric"].map(lambda k: METRIC_WORDS.get(k, k)))
+        return long_table(
+            m,
+            ["rater", "dimension", "role", "reference"],
+            [Quantity("_what", "estimate", n_unit="items", estimand_column=True)],
+            confidence_level=level,
+            extra=["metric", "se"],
+        )
+
+    def findings(self) -> list[str]:
+        """The headline sentence of each dimension, then what did not run and why."""
+        return [
+            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
+        ] + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
 
     def __repr__(self) -> str:
         s = self.settings

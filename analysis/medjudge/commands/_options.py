@@ -42,6 +42,7 @@ __all__ = [
     "RESAMPLING",
     "SHARED",
     "add",
+    "one_dimension",
     "renamed",
     "RealRange",
 ]
@@ -122,8 +123,8 @@ SHARED: dict[str, dict[str, Any]] = {
     "--json": {"action": "store_true", "help": "print the result as JSON"},
     "--dimensions": {
         "type": NAMES, "metavar": "DIM[,DIM...]",
-        "help": "dimensions to analyse, comma-separated (default: all; agreement and plan ppi "
-        "take one: the only one, or the first for plan ppi)",
+        "help": "dimensions to analyse, comma-separated (default: all; agreement, bias, models "
+        "and plan ppi take one: by default the first, or for agreement the only one)",
     },
 }  # fmt: skip
 
@@ -144,6 +145,25 @@ def add(p: argparse.ArgumentParser, *flags: str, unset: bool = False, note: str 
         if note and k == len(flags) - 1:
             kw["help"] += note
         p.add_argument(flag, **kw)
+
+
+def one_dimension(names: list[str] | None, command: str) -> str | None:
+    """The one dimension of ``--dimensions`` for a command that analyses one (``None``: not
+    given); more than one is refused in one line.
+
+    >>> one_dimension(["overall"], "bias"), one_dimension(None, "bias")
+    ('overall', None)
+    """
+    if not names:
+        return None
+    if len(names) > 1:
+        from ..data.errors import InputError
+
+        raise InputError(
+            f"--dimensions: {command} takes one dimension, got {', '.join(names)}",
+            hint="run it once per dimension",
+        )
+    return names[0]
 
 
 #: old option spellings, accepted for one release: (command, old) -> the option that replaces it

@@ -211,12 +211,9 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
 
         study = load_any(path, args.mapping)
         dims = study.dimensions
-        if args.dimensions and len(args.dimensions) > 1:
-            raise InputError(
-                f"--dimensions: agreement takes one dimension, got {', '.join(args.dimensions)}",
-                hint="run it once per dimension",
-            )
-        dim = args.dimensions[0] if args.dimensions else (dims[0] if len(dims) == 1 else None)
+        dim = opt.one_dimension(args.dimensions, "agreement") or (
+            dims[0] if len(dims) == 1 else None
+        )
         if dim is None or dim not in study.scales:
             raise InputError(
                 "choose one dimension with --dimensions (have " + ", ".join(map(str, dims)) + ")",

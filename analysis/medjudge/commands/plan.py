@@ -328,11 +328,7 @@ def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
     from ..stats.planning import ppi_pilot
 
     study = load_any(args.pilot, args.mapping)
-    if args.dimensions and len(args.dimensions) > 1:
-        raise ValueError(
-            f"--dimensions: plan ppi takes one dimension, got {', '.join(args.dimensions)}"
-        )
-    dim = args.dimensions[0] if args.dimensions else study.dimensions[0]
+    dim = opt.one_dimension(args.dimensions, "plan ppi") or study.dimensions[0]
     if dim not in study.dimensions:
         raise ValueError(
             f"--dimensions {dim!r} is not in the pilot; have {', '.join(study.dimensions)}"

@@ -3,7 +3,7 @@
 The templates ship inside the package (``medjudge/report/templates/{judges,audit}.qmd``;
 ``reports/judges.qmd`` and ``reports/audit.qmd`` are symlinks to them). ``--template FILE.qmd``
 renders a user template instead, passing the parameters its parameters cell declares. Rendering uses the
-built-in pip-only path unless ``--engine quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
+built-in pip-only path unless ``--renderer quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
 finds Quarto on ``PATH``. Both reports are rendered concurrently (each in its own kernel); every
 output file is replaced atomically, so an interrupted run leaves earlier reports intact.
 """
@@ -52,7 +52,7 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
 
 
 def renderer(args: argparse.Namespace) -> str:
-    """The report renderer of this command line: ``--engine``, where ``auto`` is Quarto when
+    """The report renderer of this command line: ``--renderer``, where ``auto`` is Quarto when
     ``MEDJUDGE_ENGINE=quarto`` (read by ``cli.py``) and Quarto is installed, else builtin."""
     import shutil
 

@@ -71,18 +71,12 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
             "(--mapping FILE.toml or --item/--rater/--value)"
         )
     settings = engine_settings(args)
-    with progress(args, f"counting {Path(args.path).name} ({engine})"):
+    with progress(args, f"reducing {Path(args.path).name} ({engine})"):
+        study, _ = study_of(args, "run")
         summary = columnar_summary(
             args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
-            spark_master=settings.get("spark_master"),
+            spark_master=settings.get("spark_master"), study=study,
         )  # fmt: skip
-        study, _ = study_of(args, "run")
-    from ..data.accounting import study_facts
-
-    # the counts of the verdict rows from the engine, the study-model facts from the matrices
-    counts = list(summary[0])
-    counts = {k: summary[0][k] for k in counts[: counts.index("notes") + 1]}
-    summary = (counts | study_facts(study), summary[1])
     args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
@@ -217,7 +211,7 @@ def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     table = subgroup_accuracy(
         study, by, policy=args.policy, cluster=_design(args)["cluster"],
         confidence_level=args.confidence_level,
-    )  # fmt: skip
+    ).frame  # fmt: skip
     write_csv(table, out / "subgroups.csv", decimals=6)
     small = int(table["small"].sum()) if "small" in table else 0
     print(
@@ -296,9 +290,11 @@ class _Reports:
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
                     workers=2,  # the command line renders the reports side by side
-                    engine=report_cmd.renderer(argparse.Namespace(
-                        engine="auto", engine_settings=getattr(args, "engine_settings", None)
-                    )),
+                    engine=report_cmd.renderer(
+                        argparse.Namespace(
+                            engine="auto", engine_settings=getattr(args, "engine_settings", None)
+                        )
+                    ),
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc

@@ -171,7 +171,7 @@ def read_study(
     --------
     >>> import medjudge as mj
     >>> read_study(mj.datasets.demo_path(), engine="memory").judges[:1]
-    ['claude-3-5-sonnet-20241022']
+    ['sim-control']
     """
     from ..data.tables import TableMapping, load_any
 

@@ -9,8 +9,8 @@ Examples
 >>> import ibis
 >>> from medjudge.engine.connect import connect, fetch, release
 >>> con = connect("duckdb")
->>> fetch(ibis.memtable({"x": [1, 2, 3]}).x.sum())
-np.int64(6)
+>>> int(fetch(ibis.memtable({"x": [1, 2, 3]}).x.sum()))
+6
 >>> release(con)
 """
 

@@ -8,6 +8,7 @@ from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
 from ._results import heterogeneity, judge_order, why_no_judge_evaluation
+from .leaderboard import order_words
 
 KEY = "heterogeneity"
 TITLE = "Heterogeneity across subgroups"
@@ -80,7 +81,8 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
             Finding(
                 f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges' accuracy on *{md(head)}* varies "
                 f"significantly across {md(ctx.label(attr))} groups ({md(test)}, "
-                f"Holm over all {fmt_int(m_all)} judge × dimension tests, α = {ctx.alpha:g}).",
+                f"Holm over all {fmt_int(m_all)} judge × dimension tests, "
+                f"α = {ctx.alpha:g}{order_words(ctx, head)}).",
                 weight=2,
             )
         )
