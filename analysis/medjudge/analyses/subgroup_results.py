@@ -125,17 +125,25 @@ class Heterogeneity(FrameResult):
         )  # fmt: skip
 
     def findings(self) -> list[str]:
+        # "no judge" / "these judges" are claims over every judge x dimension test: the family
+        # is all of them (``p_holm_all``), not each judge's own dimensions
         f = self.frame
-        hits = f[f["p_holm"] < self.alpha] if len(f) else f
+        col = "p_holm_all" if "p_holm_all" in f else "p_holm"
+        fam = (
+            f"Holm over all {int(f['pvalue'].notna().sum())} judge x dimension tests"
+            if col == "p_holm_all"
+            else "Holm within each judge"
+        )
+        hits = f[f[col] < self.alpha] if len(f) else f
         if hits.empty:
             return [
                 f"No judge's accuracy is shown to differ across {self.across} "
-                f"(Holm within each judge, alpha = {self.alpha:g})."
+                f"({fam}, alpha = {self.alpha:g})."
             ]
         return [
             f"{r['judge']} on {r['dimension']}: accuracy differs across {self.across} "
             f"({r['min_accuracy']:.3f} to {r['max_accuracy']:.3f}; {r['test']}, "
-            f"p = {r['pvalue']:.3g}, Holm {r['p_holm']:.3g}, alpha = {self.alpha:g})."
+            f"p = {r['pvalue']:.3g}, {fam} {r[col]:.3g}, alpha = {self.alpha:g})."
             for _, r in hits.iterrows()
         ]
 
