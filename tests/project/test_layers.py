@@ -6,7 +6,9 @@
 captions and figure sizes, rendering) < ``commands`` (parse arguments, call one analysis, print
 or write). A module may import its own floor and the floors below, never above (so ``plots``
 may use ``stats``, ``data`` and ``analyses``, the report uses ``plots``, and nothing below
-``report`` imports a plot); the package loads no module by a computed name except the CLI's
+``report`` imports a plot, except the result contract's ``Result.plot`` in
+``analyses/_result.py``, which imports ``plots`` inside the method: ``LAZY_UP`` below); the
+package loads no module by a computed name except the CLI's
 lazy sub-command table and the PEP 562 ``__getattr__`` of the front door and of ``mj.plots``
 (and ``_lazy``'s third-party modules).
 """

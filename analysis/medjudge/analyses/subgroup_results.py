@@ -70,7 +70,8 @@ class SubgroupAccuracy(FrameResult):
             f"Accuracy of {f['judge'].nunique()} judges in {len(f)} cells of "
             f"{', '.join(self.by) or 'the whole study'} ({level} intervals: "
             f"{f['ci_method'].iloc[0]}; n counts {f['n_unit'].iloc[0]}; resampled together by "
-            f"{f['cluster'].iloc[0]}); {n_small} cells are small ({f['rule'].iloc[0]})."
+            f"{f['cluster'].iloc[0]}; an unusable verdict counts as {f['policy'].iloc[0]}); "
+            f"{n_small} cells are small ({f['rule'].iloc[0]})."
         ]
 
     def __repr__(self) -> str:

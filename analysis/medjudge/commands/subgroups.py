@@ -95,35 +95,23 @@ def run(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    cols = [
-        "judge",
-        *[b for b in by if b != "judge"],
-        "accuracy",
-        "ci_low",
-        "ci_high",
-        "n",
-        "small",
-    ]
+
+    def commented(text: str) -> str:
+        return "\n".join(f"# {line}" for line in text.splitlines())
+
     with pd.option_context(
         "display.width", 160, "display.max_rows", 60, "display.float_format", "{:.3f}".format
     ):
         b = out["breakdown"]
-        print(
-            f"# accuracy by {', '.join(by)} (policy {args.policy}; {b['ci_method'].iloc[0]} "
-            f"{100 * b['level'].iloc[0]:g}% intervals; clusters: {b['cluster'].iloc[0]})\n"
-            f"# {int(b['small'].sum())} of {len(b)} cells small ({b['rule'].iloc[0]})"
-        )
-        print(table_text(b[cols], 60, index=False))
+        print(commented(b.summary()))
+        cols = ["judge", *b.by, "estimate", "ci_low", "ci_high", "n", "small"]
+        print(table_text(b.table("cells")[cols], 60, index=False))
         if "heterogeneity" in out:
             h = out["heterogeneity"]
-            print(
-                f"\n# heterogeneity across {attrs[0]} (chi-square, Cochran Q, I²; Holm within judge)"
-            )
-            tests = "; ".join(dict.fromkeys(h["test"].astype(str))) if "test" in h else ""
-            print(f"# test: {tests}" if tests else "", end="\n" if tests else "")
-            cols_h = [c for c in ("judge", "dimension", "chi2", "df", "pvalue", "I2", "p_holm")
-                      if c in h.columns]  # fmt: skip
-            print(table_text(h[cols_h], 80, index=False))
+            print("\n" + commented(h.summary()))
+            cols_h = ["judge", "dimension", "estimate", "test", "p_value", "p_adjusted", "chi2",
+                      "I2"]  # fmt: skip
+            print(table_text(h.table("tests")[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
             eff = out["organ_effects"].copy()
