@@ -118,8 +118,8 @@ def test_codes_012_in_both_orders_get_the_swap_analysis_with_the_right_sign(stud
     # the bias is towards the second position: the first-first share is below one half
     assert row["p_first_inconsistent"] < 0.5
     pb = position_bias(study)
-    assert "overall" not in pb.get("not_applicable", {})
-    assert len(pb["swap"]) == 1
+    assert "overall" not in pb.not_applicable
+    assert len(pb.swap) == 1
 
 
 def test_accuracy_order_is_declared_or_ab(study_files):

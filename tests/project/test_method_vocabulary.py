@@ -72,7 +72,6 @@ PENDING: dict[tuple[str, str], int] = {
     ("report/sections/models.py", "Bonferroni"): 1,
     ("report/sections/models.py", "bootstrap"): 1,
     ("report/sections/models.py", "simultaneous"): 3,
-    ("report/sections/position.py", "Clopper"): 1,
     ("report/sections/position.py", "Holm"): 6,
     ("report/sections/position.py", "α = <setting>"): 2,
     ("report/sections/reliability.py", "bootstrap"): 1,

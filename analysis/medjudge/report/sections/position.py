@@ -165,9 +165,10 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             )
     parts = [f"presentation design on *{md(head)}*: {md(design.describe())}"]
     if has_swap:
+        tests_swap = " / ".join(md(str(t)) for t in dict.fromkeys(swap["p_first_test"]))
         parts.append(
-            "judges seen in both orders: swap consistency and an exact binomial test of "
-            "first-first against second-second verdicts (Clopper–Pearson intervals)"
+            "judges seen in both orders: swap consistency and a test of first-first against "
+            f"second-second verdicts ({tests_swap})"
         )
     if len(single) and head in set(single["dimension"]):
         h1 = single[single["dimension"] == head]
