@@ -1,0 +1,105 @@
+"""Issue 38, item 1: a statistic that cannot be computed is "not defined" with its reason —
+in tables, JSON (``null`` plus a reason) and the CLI text — never NaN, ``-inf`` or a number.
+
+* Every expert labels every item "A": Fleiss' kappa, Conger's kappa and Krippendorff's alpha
+  are 0/0 (chance agreement 1) — "not defined (one category used ...)".
+* A judge giving every item the same score: its Pearson/Spearman/Kendall correlations are not
+  defined (Pearson was printed as ``-inf``: a rounding residue divided by zero).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from _studies import SCORE_MAPPING
+from medjudge.stats.agreement.frame import agreement_table
+from medjudge.stats.score_agreement import pearson_interval, score_agreement_core
+from robust_support import cli
+
+ONE_CATEGORY = (
+    'layout = "wide"\nitem = "item"\ninvalid = ["NA"]\n[scale]\nlevel = "nominal"\n'
+    'categories = ["A", "B"]\n'
+    + "".join(f'[raters.{r}]\nrole = "expert"\n' for r in ("e1", "e2", "e3"))
+    + "".join(f'[raters.{r}]\nrole = "judge"\n' for r in ("j1", "j2"))
+)
+
+
+@pytest.fixture()
+def one_category(tmp_path):
+    n = 20
+    df = pd.DataFrame({"item": [f"i{i}" for i in range(n)], "e1": ["A"] * n, "e2": ["A"] * n,
+                       "e3": ["A"] * n, "j1": ["A", "B"] * 10, "j2": ["A"] * n})  # fmt: skip
+    df.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "m.toml").write_text(ONE_CATEGORY)
+    return tmp_path / "t.csv", tmp_path / "m.toml"
+
+
+UNDEFINED = {"fleiss_kappa", "conger_kappa", "krippendorff_alpha"}
+
+
+def test_one_category_table_says_why(one_category):
+    t = agreement_table(np.zeros((10, 3)), scale="nominal", categories=[0.0, 1.0], ci=None)
+    rows = t.set_index("coefficient")
+    for c in UNDEFINED:
+        assert math.isnan(rows.loc[c, "estimate"])
+        assert rows.loc[c, "note"] == "not defined (one category used: chance agreement is 1)"
+    assert rows.loc["percent_agreement", "estimate"] == 1.0
+    assert rows.loc["percent_agreement", "note"] == ""
+
+
+def test_one_category_agreement_json_is_null_with_a_reason(one_category):
+    path, mapping = one_category
+    rc, out, err = cli(["agreement", path, "--mapping", mapping, "--role", "expert", "--json",
+                        "--ci", "none"])  # fmt: skip
+    assert rc == 0, err
+    rows = {r["coefficient"]: r for r in json.loads(out)["coefficients"]}
+    for c in UNDEFINED:
+        assert rows[c]["estimate"] is None
+        assert rows[c]["note"].startswith("not defined (one category used")
+    assert "note" not in rows["percent_agreement"]  # only where something is not defined
+
+
+@pytest.mark.parametrize("command", ["agreement", "audit"])
+def test_one_category_text_says_not_defined_never_nan(one_category, command):
+    path, mapping = one_category
+    argv = [command, path, "--mapping", mapping, "--resamples", "20"]
+    if command == "agreement":
+        argv += ["--role", "expert"]
+    rc, out, err = cli(argv)
+    assert rc == 0, err
+    assert "not defined (one category used" in out
+    assert not [w for w in out.split() if w in ("NaN", "nan", "inf", "-inf")], out
+
+
+def test_constant_scores_have_no_correlation():
+    theta = score_agreement_core([5.0] * 6, [1.0, 2, 3, 4, 5, 6])
+    assert math.isnan(theta[6])  # pearson (was -inf or +inf from rounding)
+    e = pearson_interval([5.0] * 6, [1.0, 2, 3, 4, 5, 6])
+    assert math.isnan(e.estimate)
+    assert e.extra["not_defined"] == "not defined: the rater gives every item the same score (5)"
+    assert np.isfinite(score_agreement_core([1.0, 2, 3, 4], [1.0, 2, 3, 5])[6])
+
+
+def test_constant_judge_correlations_are_not_defined_in_json(tmp_path):
+    n = 30
+    rng = np.random.default_rng(0)
+    cols = {"answer_id": [f"a{i:03d}" for i in range(n)], "topic": ["t"] * n}
+    cols.update({r: rng.integers(1, 11, n) for r in ("e1", "e2", "e3")})
+    cols.update({r: [5] * n for r in ("j1", "j2")})
+    pd.DataFrame(cols).to_csv(tmp_path / "s.csv", index=False)
+    (tmp_path / "s.toml").write_text(SCORE_MAPPING, encoding="utf-8")
+    rc, out, err = cli(["compare", tmp_path / "s.csv", "--mapping", tmp_path / "s.toml",
+                        "--json", "--resamples", "50"])  # fmt: skip
+    assert rc == 0, err
+    metrics = pd.DataFrame(json.loads(out)["scores"]["metrics"])
+    corr = metrics[metrics["rater"].isin(["j1", "j2"]) & metrics["metric"].isin(
+        ["pearson", "spearman", "kendall_tau_b"])]  # fmt: skip
+    assert len(corr) == 6
+    assert corr["estimate"].isna().all()
+    assert (corr["note"] == "not defined: the rater gives every item the same score (5)").all()
+    experts = metrics[metrics["rater"] == "e1"]
+    assert experts["estimate"].notna().all() and (experts["note"] == "").all()
