@@ -103,3 +103,61 @@ def test_constant_judge_correlations_are_not_defined_in_json(tmp_path):
     assert (corr["note"] == "not defined: the rater gives every item the same score (5)").all()
     experts = metrics[metrics["rater"] == "e1"]
     assert experts["estimate"].notna().all() and (experts["note"] == "").all()
+
+
+# ------------------------------------------------ a judge with no usable verdict (exclude)
+def _invalid_judge(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 80
+    truth = rng.choice(["A", "B"], n)
+    flip = np.where(truth == "A", "B", "A")
+    df = pd.DataFrame({"item": [f"i{i}" for i in range(n)]})
+    for e in ("e1", "e2", "e3"):
+        df[e] = np.where(rng.random(n) < 0.9, truth, flip)
+    df["j1"] = np.where(rng.random(n) < 0.8, truth, flip)
+    df["j2"] = np.where(rng.random(n) < 0.7, truth, flip)
+    df["j3"] = "NA"  # every verdict unparseable
+    df.to_csv(tmp_path / "t.csv", index=False)
+    mapping = ONE_CATEGORY.replace('[raters.j2]\nrole = "judge"\n',
+                                   '[raters.j2]\nrole = "judge"\n[raters.j3]\nrole = "judge"\n')  # fmt: skip
+    (tmp_path / "m.toml").write_text(mapping)
+    return tmp_path / "t.csv", tmp_path / "m.toml"
+
+
+def test_a_judge_without_usable_verdicts_is_listed_not_ranked(tmp_path):
+    """It was ranked first (``1  j3  NaN``) and its pairs showed p = 1 for tests that could
+    not run; now it has no rank, no letter, and its pairs are "not tested" and left out of
+    the Holm family (so the one real test is not adjusted for two that never ran)."""
+    path, mapping = _invalid_judge(tmp_path)
+    rc, out, err = cli(["compare", path, "--mapping", mapping, "--policy", "exclude", "--json",
+                        "--resamples", "50"])  # fmt: skip
+    assert rc == 0, err
+    doc = json.loads(out)
+    board = {r["judge"]: r for r in doc["leaderboard"]}
+    assert board["j3"]["rank"] is None and board["j3"]["accuracy"] is None
+    assert board["j3"]["group"] == "" and board["j3"]["rank_low"] is None
+    assert board["j3"]["rank_set"].startswith("not ranked: no usable verdict")
+    assert sorted(board[j]["rank"] for j in ("j1", "j2")) == [1, 2]
+    pairs = {(r["judge_a"], r["judge_b"]): r for r in doc["pairs"]}
+    for pair in (("j1", "j3"), ("j2", "j3")):
+        assert pairs[pair]["pvalue"] is None and pairs[pair]["p_holm"] is None
+        assert pairs[pair]["test"].startswith("not tested")
+    tested = pairs[("j1", "j2")]
+    assert tested["p_holm"] == pytest.approx(tested["pvalue"])  # a family of one test
+    rc, text, err = cli(["compare", path, "--mapping", mapping, "--policy", "exclude",
+                         "--resamples", "50"])  # fmt: skip
+    assert "listed, not ranked" in text and "not tested" in text
+    assert not [w for w in text.split() if w in ("NaN", "nan", "<NA>")], text
+
+
+def test_accuracy_csv_says_why_a_cell_is_empty(tmp_path):
+    path, mapping = _invalid_judge(tmp_path)
+    out = tmp_path / "O"
+    rc, _, err = cli(["run", path, "--mapping", mapping, "--out", out, "--report", "none"])
+    assert rc == 0, err
+    acc = pd.read_csv(out / "accuracy.csv", keep_default_na=False)
+    row = acc[(acc["judge"] == "j3") & (acc["policy"] == "exclude")].iloc[0]
+    assert (
+        row["accuracy"] == ""
+        and row["ci_method"] == "not defined: no usable verdict (policy exclude)"
+    )

@@ -165,7 +165,16 @@ def run(args: argparse.Namespace) -> int:
                     "n_invalid",
                 ]
             ]
-            print(t.round(3).to_string(line_width=term_width(), index=False))
+            unranked = t["rank"].isna()
+            t = t.round(3).astype({c: object for c in ("rank", "rank_low", "rank_high")})
+            t.loc[unranked, ["rank", "rank_low", "rank_high"]] = "–"
+            print(t.to_string(line_width=term_width(), index=False, na_rep="not defined"))
+            if unranked.any():
+                print(
+                    "listed, not ranked (no usable verdict under policy "
+                    f"{s['policy']}; its pairs are not tested): "
+                    + ", ".join(map(str, t.loc[unranked, "judge"]))
+                )
             base = ev.baselines[ev.baselines["dimension"] == d]
             print(
                 "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
@@ -183,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
             f"{len(s['dimensions'])} dimensions); significant after Holm within dimension at {args.alpha}: {len(sig)}"
         )
         if "min_attainable_p_holm" in pairs.columns:
-            stuck = pairs[pairs["min_attainable_p_holm"] >= args.alpha]
+            stuck = pairs[(pairs["min_attainable_p_holm"] >= args.alpha) & pairs["pvalue"].notna()]
             if len(stuck):
                 r = stuck.iloc[0]
                 print(
@@ -208,9 +217,9 @@ def run(args: argparse.Namespace) -> int:
         ]
         top = pairs.sort_values("pvalue")[cols].head(30).round(4)
         for c in ("pvalue", "p_holm", "p_fdr_bh"):
-            top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
+            top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}" if v == v else "not tested")
         if len(top):
-            print(top.to_string(line_width=term_width(), index=False))
+            print(top.to_string(line_width=term_width(), index=False, na_rep="not defined"))
         else:
             print(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
         _print_judge_vs_gold(jg)

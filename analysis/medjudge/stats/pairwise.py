@@ -45,6 +45,9 @@ PairCI = Literal[
 
 __all__ = ["all_pairs", "add_decidability"]
 
+#: the ``test`` of a pair without any item both judges answered with a usable verdict
+NOT_TESTED = "not tested: no item that both judges answered with a usable verdict"
+
 #: storage type of the bootstrap replicates of the pairwise differences
 BOOT_DTYPE = np.float32
 
@@ -285,6 +288,12 @@ def all_pairs(
             # the most extreme table: every common item discordant in one direction
             min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
             unit = "items"
+        # a pair without a single item both judges answered with a usable verdict cannot be
+        # tested: no p-value (left out of the multiplicity families), said in ``test``
+        untested = np.asarray(n_units) == 0
+        if untested.any():
+            stat = np.where(untested, np.nan, stat)
+            p = np.where(untested, np.nan, p)
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)
@@ -362,7 +371,7 @@ def all_pairs(
                     "discordant": (bm + cm).astype(int),
                     "n_common": cnt["n_common"][ii, jj].astype(int),
                     "odds_ratio": oratio,
-                    "test": test_name,
+                    "test": np.where(untested, NOT_TESTED, test_name),
                     "statistic": stat,
                     "pvalue": p,
                     "n_units": n_units.astype(int),

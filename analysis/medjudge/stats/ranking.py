@@ -57,6 +57,10 @@ def rank_intervals(
     return lo.astype(int), hi.astype(int)
 
 
+#: what the rank set of a judge without any usable verdict says (it is listed, not ranked)
+NOT_RANKED = "not ranked: no usable verdict (accuracy not defined)"
+
+
 def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]) -> dict[str, str]:
     """Compact letter display (Piepho 2004, insert-and-absorb) for judges sorted best-first.
 
@@ -135,16 +139,17 @@ def groups_from_pairs(
         if p == p
     }
     order = list(board["judge"])
-    letters = letter_groups(order, sig)
+    ranked = [j for j, a in zip(order, board["accuracy"], strict=True) if a == a]
+    letters = {**dict.fromkeys(order, ""), **letter_groups(ranked, sig)}
     out = board.copy()
     out["group"] = [letters[j] for j in order]
-    top = set(letters[order[0]]) if order else set()
+    top = set(letters[ranked[0]]) if ranked else set()
     out["top_set"] = [bool(top & set(letters[j])) for j in order]
     # simultaneous rank sets from the same decisions: j is ranked below every judge shown to be
     # better and above every judge shown to be worse; if no decision is a false rejection
     # (probability >= 1 - alpha under Holm's familywise bound) every set holds its true rank
-    acc = dict(zip(out["judge"], out["accuracy"], strict=True))
-    k = len(order)
+    acc = {j: a for j, a in zip(out["judge"], out["accuracy"], strict=True) if a == a}
+    k = len(ranked)
     better = {j: 0 for j in order}
     worse = {j: 0 for j in order}
     for (a, b), s in sig.items():
@@ -152,8 +157,9 @@ def groups_from_pairs(
             hi, lo = (a, b) if acc[a] > acc[b] else (b, a)
             better[lo] += 1
             worse[hi] += 1
-    out["rank_low"] = [1 + better[j] for j in order]
-    out["rank_high"] = [k - worse[j] for j in order]
+    # a judge without any usable verdict is listed, not ranked: no rank set
+    out["rank_low"] = pd.array([1 + better[j] if j in acc else None for j in order], "Int64")
+    out["rank_high"] = pd.array([k - worse[j] if j in acc else None for j in order], "Int64")
     if "can_decide" in pairs.columns:
         # a letter or rank set shared because no test could decide is no evidence of a tie
         stuck: dict[str, list[tuple[int, str]]] = {j: [] for j in order}
@@ -177,11 +183,16 @@ def groups_from_pairs(
             )
             for j in order
         ]
-    out["rank_set"] = (
-        f"derived from the pairwise decisions ({p_col} < {alpha:g}"
-        + (f"; family: {family}" if family else "")
-        + f"; joint coverage >= {1 - alpha:g} when the family's error rate holds)"
-    )
+    out["rank_set"] = [
+        (
+            f"derived from the pairwise decisions ({p_col} < {alpha:g}"
+            + (f"; family: {family}" if family else "")
+            + f"; joint coverage >= {1 - alpha:g} when the family's error rate holds)"
+        )
+        if j in acc
+        else NOT_RANKED
+        for j in order
+    ]
     return out
 
 
@@ -252,12 +263,20 @@ def leaderboard(
     point = acc["accuracy"].to_numpy()
     order_idx = np.argsort(-np.where(np.isnan(point), -np.inf, point), kind="stable")
     order = [judges[i] for i in order_idx]
-    letters = letter_groups(order, sig)
-    top = set(letters[order[0]])
-    comp_rank = 1 + (point[None, :] > point[:, None]).sum(1)
+    # a judge without any usable verdict (accuracy not defined) is listed, not ranked: no rank,
+    # no rank set, no letter, and it does not push the others down
+    defined = np.isfinite(point)
+    ranked = [name for name in order if defined[judges.index(name)]]
+    letters = {**dict.fromkeys(judges, ""), **letter_groups(ranked, sig)}
+    top = set(letters[ranked[0]]) if ranked else set()
+    comp_rank = 1 + ((point[None, :] > point[:, None]) & defined[None, :]).sum(1)
+    r_lo = pd.array([int(v) if ok else None for v, ok in zip(r_lo, defined, strict=True)], "Int64")
+    r_hi = pd.array([int(v) if ok else None for v, ok in zip(r_hi, defined, strict=True)], "Int64")
     df = pd.DataFrame(
         {
-            "rank": comp_rank,
+            "rank": pd.array(
+                [int(v) if ok else None for v, ok in zip(comp_rank, defined, strict=True)], "Int64"
+            ),
             "judge": judges,
             "accuracy": point,
             "ci_low": acc["ci_low"].to_numpy(),
@@ -266,7 +285,7 @@ def leaderboard(
             "level": confidence_level,
             "rank_low": r_lo,
             "rank_high": r_hi,
-            "rank_set": "simultaneous",
+            "rank_set": np.where(defined, "simultaneous", NOT_RANKED),
             "share_ranked_first": share_first,
             "group": [letters[name] for name in judges],
             "top_set": [bool(top & set(letters[name])) for name in judges],

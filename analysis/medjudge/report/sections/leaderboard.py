@@ -52,14 +52,17 @@ def leaderboard_table(
     lb = leaderboard[leaderboard["dimension"] == dimension].sort_values(["rank", "judge"])
     return pd.DataFrame(
         {
-            "rank": lb["rank"].astype(int).to_numpy(),
+            # a judge without any usable verdict is listed, not ranked
+            "rank": ["–" if pd.isna(r) else str(int(r)) for r in lb["rank"]],
             "judge": lb["judge"].to_numpy(),
             "accuracy": [fmt_num(v, 3) for v in lb["accuracy"]],
             f"{level} CI": [
                 fmt_ci(a, b, 3) for a, b in zip(lb["ci_low"], lb["ci_high"], strict=True)
             ],
             "rank set": [
-                f"{int(a)}–{int(b)}" if a != b else f"{int(a)}"
+                "not ranked"
+                if pd.isna(a) or pd.isna(b)
+                else (f"{int(a)}–{int(b)}" if a != b else f"{int(a)}")
                 for a, b in zip(lb["rank_low"], lb["rank_high"], strict=True)
             ],
             "share ranked 1st": [fmt_num(v, 3) for v in lb["share_ranked_first"]],
@@ -92,7 +95,12 @@ def forest_frame(leaderboard: pd.DataFrame) -> pd.DataFrame:
 def rank_frame(leaderboard: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """``judge, rank, rank_low, rank_high`` of one dimension (for the rank-interval plot)."""
     lb = leaderboard[leaderboard["dimension"] == dimension]
-    return lb[["judge", "rank", "rank_low", "rank_high"]].reset_index(drop=True)
+    lb = lb[lb["rank"].notna()]  # unranked judges (no usable verdict) have no interval
+    return (
+        lb[["judge", "rank", "rank_low", "rank_high"]]
+        .astype({"rank": int, "rank_low": int, "rank_high": int})
+        .reset_index(drop=True)
+    )
 
 
 def headline_findings(ctx: ReportContext) -> list[Finding]:
