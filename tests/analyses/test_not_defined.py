@@ -161,3 +161,40 @@ def test_accuracy_csv_says_why_a_cell_is_empty(tmp_path):
         row["accuracy"] == ""
         and row["ci_method"] == "not defined: no usable verdict (policy exclude)"
     )
+
+
+# ------------------------------------------------ a subgroup of one item
+def test_a_one_item_subgroup_is_excluded_from_the_group_effect_test(tmp_path):
+    """One item decided a "significant" group effect (20.1 on 2 df, p < 0.001, flagged);
+    without it the test reads 0.71 on 1 df, p = 0.40. The item's level is now excluded from
+    the test, which says so; the statistic equals the test on the data without that item."""
+    from medjudge.analyses.heterogeneity import organ_effect_tests
+    from medjudge.data.tables import load_any
+
+    rng = np.random.default_rng(3)
+    n = 61
+    truth = rng.choice(["A", "B"], n)
+    flip = np.where(truth == "A", "B", "A")
+    df = pd.DataFrame({"item": [f"i{i}" for i in range(n)], "grp": ["x"] * 30 + ["y"] * 30 + ["z"]})
+    for e in ("e1", "e2", "e3"):
+        df[e] = truth
+    df["j1"] = np.where(rng.random(n) < 0.8, truth, flip)
+    df["j2"] = np.where(rng.random(n) < 0.7, truth, flip)
+    mapping = ONE_CATEGORY.replace('item = "item"\n', 'item = "item"\nattributes = ["grp"]\n')
+    (tmp_path / "m.toml").write_text(mapping)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.iloc[:60].to_csv(tmp_path / "without.csv", index=False)
+    with_one = organ_effect_tests(load_any(tmp_path / "t.csv", tmp_path / "m.toml"), "grp")
+    without = organ_effect_tests(load_any(tmp_path / "without.csv", tmp_path / "m.toml"), "grp")
+    for j in ("j1", "j2"):
+        a = with_one.set_index("judge").loc[j]
+        b = without.set_index("judge").loc[j]
+        assert a["df"] == 1 and a["wald_chi2"] == pytest.approx(b["wald_chi2"], rel=1e-9)
+        assert a["note"] == "excluded from the test: z (1 item)"
+        assert b["note"] == ""
+    rc, out, err = cli(["subgroups", tmp_path / "t.csv", "--mapping", tmp_path / "m.toml",
+                        "--by", "grp"])  # fmt: skip
+    assert rc == 0, err
+    assert "j2: excluded from the test: z (1 item)" in out
+    effect = out.split("effect per judge")[1].split("# best")[0]
+    assert "NaN" not in effect and "nan" not in effect

@@ -146,13 +146,18 @@ def run(args: argparse.Namespace) -> int:
             print(table_text(h[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
-            print(
-                table_text(
-                    out["organ_effects"][["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]],
-                    80,
-                    index=False,
-                )
-            )
+            oe = out["organ_effects"]
+            cols_o = ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
+            shown = oe[cols_o].astype({c: object for c in ("wald_chi2", "pvalue", "p_holm")})
+            for c in ("wald_chi2", "pvalue", "p_holm"):  # never a bare NaN: "not tested"
+                shown[c] = [
+                    "not tested" if pd.isna(v) else (f"{v:.3f}" if c == "wald_chi2" else f"{v:.3g}")
+                    for v in oe[c]
+                ]
+            print(table_text(shown, 80, index=False))
+            notes = [(j, n) for j, n in zip(oe["judge"], oe.get("note", ""), strict=False) if n]
+            for j, n in notes:
+                print(f"  {j}: {n}")
         bb = out["best"]
         print(
             "\n# best judge per cell; runner-up: "
