@@ -15,7 +15,8 @@ times in a fresh process, with the peak resident memory of that process (``wait4
   blocks) and the same ratios — the machine's floor for this computation;
 * ``subgroups``, ``run`` (with ``--commands all``) — ``medjudge subgroups … --by dimension
   --cluster image --json`` and ``medjudge run … --report none``;
-* ``canonical`` (with ``--canonical``) — ``evaluate_at_scale`` on the canonical long table of
+* ``canonical`` (with ``--canonical``) — ``evaluate_judges(path, engine="duckdb")`` on the
+  canonical long table of
   :func:`medjudge.data.synthetic.write_verdict_parquet` (+ 3 experts per item, majority gold).
 
 It prints a markdown table — seconds, peak RSS, the 1-minute load average before -> after each
@@ -83,8 +84,8 @@ CANONICAL = """
 import json, resource, sys, time
 t = time.perf_counter()
 from medjudge import Bootstrap
-from medjudge.analyses.at_scale import evaluate_at_scale
-res = evaluate_at_scale(sys.argv[1], cluster="image_id", bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
+from medjudge.analyses.evaluation import evaluate_judges
+res = evaluate_judges(sys.argv[1], engine="duckdb", cluster="image_id", bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
 out = {"seconds": time.perf_counter() - t, "pairs": len(res.pairs),
        "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 print(json.dumps(out))
@@ -206,7 +207,7 @@ def main() -> None:
     if args.commands == "all":
         cols += ["subgroups --by dimension", "run --report none"]
     if args.canonical:
-        cols += ["canonical evaluate_at_scale"]
+        cols += ["canonical evaluate_judges"]
     print("| judge verdicts | items | " + " | ".join(cols) + " |")
     print("|" + "---|" * (2 + len(cols)), flush=True)
     results = []

@@ -1,4 +1,4 @@
-"""Spark benchmark: ``evaluate_at_scale(engine="spark")`` in Spark local mode at 10^8 verdicts.
+"""Spark benchmark: ``evaluate_judges(engine="spark")`` in Spark local mode at 10^8 verdicts.
 
 For each size it writes (or, with ``--keep DIR``, reuses) the synthetic long verdict table of
 ``medjudge.data.synthetic.write_verdict_parquet`` (N/10 items x 10 judges + 3 experts per item,
@@ -6,9 +6,9 @@ items in clusters of 3 "images", 3% invalid judge verdicts) as Parquet, then tim
 process each
 
 * ``write``  — ``write_verdict_parquet(path, n, seed)``: seconds and the file's size on disk;
-* ``spark``  — ``evaluate_at_scale(path, engine="spark", cluster="image_id",
-  bootstrap=Bootstrap(B, seed=1), partitions=P)`` in Spark local mode (``local[*]``, or
-  ``MEDJUDGE_SPARK_MASTER``), the session made by ``medjudge.engine.reduce.spark_session``
+* ``spark``  — ``evaluate_judges(path, engine="spark", cluster="image_id",
+  bootstrap=Bootstrap(B, seed=1))`` (the session made with ``partitions=P`` first) in Spark local mode (``local[*]``, or
+  ``MEDJUDGE_SPARK_MASTER``), the session made by ``medjudge.engine.connect.spark_session``
   exactly as the engine test runs it (Java 17 on PATH, nothing else set). Seconds include the
   imports and the JVM start (reported separately as "imports + session start"). Peak RSS of
   the Python driver (``getrusage(RUSAGE_SELF)``) and of the JVM, read two ways: ``VmHWM`` of
@@ -65,13 +65,13 @@ SPARK = """
 import json, pickle, resource, sys, time
 t0 = time.perf_counter()
 from medjudge import Bootstrap
-from medjudge.analyses.at_scale import evaluate_at_scale
-from medjudge.engine.reduce import spark_session
+from medjudge.analyses.evaluation import evaluate_judges
+from medjudge.engine.connect import spark_session
 parts = int(sys.argv[3]) if sys.argv[3] else None
-spark = spark_session(parts)  # the session evaluate_at_scale gets back from getOrCreate
+spark = spark_session(parts)  # the session evaluate_judges gets back from getOrCreate
 t1 = time.perf_counter()
-res = evaluate_at_scale(sys.argv[1], engine="spark", cluster="image_id",
-                        bootstrap=Bootstrap(int(sys.argv[2]), seed=1), partitions=parts)
+res = evaluate_judges(sys.argv[1], engine="spark", cluster="image_id",
+                      bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
 t2 = time.perf_counter()
 if sys.argv[4]:
     with open(sys.argv[4], "wb") as f:
@@ -104,8 +104,8 @@ DUCKDB = """
 import json, pickle, resource, sys, time
 t0 = time.perf_counter()
 from medjudge import Bootstrap
-from medjudge.analyses.at_scale import evaluate_at_scale
-res = evaluate_at_scale(sys.argv[1], engine="duckdb", cluster="image_id",
+from medjudge.analyses.evaluation import evaluate_judges
+res = evaluate_judges(sys.argv[1], engine="duckdb", cluster="image_id",
                         bootstrap=Bootstrap(int(sys.argv[2]), seed=1))
 out = {"seconds": time.perf_counter() - t0, "pairs": len(res.pairs),
        "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
@@ -172,7 +172,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e8", help="judge verdicts, comma-separated")
     ap.add_argument("--resamples", type=int, default=1000)
-    ap.add_argument("--partitions", type=int, default=None, help="passed to evaluate_at_scale")
+    ap.add_argument("--partitions", type=int, default=None, help="shuffle partitions of the Spark session")
     ap.add_argument("--driver-memory", default="16g", help="Spark driver (= local-mode) heap")
     ap.add_argument("--keep", metavar="DIR", help="write the Parquet here and reuse it if present")
     ap.add_argument("--seed", type=int, default=0, help="seed of the synthetic table")
@@ -191,12 +191,12 @@ def main() -> None:
         flush=True,
     )
     cols = [
-        "judge verdicts", "rows", "Parquet write", "size on disk", "spark evaluate_at_scale",
+        "judge verdicts", "rows", "Parquet write", "size on disk", "spark evaluate_judges",
         "of which imports + session start", "Python driver peak RSS", "JVM peak RSS (VmHWM)",
         "JVM peak RSS (RUSAGE_CHILDREN)", "load", "pairs",
     ]  # fmt: skip
     if args.duckdb:
-        cols += ["duckdb evaluate_at_scale", "load", "spark vs duckdb"]
+        cols += ["duckdb evaluate_judges", "load", "spark vs duckdb"]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(args.keep) if args.keep else Path(tmp)

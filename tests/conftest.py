@@ -92,7 +92,73 @@ SLOW_MODULES = {
 }
 
 
+#: session fixtures that cost more than a few seconds: their tests run in one worker, so that
+#: each is built once per run (the cheap study loaders are built once per worker instead)
+EXPENSIVE_SESSION_FIXTURES = ("demo_reports",)
+
+
+def _shared_fixtures(item: pytest.Item) -> list[str]:
+    """The instances of module-, class- or expensive session-scoped fixtures a test uses, each
+    named by module (or session), fixture and parameter."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    module = item.module.__name__ if item.module is not None else item.nodeid
+    out = []
+    for name in info.names_closure:
+        defs = info.name2fixturedefs.get(name)
+        if not defs:
+            continue
+        if name in EXPENSIVE_SESSION_FIXTURES:
+            out.append(name)
+        elif defs[-1].scope in ("module", "class", "package"):
+            out.append(
+                f"{module}::{name}[{params[name]!r}]" if name in params else f"{module}::{name}"
+            )
+    return out
+
+
+def xdist_groups(items: list[pytest.Item]) -> dict[str, str]:
+    """The worker group of each test that shares a fixture instance (nodeid -> group) under
+    ``pytest -n`` (``--dist loadgroup``, pyproject addopts): tests connected through a module-
+    or class-scoped fixture instance (a rendered report, a simulated study; one per parameter
+    value) or an expensive session fixture run in one worker, so that each instance is built
+    once per run and different datasets still render on different workers. Other tests are
+    spread one by one."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    uses = {item.nodeid: _shared_fixtures(item) for item in items}
+    for names in uses.values():
+        for a, b in zip(names, names[1:], strict=False):
+            parent[find(a)] = find(b)
+    return {nodeid: find(names[0]) for nodeid, names in uses.items() if names}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    """One worker per core when pytest-xdist is installed (the ``dev`` extra) and ``-n`` is not
+    given; one process without it (``-n 0`` asks for that too). Runs before xdist's own hook,
+    which turns ``auto`` into the number of cores."""
+    if hasattr(config, "workerinput") or not hasattr(config.option, "numprocesses"):
+        return
+    if config.option.numprocesses is None and not config.option.collectonly:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"  # see xdist_groups
+
+
 def pytest_collection_modifyitems(config, items):  # noqa: ARG001 - pytest's hook signature
     for item in items:
         if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
+    groups = xdist_groups(items)
+    for item in items:
+        if item.nodeid in groups:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))

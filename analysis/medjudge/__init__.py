@@ -4,7 +4,8 @@ The front door: ``import medjudge as mj`` gives the curated API below. Names are
 (PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
 
 Loading
-    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``)
+    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``),
+    read_study (a bundle or table in memory, or reduced next to the data: ``engine="duckdb"``)
 Agreement coefficients (arrays in, :class:`Estimate` out)
     cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
@@ -12,8 +13,8 @@ Accuracy, intervals and tests between judges (arrays in)
     judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
     adjust_pvalues, alt_test, dawid_skene, rank_correlations
 Study-level analyses (a :class:`Study` in, tables/results out)
-    evaluate_judges, audit_study, study_alt_test, subgroup_accuracy, heterogeneity_table,
-    position_bias, bias_report, run_consistency, judge_assisted_estimate
+    evaluate_judges, audit_study, study_alt_test, study_stand_in, subgroup_accuracy,
+    heterogeneity_table, position_bias, bias_report, run_consistency, judge_assisted_estimate
 Planning
     ppi_pilot, plan_ppi (expert labels needed with and without a judge)
 Rerunning published analyses
@@ -51,6 +52,7 @@ __version__ = "0.1.0"
 _API: dict[str, str] = {
     # loading
     "load": "medjudge.data.tables:load_any",
+    "read_study": "medjudge.engine.choose",
     "Study": "medjudge.data.model",
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
@@ -73,6 +75,7 @@ _API: dict[str, str] = {
     "evaluate_judges": "medjudge.analyses.evaluation",
     "audit_study": "medjudge.analyses.audit",
     "study_alt_test": "medjudge.analyses.judge_vs_experts",
+    "study_stand_in": "medjudge.analyses.judge_vs_experts",
     "subgroup_accuracy": "medjudge.analyses.subgroups",
     "heterogeneity_table": "medjudge.analyses.heterogeneity",
     "position_bias": "medjudge.analyses.position",

@@ -180,9 +180,14 @@ def _message(e: BaseException) -> str:
         text = e.args[0]
     else:
         text = str(e)
+    from .data.errors import InputError
     from .report.escape import plain  # Python literals in a library message read as words
 
-    return plain(" ".join(text.split())) or type(e).__name__
+    hint = ""
+    if isinstance(e, InputError) and e.hint and text.endswith(f" ({e.hint})"):
+        # a hint is what to type (a TOML line, an option): kept as written, never reworded
+        text, hint = text[: -len(e.hint) - 3], f" ({' '.join(e.hint.split())})"
+    return (plain(" ".join(text.split())) + hint) or type(e).__name__
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -261,6 +266,7 @@ def _main(argv: list[str] | None) -> int:
     args.from_command_line = from_command_line  # this process is the command line
     guard = _ClosedPipeGuard(sys.stdout)
     try:
+        args.engine_settings = engine_settings()
         with warnings.catch_warnings(record=True) as caught, _stdout(guard):
             warnings.simplefilter("default")
             code = int(args.func(args) or 0)
@@ -275,6 +281,33 @@ def _main(argv: list[str] | None) -> int:
         code, line = _failure(e)
         print(inert(line, carriage_return=True), file=sys.stderr)
         return code
+
+
+def engine_settings() -> dict[str, object]:
+    """The engines' settings from the environment, read here only and passed down as arguments.
+
+    ``MEDJUDGE_MEMORY_ROWS``: the in-memory path's limit in verdict rows; ``MEDJUDGE_DUCKDB_MEMORY``:
+    DuckDB's memory limit (``"4GB"``); ``MEDJUDGE_SPARK_MASTER``: the Spark master URL;
+    ``MEDJUDGE_ENGINE=quarto``: reports rendered by Quarto when it is installed.
+    """
+    import os
+
+    from .data.errors import InputError
+
+    out: dict[str, object] = {
+        "memory_limit": os.environ.get("MEDJUDGE_DUCKDB_MEMORY") or None,
+        "spark_master": os.environ.get("MEDJUDGE_SPARK_MASTER") or None,
+        "renderer": (os.environ.get("MEDJUDGE_ENGINE") or "").lower() or None,
+    }
+    raw = os.environ.get("MEDJUDGE_MEMORY_ROWS")
+    if raw:
+        try:
+            out["memory_rows"] = int(float(raw))
+        except ValueError:
+            raise InputError(
+                f"MEDJUDGE_MEMORY_ROWS must be a number of rows, got {raw!r}"
+            ) from None
+    return out
 
 
 class _ClosedPipeGuard:

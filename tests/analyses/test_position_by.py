@@ -16,7 +16,6 @@ import medjudge as mj
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
 from conftest import EXTERNAL
 from scipy import stats
 
@@ -66,7 +65,7 @@ def test_single_order_groups_match_pandas_counts_and_scipy(demo):
 def test_single_order_groups_respect_clusters(demo):
     got = mj.position_bias(demo, by=["organ_system"], cluster="image_id")["single_order"]
     row = got[(got["dimension"] == "overall") & (got["judge"] == "sim-critic-7b")].iloc[0]
-    assert row["ci_method"].startswith("cluster-robust") and "Durkalski" in row["test"]
+    assert row["ci_method"].startswith("inverted clustered McNemar") and "Durkalski" in row["test"]
     r, items = demo.ratings, demo.items.set_index("item")
     v = r[(r["rater"] == "sim-critic-7b") & (r["dimension"] == "overall")]
     v = v[v["value"].isin(["A", "B"])]
@@ -74,12 +73,21 @@ def test_single_order_groups_respect_clusters(demo):
     v = v.join(gold, on="item").join(items[["organ_system", "image_id"]], on="item")
     v = v[v["gold"].isin([0.0, 1.0]) & (v["organ_system"] == row["organ_system"])]
     d = (v["value"] == "A").astype(float) - (v["gold"] == 0.0).astype(float)
-    fit = sm.OLS(d.to_numpy(), np.ones(len(d))).fit(
-        cov_type="cluster", cov_kwds={"groups": pd.factorize(v["image_id"])[0]}, use_t=True
-    )
-    lo, hi = fit.conf_int(alpha=0.05)[0]
     assert (row["n"], row["n_clusters"]) == (len(d), v["image_id"].nunique())
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi), rel=1e-9)
+    # the interval inverts the Durkalski test: at each limit the statistic of the shifted
+    # differences is the chi^2_1 quantile, and the p-value is the test at 0 (brute force)
+    by_image = pd.DataFrame({"d": d.to_numpy(), "img": v["image_id"].to_numpy()})
+    sums = by_image.groupby("img")["d"].agg(["sum", "size"])
+
+    def durkalski(delta):
+        t = sums["sum"] - delta * sums["size"]
+        return t.sum() ** 2 / (t**2).sum()
+
+    crit = stats.chi2.ppf(0.95, 1)
+    for lim in (row["ci_low"], row["ci_high"]):
+        assert -1 < lim < 1 and durkalski(lim) == pytest.approx(crit, rel=1e-7)
+    assert row["p_value"] == pytest.approx(stats.chi2.sf(durkalski(0.0), 1), rel=1e-9)
+    assert (row["p_value"] < 0.05) == (not row["ci_low"] <= 0 <= row["ci_high"])
 
 
 def test_swap_groups_match_llmbar_counts_and_binomtest(llmbar_study):

@@ -207,3 +207,25 @@ def test_quick_coverage_clustered_bias_and_loa():
     cover = hits / reps
     mc = math.sqrt(0.95 * 0.05 / reps)
     assert (cover > 0.95 - 3 * mc - 0.03).all(), cover
+
+
+def test_score_study_icc_intervals_keep_the_clusters(scores):
+    # issue 37: the reliability table and ICC(A,1) of judge and gold used the F intervals
+    # (independent items) whatever the clusters
+    import medjudge as mj
+
+    st, wide, gold = scores
+    res = score_study(st, bootstrap=Bootstrap(100), interval="analytic", cluster="image_id")
+    rel = res.table("reliability")
+    assert len(rel) and rel["ci_method"].str.startswith("cluster jackknife").all()
+    m = st.matrix("quality", role="expert")
+    img = st.items.set_index("item").loc[list(m.items), "image_id"].to_numpy()
+    ref = {e.name: e for e in mj.icc(m.values, clusters=img)}
+    row = rel[(rel["role"] == "expert") & rel["form"].str.startswith("ICC2 ")].iloc[0]
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(
+        (ref["ICC2"].ci_low, ref["ICC2"].ci_high), rel=1e-12
+    )
+    icc_rows = res.table("metrics").query("metric == 'icc_a1'")
+    assert icc_rows["ci_method"].str.startswith("cluster jackknife").all()
+    plain = score_study(st, bootstrap=Bootstrap(100), interval="analytic", cluster="none")
+    assert plain.table("reliability")["ci_method"].str.startswith("F-based").all()

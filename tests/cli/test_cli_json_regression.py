@@ -47,7 +47,7 @@ JSON_CASES: dict[str, list[str]] = {
     "validate_demo": ["validate", DEMO, "--json"],
     "compare_demo": ["compare", DEMO, "--json", *FAST],
     "compare_demo_exclude": [
-        "compare", DEMO, "--json", *FAST, "--policy", "exclude", "--only", "overall",
+        "compare", DEMO, "--json", *FAST, "--policy", "exclude", "--dimensions", "overall",
         "--cluster", "none", "--alpha", "0.1",
     ],
     "audit_demo": ["audit", DEMO, "--json", *FAST],

@@ -26,7 +26,12 @@ SHARED = (
     "--gold-method", "--alpha", "--json",
 )  # fmt: skip
 #: (command, option) pairs that mean something else on purpose
-OTHER_MEANING = {("simulate", "--seed")}  # the simulated data's seed, not a resampling seed
+OTHER_MEANING = {
+    ("simulate", "--seed"),  # the simulated data's seed, not a resampling seed
+    ("plan", "--seed"),  # plan alt-test: the simulation's seed
+    ("ppi", "--seed"),  # the labels kept (--keep-labels) and the cross-fitting folds
+    ("ppi", "--by"),  # one attribute, no default: per-subgroup and stratified estimates
+}
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
@@ -217,3 +222,139 @@ def test_ppi_counts_keep_judge_names_and_fit_the_width():
     head = out.split("\n  ")[0]
     assert "ChatGPT-0301/Swap_CoT 466" in head  # a name is not reworded
     assert max(len(line) for line in head.splitlines() if line.startswith("#")) <= 100
+
+
+# ---------------------------------------------------------------- issue 40 item 1: one name each
+def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    return {o: a for a in parser._actions for o in a.option_strings}
+
+
+def _visible(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    return {o: a for o, a in _options(parser).items() if a.help != argparse.SUPPRESS}
+
+
+def test_one_name_per_idea_across_commands():
+    """A dimension filter is ``--dimensions``; the headline dimension ``--headline``; the data
+    path ``--engine`` (auto, memory, duckdb, spark) and the report renderer ``--renderer``.
+    ``--dimension`` is left to the table option it names (the dimension of every row)."""
+    from medjudge.commands import _options as opt
+    from medjudge.engine.choose import ENGINE_CHOICES
+
+    parsers = _parsers()
+    for command, parser in parsers.items():
+        shown = _visible(parser)
+        assert "--only" not in shown and "--judge-dimension" not in shown, command
+        if "--dimension" in shown:
+            assert shown["--dimension"].container.title.startswith("table mapping"), command
+        if "--engine" in shown:
+            assert tuple(shown["--engine"].choices) == tuple(ENGINE_CHOICES), command
+        for name, spec in opt.SHARED.items():
+            if name in shown and (command.split()[0], name) not in OTHER_MEANING:
+                assert shown[name].help.startswith(spec["help"]), (command, name)
+    for command in ("compare", "audit", "ppi", "agreement", "plan ppi"):
+        assert "--dimensions" in _visible(parsers[command]), command
+    for command in ("report", "audit"):
+        assert "--headline" in _visible(parsers[command]), command
+    assert "--renderer" in _visible(parsers["report"])
+    assert "--engine" not in _visible(parsers["report"])
+    for command in ("compare", "run", "subgroups", "validate"):
+        assert "--engine" in _visible(parsers[command]), command
+
+
+@pytest.mark.parametrize(
+    ("argv", "dest", "value"),
+    [
+        (["compare", DEMO, "--only", "overall", "--only", "safety,x"], "dimensions",
+         ["overall", "safety", "x"]),
+        (["agreement", "t.csv", "--dimension", "overall"], "dimensions", ["overall"]),
+        (["plan", "ppi", "--dimension", "overall"], "dimensions", ["overall"]),
+        (["audit", DEMO, "--judge-dimension", "overall"], "judge_dimension", "overall"),
+        (["report", DEMO, "--engine", "builtin"], "engine", "builtin"),
+    ],
+)  # fmt: skip
+def test_old_spellings_still_work_for_one_release_with_a_note(argv, dest, value):
+    from medjudge.commands._options import RENAMED
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        args = build_parser("*").parse_args(argv)
+    assert getattr(args, dest) == value
+    old = next(a for a in argv if a.startswith("--"))
+    new = RENAMED[(argv[0], old)]
+    assert f"{old} is now {new}" in err.getvalue()
+    assert err.getvalue().count("\n") == argv.count(old)
+    # the new name sets the same thing, without a note
+    err = io.StringIO()
+    new_argv = [new if a == old else a for a in argv]
+    with contextlib.redirect_stderr(err):
+        again = build_parser("*").parse_args(new_argv)
+    assert err.getvalue() == ""
+    if dest == "dimensions" and argv[0] == "compare":
+        return  # --dimensions given twice: the last one wins (argparse), not appended
+    assert getattr(again, dest) == value
+
+
+def test_run_takes_every_option_the_readme_calls_shared():
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("Options shared by the commands")
+    paragraph = text[start : text.index("\n\n", start)]
+    shared = set(re.findall(r"`(--[a-z-]+)", paragraph))
+    assert {"--policy", "--cluster", "--gold-method", "--dimensions", "--headline"} <= shared
+    run = _visible(_parsers()["run"])
+    # run writes files (no --json); it filters no dimension and its reports choose their own
+    # headline: the README says so in the same paragraph
+    missing = shared - set(run) - {"--json", "--dimensions", "--headline", "--renderer"}
+    assert not missing, missing
+    assert "`run` takes every one but `--json`" in paragraph
+
+
+def test_run_policy_cluster_and_gold_method_reach_its_tables(tmp_path):
+    """``run --policy exclude --cluster none --gold-method majority``: accuracy.csv holds the
+    same numbers as ``accuracy_table`` with those settings (and different intervals from the
+    clustered default), and the printed table is the excluded one."""
+    from medjudge.analyses.policies import accuracy_table
+    from medjudge.data.medrewardbench import load_medrewardbench
+
+    rc, out, err = _cli(
+        ["run", DEMO, "--out", str(tmp_path / "o"), "--report", "none", "--resamples", "20",
+         "--policy", "exclude", "--cluster", "none", "--gold-method", "majority"]
+    )  # fmt: skip
+    assert rc == 0, err
+    assert "accuracy against gold (invalid verdicts excluded;" in out
+    import pandas as pd
+
+    got = pd.read_csv(tmp_path / "o" / "accuracy.csv")
+    study = load_medrewardbench(ROOT / "data/demo")
+    flat = accuracy_table(study, gold="majority", cluster=None)
+    clustered = accuracy_table(study)
+    assert set(got["gold"]) == {"majority"}
+    pd.testing.assert_series_equal(got["ci_low"], flat["ci_low"].round(6), check_names=False)
+    assert not (flat["ci_low"].round(6) == clustered["ci_low"].round(6)).all()
+    rc, _, err = _cli(["run", DEMO, "--out", str(tmp_path / "p"), "--cluster", "none"])
+    assert rc == 2 and "--cluster none applies to the tables only" in err
+
+
+def test_the_reports_name_only_options_that_exist():
+    """Every option a report sentence names is one its reader can give: a bare `` `--x` `` is an
+    option of ``report`` (the command that makes the reports), and
+    ``medjudge CMD ... --x`` one of CMD (the audit report once pointed to ``--dimension``, a
+    table option, to choose its headline dimension)."""
+    import re
+
+    parsers = _parsers()
+    makers = set(_visible(parsers["report"]))
+    named: list[tuple[str, str, set[str]]] = []
+    for path in sorted((ROOT / "analysis" / "medjudge" / "report").rglob("*")):
+        if path.suffix not in (".py", ".qmd", ".md") or path.name == "render.py":
+            continue  # render.py passes pandoc's own options
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(r"`(--[a-z][a-z-]*)", text):
+            named.append((m.group(1), path.name, makers))
+        for m in re.finditer(r"medjudge ([a-z]+)[^\n\"'`]*?(--[a-z][a-z-]*)", text):
+            if m.group(1) in parsers:
+                named.append((m.group(2), path.name, set(_visible(parsers[m.group(1)]))))
+    assert named, "no option named in the reports: the pattern is wrong"
+    unknown = sorted({(o, where) for o, where, known in named if o not in known})
+    assert not unknown, unknown

@@ -221,9 +221,11 @@ def test_engine_refuses_options_it_would_ignore(long_verdicts, extra, needle):
 
 
 @pytest.mark.parametrize(
-    "extra", [["--only", "overall"], ["--gold-method", "majority"]], ids=["only", "gold-method"]
+    "extra",
+    [["--dimensions", "overall"], ["--gold-method", "majority"]],
+    ids=["dimensions", "gold-method"],
 )
-def test_engine_honours_only_and_gold_method(long_verdicts, extra):
+def test_engine_honours_dimensions_and_gold_method(long_verdicts, extra):
     """The columnar path reads the option (it used to be ignored; it is now honoured)."""
     rc, out, err = cli(["compare", long_verdicts, "--engine", "duckdb", "--resamples", "50",
                         "--json", *extra])  # fmt: skip

@@ -6,8 +6,8 @@ same time are refused rather than racing."""
 from __future__ import annotations
 
 import contextlib
-import io
 import fcntl
+import io
 import os
 import signal
 import subprocess

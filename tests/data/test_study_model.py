@@ -99,7 +99,7 @@ def _percent_agreement(rel: np.ndarray, q: int) -> float:
 @pytest.mark.parametrize("dim", ["topic", "risk"])
 def test_agreement_of_crowd_equals_krippendorff_package(crowd, dim):
     table, mapping, raw, _ = crowd
-    proc = _cli("agreement", table, "--mapping", mapping, "--dimension", dim,
+    proc = _cli("agreement", table, "--mapping", mapping, "--dimensions", dim,
                 "--ci", "none", "--json")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
@@ -280,6 +280,6 @@ def test_exchangeable_on_the_command_line(crowd, tmp_path):
     assert flag.returncode == 0, flag.stderr
     assert "per_rater_skipped" in json.loads(flag.stdout)["audit"]["dimensions"]["topic"]
     agr = _cli("agreement", table, "--mapping", m2, "--role", "expert", "--exchangeable", "expert",
-               "--dimension", "topic", "--ci", "none", "--json")  # fmt: skip
+               "--dimensions", "topic", "--ci", "none", "--json")  # fmt: skip
     assert agr.returncode == 0, agr.stderr
     assert "conger_kappa" in json.loads(agr.stdout)["not_computed"]

@@ -160,3 +160,81 @@ def test_plots_sit_between_the_analyses_and_the_report():
     assert any("plots" in _imported_floors(p) for p in report)
     plots = [p for p in MODULES if p.relative_to(PACKAGE).parts[0] == "plots"]
     assert plots and not any(_imported_floors(p) & {"report", "commands"} for p in plots)
+
+
+#: environment variables the renderer sets for its own report kernels and reads back there
+RENDERER_INTERNAL = {"MEDJUDGE_RAW_TOKEN", "MEDJUDGE_COMMAND"}
+
+
+def _environment_reads(source: str) -> list[str]:
+    """Names of the environment variables a module reads (``os.environ.get``, ``os.getenv``,
+    ``os.environ[...]``), resolving module-level string constants used as the name."""
+    tree = ast.parse(source)
+    consts = {
+        t.id: n.value.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+        for t in n.targets
+        if isinstance(t, ast.Name) and isinstance(n.value.value, str)
+    }
+
+    def is_environ(node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "environ") or (
+            isinstance(node, ast.Name) and node.id == "environ"
+        )
+
+    def name_of(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return consts.get(node.id, f"<{node.id}>")
+        return None
+
+    out = []
+    for node in ast.walk(tree):
+        arg = None
+        if isinstance(node, ast.Call) and node.args:
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr in ("get", "pop") and is_environ(f.value):
+                arg = node.args[0]
+            elif (isinstance(f, ast.Attribute) and f.attr == "getenv") or (
+                isinstance(f, ast.Name) and f.id == "getenv"
+            ):
+                arg = node.args[0]
+        elif isinstance(node, ast.Subscript) and is_environ(node.value):
+            arg = node.slice
+        name = name_of(arg) if arg is not None else None
+        if name is not None:
+            out.append(name)
+    return out
+
+
+ALL_MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize(
+    "path", ALL_MODULES, ids=[str(p.relative_to(PACKAGE)) for p in ALL_MODULES]
+)
+def test_medjudge_environment_variables_are_read_in_cli_only(path):
+    """``MEDJUDGE_*`` settings are read by ``cli.py`` and passed down as arguments
+    (``memory_rows=``, ``memory_limit=``, ``spark_master=``, the renderer); only the renderer's
+    own kernel variables are read back inside ``report/``."""
+    rel = path.relative_to(PACKAGE)
+    if str(rel) == "cli.py":
+        return
+    reads = [n for n in _environment_reads(path.read_text(encoding="utf-8"))
+             if n.startswith("MEDJUDGE_") or n.startswith("<")]  # fmt: skip
+    allowed = RENDERER_INTERNAL if rel.parts[0] == "report" else set()
+    bad = [n for n in reads if n not in allowed]
+    assert not bad, f"{rel} reads {bad} from the environment; read it in cli.py, pass it down"
+
+
+def test_the_environment_scan_finds_each_form():
+    src = (
+        "import os\nfrom os import environ, getenv\nK = 'MEDJUDGE_X'\n"
+        "a = os.environ.get('MEDJUDGE_A')\nb = os.getenv('MEDJUDGE_B')\n"
+        "c = os.environ['MEDJUDGE_C']\nd = environ.get(K)\ne = getenv('MEDJUDGE_E', '1')\n"
+    )
+    assert sorted(_environment_reads(src)) == [
+        "MEDJUDGE_A", "MEDJUDGE_B", "MEDJUDGE_C", "MEDJUDGE_E", "MEDJUDGE_X",
+    ]  # fmt: skip

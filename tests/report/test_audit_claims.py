@@ -99,14 +99,28 @@ def test_demo_stand_in_finding_agrees_with_the_leave_one_out_table(demo_audit_re
     assert f"{below} of {len(ja)} 95% intervals" in text
     assert text.startswith("4 of 12 judges pass the alternative annotator test")
     assert "12 of 12 judges" in text
-    assert "No judge is supported by both views" in text
+    # issue 37: the decision is non-inferiority with its margin, stated where it is used
+    from medjudge.report.sections._results import alt_results
+    from medjudge.report.sections.judge_vs_experts import stand_in_table
+
+    ctx = demo_audit_report.context
+    si = stand_in_table(ctx, alt_results(ctx), ja)
+    assert not si["candidate"].any()
+    assert "clinical margin of 5 accuracy points" in text
+    assert (
+        f"{int(si['non_inferior'].sum())} of 12 judges are non-inferior within 5 accuracy" in text
+    )
+    assert "4 of the 4 that pass the alt-test are not non-inferior within 5 accuracy points" in text
+    acc = si["alt_epsilon_accuracy"].iloc[0]
+    assert f"which here lets a judge of accuracy {acc:.2f} pass" in text
     lo, hi = ja["judge_minus_expert"].min(), ja["judge_minus_expert"].max()
     assert f"from {lo:.3f} to {hi:.3f}".replace("-", "-") in text
 
 
-def test_stand_in_needs_both_views():
-    """A judge is named as a candidate stand-in only when it passes the alt-test and none of
-    its leave-one-out κ intervals lies below 0."""
+def test_stand_in_sentence_follows_the_decision():
+    """A judge is named as a candidate stand-in only when the stand-in decision says so
+    (non-inferiority within the margin against every expert and no leave-one-out κ interval
+    below 0); the margin is printed where it is used."""
     from medjudge.report.sections.judge_vs_experts import stand_in_finding
 
     alt = pd.DataFrame({"judge": ["a", "b", "c"], "passed": [True, True, False]})
@@ -121,8 +135,23 @@ def test_stand_in_needs_both_views():
             "n_items": 120,
         }
     )
-    text = stand_in_finding(alt, ja, head="overall", epsilon=0.2, q=0.05, n_exp=3)
-    assert "Only **a** passes" in text and "**b**" not in text
+    si = pd.DataFrame(
+        {
+            "judge": ["a", "b", "c"],
+            "candidate": [True, False, False],
+            "non_inferior": [True, True, False],
+            "margin": 0.05,
+            "ci_low": [-0.03, -0.04, -0.3],
+            "level": 0.9,
+            "ci_method": "cluster-robust (CR1) t interval, G-1 df",
+            "alt_epsilon_accuracy": 0.61,
+        }
+    )
+    text = stand_in_finding(alt, ja, si, head="overall", epsilon=0.2, q=0.05, n_exp=3)
+    assert "Only **a** is non-inferior within 5 accuracy points" in text
+    assert "**b**" not in text  # non-inferior, but its κ interval lies below 0
+    assert "2 of 3 judges are non-inferior within 5 accuracy points" in text
+    assert "which here lets a judge of accuracy 0.61 pass" in text
     assert "3 of 6 90% intervals" in text and "2 of 3 judges" in text
     assert "including 1 of the 2 that pass the alt-test" in text
     assert "n = 120 items" in text
@@ -255,11 +284,13 @@ def test_declared_cluster_is_resampled_by_agreement_and_audit(medpair_relevance,
          "--coef", "fleiss,alpha", "--resamples", str(B), "--json"]
     )  # fmt: skip
     assert cli["cluster"] == "item_id" and cli["n_clusters"] == 40
+    # issue 37: with clusters, ci="auto" is the cluster jackknife (it calibrated; the cluster
+    # BCa under-covered), never an item-level interval
     assert {r["ci_method"] for r in cli["coefficients"]} == {
-        "bootstrap-bca (clusters, B=100, seed=0)"
+        "cluster jackknife (40 clusters, t df=39)"
     }
     rel = audit_study(study, bootstrap=Bootstrap(B), with_dawid_skene=False, top=1).reliability
-    assert set(rel["ci_method"]) == {"bootstrap-bca (clusters, B=100, seed=0)"}
+    assert set(rel["ci_method"]) == {"cluster jackknife (40 clusters, t df=39)"}
     same = {r["coefficient"]: r for r in cli["coefficients"]}
     for _, r in rel[rel["coefficient"].isin(list(same))].iterrows():
         assert r["ci_low"] == pytest.approx(same[r["coefficient"]]["ci_low"], rel=1e-12)

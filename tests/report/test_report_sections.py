@@ -95,10 +95,15 @@ def test_captions_name_the_multiplicity_family_and_its_size(demo_study):
     caps = {b.label: b.caption for s in rep for b in s.blocks if hasattr(b, "caption")}
     # the family is every pair of every dimension shown together (family="table")
     family = pairs * len(demo_study.dimensions)
-    assert f"Holm over {family:,} tests" in caps["fig-pairwise-matrix"]
-    assert f"over {family:,} tests" in caps["tbl-pairwise"]
+    # the family's words come from the result (settings["multiplicity"]), with its size
+    from medjudge.report.sections import md
+
+    words = evaluation(rep.context).settings["multiplicity"]["description"]
+    assert f"Holm over all {family:,} pairwise tests" in words
+    assert md(words) in caps["fig-pairwise-matrix"]
+    assert md(words) in caps["tbl-pairwise"]
     text = " ".join(f.text for s in rep for f in s.findings)
-    assert f"Holm over {family:,} tests" in text  # the finding names the same family
+    assert md(words) in text  # the finding names the same family
     single = rep.context.get("position", lambda: None)["single_order"]
     m = int(single["p_mcnemar_midp"].notna().sum())
     assert m > n  # the family is judges x dimensions, not the judges of one dimension

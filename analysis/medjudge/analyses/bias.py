@@ -307,7 +307,7 @@ def bias_report(
         - ``position_swap`` (judges seen in both orders): per dimension and judge the
           counts of consistent and inconsistent pairs, ``consistency``, ``first_shown_rate``
           and ``p_first_inconsistent`` with their intervals, the exact binomial
-          ``p_first_binom``, ``mcnemar_midp``, the accuracies per order and ``p_first_holm``;
+          ``p_first_test``, ``p_first_pvalue``, ``p_first_binom``, ``mcnemar_midp``, the accuracies per order and ``p_first_holm``;
         - ``position_single_order``: per dimension, judge and order ``judge_a_rate``,
           ``gold_a_rate``, their ``difference`` with ``ci_low``, ``ci_high``, ``ci_method``,
           ``level``, the McNemar ``test`` and p-values, and ``p_holm``;

@@ -42,6 +42,14 @@ from medjudge.stats.self_preference import self_preference
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
 
+#: what a position row estimates, by design: judges seen in both orders (swap) and judges seen
+#: in one order per item; the two are different quantities and each row names its own
+POSITION_ESTIMANDS = {
+    "swap": "share of changed verdicts (both orders) that chose the first-shown answer twice, "
+    "minus 0.5",
+    "one_order": "rate of choosing the first-shown answer minus the gold's rate",
+}
+
 
 @dataclass(frozen=True)
 class BiasSuiteResult(TablesToDict, Presentable):
@@ -270,12 +278,13 @@ def bias_suite(
                         "ci_low": r.p_first_ci_low - 0.5,
                         "ci_high": r.p_first_ci_high - 0.5,
                         "level": level,
-                        "pvalue": r.p_first_binom,
+                        "pvalue": r.p_first_pvalue,
                         "n": k,
                         "n_clusters": k,
                         "method": "both orders: share of changed verdicts that chose the "
-                        "first-shown answer twice, minus 0.5; exact binomial, Clopper-Pearson",
+                        f"first-shown answer twice, minus 0.5; {r.p_first_test}",
                         "scale": "share minus 0.5",
+                        "estimand": POSITION_ESTIMANDS["swap"],
                         "excluded": int(r.n - k),
                     }
                 )
@@ -294,12 +303,13 @@ def bias_suite(
                     "ci_low": r.ci_low,
                     "ci_high": r.ci_high,
                     "level": level,
-                    "pvalue": r.p_mcnemar_midp,
+                    "pvalue": r.p_value,
                     "n": r.n,
                     "n_clusters": r.n_clusters,
                     "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "
                     f"interval, {r.test}",
                     "scale": "difference of rates",
+                    "estimand": POSITION_ESTIMANDS["one_order"],
                     "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
                 }
             )

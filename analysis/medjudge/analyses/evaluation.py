@@ -12,6 +12,7 @@ ceiling (each physician against the majority of the others).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -194,12 +195,34 @@ def _pairs_by_dimension(
 FAMILIES = ("table", "dimension")
 
 
-def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFrame, dict[str, Any]]:
+def _with_decision(
+    board: pd.DataFrame, pairs: pd.DataFrame, alpha: float, family: str
+) -> pd.DataFrame:
+    """The leaderboard's decision columns: the ``alpha`` and family its letters and rank sets
+    come from, and ``n_indistinguishable`` (judges whose pair with this one was tested and is
+    not significant, counted from the pairs table, never from the letters)."""
+    out = board.copy()
+    d = out["dimension"].iloc[0]
+    p = pairs[pairs["dimension"] == d]
+    tied = p[p["p_holm"].notna() & ~p["significant"]]  # tested and not significant
+    same = pd.concat([tied["judge_a"], tied["judge_b"]]).value_counts()
+    out["n_indistinguishable"] = [int(same.get(j, 0)) for j in out["judge"]]
+    out["alpha"] = float(alpha)
+    out["family"] = family
+    out["family_size"] = int(p["family_size"].iloc[0]) if len(p) else 0
+    return out
+
+
+def holm_family(
+    pairs: pd.DataFrame, family: str = "table", alpha: float = 0.05
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Holm-adjust ``pairs["pvalue"]`` over the stated family; return the table and its label.
 
     ``table``: one family, every row shown together (the familywise error rate then holds over
     the whole grid); ``dimension``: one family per dimension. ``p_fdr_bh`` (Benjamini-Hochberg
-    over the table) is kept as the exploratory column.
+    over the table) is kept as the exploratory column. Every row gets the decision's threshold
+    and family: ``alpha``, ``family`` (the family's words) and ``family_size`` (tests in the
+    row's family), and ``significant`` (``p_holm < alpha``).
     """
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
@@ -211,8 +234,7 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
     else:
         sizes = [int(s.notna().sum()) for _, s in t.groupby("dimension", sort=False)["pvalue"]]
     if "min_attainable_p" in t.columns:
-        # can this pair's test reach significance in the family just named?
-        alpha = 1.0 - float(t["level"].iloc[0]) if "level" in t.columns and len(t) else 0.05
+        # can this pair's test reach significance at the decisions' alpha in this family?
         t = add_decidability(
             t, family=() if family == "table" else ("dimension",), alpha=alpha, method="holm"
         )
@@ -225,20 +247,31 @@ def holm_family(pairs: pd.DataFrame, family: str = "table") -> tuple[pd.DataFram
             (
                 f"Holm over all {n_tests} pairwise tests shown together (every pair of judges "
                 "in every dimension)"
-                if n_tests != 1
+                if n_tests > 1
                 else "the one pairwise test (no multiplicity adjustment needed)"
+                if n_tests == 1
+                else "no pairwise tests (fewer than two judges with verdicts)"
             )
             if family == "table"
             else f"Holm within each dimension ({len(sizes)} families of {max(sizes, default=0)} "
             "pairwise tests)"
         ),
     }
+    t["alpha"] = float(alpha)
+    t["family"] = label["description"]
+    if family == "table":
+        t["family_size"] = n_tests
+    else:
+        t["family_size"] = t.groupby("dimension", sort=False)["pvalue"].transform("count")
+    t["significant"] = t["p_holm"] < alpha
     return t, label
 
 
 def evaluate_judges(
-    study: Study,
+    study: Study | str | Path,
     *,
+    engine: str = "auto",
+    mapping: Any = None,
     policy: Policy = "wrong",
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
@@ -247,13 +280,21 @@ def evaluate_judges(
     order: str | None = None,
     dimensions: list[str] | None = None,
     family: str = "table",
+    alpha: float = 0.05,
 ) -> JudgeEvaluation:
     """Leaderboards, pairwise tests, sensitivity, baselines and the expert ceiling for a study.
 
     Parameters
     ----------
-    study : Study
-        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied).
+    study : Study or path
+        Judges' verdicts and expert labels (gold per item x dimension is derived or supplied),
+        or a bundle folder or table to read (:func:`medjudge.engine.choose.read_study`).
+    engine : {"auto", "memory", "duckdb", "spark"}, default "auto"
+        For a path: load it in memory, or reduce it next to the data to the study's item x
+        rater matrices; every number below is then computed by the same code, so the result
+        is the same on every engine (``auto`` decides by the table's size).
+    mapping : TableMapping, str or Path, optional
+        For a table: its column mapping (a ``TableMapping`` or a TOML file).
     policy : {"wrong", "exclude", "half"}, default "wrong"
         What an invalid (unparseable) verdict counts as.
     bootstrap : Bootstrap, optional
@@ -273,6 +314,12 @@ def evaluate_judges(
         Multiplicity family of the pairwise tests' ``p_holm``: every pair of every dimension
         shown together (the grid a reader scans) or Holm within each dimension.
         ``settings["multiplicity"]`` names the family, the method and the number of tests.
+    alpha : float, default 0.05
+        Threshold of every decision (significant pairs, letters, rank sets, ``can_decide``):
+        a pair differs when its Holm-adjusted p is below ``alpha``. It is a setting of its own,
+        not ``1 - confidence_level``: intervals are reported at ``confidence_level``, decisions
+        at ``alpha``, and both are recorded (``settings["alpha"]``; the ``alpha``, ``family``
+        and ``family_size`` columns of ``pairs`` and ``leaderboard``).
 
     Returns
     -------
@@ -296,12 +343,15 @@ def evaluate_judges(
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
+    from .._validation import ALPHA, CONFIDENCE_LEVEL, check_choice
+    from ..engine.choose import read_study
 
+    study = read_study(study, mapping, engine=engine)
     boot = as_bootstrap(bootstrap)
     boot.interval("percentile", allowed=("percentile",))
     n_resamples, seed = boot.n_resamples, boot.seed
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    alpha = ALPHA.check("alpha", alpha)
     check_policy(policy)
     check_choice("family", family, ("table", "dimension"))
     dims = check_dimensions(study, dimensions)
@@ -380,14 +430,19 @@ def evaluate_judges(
             seed=seed,
             confidence_level=level,
         )
-    pairs, multiplicity = holm_family(pairs, family)
-    # letters and top set from the very decisions the pairs table shows (its family)
+    pairs, multiplicity = holm_family(pairs, family, alpha)
+    # letters and top set from the very decisions the pairs table shows (its family, its alpha)
     boards = [
-        groups_from_pairs(
-            b,
-            pairs[pairs["dimension"] == b["dimension"].iloc[0]],
-            alpha=1.0 - level,
-            family=multiplicity["description"],
+        _with_decision(
+            groups_from_pairs(
+                b,
+                pairs[pairs["dimension"] == b["dimension"].iloc[0]],
+                alpha=alpha,
+                family=multiplicity["description"],
+            ),
+            pairs,
+            alpha,
+            multiplicity["description"],
         )
         if len(b)
         else b
@@ -399,6 +454,7 @@ def evaluate_judges(
         "seed": seed,
         "n_resamples": n_resamples,
         "level": level,
+        "alpha": alpha,
         "gold": first.gold_method,
         "cluster": cluster_col or "none (item bootstrap)",
         "order": first.order or "single order",

@@ -67,8 +67,8 @@ def heterogeneity_table(
         Number of random permutations and seed of the permutation tests (default
         ``Permutation()``: 999 permutations, seed 0).
     stacked : StackedOutcomes, optional
-        The judges' outcomes stacked over dimensions when they come from elsewhere (the
-        columnar engine's reduction, :func:`medjudge.analyses.at_scale.stack_at_scale`).
+        The judges' outcomes stacked over dimensions, when the caller already has them
+        (:func:`medjudge.analyses.subgroups.stack_outcomes`).
 
     Returns
     -------

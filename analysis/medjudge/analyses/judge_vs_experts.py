@@ -228,3 +228,156 @@ def judge_expert_agreement(
                 )
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def study_stand_in(
+    study: Any,
+    dimension: str,
+    *,
+    judges: list[str] | None = None,
+    margin: float | None = None,
+    clusters: Any = None,
+    confidence_level: float = 0.95,
+    alt: list[AltTestResult] | None = None,
+    agreement: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Can each judge stand in for an expert? The decision, per judge, with its evidence.
+
+    The decision is the non-inferiority test of
+    :func:`medjudge.stats.judge_vs_experts.non_inferiority`: for every left-out expert, the
+    judge's accuracy minus the expert's against the other experts' majority, with a
+    cluster-robust interval; non-inferior when every lower limit lies above ``-margin``
+    (default 5 accuracy points). A judge is a **candidate stand-in** only when that decision
+    holds *and* no leave-one-expert-out κ difference (``agreement``, from
+    :func:`judge_expert_agreement`; when given) has an interval entirely below 0. The alt-test
+    (``alt``, from :func:`study_alt_test`; when given) is a second view: its margin ε is
+    translated into the lowest judge accuracy that would pass on these experts
+    (:func:`medjudge.stats.judge_vs_experts.alt_epsilon_in_accuracy`), and it is listed among
+    the disagreeing views when its verdict differs from the decision.
+
+    Parameters
+    ----------
+    study : Study
+        Judges and at least three experts who are persons.
+    dimension : str
+        A categorical dimension.
+    judges : list of str, optional
+        Default: all.
+    margin : float, optional
+        Clinical margin in accuracy points (proportion scale); default
+        :data:`~medjudge.stats.judge_vs_experts.STAND_IN_MARGIN` (0.05).
+    clusters : array_like, optional
+        One label per item in the row order of ``study.matrix(dimension)``.
+    confidence_level : float, default 0.95
+    alt, agreement : optional
+        The alt-test results and the κ comparison of the same dimension.
+
+    Returns
+    -------
+    DataFrame
+        One row per judge: ``dimension, judge, decision`` ("candidate stand-in" or "not a
+        stand-in"), ``candidate``, ``non_inferior``, ``margin``, the weakest left-out
+        comparison (``expert, difference, ci_low, ci_high``, ``level``, ``ci_method``, ``n``,
+        ``n_clusters``), ``kappa_below`` (left-out experts whose κ interval lies below 0),
+        ``alt_passed``, ``alt_epsilon``, ``alt_epsilon_accuracy``, ``reasons`` (the views
+        that block a stand-in), ``disagreeing_views`` (the views whose verdict differs from the
+        decision) and ``per_expert`` (every left-out comparison).
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> st = mj.datasets.example()
+    >>> t = mj.study_stand_in(st, "overall")
+    >>> set(t["decision"]) <= {"candidate stand-in", "not a stand-in"}
+    True
+    """
+    from ..stats.judge_vs_experts import (
+        STAND_IN_MARGIN,
+        alt_epsilon_in_accuracy,
+        non_inferiority,
+    )
+    from ._arguments import check_dimensions
+
+    check_dimensions(study, [dimension], "dimension")
+    margin = STAND_IN_MARGIN if margin is None else margin
+    if hasattr(study, "require_persons"):
+        study.require_persons("expert", "the stand-in decision (one comparison per expert)")
+    if not study.scales[dimension].is_categorical:
+        raise ValueError(
+            f"the stand-in decision compares accuracies; {dimension!r} is not categorical"
+        )
+    ex, jm = judge_and_expert_matrices(study, dimension, judges)
+    if len(ex.raters) < 3:
+        raise ValueError(
+            f"the stand-in decision needs at least 3 experts (a left-out expert and a majority "
+            f"of two others); {dimension!r} has {len(ex.raters)}"
+        )
+    cl = None if clusters is None else np.asarray(clusters)
+    alt_by = {r.judge: r for r in (alt or [])}
+    eps_acc = (
+        alt_epsilon_in_accuracy(ex.values, next(iter(alt_by.values())).epsilon)
+        if alt_by
+        else float("nan")
+    )
+    rows = []
+    for k, judge in enumerate(jm.raters):
+        t = non_inferiority(
+            jm.values[:, k], ex.values, expert_names=list(ex.raters), clusters=cl,
+            margin=margin, confidence_level=confidence_level,
+        )  # fmt: skip
+        ni = bool(t.attrs["non_inferior"])
+        worst = t.loc[t["ci_low"].fillna(-np.inf).idxmin()] if len(t) else None
+        below: list[str] = []
+        if agreement is not None and len(agreement):
+            a = agreement[agreement["judge"] == judge]
+            below = [str(e) for e, h in zip(a["expert"], a["diff_high"], strict=True) if h < 0]
+        r = alt_by.get(judge)
+        candidate = ni and not below
+        # views against a stand-in, and the views whose verdict differs from the decision
+        against = [
+            f"not non-inferior to {e} (lower limit {lo:.3f} <= -{margin:g})"
+            for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
+            if not ok
+        ]
+        against += [f"κ with the other experts below {e}'s (interval below 0)" for e in below]
+        if r is not None and not r.passed:
+            against.append(f"alt-test does not pass (ε = {r.epsilon:g})")
+        if candidate:
+            views = against
+        else:
+            views = [
+                f"non-inferior to {e} (lower limit {lo:.3f} > -{margin:g})"
+                for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
+                if ok
+            ]
+            if r is not None and r.passed:
+                views.append(
+                    f"alt-test passes (ε = {r.epsilon:g}: a judge of accuracy {eps_acc:.2f} "
+                    "would pass here)"
+                )
+        rows.append(
+            {
+                "dimension": dimension,
+                "judge": judge,
+                "decision": "candidate stand-in" if candidate else "not a stand-in",
+                "candidate": candidate,
+                "non_inferior": ni,
+                "margin": margin,
+                "expert": None if worst is None else worst["expert"],
+                "difference": np.nan if worst is None else float(worst["difference"]),
+                "ci_low": np.nan if worst is None else float(worst["ci_low"]),
+                "ci_high": np.nan if worst is None else float(worst["ci_high"]),
+                "level": confidence_level,
+                "ci_method": t.attrs["method"],
+                "n": 0 if worst is None else int(worst["n"]),
+                "n_clusters": 0 if worst is None else int(worst["n_clusters"]),
+                "kappa_below": below,
+                "alt_passed": None if r is None else bool(r.passed),
+                "alt_epsilon": None if r is None else float(r.epsilon),
+                "alt_epsilon_accuracy": eps_acc,
+                "reasons": against if not candidate else [],
+                "disagreeing_views": views,
+                "per_expert": t.to_dict(orient="records"),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -16,20 +16,32 @@ from .evaluation import cluster_ids
 __all__ = ["accuracy_table", "categorical_dimensions"]
 
 
-def accuracy_table(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
+def accuracy_table(
+    study: Study,
+    confidence_level: float = 0.95,
+    *,
+    gold: str = "auto",
+    cluster: str | None = "auto",
+) -> pd.DataFrame:
     """Judge × dimension accuracy against gold under each invalid-verdict policy.
 
     The intervals are the report's: :func:`medjudge.stats.accuracy.policy_sensitivity`
     (Wilson with the effective sample size of the cluster design, clusters as in
     :func:`medjudge.analyses.evaluation.cluster_ids`), so ``accuracy.csv`` and the judge
     report agree. ``wrong`` is the Med-RewardBench rule (no usable verdict counts as wrong),
-    ``exclude`` drops such items, ``half`` counts them 0.5.
+    ``exclude`` drops such items, ``half`` counts them 0.5. ``gold`` is the gold rule
+    (:meth:`~medjudge.data.model.Study.gold`) and ``cluster`` the item attribute that clusters
+    items (``"auto"``; ``None`` or ``"none"``: independent items).
     """
-    clusters, _ = cluster_ids(study)
+    clusters, _ = cluster_ids(study, cluster)
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     rows = []
     for dim in categorical_dimensions(study):
-        o = study.outcomes(dim)
+        o = (
+            study.outcomes(dim)
+            if gold == "auto"
+            else study.outcomes(dim, gold=study.gold(dim, gold))
+        )
         cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
         sens = policy_sensitivity(
             o.outcome, list(o.judges), clusters=cl, confidence_level=confidence_level

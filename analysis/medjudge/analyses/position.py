@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ from scipy import stats
 from medjudge.analyses._tables import gold_dimensions, with_adjusted
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
-from medjudge.stats.mcnemar import mcnemar_pvalue
+from medjudge.stats.mcnemar import mcnemar_pvalue, swap_position_test
 from medjudge.stats.paired_intervals import paired_difference_interval
 
 __all__ = [
@@ -107,6 +108,32 @@ def _presence(study: Study, dimension: str, judges: Sequence[str], order: str) -
     return wide.notna().to_numpy()
 
 
+def answer_codes(study: Study, dimension: str, codes: np.ndarray) -> np.ndarray:
+    """Category codes recoded so that 0 = the first answer and 1 = the second answer.
+
+    The design (:func:`medjudge.data.design.presentation_design`, declared or inferred) names
+    the ``first`` and ``second`` categories; every other category (a tie) gets a code >= 2 and
+    NaN stays NaN. The identity when first and second are the scale's first two categories.
+    """
+    from medjudge.data.design import presentation_design
+
+    design = presentation_design(study, dimension)
+    cats = [str(c) for c in study.scales[dimension].categories]
+    if not design.pairwise or design.first is None or design.second is None:
+        return np.asarray(codes, dtype=float)
+    order = [cats.index(design.first), cats.index(design.second)]
+    order += [k for k in range(len(cats)) if k not in order]
+    if order == list(range(len(cats))):
+        return np.asarray(codes, dtype=float)
+    new = np.empty(len(cats))
+    new[order] = np.arange(len(cats))
+    c = np.asarray(codes, dtype=float)
+    out = np.full(c.shape, np.nan)
+    ok = ~np.isnan(c)
+    out[ok] = new[c[ok].astype(int)]
+    return out
+
+
 def swap_judges(study: Study, dimension: str) -> list[str]:
     """Judges with verdicts in both orders (AB and BA) on the same items of ``dimension``."""
     from medjudge.data.design import presentation_design
@@ -122,14 +149,18 @@ def swap_data(
     judges = list(judges) if judges is not None else swap_judges(study, dimension)
     if not judges:
         raise ValueError(f"no judge has verdicts in both orders (AB and BA) on {dimension!r}")
-    ab = study.matrix(dimension, raters=judges, order="AB").values
-    ba = study.matrix(dimension, raters=judges, order="BA").values
+    ab = answer_codes(study, dimension, study.matrix(dimension, raters=judges, order="AB").values)
+    ba = answer_codes(study, dimension, study.matrix(dimension, raters=judges, order="BA").values)
     if gold is None:
         try:
             gold = study.gold(dimension)
         except ValueError:
             gold = None
-    gcodes = gold.codes if gold is not None else np.full(len(study.item_ids), np.nan)
+    gcodes = (
+        answer_codes(study, dimension, gold.codes)
+        if gold is not None
+        else np.full(len(study.item_ids), np.nan)
+    )
     return SwapData(
         ab,
         ba,
@@ -266,8 +297,15 @@ def swap_table(
     ``policy`` resolves unusable verdicts in the accuracies (``wrong``: upstream rule; n is
     every item judged in both orders). Columns: the counts of :func:`swap_counts`, rates with
     intervals (``consistency``, ``first_shown_rate``, ``accuracy_ab``, ``accuracy_ba``,
-    ``accuracy_both``, ``accuracy_tie_resolved``), ``p_first_inconsistent`` with its exact
-    binomial p-value and Clopper–Pearson interval, McNemar (AB vs BA verdicts, mid-p).
+    ``accuracy_both``, ``accuracy_tie_resolved``), ``p_first_inconsistent`` with the test
+    named in ``p_first_test``, its p-value ``p_first_pvalue`` (Holm: ``p_first_holm``) and the
+    interval ``p_first_ci_low``/``p_first_ci_high`` from the same test: without ``cluster``
+    the exact binomial of first-first against second-second with the Clopper–Pearson
+    interval; with ``cluster`` the cluster sign-flip test of the per-cluster differences
+    (:func:`medjudge.stats.mcnemar.swap_position_test`; the exact binomial ignores that pairs
+    of one image share a position preference and rejected 8% of null studies). The exact
+    binomial (``p_first_binom``) and McNemar mid-p (``mcnemar_midp``, AB vs BA verdicts) are
+    kept as item-level references.
     """
     from medjudge.data.design import presentation_design
 
@@ -289,7 +327,9 @@ def swap_table(
             )
     if not frames:
         return pd.DataFrame()
-    return with_adjusted(pd.concat(frames, ignore_index=True), "p_first_binom", p_first_holm="holm")
+    return with_adjusted(
+        pd.concat(frames, ignore_index=True), "p_first_pvalue", p_first_holm="holm"
+    )
 
 
 def _swap_rows(
@@ -330,8 +370,27 @@ def _swap_rows(
     p, lo, hi = _binom(k1, k1 + k2, confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         df["p_first_inconsistent"] = k1 / (k1 + k2)
-    df["p_first_ci_low"], df["p_first_ci_high"], df["p_first_binom"] = lo, hi, p
+    df["p_first_binom"] = p
     _, df["mcnemar_midp"] = mcnemar_pvalue(k1, k2, "midp")
+    if cl is None:
+        df["p_first_ci_low"], df["p_first_ci_high"], df["p_first_pvalue"] = lo, hi, p
+        df["p_first_test"] = "exact binomial (Clopper-Pearson interval)"
+    else:
+        # pairs of one image are not independent: the cluster sign-flip test of first-first
+        # minus second-second per cluster, with the interval that inverts it
+        ff = both & (ab == 0) & (ba == 1) & design
+        ss = both & (ab == 1) & (ba == 0) & design
+        res = [
+            swap_position_test(
+                ff[:, j].astype(float), ss[:, j].astype(float), cl,
+                confidence_level=confidence_level,
+            )
+            for j in range(ab.shape[1])
+        ]  # fmt: skip
+        df["p_first_ci_low"] = [r["ci_low"] for r in res]
+        df["p_first_ci_high"] = [r["ci_high"] for r in res]
+        df["p_first_pvalue"] = [r["p_value"] for r in res]
+        df["p_first_test"] = [r["method"] for r in res]
     # accuracies under the invalid-verdict policy (NaN outcome = unusable verdict)
     with np.errstate(invalid="ignore"):
         ya = np.where(va, (ab == g[:, None]).astype(float), np.nan)
@@ -397,8 +456,8 @@ def a_rate_table(
     "first-shown" is answer 1 for a verdict given in order AB and answer 2 in order BA (a
     randomised design mixes both). ``difference = rate(judge) - rate(gold) = (b - c)/n``, with
     Tango's score interval and McNemar's mid-p test for independent items, or, with clusters,
-    a cluster-robust interval (t with C - 1 df) and the clustered McNemar test (Durkalski et
-    al. 2003); Holm across the table. A positive difference is *compatible* with position bias
+    the clustered McNemar test (Durkalski et al. 2003) with the interval that inverts it (so
+    the two never disagree); ``p_value`` is the p-value of ``test``; Holm across the table. A positive difference is *compatible* with position bias
     but, when every verdict has the same order, not proof of it (``note``).
 
     Dimensions whose presentation design has no positions (single-response labels) or no
@@ -425,7 +484,8 @@ def a_rate_table(
     -------
     DataFrame
         ``dimension, judge`` (then the ``by`` attributes), ``order, n, judge_a_rate, gold_a_rate`` (first-shown rates),
-        ``difference, ci_low, ci_high, ci_method, level, test, p_mcnemar_midp, p_holm,
+        ``difference, ci_low, ci_high, ci_method, level, test, p_value`` (of ``test``; the
+        interval inverts the same test), ``p_mcnemar_midp`` (item-level mid-p), ``p_holm``,
         excluded_no_verdict_or_gold, excluded_ties, n_clusters, gold, note``.
 
     References
@@ -457,7 +517,8 @@ def a_rate_table(
             js = [j for j in js if j not in design.swap_judges]
         if not js:
             continue
-        m = study.matrix(dim, raters=js, order=order).values
+        m = answer_codes(study, dim, study.matrix(dim, raters=js, order=order).values)
+        gold = SimpleNamespace(codes=answer_codes(study, dim, gold.codes), method=gold.method)
         od = _verdict_orders(study, dim, js) if order is None else np.full(m.shape, order, object)
         for key, group in item_groups(study, by, study.item_ids):
             cl = clusters.labels[group] if clusters.labels is not None else None
@@ -467,7 +528,7 @@ def a_rate_table(
                 if row is not None:
                     rows.append({"dimension": dim, "judge": judge,
                                  **dict(zip(by, key, strict=True)), **row})  # fmt: skip
-    return with_adjusted(pd.DataFrame(rows), "p_mcnemar_midp", p_holm="holm")
+    return with_adjusted(pd.DataFrame(rows), "p_value", p_holm="holm")
 
 
 def _a_rate_row(
@@ -495,15 +556,17 @@ def _a_rate_row(
     if n == 0:
         return None
     _, pe = mcnemar_pvalue(b, c, "exact")
+    _, pm = mcnemar_pvalue(b, c, "midp")
     if cl is None:
         lo, hi = paired_difference_interval(n11, b, c, n22, confidence_level, "tango")
-        _, pm = mcnemar_pvalue(b, c, "midp")
-        ci_method, test, n_cl = "tango", "McNemar mid-p", n
+        ci_method, test, n_cl, pv = "tango", "McNemar mid-p", n, pm
     else:
         d = ja.astype(float) - ga.astype(float)
-        lo, hi, n_cl = _clustered_mean_interval(d, cl[ok], confidence_level)
-        pm = clustered_mcnemar(ja.astype(float), ga.astype(float), cl[ok]).pvalue
-        ci_method = f"cluster-robust t (C - 1 df; {cluster_column})"
+        lo, hi, n_cl = _durkalski_interval(d, cl[ok], confidence_level)
+        pv = clustered_mcnemar(ja.astype(float), ga.astype(float), cl[ok]).pvalue
+        ci_method = (
+            f"inverted clustered McNemar (Durkalski 2003; {n_cl} clusters of {cluster_column})"
+        )
         test = "McNemar clustered (Durkalski 2003)"
     orders_used = sorted(set(od[ok]))
     return {
@@ -519,6 +582,7 @@ def _a_rate_row(
         "judge_a_gold_b": b,
         "judge_b_gold_a": c,
         "test": test,
+        "p_value": float(pv),
         "p_mcnemar_midp": float(pm),
         "p_mcnemar_exact": float(pe),
         "excluded_no_verdict_or_gold": int((~usable).sum()),
@@ -529,19 +593,34 @@ def _a_rate_row(
     }
 
 
-def _clustered_mean_interval(
+def _durkalski_interval(
     d: np.ndarray, clusters: np.ndarray, confidence_level: float
 ) -> tuple[float, float, int]:
-    """Interval of the mean of ``d`` with the cluster-robust (CR1) variance and t(C - 1)."""
+    """The differences ``delta0`` the clustered McNemar test does not reject: the interval
+    that inverts the Durkalski (2003) test.
+
+    With per-cluster sums ``s_c = sum d`` and sizes ``n_c``, ``delta0`` is kept when
+    ``(sum_c (s_c - delta0 n_c))^2 <= k sum_c (s_c - delta0 n_c)^2`` (``k`` the chi^2_1
+    quantile): a quadratic inequality ``a delta0^2 + b delta0 + c <= 0``. At ``delta0 = 0``
+    it is the Durkalski test itself, so the interval excludes 0 exactly when the test rejects.
+    Limits clipped to [-1, 1] (the whole range when ``a <= 0``, too few clusters).
+    """
     from medjudge.stats.groups import group_codes
 
     cc, n_cl = group_codes(np.asarray(clusters))
-    n = d.size
-    est = float(d.mean())
-    s = np.bincount(cc, weights=d - est, minlength=n_cl)
-    se = float(np.sqrt(n_cl / max(n_cl - 1, 1) * np.sum(s**2))) / n
-    t = float(stats.t.ppf(0.5 + confidence_level / 2, max(n_cl - 1, 1)))
-    return max(est - t * se, -1.0), min(est + t * se, 1.0), int(n_cl)
+    s = np.bincount(cc, weights=d, minlength=n_cl)
+    m = np.bincount(cc, minlength=n_cl).astype(float)
+    k = float(stats.chi2.ppf(confidence_level, 1))
+    big_a, big_n = s.sum(), m.sum()
+    a = big_n**2 - k * (m @ m)
+    b = -2 * (big_a * big_n - k * (s @ m))
+    c = big_a**2 - k * (s @ s)
+    disc = b * b - 4 * a * c
+    if a <= 0 or disc < 0:
+        return -1.0, 1.0, int(n_cl)
+    r = np.sqrt(disc)
+    lo, hi = (-b - r) / (2 * a), (-b + r) / (2 * a)
+    return max(float(lo), -1.0), min(float(hi), 1.0), int(n_cl)
 
 
 def position_bias(
@@ -601,7 +680,7 @@ def position_bias(
     >>> sorted(pb)
     ['not_applicable', 'single_order', 'swap']
     >>> g = mj.position_bias(mj.datasets.example(), by="organ_system")["single_order"]
-    >>> {"judge", "organ_system", "n", "n_unit", "difference", "p_mcnemar_midp"} <= set(g.columns)
+    >>> {"judge", "organ_system", "n", "n_unit", "difference", "p_value"} <= set(g.columns)
     True
     """
     from medjudge.data.design import presentation_design

@@ -9,13 +9,16 @@ For every interval/ratio dimension :func:`score_study` reports what applies:
 * **each expert against the mean of the other experts** (fixed, named experts only: the human
   reference level a judge can be held to), with the same statistics;
 * **reliability within each role** with two or more raters: ICC(1), ICC(A,1) and ICC(A,k)
-  (Shrout & Fleiss 1979; McGraw & Wong 1996) with F-based intervals; exchangeable raters (crowd
+  (Shrout & Fleiss 1979; McGraw & Wong 1996) with F-based intervals for independent items, or,
+  when items cluster, the cluster jackknife on the log F scale (the F intervals covered 84-95%
+  on clustered 1-5 scores; docs/calibration.md, "ICC with clusters"); exchangeable raters (crowd
   slots) get the one-way ICC(1) only.
 
 Intervals (``interval="bootstrap"``, the default): BCa (Efron 1987) from the project's one
 resampling engine — cluster bootstrap when items cluster (several questions per image), every
 judge on the same resamples. ``interval="analytic"`` uses the closed forms for independent items
-(Bland & Altman 1999 limits; Lin 1989 Z-transform; Fisher z; McGraw & Wong F intervals); MAE,
+(Bland & Altman 1999 limits; Lin 1989 Z-transform; Fisher z; McGraw & Wong F intervals, the
+ICC's cluster jackknife when items cluster); MAE,
 RMSE, Spearman and Kendall are bootstrap in both modes. The coverage of both under clustering is
 in docs/calibration.md ("Judges against gold and score studies").
 """
@@ -149,9 +152,12 @@ def _rows_for(
                 ("pearson", pearson_interval(x, y, confidence_level=confidence_level)),
             ):
                 est[key] = (e.estimate, e.se, e.ci_low, e.ci_high, e.ci_method)
-            ic = {e.name: e for e in icc(pair, ci="analytic", confidence_level=confidence_level)}[
-                "ICC2"
-            ]
+            ic = {
+                e.name: e
+                for e in icc(
+                    pair, ci="analytic", confidence_level=confidence_level, clusters=clusters
+                )
+            }["ICC2"]
         else:
             ic = {
                 e.name: e
@@ -212,14 +218,24 @@ def _baseline_rows(
 
 
 def _reliability(
-    study: Study, dimension: str, role: str, confidence_level: float
+    study: Study,
+    dimension: str,
+    role: str,
+    confidence_level: float,
+    cluster_of: pd.Series | None = None,
 ) -> list[dict[str, Any]]:
+    """ICC rows of one role; with clusters the intervals keep them (the cluster jackknife of
+    :func:`~medjudge.stats.agreement.icc`; the F intervals assume independent items)."""
     m = study.matrix(dimension, role=role)
     if m.values.shape[1] < 2:
         return []
     exch = getattr(study, "is_exchangeable", lambda r: False)(role)
     forms = ("ICC1",) if exch else ("ICC1", "ICC2", "ICC2k")
-    res = {e.name: e for e in icc(m.values, ci="analytic", confidence_level=confidence_level)}
+    cl = None if cluster_of is None else cluster_of.loc[list(m.items)].to_numpy()
+    res = {
+        e.name: e
+        for e in icc(m.values, ci="analytic", confidence_level=confidence_level, clusters=cl)
+    }
     out = []
     for f in forms:
         e = res[f]
@@ -374,7 +390,7 @@ def score_study(
             na[f"{d}: each expert against the others"] = f"the study has {len(experts)} expert(s)"
         for role in ("expert", "judge"):
             if len(study.raters(role)) >= 2:
-                reliability += _reliability(study, d, role, confidence_level)
+                reliability += _reliability(study, d, role, confidence_level, cluster_of)
         headline[d] = _headline(d, pd.DataFrame(metrics), confidence_level)
     settings = {
         "dimensions": dims,

@@ -2,8 +2,10 @@
 
 A judge evaluated under several prompt variants (LLMBar: 15 prompting strategies per
 evaluator, raters named ``evaluator/strategy``) and/or several runs (the ``run`` column) gives
-``y[item, prompt, run]`` — its correctness against the gold (or, without gold, its verdict
-code). Per evaluator: ANOVA variance components for item, prompt, item x prompt and run
+``y[item, prompt, run]`` — on a categorical scale its correctness against the gold (or, without
+gold, its verdict code); on an interval or ratio scale its **score** (``settings["outcome"]``
+says which): flips are then score changes, and ``flips`` adds ``within_item_sd``, the mean over
+items of the score's standard deviation across prompt variants. Per evaluator: ANOVA variance components for item, prompt, item x prompt and run
 (:func:`medjudge.stats.variance_components.variance_components`), their shares of the total,
 and the share of items whose verdict flips across prompts (and of cells that flip across runs),
 each with a cluster bootstrap percentile interval (items resampled; prompts and runs fixed).
@@ -59,29 +61,43 @@ class StabilityResult(TablesToDict, Presentable):
         def pct(x: float) -> str:
             return f"{100 * x:.1f}%" if x < 0.1 else f"{100 * x:.0f}%"
 
+        score = self.settings.get("outcome") == "score"
+        hard = (
+            "some items get high or low scores under every prompt"
+            if score
+            else "some items are hard for this judge under every prompt"
+        )
+        main = (
+            "a prompt that shifts every score up or down"
+            if score
+            else "a prompt that makes the judge right more often on every item"
+        )
+        which = (
+            "the prompt changes the scores item by item"
+            if score
+            else "the prompt changes which items the judge gets right"
+        )
         parts = [
-            f"{evaluator}: {pct(share.get('item', 0.0))} of the variance is between items (some "
-            "items are hard for this judge under every prompt)",
-            f"{pct(share.get('prompt', 0.0))} is the prompt on its own (a prompt that makes the "
-            "judge right more often on every item)",
+            f"{evaluator}: {pct(share.get('item', 0.0))} of the variance is between items ({hard})",
+            f"{pct(share.get('prompt', 0.0))} is the prompt on its own ({main})",
         ]
         if n_runs >= 2:
             parts.append(
-                f"{pct(share.get('item_x_prompt', 0.0))} is the item x prompt interaction (the "
-                "prompt changes which items the judge gets right) and "
-                f"{pct(share.get('run', 0.0))} run-to-run noise"
+                f"{pct(share.get('item_x_prompt', 0.0))} is the item x prompt interaction "
+                f"({which}) and {pct(share.get('run', 0.0))} run-to-run noise"
             )
         else:
             parts.append(
                 f"{pct(share.get('residual', 0.0))} is the item x prompt interaction together "
-                "with run-to-run noise, which one run per prompt cannot separate: the prompt "
-                "changes which items the judge gets right"
+                "with run-to-run noise, which one run per prompt cannot separate: "
+                f"{which}"
             )
         text = "; ".join(parts)
         if len(fl):
             text += (
-                f" — so a small prompt share does not mean the prompt does not matter: the "
-                f"verdict flips between prompts on {pct(float(fl['share'].iloc[0]))} of the items"
+                " — so a small prompt share does not mean the prompt does not matter: the "
+                + ("score changes" if score else "verdict flips")
+                + f" between prompts on {pct(float(fl['share'].iloc[0]))} of the items"
             )
         return text + "."
 
@@ -142,12 +158,18 @@ def stability(
     use_order = order if order in set(sub["order"]) else ""
     sub = sub[sub["order"] == use_order]
     sub = sub.assign(_c=study.scales[dimension].encode(list(sub["value"])))
-    try:
-        gold = study.gold(dimension)
-        gmap = dict(zip(gold.items, gold.codes, strict=True))
-        outcome = "correct"
-    except ValueError:
-        gmap, outcome = {}, "verdict code"
+    scale = study.scales[dimension]
+    if not scale.is_categorical:
+        # scores: the estimand is the score itself (a score "equal to the experts' mean" is
+        # no verdict); flips are score changes, and the within-item SD is reported too
+        gmap, outcome = {}, "score"
+    else:
+        try:
+            gold = study.gold(dimension)
+            gmap = dict(zip(gold.items, gold.codes, strict=True))
+            outcome = "correct"
+        except ValueError:
+            gmap, outcome = {}, "verdict code"
     names = sub["rater"].str.split(prompt_separator, n=1, regex=False)
     sub = sub.assign(_eval=names.str[0], _prompt=names.map(lambda p: p[1] if len(p) > 1 else ""))
     if gmap:
@@ -225,6 +247,24 @@ def stability(
                     "evaluator": ev,
                     "kind": kind,
                     "share": float(fl[kind]),
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "level": level,
+                    "n_items": int(arr.shape[0]),
+                    "excluded_incomplete_items": int((~complete).sum()),
+                }
+            )
+        if outcome == "score":
+            # mean over items of the SD of the score across prompt variants (first run)
+            sd = arr[:, :, 0].std(axis=1, ddof=1)
+            est = float(sd.mean())
+            sdb = (w @ sd) / w.sum(1)
+            lo, hi = bootstrap_interval(est, sdb, confidence_level=level, method="percentile")
+            flip_rows.append(
+                {
+                    "evaluator": ev,
+                    "kind": "within_item_sd",
+                    "share": est,
                     "ci_low": float(lo),
                     "ci_high": float(hi),
                     "level": level,

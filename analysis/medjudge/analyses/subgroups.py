@@ -29,6 +29,7 @@ import pandas as pd
 
 from medjudge.analyses._tables import with_adjusted
 from medjudge.data.model import Study
+from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
 from medjudge.stats.pairwise import all_pairs
 
@@ -107,18 +108,14 @@ def stack_outcomes(
     ys, frames, excluded, methods = [], [], {}, set()
     js = list(judges) if judges is not None else None
     designs = []
-    r = study.ratings
+    item_pos = pd.Index(study.item_ids)
     for dim in dims:
         o = study.outcomes(dim, judges=js, order=order)
         js = o.judges
         ys.append(o.outcome)
-        sub = r[(r["dimension"] == dim) & r["rater"].isin(js)]
-        if o.order is not None:
-            sub = sub[sub["order"] == o.order]
-        pres = sub.assign(_one=1.0).pivot_table(
-            index="item", columns="rater", values="_one", aggfunc="max"
-        )
-        designs.append(pres.reindex(index=o.items, columns=js).notna().to_numpy())
+        # the judge has a verdict row for the item (in the order evaluated, if one is)
+        status = study._status_matrix(dim, js, o.order)[item_pos.get_indexer(o.items)]
+        designs.append(status != NOT_ASSIGNED_STATUS)
         f = attrs.reindex(o.items).reset_index()
         f.insert(1, "dimension", dim)
         f["gold_code"] = o.gold

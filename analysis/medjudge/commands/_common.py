@@ -34,7 +34,11 @@ def add_input_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--value", help="value column (long layout)")
     g.add_argument("--role", choices=["expert", "judge"], help="role of every rater (long layout)")
     g.add_argument("--raters", help="wide layout: rater columns as name:role,name:role")
-    g.add_argument("--dimension", help="dimension name (constant) for the table")
+    g.add_argument("--dimension", help="the dimension of every row (a constant; default overall)")
+    g.add_argument(
+        "--dimension-column",
+        help="long layout: the column naming each row's dimension (question, criterion)",
+    )
     g.add_argument("--order", help="presentation-order column")
     g.add_argument("--gold", help="supplied gold-label column")
     g.add_argument("--invalid", help="tokens meaning an unparseable verdict, comma-separated")
@@ -62,7 +66,8 @@ def add_exchangeable(
 
 #: table options that describe columns; with --mapping the mapping file does that instead.
 TABLE_OPTIONS = (
-    "layout", "item", "rater", "value", "role", "raters", "dimension", "order", "gold", "invalid",
+    "layout", "item", "rater", "value", "role", "raters", "dimension", "dimension_column",
+    "order", "gold", "invalid",
 )  # fmt: skip
 
 
@@ -111,6 +116,8 @@ def mapping_from_args(args: argparse.Namespace) -> TableMapping | str | None:
             d["raters"][name] = {"role": role or "expert"}
     if args.dimension:
         d["dimension"] = args.dimension
+    if getattr(args, "dimension_column", None):
+        d["dimension_column"] = args.dimension_column
     if args.order:
         d["order"] = args.order
     if args.gold:
@@ -131,7 +138,10 @@ def table_mapping(args: argparse.Namespace) -> TableMapping | None:
 def load_input(args: argparse.Namespace) -> Study:
     from ..engine.choose import check_fits_memory
 
-    check_fits_memory(args.path, table_mapping(args), command=getattr(args, "command", None))
+    rows = (getattr(args, "engine_settings", None) or {}).get("memory_rows")
+    check_fits_memory(
+        args.path, table_mapping(args), command=getattr(args, "command", None), memory_rows=rows
+    )
     study = load_any(
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )
@@ -189,8 +199,7 @@ def check_order(study: Study, order: str | None, option: str) -> str | None:
     """A presentation order that exists among the judges' verdicts (``None`` passes)."""
     if order is None:
         return None
-    r = study.ratings
-    present = sorted({str(o) for o in r.loc[r["role"] == "judge", "order"].dropna() if str(o)})
+    present = [o for o in study.judge_orders() if o]
     if order not in present:
         have = ", ".join(present) if present else "none recorded"
         raise InputError(

@@ -39,7 +39,14 @@ class GoldTables:
 
 
 def compute_gold_tables(
-    study: Study, *, seed: int, n_resamples: int, confidence_level: float = 0.95
+    study: Study,
+    *,
+    seed: int,
+    n_resamples: int,
+    confidence_level: float = 0.95,
+    policy: str = "wrong",
+    gold: str = "auto",
+    cluster: str | None = "auto",
 ) -> GoldTables:
     """Judges against gold on the categorical dimensions and the score tables (nothing
     printed or written; :func:`write_gold_tables` does that)."""
@@ -52,7 +59,7 @@ def compute_gold_tables(
         try:
             parts.judges = judge_vs_gold(
                 study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed),
-                confidence_level=confidence_level,
+                confidence_level=confidence_level, policy=policy, gold=gold, cluster=cluster,
             )  # fmt: skip
         except ValueError as exc:  # e.g. no gold can be derived
             parts.why_not = str(exc)
@@ -63,7 +70,7 @@ def compute_gold_tables(
 
         parts.scores = score_study(
             study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed),
-            confidence_level=confidence_level,
+            confidence_level=confidence_level, gold=gold, cluster=cluster,
         )  # fmt: skip
     return parts
 

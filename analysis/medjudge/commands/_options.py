@@ -8,6 +8,7 @@ and 1)`` with exit status 2.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .._validation import (
@@ -36,9 +37,13 @@ __all__ = [
     "SEED",
     "TOP",
     "IntRange",
+    "NAMES",
+    "RENAMED",
     "RESAMPLING",
     "SHARED",
     "add",
+    "one_dimension",
+    "renamed",
     "RealRange",
 ]
 
@@ -56,6 +61,19 @@ def OUT_FOLDER(text: str) -> str:
             f"{text!r} is not allowed (a folder name; an empty --out would mean the current folder)"
         )
     return text
+
+
+def NAMES(text: str) -> list[str]:
+    """``type=`` of a comma-separated list of names (``--dimensions a,b``): the names, in order,
+    without blanks or repeats.
+
+    >>> NAMES("overall, safety,overall")
+    ['overall', 'safety']
+    """
+    names = list(dict.fromkeys(n.strip() for n in str(text).split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing (names, comma-separated)")
+    return names
 
 
 #: invalid-verdict policies (``--policy``)
@@ -103,6 +121,11 @@ SHARED: dict[str, dict[str, Any]] = {
         "frequent label; tied tops have no gold), reference (one rater, --reference) or supplied",
     },
     "--json": {"action": "store_true", "help": "print the result as JSON"},
+    "--dimensions": {
+        "type": NAMES, "metavar": "DIM[,DIM...]",
+        "help": "dimensions to analyse, comma-separated (default: all; agreement, bias, models "
+        "and plan ppi take one: by default the first, or for agreement the only one)",
+    },
 }  # fmt: skip
 
 
@@ -122,6 +145,71 @@ def add(p: argparse.ArgumentParser, *flags: str, unset: bool = False, note: str 
         if note and k == len(flags) - 1:
             kw["help"] += note
         p.add_argument(flag, **kw)
+
+
+def one_dimension(names: list[str] | None, command: str) -> str | None:
+    """The one dimension of ``--dimensions`` for a command that analyses one (``None``: not
+    given); more than one is refused in one line.
+
+    >>> one_dimension(["overall"], "bias"), one_dimension(None, "bias")
+    ('overall', None)
+    """
+    if not names:
+        return None
+    if len(names) > 1:
+        from ..data.errors import InputError
+
+        raise InputError(
+            f"--dimensions: {command} takes one dimension, got {', '.join(names)}",
+            hint="run it once per dimension",
+        )
+    return names[0]
+
+
+#: old option spellings, accepted for one release: (command, old) -> the option that replaces it
+RENAMED: dict[tuple[str, str], str] = {
+    ("compare", "--only"): "--dimensions",
+    ("agreement", "--dimension"): "--dimensions",
+    ("plan", "--dimension"): "--dimensions",
+    ("audit", "--judge-dimension"): "--headline",
+    ("report", "--engine"): "--renderer",
+}
+
+
+class _Renamed(argparse.Action):
+    """An old spelling: sets what the new option sets, and says so once on stderr."""
+
+    def __init__(self, option_strings, dest, *, new: str, append: bool = False, **kw) -> None:  # noqa: ANN001
+        self.new, self.append = new, append
+        super().__init__(option_strings, dest, **kw)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:  # noqa: ANN001
+        print(
+            f"medjudge: note: {option_string} is now {self.new}; the old name is accepted "
+            "until the next release",
+            file=sys.stderr,
+        )
+        if self.append:
+            values = [*(getattr(namespace, self.dest, None) or []), *values]
+        setattr(namespace, self.dest, values)
+
+
+def renamed(
+    p: argparse.ArgumentParser,
+    command: str,
+    old: str,
+    dest: str,
+    *,
+    append: bool = False,
+    type: Any = None,
+    choices: Any = None,
+) -> None:
+    """Accept ``old`` (listed in :data:`RENAMED` for ``command``) as the option that replaced
+    it, hidden from ``--help``, with a note on stderr when used."""
+    p.add_argument(
+        old, dest=dest, action=_Renamed, new=RENAMED[(command, old)], append=append,
+        type=type, choices=choices, default=argparse.SUPPRESS, help=argparse.SUPPRESS,
+    )  # fmt: skip
 
 
 #: ``--resamples``, ``--seed`` and ``--confidence-level``: the bootstrap of a command

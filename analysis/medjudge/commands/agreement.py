@@ -57,7 +57,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--mapping", help="TOML column mapping (long or wide tables, see data/mappings/)"
     )
-    p.add_argument("--dimension", help="dimension to use when the mapping yields several")
+    opt.add(p, "--dimensions")
+    opt.renamed(p, "agreement", "--dimension", "dimensions", type=opt.NAMES)
     p.add_argument(
         "--role", choices=["expert", "judge"], help="with --mapping: only raters of this role"
     )
@@ -210,10 +211,12 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
 
         study = load_any(path, args.mapping)
         dims = study.dimensions
-        dim = args.dimension or (dims[0] if len(dims) == 1 else None)
+        dim = opt.one_dimension(args.dimensions, "agreement") or (
+            dims[0] if len(dims) == 1 else None
+        )
         if dim is None or dim not in study.scales:
             raise InputError(
-                "choose a dimension with --dimension (have " + ", ".join(map(str, dims)) + ")",
+                "choose one dimension with --dimensions (have " + ", ".join(map(str, dims)) + ")",
                 file=path,
             )
         study.exchangeable = tuple(
@@ -329,6 +332,11 @@ EXCHANGEABLE = (
 )  # fmt: skip
 
 
+def lvl_numeric(level: Any) -> bool:
+    """Whether a measurement level (a name or a scale) is interval or ratio."""
+    return (level if isinstance(level, str) else level.level) in ("interval", "ratio")
+
+
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     X, items, raters, level, labels = load_ratings(args)
     n_missing = int(np.isnan(X).sum())
@@ -338,16 +346,30 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
     if labels is not None and isinstance(level, str):
         kw["categories"] = categories
     coefficients = _coefficients(args.coef)
-    if ci == "auto" and getattr(args, "cluster_ids", None) is not None:
-        ci = "bootstrap"  # the analytic variances assume independent items
+    # with clusters, "auto" is each coefficient's cluster-aware rule (the cluster jackknife;
+    # docs/calibration.md, "Agreement coefficients with clusters")
     skipped = {}
+    one_way_only = False
     if getattr(args, "exchangeable", False):
+        asked = list(PER_RATER) if coefficients is None else coefficients
         for c in PER_RATER:
-            skipped[c] = "rater ids are exchangeable annotation slots, not persons"
+            if c in asked and c != "icc":
+                skipped[c] = "rater ids are exchangeable annotation slots, not persons"
         if coefficients is None:
             coefficients = list(EXCHANGEABLE)
         else:
             coefficients = [c for c in coefficients if c not in PER_RATER]
+        if "icc" in asked and lvl_numeric(level):
+            # the one-way forms treat the raters of an item as a random draw: they apply to
+            # exchangeable slots (the ICC(1) that compare reports); the two-way forms do not
+            coefficients.append("icc")
+            one_way_only = True
+            skipped["ICC(2,·), ICC(3,·)"] = (
+                "two-way forms model each rater as a person; exchangeable slots get the one-way "
+                "ICC(1,1) and ICC(1,k)"
+            )
+        elif "icc" in asked:
+            skipped["icc"] = "rater ids are exchangeable annotation slots, not persons"
     table = agreement_table(
         X,
         scale=level,
@@ -359,6 +381,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         coefficients=coefficients,
         **kw,
     )
+    if one_way_only:
+        table = table[~table["coefficient"].str.match(r"ICC\([23],")].reset_index(drop=True)
     lvl = level if isinstance(level, str) else level.level
     return {
         "file": str(args.path),
@@ -402,8 +426,14 @@ def run(args: argparse.Namespace) -> int:
             "intervals resample whole clusters; analytic intervals treat items as independent"
         )
     t = pd.DataFrame(res["coefficients"])
+    for name, why in res.get("not_computed", {}).items():
+        print(f"not computed: {name}: {why}", file=sys.stderr)
     if t.empty:
-        print("no coefficient applies to these options", file=sys.stderr)
+        print(
+            "no coefficient applies to these options"
+            + (" (the reasons are above)" if res.get("not_computed") else ""),
+            file=sys.stderr,
+        )
         return 0
     cols = ["coefficient", "estimate", "se", "ci_low", "ci_high", "n", "weights", "ci_method"]
     if "note" in t.columns:  # an estimate that is not defined is said so, with its reason

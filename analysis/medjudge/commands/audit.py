@@ -15,7 +15,11 @@ from typing import Any
 import pandas as pd
 
 from medjudge.analyses.audit import audit_settings, audit_study
-from medjudge.analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
+from medjudge.analyses.judge_vs_experts import (
+    judge_expert_agreement,
+    study_alt_test,
+    study_stand_in,
+)
 from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
@@ -31,13 +35,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "audit", help="annotator audit: reliability, drift, disputed items, judge vs experts"
     )
     add_input_args(p)
-    p.add_argument("--dimensions", help="dimensions to audit, comma-separated (default: all)")
+    opt.add(p, "--dimensions")
     p.add_argument(
         "--ci",
         choices=["auto", "analytic", "bootstrap"],
         default="auto",
         help="intervals of the reliability coefficients (default auto: BCa bootstrap below "
-        "100 items, analytic from 100 on; docs/calibration.md)",
+        "100 items, analytic from 100 on; with clusters the cluster jackknife at any size; "
+        "docs/calibration.md)",
     )
     opt.add(p, *opt.RESAMPLING, "--cluster")
     p.add_argument("--top", type=opt.TOP, default=10, help="disputed items to list per dimension")
@@ -64,12 +69,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--headline",
-        "--judge-dimension",
         dest="judge_dimension",
         help="the headline dimension: the leave-one-expert-out kappa table and the report's "
-        "detail tables (default: overall if present, else the first); --dimension names a "
-        "table's constant dimension, hence this name",
+        "detail tables (default: overall if present, else the first)",
     )
+    p.add_argument(
+        "--margin",
+        type=opt.EPSILON,
+        default=None,
+        help="clinical margin of the stand-in decision in accuracy points as a proportion "
+        "(default 0.05: a judge may be at most 5 points less accurate than each expert)",
+    )
+    opt.renamed(p, "audit", "--judge-dimension", "judge_dimension")
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
     opt.add(p, "--json")
     p.set_defaults(func=run)
@@ -111,11 +122,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
             "audit checks the expert labels: the study has no experts (only judges); "
             "for judges against gold use 'medjudge compare'"
         )
-    dims = check_dimensions(
-        study,
-        [d.strip() for d in args.dimensions.split(",")] if args.dimensions else None,
-        "--dimensions",
-    )
+    dims = check_dimensions(study, args.dimensions, "--dimensions")
     if args.judge_dimension is not None:
         check_dimensions(study, [args.judge_dimension], "--headline")
     cluster = None if args.cluster in ("none", "") else args.cluster
@@ -170,6 +177,20 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                 confidence_level=settings.confidence_level,
                 clusters=settings.clusters(study.matrix(jd, role="expert").items),
             )
+        dims3 = [d for d in alt if len(study.matrix(d, role="expert").raters) >= 3]
+        if dims3:
+            out["stand_in"] = pd.concat(
+                [
+                    study_stand_in(
+                        study, d, margin=args.margin,
+                        clusters=settings.clusters(study.matrix(d, role="expert").items),
+                        confidence_level=settings.confidence_level, alt=alt[d],
+                        agreement=out.get("judge_vs_experts") if d == jd else None,
+                    )
+                    for d in dims3
+                ],
+                ignore_index=True,
+            )  # fmt: skip
     return out
 
 
@@ -181,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         doc.pop("expert_label")  # text output only
         doc["audit"] = rep.to_dict()
         doc["audit"]["reliability"] = _drop_empty_notes(doc["audit"]["reliability"])
-        for k in ("alt_test_table", "judge_vs_experts"):
+        for k in ("alt_test_table", "judge_vs_experts", "stand_in"):
             if k in doc:
                 doc[k] = doc[k].to_dict(orient="records")
         print(dump_json(doc))
@@ -324,7 +345,44 @@ def run(args: argparse.Namespace) -> int:
                 ],
             )
         )
+    if "stand_in" in res:
+        print(stand_in_text(res["stand_in"]))
     return 0
+
+
+def stand_in_text(si: pd.DataFrame) -> str:
+    """The stand-in section of the text output, every number from the table ``si``."""
+    margin = float(si["margin"].iloc[0])
+    lines = [
+        f"\n== Can a judge stand in for an expert? (non-inferiority within {100 * margin:g} "
+        "accuracy points of every left-out expert, against the other experts' majority; "
+        f"{_level(si['level'])} intervals: {_methods(si['ci_method'])}; weakest comparison "
+        "shown)"
+    ]
+    for dim, g in si.groupby("dimension", sort=False):
+        eps = g["alt_epsilon"].dropna()
+        acc = g["alt_epsilon_accuracy"].dropna()
+        if len(eps) and len(acc):
+            lines.append(
+                f"-- {dim}: alt-test epsilon = {float(eps.iloc[0]):g} here means a judge as "
+                f"low as {float(acc.iloc[0]):.2f} accuracy passes"
+            )
+    lines.append(
+        _fmt(
+            si,
+            [
+                "dimension",
+                "judge",
+                "decision",
+                "expert",
+                "difference",
+                "ci_low",
+                "ci_high",
+                "alt_passed",
+            ],
+        )  # fmt: skip
+    )
+    return "\n".join(lines)
 
 
 def _level(levels: Any) -> str:

@@ -36,7 +36,7 @@ _SHOW = {
         "first_first",
         "second_second",
         "p_first_inconsistent",
-        "p_first_binom",
+        "p_first_pvalue",
         "accuracy_ab",
         "accuracy_ba",
         "accuracy_tie_resolved",
@@ -50,7 +50,7 @@ _SHOW = {
         "difference",
         "ci_low",
         "ci_high",
-        "p_mcnemar_midp",
+        "p_value",
         "p_holm",
     ],
     "label_balance": ["dimension", "category", "count", "n", "prevalence", "ci_low", "ci_high"],
@@ -95,7 +95,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "bias", help="judge bias diagnostics: position, length, label balance, dimensions, runs"
     )
     add_input_args(p)
-    opt.add(p, "--cluster", "--ties", "--confidence-level", "--json")
+    opt.add(p, "--cluster", "--ties", "--confidence-level", "--json", "--dimensions")
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"
     )
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"{option}: {c!r} is not an item attribute")
     suite = bias_suite(
         study,
-        dimension=args.dimension,
+        dimension=opt.one_dimension(args.dimensions, "bias"),
         models=models,
         length=_pair(args.length_columns, "--length-columns"),
         style=style,

@@ -13,12 +13,9 @@ from ._common import (
     check_order,
     counts_text,
     dump_json,
-    from_args,
-    load_input,
-    print_json,
     term_width,
 )
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, study_of
 from ._resolve import resampling
 
 
@@ -31,9 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"
     )
-    p.add_argument(
-        "--only", dest="dimensions", action="append", help="restrict to a dimension (repeatable)"
-    )
+    opt.add(p, "--dimensions")
+    opt.renamed(p, "compare", "--only", "dimensions", append=True, type=opt.NAMES)
     p.add_argument(
         "--alpha",
         type=opt.ALPHA,
@@ -61,47 +57,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_engine_arg(
         p,
-        "reduce the table to per-cluster counts and resample those (Poisson cluster "
-        "bootstrap; identical numbers on both engines)",
+        "reduce the table to its item x rater matrices next to the data (the same statistics "
+        "and numbers as in memory)",
     )
     p.set_defaults(func=run)
 
 
-#: options only the in-memory path honours, with their (unset) defaults
-MEMORY_ONLY = {
-    "alpha": None, "kappa_weights": None, "score_intervals": None, "broadcast": False,
-    "exchangeable": None, "ties": "keep",
-}  # fmt: skip
 #: what the options left unset (``None``) in the parser stand for
 _DEFAULTS = {"alpha": 0.05, "kappa_weights": "linear", "score_intervals": "bootstrap"}
 
 
-def _run_engine(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
-    from medjudge.analyses.at_scale import evaluate_at_scale
-
-    refuse_options(args, engine, MEMORY_ONLY)
-    if args.gold_method in ("plurality", "reference"):
-        refuse_options(args, engine, {"gold_method": args.gold_method + " "})
-    res = evaluate_at_scale(
-        args.path, engine=engine, mapping=mapping, gold=args.gold_method, order=args.eval_order,
-        **from_args(args, "cluster", "policy", "family", "dimensions"), **resampling(args),
-    )  # fmt: skip
-    if print_json(args, res):
-        return 0
-    print(repr(res))
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(res.leaderboard.to_string(line_width=term_width(), index=False))
-        if not res.pairs.empty:
-            print(res.pairs.to_string(line_width=term_width(), index=False))
-    for dim, note in res.notes.items():
-        print(f"note ({dim}): {note}")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
-    engine, mapping = engine_of(args, "compare")
-    if engine != "memory":
-        return _run_engine(args, engine, mapping)
     for name, default in _DEFAULTS.items():
         if getattr(args, name, None) is None:
             setattr(args, name, default)
@@ -109,14 +75,19 @@ def run(args: argparse.Namespace) -> int:
     from ._progress import progress
 
     with progress(args, f"loading {args.path}"):
-        study = load_input(args)
-    args.dimensions = check_dimensions(study, args.dimensions, "--only")
+        study, _ = study_of(args, "compare")
+    args.dimensions = check_dimensions(study, args.dimensions, "--dimensions")
     check_order(study, args.eval_order, "--eval-order")
     dims = args.dimensions or study.dimensions
     cat = [d for d in dims if study.scales[d].is_categorical]
     num = [d for d in dims if not study.scales[d].is_categorical]
     if not study.judges and not num:
         raise ValueError("the study has no judges: compare needs judges (try 'medjudge audit')")
+    if "judge" in study.exchangeable and cat:
+        raise ValueError(
+            "the judges are exchangeable slots (mapping: exchangeable), not the same rater "
+            "across items: compare ranks raters, not slots (try 'medjudge agreement --role judge')"
+        )
     out: dict = {}
     if num:
         from medjudge.analyses.score_study import score_study
@@ -145,6 +116,13 @@ def run(args: argparse.Namespace) -> int:
     print(
         f"{study.name}: {len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; "
         f"clusters {s['cluster']}; B={s['n_resamples']} seed={s['seed']}"
+        + (
+            f"; accuracy uses order {s['order']} only (--eval-order)"
+            if args.eval_order
+            else f"; accuracy uses order {s['order']} for judges seen in both orders"
+            if s["order"] != "single order"
+            else ""
+        )
     )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for d in s["dimensions"]:
@@ -165,16 +143,16 @@ def run(args: argparse.Namespace) -> int:
                     "n_invalid",
                 ]
             ]
-            unranked = t["rank"].isna()
-            t = t.round(3).astype({c: object for c in ("rank", "rank_low", "rank_high")})
-            t.loc[unranked, ["rank", "rank_low", "rank_high"]] = "–"
-            print(t.to_string(line_width=term_width(), index=False, na_rep="not defined"))
-            if unranked.any():
-                print(
-                    "listed, not ranked (no usable verdict under policy "
-                    f"{s['policy']}; its pairs are not tested): "
-                    + ", ".join(map(str, t.loc[unranked, "judge"]))
-                )
+            t = t.round(3).astype(object)
+            unranked = lb["rank"].isna().to_numpy()
+            for c in ("rank", "rank_low", "rank_high"):  # no verdict: listed, never ranked
+                t.loc[unranked, c] = "—"
+            t.loc[unranked, "accuracy"] = "no verdict"
+            for c in ("ci_low", "ci_high"):
+                t.loc[unranked, c] = "—"
+            for c in ("rank", "rank_low", "rank_high"):
+                t.loc[~unranked, c] = t.loc[~unranked, c].map(lambda v: f"{int(v)}")
+            print(t.to_string(line_width=term_width(), index=False))
             base = ev.baselines[ev.baselines["dimension"] == d]
             print(
                 "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
@@ -186,18 +164,20 @@ def run(args: argparse.Namespace) -> int:
                     + ", ".join(f"{r.expert} {r.accuracy:.3f} (n={r.n})" for r in ceil.itertuples())
                 )
         pairs = ev.pairs
-        sig = pairs[pairs["p_holm"] < args.alpha]
-        print(
-            f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} pairs × "
-            f"{len(s['dimensions'])} dimensions); significant after Holm within dimension at {args.alpha}: {len(sig)}"
-        )
-        if "min_attainable_p_holm" in pairs.columns:
-            stuck = pairs[(pairs["min_attainable_p_holm"] >= args.alpha) & pairs["pvalue"].notna()]
+        a = s["alpha"]
+        if len(pairs):
+            print(
+                f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} "
+                f"pairs × {len(s['dimensions'])} dimensions); {s['multiplicity']['description']}; "
+                f"significant at α = {a:g}: {int(pairs['significant'].sum())}"
+            )
+        if len(pairs) and "min_attainable_p_holm" in pairs.columns:
+            stuck = pairs[~pairs["can_decide"]]
             if len(stuck):
                 r = stuck.iloc[0]
                 print(
                     f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
-                    f"{args.alpha} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
+                    f"{a:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
                     f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
                     f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
                     "evidence of a tie"
@@ -273,6 +253,6 @@ def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001,
 
     common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
               "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
-    ev = evaluate_judges(study, family=args.family, **common)
+    ev = evaluate_judges(study, family=args.family, alpha=args.alpha, **common)
     jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="a tie verdict: half a win for each model (default), or davidson: Davidson's tie "
         "model",
     )
-    opt.add(p, "--ties", "--cluster", *opt.RESAMPLING, "--json")
+    opt.add(p, "--ties", "--cluster", *opt.RESAMPLING, "--json", "--dimensions")
     p.add_argument("--judges", help="judges to include, comma-separated (default: all)")
     p.add_argument("--no-experts", action="store_true", help="leave out the experts' ranking")
     p.add_argument(
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     res = answer_model_ranking(
         study,
         models,
-        dimension=args.dimension,
+        dimension=opt.one_dimension(args.dimensions, "models"),
         judges=judges,
         include_experts=not args.no_experts,
         ties=args.tie_model,

@@ -167,7 +167,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--pilot", help="a pilot study (bundle or table) with gold on some items")
     q.add_argument("--mapping", help="TOML mapping for a pilot table")
     q.add_argument("--judge", help="judge of the pilot (default: the first)")
-    q.add_argument("--dimension", help="dimension of the pilot (default: the first)")
+    opt.add(q, "--dimensions")
+    opt.renamed(q, "plan", "--dimension", "dimensions", type=opt.NAMES)
     q.add_argument("--category", help="category whose rate is planned (default: the first)")
     q.add_argument("--sd-gold", type=_num(0, None), help="standard deviation of the gold label")
     q.add_argument("--sd-judge", type=_num(0, None), help="standard deviation of the judge")
@@ -327,10 +328,10 @@ def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
     from ..stats.planning import ppi_pilot
 
     study = load_any(args.pilot, args.mapping)
-    dim = args.dimension or study.dimensions[0]
+    dim = opt.one_dimension(args.dimensions, "plan ppi") or study.dimensions[0]
     if dim not in study.dimensions:
         raise ValueError(
-            f"--dimension {dim!r} is not in the pilot; have {', '.join(study.dimensions)}"
+            f"--dimensions {dim!r} is not in the pilot; have {', '.join(study.dimensions)}"
         )
     judge = args.judge or study.judges[0]
     if judge not in study.judges:

@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
     )
     add_input_args(p)
-    p.add_argument("--dimensions", help="dimension(s) to estimate, comma-separated (default all)")
+    opt.add(p, "--dimensions")
     p.add_argument("--judges", help="judge(s) to use, comma-separated (default all)")
     p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")
     p.add_argument("--contrast", help="A,B: estimate P(gold=A) - P(gold=B) on the same items")
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     study = load_input(args)
     res = judge_assisted_estimate(
         study,
-        _list(args.dimensions),
+        args.dimensions,
         judges=_list(args.judges),
         categories=_list(args.categories),
         contrast=_pair(args.contrast),

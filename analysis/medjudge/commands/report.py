@@ -3,7 +3,7 @@
 The templates ship inside the package (``medjudge/report/templates/{judges,audit}.qmd``;
 ``reports/judges.qmd`` and ``reports/audit.qmd`` are symlinks to them). ``--template FILE.qmd``
 renders a user template instead, passing the parameters its parameters cell declares. Rendering uses the
-built-in pip-only path unless ``--engine quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
+built-in pip-only path unless ``--renderer quarto`` (or ``auto`` with ``MEDJUDGE_ENGINE=quarto``)
 finds Quarto on ``PATH``. Both reports are rendered concurrently (each in its own kernel); every
 output file is replaced atomically, so an interrupted run leaves earlier reports intact.
 """
@@ -49,6 +49,18 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
         if value is not None and value is not False:
             parts += [f"--{key}", str(value)]
     return shlex.join(parts)
+
+
+def renderer(args: argparse.Namespace) -> str:
+    """The report renderer of this command line: ``--engine``, where ``auto`` is Quarto when
+    ``MEDJUDGE_ENGINE=quarto`` (read by ``cli.py``) and Quarto is installed, else builtin."""
+    import shutil
+
+    engine = getattr(args, "engine", "auto") or "auto"
+    wants = (getattr(args, "engine_settings", None) or {}).get("renderer") == "quarto"
+    if engine == "auto" and wants and shutil.which("quarto"):
+        return "quarto"
+    return engine if engine != "auto" else "builtin"
 
 
 def render_reports(
@@ -200,6 +212,10 @@ def check_by(
             )
 
 
+#: ``--renderer``: who turns the report notebooks into HTML and PDF
+RENDERERS = ("auto", "builtin", "quarto")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "report",
@@ -218,11 +234,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mapping", help="TOML column mapping (for tables; see data/mappings/)")
     opt.add(p, "--policy", *opt.RESAMPLING, unset=True)
     p.add_argument(
-        "--engine",
-        choices=["auto", "builtin", "quarto"],
+        "--renderer",
+        dest="engine",
+        choices=RENDERERS,
         default="auto",
         help="builtin (pip only), quarto (needs quarto on PATH) or auto (default)",
     )
+    opt.renamed(p, "report", "--engine", "engine", choices=RENDERERS)
     p.add_argument("--template", help="render this .qmd template instead of the built-in ones")
     p.add_argument("--title", help="report title (default: the template's)")
     p.add_argument("--author", help="report author (default: the template's)")
@@ -239,7 +257,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--headline",
         help="the headline dimension of the findings and single-dimension tables (default: "
-        "overall if present, else the first); --dimension names a table's constant dimension",
+        "overall if present, else the first)",
     )
     p.set_defaults(func=run)
 
@@ -268,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "resamples": args.resamples,
             "policy": args.policy,
-            "engine": args.engine,
+            "renderer": args.engine,
             "template": args.template,
             "title": args.title,
             "author": args.author,
@@ -313,7 +331,8 @@ def run(args: argparse.Namespace) -> int:
             results = render_reports(
                 args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-                **from_args(args, "to", "mapping", "seed", "resamples", "policy", "engine",
+                engine=renderer(args),
+                **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
                             "author", "headline"),
             )  # fmt: skip

@@ -20,7 +20,7 @@ from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, engine_of
 from ._output import output_folder
 from ._resolve import resolve_by
 
@@ -34,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=opt.OUT_FOLDER,
         help="output folder (default: out); replaced as a whole when the run succeeds",
     )
+    opt.add(p, "--policy", "--cluster", "--gold-method")
     opt.add(p, *opt.RESAMPLING, "--ties", "--by",
             note="; on run, given: subgroups.csv and the reports' breakdown; not given: no "
             "subgroups.csv, the reports use the default")  # fmt: skip
@@ -48,58 +49,42 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-#: what ``run`` writes on the in-memory path only, and why
-COLUMNAR_NOT_RUN = {
-    "judges against gold and score tables (gold_*.csv)": "need the study in memory "
-    "(--engine memory)",
-}
-
-
 def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noqa: ANN001
-    """``run`` on a table reduced next to the data: validation.json, parse_status.csv and
-    accuracy.csv (the same tables as in memory); what needs the study in memory is listed."""
-    from ..analyses.at_scale import accuracy_table_at_scale, stack_at_scale
+    """``run`` on a table reduced next to the data: the same tables as in memory, from the
+    study's matrices (:mod:`medjudge.engine.matrices`) and the counts of
+    :func:`~medjudge.engine.summary.columnar_summary`; the reports are rendered in memory."""
     from ..engine.summary import columnar_summary
+    from ._engine import engine_settings, study_of
     from ._progress import progress
 
-    refuse_options(args, engine, {"broadcast": False, "exchangeable": None, "by": None,
-                                  "ties": "keep"})  # fmt: skip
+    if args.report != "none":
+        raise InputError(
+            f"--report {args.report}: the reports are rendered from a study in memory; add "
+            f"--report none to write the tables with --engine {engine}, or use --engine memory"
+        )
+    from ..engine.choose import refuse_folder
+
+    refuse_folder(args.path, engine)
     if mapping is None:
         raise InputError(
             f"--engine {engine}: run on the columnar path reads a table with a mapping "
             "(--mapping FILE.toml or --item/--rater/--value)"
         )
+    settings = engine_settings(args)
+    with progress(args, f"reducing {Path(args.path).name} ({engine})"):
+        study, _ = study_of(args, "run")
+        summary = columnar_summary(
+            args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
+            spark_master=settings.get("spark_master"), study=study,
+        )  # fmt: skip
+    args.by_list = _subgroup_attributes(args, study)
     final = Path(args.out)
     inputs = [args.path] + ([args.mapping] if args.mapping else [])
-    not_run = dict(COLUMNAR_NOT_RUN)
-    if args.report != "none":
-        not_run[f"reports ({args.report})"] = "rendered from a study in memory (--engine memory)"
     with output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as out:
-        with progress(args, f"counting {Path(args.path).name} ({engine})"):
-            summary, table = columnar_summary(args.path, mapping, engine=engine)
-        summary["not_run"] = not_run
-        (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-        write_csv(table, out / "parse_status.csv")
-        written = [out / "parse_status.csv"]
-        print(
-            f"{summary['name']}: {summary['n_items']} items; {len(summary['experts'])} experts, "
-            f"{len(summary['judges'])} judges; verdict rows not usable: "
-            f"{summary['verdicts_without_value']} of {summary['n_ratings']} ({engine})"
-        )
-        with progress(args, "accuracy against gold"):
-            view, so = stack_at_scale(args.path, mapping=mapping, engine=engine, cluster="auto")
-        if so.judges and view.dimensions:
-            acc = accuracy_table_at_scale(view, so, confidence_level=args.confidence_level)
-            write_csv(acc, out / "accuracy.csv", decimals=6)
-            written.append(out / "accuracy.csv")
-            _print_accuracy(acc, list(view.dimensions))
-        else:
-            print("\naccuracy against gold not computed: no judges or no categorical dimension")
-    for what, why in not_run.items():
-        print(f"not run: {what}: {why}")
+        more = _tables(args, study, out, summary=summary)
     print(
         f"\nwrote {final / 'validation.json'}"
-        + "".join(f", {final / p.name}" for p in written)
+        + "".join(f", {final / p.name}" for p in more)
         + f" and {final / 'MANIFEST.json'}"
     )
     return 0
@@ -129,6 +114,12 @@ def run(args: argparse.Namespace) -> int:
             "--ties exclude applies to the tables only; the reports keep tie gold labels: "
             "add --report none, or drop --ties exclude"
         )
+    for option, value in (("--gold-method", args.gold_method), ("--cluster", args.cluster)):
+        if value != "auto" and args.report != "none":
+            raise InputError(
+                f"{option} {value} applies to the tables only; the reports use {option} auto: "
+                f"add --report none, or drop {option}"
+            )
     with progress(args, f"loading {Path(args.path).name}"):
         study = load_input(args)
     args.by_list = _subgroup_attributes(args, study)
@@ -156,16 +147,19 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
-def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
+def _tables(
+    args: argparse.Namespace, study: Study, out: Path, summary: tuple | None = None
+) -> list[Path]:
     """Write the summary tables into ``out`` and print their headlines; the files after
-    ``validation.json``."""
+    ``validation.json``. ``summary``: the (counts, rater table) when counted next to the data."""
     from ._progress import progress
 
-    summary = study.summary()
+    summary, rater_table = summary or (study.summary(), study.rater_table())
     (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
-    write_csv(study.rater_table(), out / "parse_status.csv")
+    write_csv(rater_table, out / "parse_status.csv")
     print(
-        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} {study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
+        f"{summary['name']}: {summary['n_items']} items; {len(study.experts)} "
+        f"{study.role_label('expert')}, {len(study.judges)} {study.role_label('judge')}; "
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
@@ -175,21 +169,30 @@ def _tables(args: argparse.Namespace, study: Study, out: Path) -> list[Path]:
     with progress(args, "judges against gold and score tables"):
         gold = compute_gold_tables(
             study, seed=args.seed, n_resamples=args.resamples,
-            confidence_level=args.confidence_level,
+            confidence_level=args.confidence_level, policy=args.policy, **_design(args),
         )  # fmt: skip
     accuracy = None
     if why_not is None:
         with progress(args, "accuracy against gold"):
-            accuracy = accuracy_table(study, confidence_level=args.confidence_level)
+            accuracy = accuracy_table(
+                study, confidence_level=args.confidence_level,
+                gold=args.gold_method, cluster=_design(args)["cluster"],
+            )  # fmt: skip
     if accuracy is not None:
         write_csv(accuracy, out / "accuracy.csv", decimals=6)
         written.append(out / "accuracy.csv")
-        _print_accuracy(accuracy, categorical_dimensions(study))
+        _print_accuracy(accuracy, categorical_dimensions(study), args.policy)
         if args.by_list:
             written.append(_write_subgroups(args, study, out))
     else:
         print(f"\naccuracy against gold not computed: {why_not}")
     return written[1:] + write_gold_tables(gold, out)
+
+
+def _design(args: argparse.Namespace) -> dict[str, str | None]:
+    """``--gold-method`` and ``--cluster`` as the analyses take them."""
+    cluster = None if args.cluster in ("none", "") else args.cluster
+    return {"gold": args.gold_method, "cluster": cluster}
 
 
 def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
@@ -201,11 +204,14 @@ def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
 
 
 def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
-    """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (invalid = wrong)."""
+    """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (``--policy``)."""
     from ..analyses.subgroups import subgroup_accuracy
 
     by = [*args.by_list, *(["dimension"] if len(study.dimensions) > 1 else [])]
-    table = subgroup_accuracy(study, by, policy="wrong", confidence_level=args.confidence_level)
+    table = subgroup_accuracy(
+        study, by, policy=args.policy, cluster=_design(args)["cluster"],
+        confidence_level=args.confidence_level,
+    )  # fmt: skip
     write_csv(table, out / "subgroups.csv", decimals=6)
     small = int(table["small"].sum()) if "small" in table else 0
     print(
@@ -215,18 +221,17 @@ def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     return out / "subgroups.csv"
 
 
-def _print_accuracy(acc, dimensions: list[str]) -> None:  # noqa: ANN001 - the accuracy table
-    """The headline table: accuracy (invalid = wrong) per judge x dimension, judges in the
-    report's order (accuracy on the headline dimension, best first; ties by name), stated."""
-    head = acc[acc["policy"] == "wrong"].pivot(
-        index="judge", columns="dimension", values="accuracy"
-    )
+def _print_accuracy(acc, dimensions: list[str], policy: str = "wrong") -> None:  # noqa: ANN001
+    """The headline table: accuracy (invalid verdicts under ``policy``) per judge x dimension,
+    judges in the report's order (accuracy on the headline dimension, best first; ties by
+    name), stated."""
+    head = acc[acc["policy"] == policy].pivot(index="judge", columns="dimension", values="accuracy")
     head = head[[d for d in dimensions if d in head.columns]]
     key = "overall" if "overall" in head.columns else head.columns[0]  # report.context's rule
     head = head.reset_index().sort_values(
         [key, "judge"], ascending=[False, True], na_position="last", kind="stable"
     )
-    print(_accuracy_header(acc))
+    print(_accuracy_header(acc, policy))
     print(f"judges sorted by accuracy on {key} (the report's order)")
     print(head.round(3).to_string(line_width=term_width(), index=False))
 
@@ -267,7 +272,8 @@ class _Reports:
             args.path,
             {"mapping": args.mapping, "out": args.out, "seed": args.seed,
              "resamples": args.resamples, "confidence-level": args.confidence_level,
-             "by": args.by, "report": choice},
+             "by": args.by, "report": choice,
+             **({"policy": args.policy} if args.policy != "wrong" else {})},
         )  # fmt: skip
 
         def render() -> None:
@@ -279,11 +285,16 @@ class _Reports:
                     mapping=args.mapping,
                     seed=args.seed,
                     resamples=args.resamples,
-                    policy="wrong",
+                    policy=args.policy,
                     confidence_level=args.confidence_level,
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
                     workers=2,  # the command line renders the reports side by side
+                    engine=report_cmd.renderer(
+                        argparse.Namespace(
+                            engine="auto", engine_settings=getattr(args, "engine_settings", None)
+                        )
+                    ),
                 )
             except BaseException as exc:  # noqa: BLE001 - re-raised by finish()
                 self.error = exc
@@ -327,14 +338,22 @@ class _Reports:
         return 0
 
 
-def _accuracy_header(acc) -> str:  # noqa: ANN001 - the accuracy table
-    """The line above the printed accuracies: the level and interval method the table records."""
-    w = acc[acc["policy"] == "wrong"]
+#: ``--policy`` in the words of the printed accuracy table
+POLICY_WORDS = {
+    "wrong": "invalid = wrong, the Med-RewardBench rule",
+    "exclude": "invalid verdicts excluded",
+    "half": "invalid = half right",
+}
+
+
+def _accuracy_header(acc, policy: str = "wrong") -> str:  # noqa: ANN001 - the accuracy table
+    """The line above the printed accuracies: the policy, and the level and interval method the
+    table records."""
+    w = acc[acc["policy"] == policy]
     level = ", ".join(f"{100 * v:g}%" for v in dict.fromkeys(w["level"]))
     methods = "; ".join(str(m) for m in dict.fromkeys(w["ci_method"])) if "ci_method" in w else ""
-    text = (
-        "\naccuracy against gold (invalid = wrong, the Med-RewardBench rule; "
-        f"{level} intervals in accuracy.csv" + (f": {methods})" if methods else ")")
+    text = f"\naccuracy against gold ({POLICY_WORDS[policy]}; {level} intervals in accuracy.csv" + (
+        f": {methods})" if methods else ")"
     )
     if "order" in w:  # judges run in both orders: which verdicts the table uses
         both = w.loc[w["order"].fillna("").astype(str) != "", ["judge", "order"]].drop_duplicates()

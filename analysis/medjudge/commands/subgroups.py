@@ -22,10 +22,9 @@ from medjudge.analyses.subgroups import (
     subgroup_accuracy,
 )
 
-from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, from_args, load_input, table_text
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._common import add_input_args, dump_json, from_args, table_text
+from ._engine import add_engine_arg, study_of
 from ._resolve import resolve_by
 
 
@@ -55,35 +54,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default="glm-cluster",
         help="logistic model for the per-judge heterogeneity test (default glm-cluster)",
     )
-    add_engine_arg(p, "reduce the table to one row per item and judge outcomes")
+    add_engine_arg(p, "reduce the table to its item x rater matrices next to the data")
     p.set_defaults(func=run)
 
 
-def _columnar(args: argparse.Namespace, engine: str, mapping):  # noqa: ANN001, ANN202
-    """(items view, stacked outcomes) reduced next to the data: one row per item, not verdict."""
-    from medjudge.analyses.at_scale import stack_at_scale
-
-    refuse_options(args, engine, {"broadcast": False, "exchangeable": None, "ties": "keep"})
-    if mapping is None:
-        raise InputError(
-            f"--engine {engine}: subgroups on the columnar path needs a mapping "
-            "(--mapping FILE.toml or --item/--rater/--value) naming the item attributes"
-        )
-    cluster = args.cluster if args.cluster not in (None, "", "none") else "auto"
-    return stack_at_scale(args.path, mapping=mapping, engine=engine, cluster=cluster)
-
-
 def run(args: argparse.Namespace) -> int:
-    engine, mapping = engine_of(args, "subgroups")
-    if engine == "memory":
-        study, so = load_input(args), None
-    else:
-        study, so = _columnar(args, engine, mapping)
+    study, _ = study_of(args, "subgroups")
     by = resolve_by(study, args.by)
     attrs = [b for b in by if b not in ("dimension", "judge")]
     if args.cluster not in ("auto", "none") and args.cluster not in study.items.columns:
         raise ValueError(f"--cluster {args.cluster!r} is not an item attribute")
-    so = so if so is not None else stack_outcomes(study)
+    so = stack_outcomes(study)
     out: dict[str, pd.DataFrame] = {
         "breakdown": subgroup_accuracy(
             study,
@@ -111,7 +92,6 @@ def run(args: argparse.Namespace) -> int:
             dump_json(
                 {k: v.to_dict(orient="records") for k, v in out.items()}
                 | {"by": by, "policy": args.policy}
-                | ({"engine": engine} if engine != "memory" else {})
             )
         )
         return 0
@@ -146,19 +126,25 @@ def run(args: argparse.Namespace) -> int:
             print(table_text(h[cols_h], 80, index=False))
         if "organ_effects" in out:
             print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
-            oe = out["organ_effects"]
-            cols_o = ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
-            shown = oe[cols_o].astype({c: object for c in ("wald_chi2", "pvalue", "p_holm")})
-            for c in ("wald_chi2", "pvalue", "p_holm"):  # never a bare NaN: "not tested"
-                shown[c] = [
-                    "not tested" if pd.isna(v) else (f"{v:.3f}" if c == "wald_chi2" else f"{v:.3g}")
-                    for v in oe[c]
-                ]
-            print(table_text(shown, 80, index=False))
-            notes = [(j, n) for j, n in zip(oe["judge"], oe.get("note", ""), strict=False) if n]
-            for j, n in notes:
-                print(f"  {j}: {n}")
+            eff = out["organ_effects"].copy()
+            if "note" in eff.columns:
+                # an untested row says why, never a bare NaN
+                untested = eff["pvalue"].isna() & eff["note"].astype(str).ne("")
+                for c in ("wald_chi2", "pvalue", "p_holm", "flag"):
+                    if c in eff.columns:
+                        eff[c] = eff[c].astype(object).where(~untested, "—")
+            cols_e = ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
+            cols_e += (
+                ["note"] if "note" in eff.columns and eff["note"].astype(str).ne("").any() else []
+            )
+            print(table_text(eff[cols_e], 80, index=False))
         bb = out["best"]
+        if bb.empty or "test" not in bb.columns:
+            print(
+                f"\n# best judge per cell: not computed ({out['breakdown']['judge'].nunique()} judge; a best "
+                "judge needs two to compare)"
+            )
+            return 0
         print(
             "\n# best judge per cell; runner-up: "
             + "; ".join(dict.fromkeys(bb["test"].astype(str)))

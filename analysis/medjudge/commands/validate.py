@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..data.errors import InputError
+from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 
@@ -15,13 +16,35 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     add_input_args(p)
     add_engine_arg(p, "count per role, rater, dimension and status with aggregate queries")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    opt.add(p, "--json")
     p.set_defaults(func=run)
 
 
 def _role_name(s: dict, role: str) -> str:
     name = s.get("role_names", {}).get(role)
     return f" ({name})" if name else ""
+
+
+def design_lines(design: dict) -> list[str]:
+    """The design each dimension is analysed under and where each part came from (dimensions
+    with the same design share one entry)."""
+    groups: dict[str, list[str]] = {}
+    for d, g in design.items():
+        src = g.get("source", {})
+        parts = [f"{g['presentation']} ({src.get('presentation', '')})"]
+        if g["presentation"] == "pairwise":
+            parts.append(
+                f"first {g['first']!r}, second {g['second']!r}, tie "
+                + (repr(g["tie"]) if g["tie"] is not None else "none")
+                + f" ({src.get('categories', '')})"
+            )
+            if g.get("kind") == "swapped":
+                parts.append(
+                    f"accuracy uses order {g['accuracy_order']} for judges seen in both orders "
+                    f"({src.get('accuracy_order', '')})"
+                )
+        groups.setdefault("; ".join(parts), []).append(d)
+    return [f"design ({', '.join(ds)}): {text}" for text, ds in groups.items()]
 
 
 def format_summary(s: dict, rater_table) -> str:
@@ -47,6 +70,7 @@ def format_summary(s: dict, rater_table) -> str:
         + (f"; items clustered by {s['cluster']!r}" if s.get("cluster") else ""),
         "orders: " + (", ".join(o or "(unknown)" for o in s["orders"])),
         "presentation: " + ", ".join(f"{d} {k}" for d, k in s.get("presentation", {}).items()),
+        *design_lines(s.get("design", {})),
         "status: " + ", ".join(f"{k} {v}" for k, v in s["status"].items()),
         f"verdicts without a usable value: {s['verdicts_without_value']}",
         f"duplicates: {s['duplicates']}",
@@ -98,15 +122,22 @@ def summary_of(args: argparse.Namespace, command: str = "validate"):  # noqa: AN
     """(summary, rater table) of the input, on the path ``--engine`` chooses."""
     engine, mapping = engine_of(args, command)
     if engine != "memory":
+        from ..engine.choose import refuse_folder
         from ..engine.summary import columnar_summary
+        from ._engine import engine_settings
 
+        refuse_folder(args.path, engine)
         refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
         if mapping is None:
             raise InputError(
                 f"--engine {engine}: the columnar path reads a table with a mapping "
                 "(--mapping FILE.toml or --item/--rater/--value)"
             )
-        return columnar_summary(args.path, mapping, engine=engine)
+        settings = engine_settings(args)
+        return columnar_summary(
+            args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
+            spark_master=settings.get("spark_master"),
+        )  # fmt: skip
     study = load_input(args)
     return study.summary(), study.rater_table()
 

@@ -50,22 +50,23 @@ def summary(study: StudyLike) -> dict[str, object]:
         "load_counts": dict(study.load_counts),
         "notes": list(study.notes),
     }
-    gold_rows = {}
-    for dim in study.dimensions:
-        try:
-            g = study.gold(dim)
-        except ValueError as e:  # no experts and no supplied gold
-            gold_rows[dim] = {"method": "none", "error": str(e)}
-            continue
-        gold_rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
-    out["gold"] = gold_rows
+    out.update(study_facts(study))
+    return out
+
+
+def study_facts(study: StudyLike) -> dict[str, object]:
+    """The summary's facts about the study model, read through the study's interface only
+    (gold, presentation design, the judge design, supplied vs majority gold, settings), so a
+    study reduced on an engine (:class:`medjudge.engine.matrices.MatrixStudy`) states the same."""
     from .design import assignment, presentation_design
 
+    out: dict[str, object] = {"gold": gold_summary(study)}
     out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}
+    out["design"] = {d: presentation_design(study, d).to_dict() for d in study.dimensions}
     if study.judges:
         # item x dimension cells a judge has no verdict row for: it was not given the item
         # (left out of its estimates under every invalid-verdict policy, not counted as invalid)
-        lacking = {}
+        lacking: dict[str, dict[str, int]] = {}
         for dim in study.dimensions:
             absent = (~assignment(study, dim, study.judges)).sum(0)
             for j, n in zip(study.judges, absent, strict=True):
@@ -83,6 +84,20 @@ def summary(study: StudyLike) -> dict[str, object]:
     # study-model facts beyond the defaults are listed (absent keys: the defaults)
     out.update(model_settings(study.scales, study.dimensions, study))
     return out
+
+
+def gold_summary(study: StudyLike) -> dict[str, dict[str, object]]:
+    """Per dimension: the gold method ``auto`` picks, the items with gold and the counts of
+    those without (by reason), as :meth:`Study.gold <medjudge.data.model.Study.gold>` says."""
+    rows: dict[str, dict[str, object]] = {}
+    for dim in study.dimensions:
+        try:
+            g = study.gold(dim)
+        except ValueError as e:  # no experts and no supplied gold
+            rows[dim] = {"method": "none", "error": str(e)}
+            continue
+        rows[dim] = {"method": g.method, "with_gold": g.n_with_gold, **g.counts}
+    return rows
 
 
 def model_settings(scales: dict[str, Scale], dims: Sequence[str], source: Any) -> dict[str, Any]:

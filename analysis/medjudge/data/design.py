@@ -6,6 +6,29 @@ analyses, the commands and the reports alike (:mod:`medjudge.analyses.design` ad
 clusters and the settings of an analysis).
 
 Presentation design (per dimension)
+    Declared or inferred, and ``source`` says which. The mapping may declare, per dimension
+    (``[designs.DIMENSION]``) or for all (``[design]``): ``presentation = "pairwise"`` with
+    the categories meaning the ``first`` and ``second`` answer (and ``tie``), or
+    ``presentation = "single"``; and ``accuracy_order``, the order whose verdicts accuracy uses
+    when a judge saw the same items in both orders. What is not declared is inferred by one
+    rule from the data, never from category names while the data can decide:
+
+    1. the judges' rows record both presentation orders, ``AB`` and ``BA`` (the same item in
+       both orders, or items randomised between them) → **pairwise**: an order of answers
+       exists only when two answers are shown;
+    2. one order or none recorded → the data cannot tell; pairwise only if the scale's first
+       two categories name the first and second answer (``A``/``B``, ``1``/``2``, …). This is
+       the one case where names are read, and ``source`` says so (declare the design to
+       override it);
+    3. otherwise → **single**.
+
+    A pairwise dimension's ``first`` and ``second`` categories are the first two categories of
+    its scale in the scale's order (declared categories, else the natural order of the labels)
+    other than the scale's tie category, and ``tie`` is the scale's tie category or the
+    remaining category of a three-category scale: ``"0"/"1"/"2"`` gives first ``0``, second
+    ``1``, tie ``2``. Accuracy of a judge seen in both orders uses ``accuracy_order``
+    (default ``AB``, the first presentation).
+
     ``kind`` is one of
 
     * ``"single"`` — the labels have no positions: the scale is not a pairwise choice (its
@@ -47,7 +70,10 @@ import numpy as np
 from .interface import StudyLike
 from .scale import Scale
 
-__all__ = ["PresentationDesign", "assignment", "is_pairwise_scale", "presentation_design"]
+__all__ = [
+    "PresentationDesign", "assignment", "infer_pairwise", "is_pairwise_scale",
+    "pairwise_categories", "presentation_design",
+]  # fmt: skip
 
 PresentationKind = Literal["single", "unknown", "fixed", "randomised", "swapped"]
 
@@ -60,13 +86,24 @@ _SECOND = {
 
 @dataclass(frozen=True)
 class PresentationDesign:
-    """How the answers of one dimension were shown to the judges (see the module docstring)."""
+    """How the answers of one dimension were shown to the judges (see the module docstring).
+
+    ``first``/``second``/``tie``: the categories meaning the first answer, the second answer
+    and a tie (``None`` when not pairwise / no tie); ``accuracy_order``: the order whose
+    verdicts accuracy uses for the judges seen in both orders; ``source``: where each part
+    came from, in words (declared in the mapping, or the inference rule that decided).
+    """
 
     dimension: str
     kind: PresentationKind
     orders: tuple[str, ...]
     swap_judges: tuple[str, ...]
     pairwise: bool
+    first: str | None = None
+    second: str | None = None
+    tie: str | None = None
+    accuracy_order: str | None = None
+    source: dict[str, str] | None = None
 
     @property
     def position_reason(self) -> str | None:
@@ -86,7 +123,41 @@ class PresentationDesign:
     @property
     def evaluation_order(self) -> str | None:
         """The order whose verdicts accuracy uses for swap judges (``None``: every verdict)."""
-        return "AB" if self.kind == "swapped" else None
+        return (self.accuracy_order or "AB") if self.kind == "swapped" else None
+
+    def to_dict(self) -> dict[str, object]:
+        """The design as ``validate --json`` shows it (with the source of each part)."""
+        return {
+            "presentation": "pairwise" if self.pairwise else "single",
+            "kind": self.kind,
+            "first": self.first,
+            "second": self.second,
+            "tie": self.tie,
+            "orders": list(self.orders),
+            "accuracy_order": self.evaluation_order,
+            "source": dict(self.source or {}),
+        }
+
+    def lines(self) -> list[str]:
+        """What ``validate`` prints: the design and where each part came from."""
+        src = self.source or {}
+        out = [
+            f"presentation: {'pairwise' if self.pairwise else 'single'} ({src.get('presentation', '')})"
+        ]
+        if self.pairwise:
+            out.append(
+                f"categories: first {self.first!r}, second {self.second!r}, tie "
+                + (repr(self.tie) if self.tie is not None else "none")
+                + f" ({src.get('categories', '')})"
+            )
+            out.append(f"orders: {', '.join(self.orders) or 'none recorded'} ({self.kind})")
+            if self.kind == "swapped":
+                out.append(
+                    f"accuracy uses order {self.evaluation_order} for the "
+                    f"{len(self.swap_judges)} judge(s) seen in both orders "
+                    f"({src.get('accuracy_order', '')})"
+                )
+        return out
 
     def describe(self) -> str:
         """One phrase for Methods and the CLI."""
@@ -99,7 +170,7 @@ class PresentationDesign:
             "randomised": "pairwise verdicts, one presentation order per item and judge "
             f"({' and '.join(self.orders)} both occur); every verdict is used",
             "swapped": f"{len(self.swap_judges)} judge(s) saw the same items in both orders "
-            "(accuracy from the first presentation, AB; position bias from both orders)",
+            f"(accuracy from order {self.evaluation_order}; position bias from both orders)",
         }[self.kind]
 
 
@@ -111,17 +182,22 @@ def is_pairwise_scale(categories: Sequence[str]) -> bool:
     return a in _FIRST and b in _SECOND
 
 
-def order_kind(scale: Scale, used: Sequence[str]) -> tuple[PresentationKind, tuple[str, ...]]:
+def order_kind(
+    scale: Scale, used: Sequence[str], pairwise: bool | None = None
+) -> tuple[PresentationKind, tuple[str, ...]]:
     """The presentation kind before swaps are looked for, and the orders ``AB``/``BA`` used.
 
-    ``single`` unless ``scale`` is a pairwise scale (:func:`is_pairwise_scale`); ``unknown``
-    when the judges' rows use no order or one other than ``AB``/``BA``; ``fixed`` with one of
-    them; ``randomised`` with both. The in-memory path (:func:`presentation_design`) and the
-    engine path (:mod:`medjudge.engine.summary`) both classify here.
+    ``single`` unless the dimension is pairwise (``pairwise``: declared; ``None``: the rule of
+    the module docstring, :func:`infer_pairwise`); ``unknown`` when the judges' rows use no
+    order or one other than ``AB``/``BA``; ``fixed`` with one of them; ``randomised`` with
+    both. The in-memory path (:func:`presentation_design`) and the engine path
+    (:mod:`medjudge.engine.summary`) both classify here.
     """
     orders = tuple(o for o in sorted(set(used)) if o in ("AB", "BA"))
+    if pairwise is None:
+        pairwise = infer_pairwise(scale, orders)[0]
     kind: PresentationKind
-    if not (scale.is_categorical and is_pairwise_scale(scale.categories)):
+    if not (scale.is_categorical and pairwise):
         kind = "single"
     elif not orders or any(o not in ("AB", "BA") for o in used):
         kind = "unknown"
@@ -130,6 +206,40 @@ def order_kind(scale: Scale, used: Sequence[str]) -> tuple[PresentationKind, tup
     else:
         kind = "randomised"
     return kind, orders
+
+
+def infer_pairwise(scale: Scale, orders: Sequence[str]) -> tuple[bool, str]:
+    """Rules 1-3 of the module docstring: is the dimension pairwise, and why (in words)."""
+    if not scale.is_categorical or len(scale.categories) < 2:
+        return False, "inferred: the scale is not categorical with two answers"
+    if {"AB", "BA"} <= set(orders):
+        return True, (
+            "inferred: the judges' rows record both answer orders (AB and BA), which exist only "
+            "for two shown answers"
+        )
+    if is_pairwise_scale(scale.categories):
+        return True, (
+            "inferred from the category names ("
+            + ("one answer order recorded" if orders else "no answer order recorded")
+            + "); declare [design] presentation in the mapping to override"
+        )
+    return False, (
+        "inferred: "
+        + ("one answer order recorded" if orders else "no answer order recorded")
+        + " and the categories do not name two answers; declare [design] presentation in the "
+        "mapping to override"
+    )
+
+
+def pairwise_categories(scale: Scale) -> tuple[str, str, str | None]:
+    """``(first, second, tie)`` of a pairwise scale by the rule of the module docstring."""
+    cats = [str(c) for c in scale.categories]
+    tie = getattr(scale, "tie", None)
+    rest = [c for c in cats if c != tie]
+    first, second = rest[0], rest[1]
+    if tie is None and len(cats) == 3:
+        tie = rest[2]
+    return first, second, (None if tie is None else str(tie))
 
 
 def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
@@ -147,12 +257,44 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
 
     def compute() -> PresentationDesign:
         scale = study.scales[dimension]
-        pairwise = scale.is_categorical and is_pairwise_scale(scale.categories)
+        declared = dict((getattr(study, "designs", None) or {}).get(dimension, {}))
         v = study._dimension_view(dimension)
         judge = v.is_judge
         names = [str(o) for o in v.orders]
         known = [k for k, o in enumerate(names) if o in ("AB", "BA")]
-        kind, orders = order_kind(scale, [names[k] for k in np.unique(v.order[judge])])
+        used = [names[k] for k in np.unique(v.order[judge])]
+        source: dict[str, str] = {}
+        if "presentation" in declared:
+            pairwise = declared["presentation"] == "pairwise" and scale.is_categorical
+            source["presentation"] = "declared in the mapping"
+        else:
+            pairwise, source["presentation"] = infer_pairwise(
+                scale, [o for o in sorted(set(used)) if o in ("AB", "BA")]
+            )
+        first = second = tie = None
+        if pairwise:
+            f0, s0, t0 = pairwise_categories(scale)
+            if declared.get("first") is not None or declared.get("second") is not None:
+                first = str(declared.get("first", f0))
+                second = str(declared.get("second", s0))
+                tie = declared.get("tie")
+                tie = None if tie is None else str(tie)
+                if tie is None:
+                    left = [str(c) for c in scale.categories if str(c) not in (first, second)]
+                    tie = left[0] if len(left) == 1 else None
+                source["categories"] = "declared in the mapping"
+            else:
+                first, second, tie = f0, s0, t0
+                source["categories"] = (
+                    "inferred: the first two categories of the scale's order"
+                    + (", the scale's tie category" if getattr(scale, "tie", None) else "")
+                    + (", the third category is the tie" if tie and not scale.tie else "")
+                )
+        acc_order = declared.get("accuracy_order")
+        source["accuracy_order"] = (
+            "declared in the mapping" if acc_order else "default: the first presentation, AB"
+        )
+        kind, orders = order_kind(scale, used, pairwise)
         swap: list[str] = []
         if len(orders) == 2:
             # judges with a verdict in both orders on the same item
@@ -164,7 +306,9 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
             swap = sorted({v.rater_names[k] for k in np.unique(twice)})
             if swap:
                 kind = "swapped"
-        return PresentationDesign(dimension, kind, orders, tuple(swap), pairwise)
+        return PresentationDesign(
+            dimension, kind, orders, tuple(swap), pairwise, first, second, tie, acc_order, source
+        )
 
     return study._cached(("presentation", dimension), compute)
 

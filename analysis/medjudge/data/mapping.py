@@ -24,6 +24,7 @@ m.toml: mapping key 'invalid' must be a list of strings, got 'NA' (write invalid
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -34,6 +35,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    create_model,
     field_validator,
 )
 
@@ -59,6 +61,22 @@ class ScaleSpec(_Strict):
     tie: Label | None = None
 
 
+class DesignSpec(_Strict):
+    """``[design]`` / ``[designs.DIMENSION]``: how the answers were shown (data/FORMAT.md).
+
+    ``presentation``: ``"pairwise"`` (a choice between two shown answers; ``first``,
+    ``second`` and optionally ``tie`` name its categories) or ``"single"`` (labels without
+    positions); ``accuracy_order``: the presentation order whose verdicts accuracy uses when a
+    judge saw the same items in both orders.
+    """
+
+    presentation: Literal["pairwise", "single"] | None = None
+    first: Label | None = None
+    second: Label | None = None
+    tie: Label | None = None
+    accuracy_order: Literal["AB", "BA"] | None = None
+
+
 class RaterSpec(_Strict):
     """``[raters.COLUMN]`` in a wide layout."""
 
@@ -67,45 +85,75 @@ class RaterSpec(_Strict):
     raw: StrictStr | None = None
 
 
-class MappingSpec(_Strict):
-    """Every key a mapping may have (see the module docstring of :mod:`medjudge.data.tables`)."""
+#: the type of every mapping key; the keys themselves and their defaults are the fields of
+#: :class:`medjudge.data.tables.TableMapping` (declared once, there), checked at import
+TYPES: dict[str, Any] = {
+    "format": Literal["table", "inspect", "lm_eval", "hf"],
+    "split": StrictStr | None,
+    "layout": Literal["long", "wide"],
+    "item": SomeColumns,
+    "rater": SomeColumns,
+    "role": Literal["expert", "judge"] | None,
+    "role_column": StrictStr | None,
+    "value": StrictStr,
+    "dimension": StrictStr,
+    "dimension_column": StrictStr | None,
+    "order": StrictStr | None,
+    "order_map": dict[str, StrictStr],
+    "run": StrictStr | None,
+    "raw": StrictStr | None,
+    "gold": StrictStr | None,
+    "attributes": Columns,
+    "raters": dict[str, RaterSpec],
+    "recode": dict[str, Label],
+    "invalid": list[Label],
+    "scale": ScaleSpec | None,
+    "scales": dict[str, ScaleSpec],
+    "design": DesignSpec | None,
+    "designs": dict[str, DesignSpec],
+    "cluster": StrictStr | None,
+    "role_map": dict[str, Literal["expert", "judge"]],
+    "exchangeable": list[Literal["expert", "judge"]],
+    "role_names": dict[Literal["expert", "judge"], StrictStr],
+    "join": Columns,
+    "models": list[StrictStr],
+    "judge_families": dict[str, StrictStr],
+    "model_families": dict[str, StrictStr],
+}
 
-    format: Literal["table", "inspect", "lm_eval", "hf"] = "table"
-    split: StrictStr | None = None
-    layout: Literal["long", "wide"] = "long"
-    item: SomeColumns = "item"
-    rater: SomeColumns = "rater"
-    role: Literal["expert", "judge"] | None = None
-    role_column: StrictStr | None = None
-    value: StrictStr = "value"
-    dimension: StrictStr = "overall"
-    dimension_column: StrictStr | None = None
-    order: StrictStr | None = None
-    order_map: dict[str, StrictStr] = Field(default_factory=dict)
-    run: StrictStr | None = None
-    raw: StrictStr | None = None
-    gold: StrictStr | None = None
-    attributes: Columns = Field(default_factory=list)
-    raters: dict[str, RaterSpec] = Field(default_factory=dict)
-    recode: dict[str, Label] = Field(default_factory=dict)
-    invalid: list[Label] = Field(default_factory=list)
-    scale: ScaleSpec | None = None
-    scales: dict[str, ScaleSpec] = Field(default_factory=dict)
-    cluster: StrictStr | None = None
-    role_map: dict[str, Literal["expert", "judge"]] = Field(default_factory=dict)
-    exchangeable: list[Literal["expert", "judge"]] = Field(default_factory=list)
-    role_names: dict[Literal["expert", "judge"], StrictStr] = Field(default_factory=dict)
-    join: Columns = Field(default_factory=list)
-    models: list[StrictStr] = Field(default_factory=list)
-    judge_families: dict[str, StrictStr] = Field(default_factory=dict)
-    model_families: dict[str, StrictStr] = Field(default_factory=dict)
 
-    @field_validator("models")
+def _spec_fields() -> dict[str, Any]:
+    """(type, default) of every key: the names and defaults of ``TableMapping``'s fields."""
+    from dataclasses import MISSING, fields
+
+    from .tables import TableMapping
+
+    keys = [f for f in fields(TableMapping) if f.name not in TableMapping.NOT_KEYS]
+    names = {f.name for f in keys}
+    if names != set(TYPES):  # one list of keys: a key added on one side only is a bug
+        raise TypeError(f"mapping keys without a type or field: {sorted(names ^ set(TYPES))}")
+    out = {}
+    for f in keys:
+        default = (
+            Field(default_factory=f.default_factory)
+            if f.default_factory is not MISSING
+            else f.default
+        )
+        out[f.name] = (TYPES[f.name], default)
+    return out
+
+
+class _MappingBase(_Strict):
+    @field_validator("models", check_fields=False)
     @classmethod
     def _two_models(cls, v: list[str]) -> list[str]:
         if v and len(v) != 2:
             raise ValueError("must list the two columns naming the answer models")
         return v
+
+
+#: every key a mapping may have (see the module docstring of :mod:`medjudge.data.tables`)
+MappingSpec = create_model("MappingSpec", __base__=_MappingBase, **_spec_fields())
 
 
 #: the expected form of each key, shown when a value has the wrong type
@@ -123,6 +171,10 @@ _EXAMPLES: dict[str, str] = {
     "layout": 'write layout = "long" or "wide"',
     "format": 'write format = "table", "inspect", "lm_eval" or "hf"',
     "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
+    "design": 'write [design] then presentation = "pairwise", first = "A", second = "B"',
+    "designs": 'write [designs.DIMENSION] then presentation = "pairwise" or "single"',
+    "presentation": 'write presentation = "pairwise" or "single"',
+    "accuracy_order": 'write accuracy_order = "AB" or "BA"',
     "exchangeable": 'write exchangeable = ["expert"]',
     "role_map": 'write [role_map] then crowd = "expert" and model = "judge"',
     "role_names": 'write [role_names] then expert = "crowd workers"',
@@ -184,6 +236,10 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         hint = _EXAMPLES.get(leaf) or _EXAMPLES.get(key.split(".")[0])
         if err["type"] == "extra_forbidden":
             hint = f"known keys: {sorted(MappingSpec.model_fields)}" if "." not in key else hint
+        got = err.get("input")
+        if err["type"] == "list_type" and isinstance(got, str) and key in _EXAMPLES:
+            # the user's own value as a TOML array: pasting the hint gives a valid file
+            hint = f"write {key} = {json.dumps([got], ensure_ascii=False)}"
         if err["type"] == "extra_forbidden":
             raise InputError(f"unknown mapping key {key!r}", file=source, hint=hint) from None
         if source == "command line":  # the same schema checks the table options
@@ -217,6 +273,19 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         if s is not None:
             s["categories"] = [_text(c) for c in s["categories"]]
             s["tie"] = None if s["tie"] is None else _text(s["tie"])
+    for name, s in [("design", out["design"]), *out["designs"].items()]:
+        if s is None:
+            continue
+        for k in ("first", "second", "tie"):
+            s[k] = None if s[k] is None else _text(s[k])
+        if s["presentation"] == "pairwise" and (s["first"] is None or s["second"] is None):
+            where = "[design]" if name == "design" else f"[designs.{name}]"
+            raise InputError(
+                f'{where} presentation = "pairwise" needs first and second (the categories '
+                "meaning the first and the second answer)",
+                file=source,
+                hint='write first = "A" and second = "B" (and tie = "tie" if there is one)',
+            )
     out["raters"] = {
         k: {a: b for a, b in v.items() if b is not None} for k, v in out["raters"].items()
     }

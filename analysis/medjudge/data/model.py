@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -110,6 +111,10 @@ class Study:
         rater-exchangeable statistics apply to them.
     role_names : dict of str to str, default {}
         How the report calls each role (``{"expert": "physicians"}``); default the role name.
+    designs : dict of str to dict, default {}
+        The presentation design declared per dimension (``presentation``: ``"pairwise"`` or
+        ``"single"``; ``first``/``second``/``tie`` categories; ``accuracy_order``); what is
+        not declared is inferred from the data (:mod:`medjudge.data.design`).
 
     References
     ----------
@@ -148,6 +153,8 @@ class Study:
     exchangeable: tuple[str, ...] = ()
     # how the study calls its roles in text ("crowd workers", "physicians"); default: role name
     role_names: dict[str, str] = field(default_factory=dict)
+    # the presentation design declared per dimension (data/design.py infers the rest)
+    designs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.ratings = _normalise_ratings(self.ratings)
@@ -186,6 +193,20 @@ class Study:
         bad = [r for r in self.exchangeable if r not in ROLES]
         if bad:
             raise InputError(f"exchangeable roles must be among {ROLES}, got {bad}")
+        self.designs = {str(d): dict(v) for d, v in (self.designs or {}).items()}
+        for d, spec in self.designs.items():
+            if d not in self.scales:
+                raise InputError(
+                    f"a design is declared for dimension {d!r}, which the data do not have",
+                    hint=f"dimensions: {sorted(self.scales)}",
+                )
+            cats = [str(c) for c in self.scales[d].categories]
+            for k in ("first", "second", "tie"):
+                if spec.get(k) is not None and str(spec[k]) not in cats:
+                    raise InputError(
+                        f"the design of {d!r} names {k} = {spec[k]!r}, not a category of its scale",
+                        hint=f"categories: {cats}",
+                    )
 
     def _cached(self, key: object, compute):  # noqa: ANN001, ANN202
         """Memoise a derived view of ``ratings`` (categorical codes, rater lists, row masks).

@@ -90,15 +90,18 @@ def judge_matrix(
 ) -> tuple[np.ndarray, np.ndarray, tuple[str | None, ...]]:
     """The judges' verdict codes and statuses, ``items x judges``, as the design says.
 
-    The order asked for; else, for a judge seen in both orders on the same items, its first
-    presentation (AB), and every other judge's one verdict per item whatever its order (a
+    The order asked for; else, for a judge seen in both orders on the same items, the design's
+    accuracy order (declared, else its first presentation, AB), and every other judge's one verdict per item whatever its order (a
     randomised design keeps all its verdicts). Absent cells: NaN code, status
     :data:`NOT_ASSIGNED_STATUS`. Returns ``(codes, statuses, order used per judge)``.
     """
     from .design import presentation_design
 
-    swapped = set(presentation_design(study, dimension).swap_judges)
-    orders = tuple(order if order is not None else ("AB" if j in swapped else None) for j in judges)
+    design = presentation_design(study, dimension)
+    swapped, first = set(design.swap_judges), design.evaluation_order
+    orders = tuple(
+        order if order is not None else (first if j in swapped else None) for j in judges
+    )
     groups = list(dict.fromkeys(orders))
     stacked = [j for o in groups for j, oj in zip(judges, orders, strict=True) if oj == o]
     take = [stacked.index(j) for j in judges]
@@ -135,7 +138,7 @@ def judge_outcomes(
                 f"orders present: {', '.join(p for p in present if p) or 'none recorded'}"
             )
     m_values, st, orders = judge_matrix(study, dimension, judges, order)
-    swapped = set(presentation_design(study, dimension).swap_judges)
+    design = presentation_design(study, dimension)
     has_gold = np.isfinite(gold.codes)
     absent = st[has_gold] == NOT_ASSIGNED_STATUS
     pred = np.where(absent, NOT_ASSIGNED, m_values[has_gold])
@@ -154,7 +157,7 @@ def judge_outcomes(
         items,
         judges,
         dimension,
-        order if order is not None else ("AB" if swapped else None),
+        order if order is not None else (design.evaluation_order if design.swap_judges else None),
         gold.method,
         excluded,
         study.scales[dimension],

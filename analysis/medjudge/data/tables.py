@@ -45,7 +45,7 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,17 @@ from .scale import Scale
 
 @dataclass
 class TableMapping:
+    """How to read a table: the one list of mapping keys, with their defaults.
+
+    Every field but ``source`` is a key of a mapping file (or a table option of the command
+    line); :data:`medjudge.data.mapping.TYPES` gives each key's type and
+    :class:`medjudge.data.mapping.MappingSpec`, the schema every mapping is checked against,
+    is built from these fields.
+    """
+
+    #: fields that are not mapping keys
+    NOT_KEYS: ClassVar[tuple[str, ...]] = ("source",)
+
     format: str = "table"
     split: str | None = None
     layout: str = "long"
@@ -80,6 +91,8 @@ class TableMapping:
     invalid: list[str] = field(default_factory=list)
     scale: Scale | None = None
     scales: dict[str, Scale] = field(default_factory=dict)
+    design: dict[str, Any] | None = None
+    designs: dict[str, dict[str, Any]] = field(default_factory=dict)
     cluster: str | None = None
     role_map: dict[str, str] = field(default_factory=dict)
     exchangeable: list[str] = field(default_factory=list)
@@ -235,6 +248,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         _refuse_empty_ids(df, mapping.rater, "rater", path)
         if mapping.dimension_column:
             _refuse_empty_ids(df, [mapping.dimension_column], "dimension", path)
+        elif not mapping.run:
+            _refuse_rows_without_dimension(df, mapping, path)
         out = pd.DataFrame(
             {
                 "item": _joined(df, mapping.item, ":"),
@@ -362,7 +377,56 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         cluster=mapping.cluster,
         exchangeable=tuple(mapping.exchangeable),
         role_names=dict(mapping.role_names),
+        designs=declared_designs(mapping, list(dims_scale)),
     )
+
+
+def _refuse_rows_without_dimension(df: pd.DataFrame, mapping: TableMapping, path: Path) -> None:
+    """Two rows of one item and rater in a long table without a dimension column: one line that
+    names the column telling them apart and the mapping key that makes it the dimension (the
+    rows are usually different questions or criteria, not a repeated verdict)."""
+    key = [*mapping.item, *mapping.rater, *([mapping.order] if mapping.order else [])]
+    dup = df.duplicated(key, keep=False).to_numpy()
+    if not dup.any():
+        return
+    rows = df[dup].sort_values([*key, LINE], kind="stable")
+    first = rows.iloc[0]
+    second = rows[(rows[key] == first[key]).all(axis=1)].iloc[1]
+    skip = {*key, mapping.value, mapping.raw, LINE}
+    differ = [c for c in df.columns if c not in skip and str(first[c]) != str(second[c])]
+    where = (
+        f"item {_joined(rows.head(1), mapping.item, ':').iloc[0]!r}, rater "
+        f"{_joined(rows.head(1), mapping.rater, '/').iloc[0]!r}"
+    )
+    also = f"also line {int(second[LINE])}" if pd.notna(second[LINE]) else "again"
+    cli = mapping.source == "command line"
+    repeat = "remove the repeat, or give repeats distinct run values (" + (
+        "run = COLUMN in a mapping file)" if cli else "run = COLUMN)"
+    )
+    what = f"; the rows differ in column {differ[0]!r}" if differ else ""
+    hint = repeat
+    if differ:
+        name = differ[0]
+        fix = f"add --dimension-column {name}" if cli else f'add dimension_column = "{name}"'
+        hint = f"if each row answers a different question or criterion, {fix}; if not, {repeat}"
+    raise InputError(
+        f"{where} has more than one verdict ({also}) and the table has no dimension column{what}",
+        file=path,
+        line=int(first[LINE]) if pd.notna(first[LINE]) else None,
+        hint=hint,
+    )
+
+
+def declared_designs(mapping: TableMapping, dimensions: list[str]) -> dict[str, dict[str, Any]]:
+    """The presentation design the mapping declares per dimension (``[designs.D]`` over
+    ``[design]``; keys left unset in both are absent, so the data rule infers them)."""
+    out: dict[str, dict[str, Any]] = {}
+    for d in dimensions:
+        spec = {k: v for k, v in (mapping.design or {}).items() if v is not None}
+        spec.update({k: v for k, v in mapping.designs.get(d, {}).items() if v is not None})
+        if spec:
+            out[d] = spec
+    return out
 
 
 def cluster_varies(column: str, item: Any, file: Any, line: int | None = None) -> InputError:

@@ -11,8 +11,12 @@ unless it holds at least :data:`AUTO_ROWS` verdict rows, and then takes the colu
 Other inputs (bundle directories, JSON arrays, compressed text, formats of evaluation harnesses)
 have no estimate and stay in memory. Every command that loads a study in memory first refuses,
 in one line naming ``--engine``, a table of more than :data:`MEMORY_MAX_ROWS` verdict rows
-(about 3 GB of memory on the in-memory path), instead of growing past the machine; the
-environment variable ``MEDJUDGE_MEMORY_ROWS`` raises or lowers that limit.
+(about 3 GB of memory on the in-memory path), instead of growing past the machine;
+``memory_rows=`` (on the command line, the environment variable ``MEDJUDGE_MEMORY_ROWS``)
+raises or lowers that limit.
+
+:func:`read_study` is the one door: a study in memory, or a table reduced on DuckDB or Spark to
+the same matrices (:mod:`medjudge.engine.matrices`); every analysis then runs the same code.
 
 Examples
 --------
@@ -23,13 +27,15 @@ Examples
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
 
-__all__ = ["AUTO_ROWS", "ENGINE_CHOICES", "MEMORY_MAX_ROWS", "choose_engine", "estimate_rows"]
+__all__ = [
+    "AUTO_ROWS", "ENGINE_CHOICES", "MEMORY_MAX_ROWS", "choose_engine", "estimate_rows",
+    "read_study",
+]  # fmt: skip
 
 ENGINE_CHOICES = ("auto", "memory", "duckdb", "spark")
 #: verdict rows from which ``--engine auto`` takes the columnar path
@@ -66,16 +72,6 @@ def estimate_rows(path: str | Path, mapping: Any = None) -> int | None:
     return rows
 
 
-def _memory_limit() -> int:
-    raw = os.environ.get("MEDJUDGE_MEMORY_ROWS")
-    if not raw:
-        return MEMORY_MAX_ROWS
-    try:
-        return int(float(raw))
-    except ValueError:
-        raise InputError(f"MEDJUDGE_MEMORY_ROWS must be a number of rows, got {raw!r}") from None
-
-
 def choose_engine(requested: str, path: str | Path, mapping: Any) -> str:
     """The engine that reads ``path``: ``requested`` unless it is ``"auto"`` (see module doc)."""
     if requested != "auto":
@@ -95,10 +91,13 @@ def choose_engine(requested: str, path: str | Path, mapping: Any) -> str:
     return "memory"
 
 
-def check_fits_memory(path: str | Path, mapping: Any, *, command: str | None = None) -> None:
-    """Refuse, in one line naming ``--engine``, a table too big for the in-memory path."""
+def check_fits_memory(
+    path: str | Path, mapping: Any, *, command: str | None = None, memory_rows: int | None = None
+) -> None:
+    """Refuse, in one line naming ``--engine``, a table too big for the in-memory path
+    (more than ``memory_rows`` verdict rows, default :data:`MEMORY_MAX_ROWS`)."""
     n = estimate_rows(path, mapping)
-    limit = _memory_limit()
+    limit = MEMORY_MAX_ROWS if memory_rows is None else int(memory_rows)
     if n is None or n <= limit:
         return
     how = (
@@ -112,3 +111,86 @@ def check_fits_memory(path: str | Path, mapping: Any, *, command: str | None = N
         f"takes ({limit:,}, MEDJUDGE_MEMORY_ROWS); {how}",
         file=path,
     )
+
+
+#: the columns of a verdict table read without a mapping on the columnar path
+REQUIRED = ("item", "rater", "role", "dimension", "value")
+CANONICAL = {"item": "item", "rater": "rater", "role_column": "role", "value": "value",
+             "dimension_column": "dimension"}  # fmt: skip
+
+
+def refuse_folder(path: str | Path, engine: str) -> None:
+    """One line naming ``--engine`` for a folder asked of the columnar path (which reads
+    tables): a bundle or dataset folder is read by the in-memory loader."""
+    if engine != "memory" and Path(path).is_dir():
+        raise InputError(
+            f"--engine {engine}: a folder (a Med-RewardBench bundle, a dataset folder) is read "
+            "by the in-memory loader only; use --engine memory (or auto)",
+            file=path,
+        )
+
+
+def read_study(
+    source: Any,
+    mapping: Any = None,
+    *,
+    engine: str = "auto",
+    memory_rows: int | None = None,
+    memory_limit: str | None = None,
+    spark_master: str | None = None,
+    dimensions: list[str] | None = None,
+    broadcast: bool = False,
+) -> Any:
+    """The study an analysis reads: loaded in memory or reduced on an engine to its matrices.
+
+    Parameters
+    ----------
+    source : Study, path
+        A study (returned as it is), a bundle folder or a table.
+    mapping : TableMapping, str or Path, optional
+        The table's mapping (a ``TableMapping`` or a TOML file); without one, the columnar path
+        reads the canonical columns ``item, rater, role, dimension, value``.
+    engine : {"auto", "memory", "duckdb", "spark"}
+        ``auto``: see :func:`choose_engine`. A folder is read in memory only: asking for an
+        engine on one is refused in one line naming ``--engine``.
+    memory_rows : int, optional
+        The in-memory path's limit in verdict rows (default :data:`MEMORY_MAX_ROWS`).
+    memory_limit, spark_master : str, optional
+        DuckDB's memory limit and the Spark master (:func:`medjudge.engine.connect.connect`).
+    dimensions : list of str, optional
+        Columnar path: reduce these dimensions only.
+    broadcast : bool
+        Med-RewardBench bundles: see :func:`medjudge.data.tables.load_any`.
+
+    Returns
+    -------
+    Study or MatrixStudy
+        Either answers the same questions (``matrix``, ``gold``, ``outcomes``, judges, items).
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> read_study(mj.datasets.demo_path(), engine="memory").judges[:1]
+    ['sim-control']
+    """
+    from ..data.tables import TableMapping, load_any
+
+    if not isinstance(source, str | Path):
+        return source
+    if isinstance(mapping, str | Path):
+        mapping = TableMapping.from_toml(mapping)
+    chosen = choose_engine(engine, source, mapping)
+    if chosen == "memory":
+        check_fits_memory(source, mapping, memory_rows=memory_rows)
+        return load_any(source, mapping, broadcast=broadcast)
+    refuse_folder(source, chosen)
+    if broadcast:
+        raise InputError("--broadcast applies to Med-RewardBench bundles only", file=source)
+    from .matrices import reduce_to_matrices
+
+    if mapping is None:
+        mapping = TableMapping.from_dict(CANONICAL, source="the canonical columns")
+    return reduce_to_matrices(
+        source, mapping, engine=chosen, dimensions=dimensions, memory_limit=memory_limit,
+        spark_master=spark_master,
+    )  # fmt: skip

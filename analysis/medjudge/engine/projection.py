@@ -51,7 +51,7 @@ import pandas as pd
 from ..data.errors import InputError
 from ..data.scale import Scale
 from ..data.tables import TableMapping, cluster_varies, scales_of
-from .reduce import fetch
+from .connect import fetch
 
 __all__ = ["Projection", "canonical_rows", "dimension_scales", "project", "supported"]
 
@@ -194,20 +194,6 @@ def _read_file(backend: Any, engine: str, path: Path) -> tuple[Any, str]:
         raise InputError(f"cannot read the table ({msg})", file=path) from None
 
 
-def _connect(engine: str) -> Any:
-    import ibis
-
-    if engine == "duckdb":
-        from .reduce import duckdb_connect
-
-        return duckdb_connect()
-    if engine == "spark":
-        from .reduce import spark_session
-
-        return ibis.pyspark.connect(spark_session())
-    raise InputError(f"--engine must be duckdb or spark for a columnar projection; got {engine!r}")
-
-
 def _require(t: Any, cols: list[str], path: Path, mapping: TableMapping) -> None:
     have = list(t.columns)
     for c in cols:
@@ -264,7 +250,10 @@ def project(
     if why:
         raise InputError(f"{why}; use --engine memory", file=mapping.source)
     path = Path(source)
-    backend = backend if backend is not None else _connect(engine)
+    if backend is None:
+        from .connect import connect
+
+        backend = connect(engine)
     raw, kind = _read(backend, engine, path)
     m = mapping
     if m.join:

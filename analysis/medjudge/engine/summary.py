@@ -6,9 +6,9 @@
 queries over the table — counts per role, rater, dimension and status, items, orders, gold per
 dimension — so a table of any size is checked without being loaded.
 
-Two differences from the in-memory summary, both stated in its ``notes``: raters are listed by
-name (the in-memory path lists them in order of first appearance), and the ``majority`` gold
-counts give items with and without a strict majority only.
+Raters are listed in order of first appearance, as the in-memory path lists them
+(:func:`medjudge.engine.matrices.rater_order`); the facts about the study model are stated by
+the in-memory code itself, from the table reduced to its matrices.
 
 Examples
 --------
@@ -28,34 +28,56 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from ..data.accounting import STATUSES, model_settings
+from ..data.accounting import STATUSES
 from ..data.tables import TableMapping
 
 __all__ = ["columnar_summary"]
 
 
 def columnar_summary(
-    source: str | Path, mapping: TableMapping, *, engine: str = "duckdb"
+    source: str | Path,
+    mapping: TableMapping,
+    *,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark_master: str | None = None,
+    study: Any = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
-    """(summary, rater table) of a mapped table, from aggregates (see the module docstring)."""
+    """(summary, rater table) of a mapped table (see the module docstring).
 
+    The counts of the verdict rows come from aggregates; the facts about the study model
+    (gold, designs, the judge design) from ``study`` — the table reduced to its matrices
+    (:func:`medjudge.engine.matrices.reduce_to_matrices`, made here when not given) — through
+    :func:`medjudge.data.accounting.study_facts`, as in memory. ``memory_limit`` and
+    ``spark_master`` configure the engine (:func:`medjudge.engine.connect.connect`)."""
+    from ..data.accounting import study_facts
+    from .connect import connect, release
     from .projection import project
-    from .reduce import release
 
-    proj = project(source, mapping, engine=engine)
+    backend = connect(engine, memory_limit=memory_limit, spark_master=spark_master)
+    proj = project(source, mapping, engine=engine, backend=backend)
     try:
-        return _summary(proj, source, mapping, engine)
+        counts, table = _summary(proj, source)
     finally:
         release(proj.backend)
+    if study is None:
+        from .matrices import reduce_to_matrices
+
+        study = reduce_to_matrices(
+            source, mapping, engine=engine, memory_limit=memory_limit, spark_master=spark_master
+        )
+    return counts | study_facts(study), table
 
 
-def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tuple[dict, Any]:
+def _summary(proj: Any, source: Any) -> tuple[dict, Any]:
+    """The counts of the verdict rows (the summary's keys up to ``notes``) and the rater table."""
     from ibis import _
 
+    from .connect import fetch
     from .projection import check, dimension_scales
-    from .reduce import fetch
 
     scales = dimension_scales(proj)
     load_counts = check(proj, scales)
@@ -65,6 +87,10 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     n_items = int(fetch(proj.items.aggregate(n=proj.items.item.nunique()))["n"].iloc[0])
     orders = sorted(map(str, fetch(r.select("order").distinct())["order"]))
     dims = list(scales)
+    from .matrices import rater_order
+
+    first, _ = rater_order(proj, c[["dimension", "rater", "role"]].drop_duplicates().astype(str))
+    rank = {x: k for k, x in enumerate(first)}
 
     def counts(frame: pd.DataFrame, key: str) -> dict[str, int]:
         s = frame.groupby(key)["n"].sum()
@@ -73,7 +99,7 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     judges = c[c["role"] == "judge"]
     status_per_judge = {
         str(rater): {str(k): int(v) for k, v in g.groupby("status")["n"].sum().sort_index().items()}
-        for rater, g in judges.groupby("rater", sort=True)
+        for rater, g in sorted(judges.groupby("rater"), key=lambda kv: rank[str(kv[0])])
     }
     by_status = c.groupby("status")["n"].sum()
     out: dict[str, Any] = {
@@ -83,8 +109,8 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         "dimensions": dims,
         "roles": {str(k): int(v) for k, v in c.groupby("role")["rater"].nunique().items()},
         "ratings_per_role": {str(k): int(v) for k, v in c.groupby("role")["n"].sum().items()},
-        "experts": sorted(map(str, c.loc[c["role"] == "expert", "rater"].unique())),
-        "judges": sorted(map(str, judges["rater"].unique())),
+        "experts": [x for x in first if x in set(c.loc[c["role"] == "expert", "rater"])],
+        "judges": [x for x in first if x in set(judges["rater"])],
         "orders": orders,
         "status": counts(c, "status"),
         "status_per_judge": status_per_judge,
@@ -92,31 +118,8 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
         "not_ok_reasons": {},
         "duplicates": 0,
         "load_counts": dict(load_counts),
-        "notes": [
-            f"read by the columnar path ({engine}): raters listed by name",
-        ],
+        "notes": [],
     }
-    out["gold"] = _gold_counts(proj, scales, out["experts"])
-    out["presentation"] = _presentation(proj, scales)
-    if out["judges"]:
-        # item x dimension cells a judge has no verdict row for: it was not given the item
-        j = r.filter(r.role == "judge")
-        per = fetch(j.group_by(["dimension", "rater"]).aggregate(n=j.item.nunique()))
-        lacking: dict[str, dict[str, int]] = {}
-        have = {
-            (str(d), str(x)): int(k)
-            for d, x, k in per[["dimension", "rater", "n"]].itertuples(index=False)
-        }
-        for name in out["judges"]:
-            for dim in dims:
-                absent = n_items - have.get((dim, name), 0)
-                if absent:
-                    lacking.setdefault(name, {})[dim] = absent
-        if lacking:
-            out["not_assigned"] = lacking
-    if proj.gold is not None and out["experts"]:
-        out["supplied_vs_majority_mismatch"] = _mismatch(proj, scales)
-    out.update(model_settings(scales, dims, mapping))
     t = c.groupby(["role", "rater", "status"])["n"].sum().unstack("status", fill_value=0)
     for s in STATUSES:
         if s not in t.columns:
@@ -124,81 +127,10 @@ def _summary(proj: Any, source: Any, mapping: TableMapping, engine: str) -> tupl
     t = t[list(STATUSES)]
     t["total"] = t.sum(axis=1)
     t = t.reset_index()
+    # as the in-memory table: roles in order of first appearance, raters so within each role
+    r_rank = t["rater"].astype(str).map(rank).to_numpy()
+    role_rank = t["role"].map(pd.Series(r_rank).groupby(t["role"].to_numpy()).min()).to_numpy()
+    t = t.iloc[np.lexsort((r_rank, role_rank))]
+    t = t.reset_index(drop=True)
     t.columns.name = None
     return out, t
-
-
-def _presentation(proj: Any, scales: dict) -> dict[str, str]:
-    """Per dimension: single, unknown, fixed, randomised or swapped (the in-memory rule of
-    :func:`medjudge.data.design.presentation_design`)."""
-    from ..data.design import order_kind
-    from .reduce import fetch
-
-    r = proj.ratings
-    j = r.filter(r.role == "judge")
-    used = fetch(j.select("dimension", "order").distinct())
-    out = {}
-    for dim, scale in scales.items():
-        this = used.loc[used["dimension"].astype(str) == dim, "order"]
-        kind, _ = order_kind(scale, list(map(str, this)))
-        if kind == "randomised":
-            sub = j.filter((j.dimension == dim) & j.order.isin(["AB", "BA"]))
-            both = sub.group_by(["item", "rater"]).aggregate(n=sub.order.nunique())
-            if len(fetch(both.filter(both.n > 1).limit(1))):
-                kind = "swapped"
-        out[dim] = kind
-    return out
-
-
-def _majority(proj: Any) -> Any:
-    """Strict majority of the experts' usable labels per (dimension, item)."""
-    from ibis import _
-
-    r = proj.ratings
-    e = r.filter((r.role == "expert") & r.ok)
-    votes = e.group_by(["dimension", "item", "label"]).aggregate(nv=_.count())
-    rated = e.group_by(["dimension", "item"]).aggregate(n_rated=_.count())
-    vj = votes.join(rated, ["dimension", "item"])
-    return vj.filter(2 * vj.nv > vj.n_rated).select("dimension", "item", majority=vj.label)
-
-
-def _mismatch(proj: Any, scales: dict) -> dict[str, int]:
-    """Items whose supplied gold differs from the experts' strict majority, per dimension."""
-    from ibis import _
-
-    from .projection import gold_table
-    from .reduce import fetch
-
-    both = gold_table(proj, scales).join(_majority(proj), ["dimension", "item"])
-    diff = fetch(
-        both.filter(both.gold != both.majority).group_by("dimension").aggregate(n=_.count())
-    )
-    n = {str(d): int(k) for d, k in zip(diff["dimension"], diff["n"], strict=True)}
-    return {d: n.get(d, 0) for d, s in scales.items() if s.is_categorical}
-
-
-def _gold_counts(proj: Any, scales: dict, experts: list[str]) -> dict[str, dict[str, Any]]:
-    """Per dimension: the gold method ``auto`` picks and the items with and without gold."""
-    from ibis import _
-
-    from .projection import gold_table
-    from .reduce import fetch
-
-    r = proj.ratings
-    items = fetch(r.group_by("dimension").aggregate(n=r.item.nunique()))
-    n_items = {str(d): int(n) for d, n in zip(items["dimension"], items["n"], strict=True)}
-    if proj.gold is not None:
-        method, g = "supplied", gold_table(proj, scales)
-    elif experts:
-        method, g = "majority", _majority(proj)
-    else:
-        return {
-            d: {"method": "none", "error": "no expert ratings and no supplied gold"} for d in scales
-        }
-    have = fetch(g.group_by("dimension").aggregate(n=_.count()))
-    n_gold = {str(d): int(n) for d, n in zip(have["dimension"], have["n"], strict=True)}
-    out: dict[str, dict[str, Any]] = {}
-    for d in scales:
-        w = n_gold.get(d, 0)
-        out[d] = {"method": method, "with_gold": w, "no_gold": n_items.get(d, 0) - w}
-    return out

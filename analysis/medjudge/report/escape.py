@@ -88,7 +88,8 @@ def markdown(text: Any) -> str:
 #: a Python list, tuple, set or dict literal of plain values, as library messages print them
 _VAL = r"""(?:'[^'\n]*'|"[^"\n]*"|-?\d[\d.]*(?:e-?\d+)?|None|True|False)"""
 _REPR = re.compile(r"[\[{(](?:\s*" + _VAL + r"\s*(?::\s*" + _VAL + r"\s*)?,?)+\s*[\]})]")
-_DOUBLE_STOP = re.compile(r"([?!.:;,])\s*\.(?!\.)")
+#: a stop after a stop ("?.", ":."), not the dots of a path ("../out", "./x") or an ellipsis
+_DOUBLE_STOP = re.compile(r"([?!.:;,])\s*\.(?![./\\\w])")
 
 
 def words(values: Any, conjunction: str = "and") -> str:
@@ -124,6 +125,8 @@ def plain(text: Any) -> str:
     'Can a judge stand in for an expert?'
     >>> plain("a value in (0, 1) (Fleiss 1971)")
     'a value in (0, 1) (Fleiss 1971)'
+    >>> plain("../myout: --out is an existing file")
+    '../myout: --out is an existing file'
     """
     import ast
 

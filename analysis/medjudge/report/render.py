@@ -506,7 +506,8 @@ def render_qmd(
         Values for names assigned in the ``#| tags: [parameters]`` chunk (Python literals).
     engine
         ``"builtin"`` (pip-only path), ``"quarto"`` (``quarto render``; must be on PATH), or
-        ``"auto"``: builtin, unless ``MEDJUDGE_ENGINE=quarto`` is set and Quarto is installed.
+        ``"auto"``: builtin (the command line asks for Quarto when ``MEDJUDGE_ENGINE=quarto``
+        is set and Quarto is installed).
     command
         The command line to show in the report's provenance (kernel env ``MEDJUDGE_COMMAND``).
     keep_intermediates
@@ -528,9 +529,8 @@ def render_qmd(
     formats = _normalise_to(to)
     dest = Path(out_dir).resolve() if out_dir is not None else src.parent
     dest.mkdir(parents=True, exist_ok=True)
-    if engine == "auto":
-        wants = os.environ.get("MEDJUDGE_ENGINE", "").lower() == "quarto"
-        engine = "quarto" if wants and shutil.which("quarto") else "builtin"
+    if engine == "auto":  # the command line turns MEDJUDGE_ENGINE=quarto into "quarto"
+        engine = "builtin"
     if engine not in ("builtin", "quarto"):
         raise ValueError(f"engine must be 'auto', 'builtin' or 'quarto', not {engine!r}")
     env = {**(env or {}), "MEDJUDGE_COMMAND": command or ""}

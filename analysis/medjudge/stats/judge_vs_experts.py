@@ -371,3 +371,203 @@ def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -
             row[f"p_by[{a['annotator']}]"] = a["p_by"]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# non-inferiority: the stand-in decision
+# ---------------------------------------------------------------------------------------------
+STAND_IN_MARGIN = 0.05
+"""Default clinical margin of the stand-in decision: 5 accuracy points."""
+
+
+def _majority(others: np.ndarray) -> np.ndarray:
+    """Strict-majority label per row of ``others`` (NaN when split or nobody rated)."""
+    out = np.full(others.shape[0], np.nan)
+    seen = ~np.isnan(others)
+    cnt = seen.sum(axis=1)
+    for c in np.unique(others[seen]):
+        votes = (others == c).sum(axis=1)
+        out = np.where(2 * votes > cnt, c, out)
+    return out
+
+
+def clustered_mean_interval(
+    d: np.ndarray, clusters: np.ndarray | None, confidence_level: float
+) -> tuple[float, float, float, int]:
+    """Mean of ``d`` with the cluster-robust (CR1) SE and a t interval with ``G - 1`` df.
+
+    ``se^2 = G/(G-1) sum_g (sum_{i in g} (d_i - dbar))^2 / n^2`` (each item its own cluster
+    without ``clusters``: the one-sample t interval). Returns ``(mean, low, high, G)``.
+    """
+    from .groups import group_codes
+
+    n = d.size
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    cc, g = group_codes(np.arange(n) if clusters is None else np.asarray(clusters))
+    est = float(d.mean())
+    if g < 2:
+        return est, math.nan, math.nan, g
+    s = np.bincount(cc, weights=d - est, minlength=g)
+    se = math.sqrt(g / (g - 1) * float(np.sum(s**2))) / n
+    q = float(stats.t.ppf(0.5 + confidence_level / 2, g - 1))
+    return est, est - q * se, est + q * se, g
+
+
+def non_inferiority(
+    judge: Any,
+    experts: Any,
+    *,
+    expert_names: list[str] | None = None,
+    clusters: Any = None,
+    margin: float = STAND_IN_MARGIN,
+    confidence_level: float = 0.95,
+) -> pd.DataFrame:
+    """Is the judge's accuracy at most ``margin`` below each expert's? (leave one expert out)
+
+    For each expert ``e``, the reference is the strict majority of the *other* experts; on
+    the items where that reference exists and both the judge and ``e`` gave a verdict, the
+    paired difference ``d_i = 1[judge_i = ref_i] - 1[e_i = ref_i]`` has mean ``accuracy(judge)
+    - accuracy(e)`` against the same reference. Its interval is cluster-robust (CR1, t with
+    ``G - 1`` df; the one-sample t interval when ``clusters`` is None). The judge is
+    non-inferior to ``e`` when the lower limit lies above ``-margin`` (a one-sided test at
+    ``(1 - confidence_level) / 2``), and non-inferior to the experts when it is to every one
+    of them (an intersection-union test: no multiplicity adjustment is needed).
+
+    A missing judge verdict counts as wrong (the judge gave no usable answer).
+
+    Parameters
+    ----------
+    judge : array_like, shape (n_items,)
+        The judge's category codes (NaN = no usable verdict).
+    experts : array_like, shape (n_items, n_experts)
+        The experts' codes (NaN = not rated); at least 3 experts so that two remain.
+    expert_names : list of str, optional
+    clusters : array_like, optional
+        One label per item (image, case).
+    margin : float, default 0.05
+        The clinical margin in accuracy points (proportion scale).
+    confidence_level : float, default 0.95
+
+    Returns
+    -------
+    DataFrame
+        One row per left-out expert: ``expert, n, n_clusters, accuracy_judge,
+        accuracy_expert, difference, ci_low, ci_high, margin, non_inferior``;
+        ``attrs["non_inferior"]`` is True when every row is (and there is one).
+
+    References
+    ----------
+    Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+    Technometrics 24:295-300 (intersection-union tests).
+    Wellek, S. (2010). Testing Statistical Hypotheses of Equivalence and Noninferiority, 2nd
+    ed. CRC.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from medjudge.stats.judge_vs_experts import non_inferiority
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(0, 2, 400)
+    >>> ex = np.column_stack([np.where(rng.random(400) < .85, truth, 1 - truth) for _ in range(3)])
+    >>> judge = np.where(rng.random(400) < .85, truth, 1 - truth)
+    >>> t = non_inferiority(judge, ex, margin=0.1)
+    >>> list(t.columns[:3]), t.attrs["non_inferior"]
+    (['expert', 'n', 'n_clusters'], True)
+    """
+    RealRange(0.0, 1.0, open_low=True, what="a margin in accuracy points").check("margin", margin)
+    f = np.asarray(judge, dtype=float).ravel()
+    H = np.asarray(experts, dtype=float)
+    if H.ndim != 2 or H.shape[0] != f.size:
+        raise ValueError(
+            f"experts: an array of shape {H.shape} is not allowed (items x experts, "
+            f"{f.size} rows like judge)"
+        )
+    m = H.shape[1]
+    names = expert_names or [f"expert_{j}" for j in range(m)]
+    cl = None if clusters is None else np.asarray(clusters)
+    rows = []
+    for e in range(m):
+        others = np.delete(H, e, axis=1)
+        if others.shape[1] < 2:
+            continue
+        ref = _majority(others)
+        ok = ~np.isnan(ref) & ~np.isnan(H[:, e])
+        dj = np.where(np.isnan(f[ok]), 0.0, (f[ok] == ref[ok]).astype(float))
+        de = (H[ok, e] == ref[ok]).astype(float)
+        est, lo, hi, g = clustered_mean_interval(
+            dj - de, None if cl is None else cl[ok], confidence_level
+        )
+        rows.append(
+            {
+                "expert": names[e],
+                "n": int(ok.sum()),
+                "n_clusters": g,
+                "accuracy_judge": float(dj.mean()) if dj.size else math.nan,
+                "accuracy_expert": float(de.mean()) if de.size else math.nan,
+                "difference": est,
+                "ci_low": lo,
+                "ci_high": hi,
+                "margin": margin,
+                "non_inferior": bool(np.isfinite(lo) and lo > -margin),
+            }
+        )
+    cols = ["expert", "n", "n_clusters", "accuracy_judge", "accuracy_expert", "difference",
+            "ci_low", "ci_high", "margin", "non_inferior"]  # fmt: skip
+    out = pd.DataFrame(rows, columns=cols)
+    out.attrs["non_inferior"] = bool(len(out) and out["non_inferior"].all())
+    out.attrs["method"] = (
+        "cluster-robust (CR1) t interval, G-1 df" if cl is not None else "paired t interval"
+    )
+    return out
+
+
+def alt_epsilon_in_accuracy(annotators: Any, epsilon: float, gold: Any | None = None) -> float:
+    """The lowest judge accuracy that passes the alt-test at ``epsilon`` on these annotators.
+
+    The alt-test's margin is on the scale of advantage probabilities; to say what it means
+    clinically, take a hypothetical judge that gives the gold label (default: the annotators'
+    strict majority) with probability ``a`` and another label otherwise, independently of
+    the annotators. Its expected ``d_i = W^h_i - W^f_i`` is linear in ``a`` per annotator
+    (the alignments of the right and of a wrong label with the other annotators are known),
+    so the ``a`` at which ``mean(d) = epsilon`` is explicit for each annotator; the judge
+    passes when it wins against half of them, so the threshold is their median. Categorical
+    labels; a wrong label is each other category with equal probability.
+
+    Returns NaN when no annotator has items with a gold label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> truth = rng.integers(0, 2, 300)
+    >>> ann = np.column_stack([np.where(rng.random(300) < .83, truth, 1 - truth) for _ in range(3)])
+    >>> 0.3 < alt_epsilon_in_accuracy(ann, 0.2) < 0.7
+    True
+    """
+    H = np.asarray(annotators, dtype=float)
+    g = _majority(H) if gold is None else np.asarray(gold, dtype=float)
+    cats = np.unique(H[~np.isnan(H)])
+    thresholds = []
+    for j in range(H.shape[1]):
+        items = ~np.isnan(H[:, j]) & ~np.isnan(g) & ((~np.isnan(H)).sum(axis=1) >= 2)
+        if not items.any():
+            continue
+        others = np.delete(H[items], j, axis=1)
+        s_h = _alignment(H[items, j], others, "accuracy")
+
+        def d_of(
+            label: np.ndarray, others: np.ndarray = others, s_h: np.ndarray = s_h
+        ) -> np.ndarray:
+            s_f = _alignment(label, others, "accuracy")
+            return (s_h >= s_f).astype(float) - (s_f >= s_h).astype(float)
+
+        d_right = d_of(g[items])
+        wrong = [d_of(np.full(items.sum(), c)) for c in cats]
+        is_gold = np.stack([g[items] == c for c in cats])
+        d_wrong = (np.stack(wrong) * ~is_gold).sum(axis=0) / max(cats.size - 1, 1)
+        r, w = float(d_right.mean()), float(d_wrong.mean())
+        if w == r:
+            continue
+        thresholds.append(min(1.0, max(0.0, (w - epsilon) / (w - r))))
+    return float(np.median(thresholds)) if thresholds else math.nan

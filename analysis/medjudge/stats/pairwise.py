@@ -288,12 +288,11 @@ def all_pairs(
             # the most extreme table: every common item discordant in one direction
             min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
             unit = "items"
-        # a pair without a single item both judges answered with a usable verdict cannot be
-        # tested: no p-value (left out of the multiplicity families), said in ``test``
-        untested = np.asarray(n_units) == 0
-        if untested.any():
-            stat = np.where(untested, np.nan, stat)
-            p = np.where(untested, np.nan, p)
+        # a pair with no item in common is not tested (McNemar of an empty table is no p = 1)
+        none_common = cnt["n_common"][ii, jj] == 0
+        stat = np.where(none_common, np.nan, np.asarray(stat, dtype=float))
+        p = np.where(none_common, np.nan, np.asarray(p, dtype=float))
+        untested = none_common  # said in ``test``
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)

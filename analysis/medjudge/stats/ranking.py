@@ -31,7 +31,10 @@ from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
 from medjudge.stats.resampling import Bootstrap, ResamplePlan
 
-__all__ = ["bootstrap_ranks", "rank_intervals", "letter_groups", "groups_from_pairs", "leaderboard"]
+__all__ = [
+    "bootstrap_ranks", "rank_intervals", "letter_columns", "letter_code", "letter_groups",
+    "groups_from_pairs", "leaderboard",
+]  # fmt: skip
 
 
 def bootstrap_ranks(boot: np.ndarray) -> np.ndarray:
@@ -57,28 +60,20 @@ def rank_intervals(
     return lo.astype(int), hi.astype(int)
 
 
-#: what the rank set of a judge without any usable verdict says (it is listed, not ranked)
-NOT_RANKED = "not ranked: no usable verdict (accuracy not defined)"
+def letter_columns(
+    order: Sequence[str], significant: dict[tuple[str, str], bool]
+) -> dict[str, list[int]]:
+    """The letter groups (Piepho 2004 insert-and-absorb) each judge belongs to, as numbers.
 
-
-def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]) -> dict[str, str]:
-    """Compact letter display (Piepho 2004, insert-and-absorb) for judges sorted best-first.
-
-    Two judges share a letter if and only if their difference is *not* significant — for any
-    pattern of decisions, not only the "lines" of the underlining display (which, for a
-    non-transitive pattern such as A=D, A≠C, B≠D, would give A and D no common letter).
-
-    Algorithm (Piepho 2004, J. Comput. Graph. Stat. 13:456-466, Section 2): start with one
-    column holding every judge; for each significant pair (i, j), every column containing both
-    is replaced by two copies, one without i and one without j (insert); after each step,
-    columns contained in another column are removed (absorb). Letters are assigned to the
-    columns in the order of their best member.
+    Group ``k`` (0-based, in the order of its best member) is the ``k``-th letter of
+    :func:`letter_groups`. Two judges share a group if and only if their difference is not
+    significant. Counting from these numbers (never from the letter strings) stays right with
+    any number of groups.
 
     Examples
     --------
-    >>> sig = {("A", "C"): True, ("B", "D"): True}
-    >>> letter_groups(["A", "B", "C", "D"], sig)
-    {'A': 'ab', 'B': 'ac', 'C': 'cd', 'D': 'bd'}
+    >>> letter_columns(["A", "B", "C", "D"], {("A", "C"): True, ("B", "D"): True})
+    {'A': [0, 1], 'B': [0, 2], 'C': [2, 3], 'D': [1, 3]}
     """
     order = list(order)
 
@@ -101,14 +96,55 @@ def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]
             cols = [c for c in uniq if not any(c < d for d in uniq)]
     cols = [c for c in cols if c]
     cols.sort(key=lambda c: (min(c), sorted(c)))
-    letters = list(string.ascii_lowercase) + [
-        f"{a}{b}" for a in string.ascii_lowercase for b in string.ascii_lowercase
-    ]
-    out = {name: "" for name in order}
-    for c, letter in zip(cols, letters, strict=False):
+    out: dict[str, list[int]] = {name: [] for name in order}
+    for g, c in enumerate(cols):
         for t in sorted(c):
-            out[order[t]] += letter
+            out[order[t]].append(g)
     return out
+
+
+def letter_code(k: int) -> str:
+    """Letter name of group ``k`` (0-based): ``a … z, aa, ab, …, zz, aaa, …`` (bijective base 26).
+
+    >>> [letter_code(k) for k in (0, 25, 26, 27, 701, 702)]
+    ['a', 'z', 'aa', 'ab', 'zz', 'aaa']
+    """
+    k += 1
+    s = ""
+    while k:
+        k, r = divmod(k - 1, 26)
+        s = string.ascii_lowercase[r] + s
+    return s
+
+
+def letter_groups(order: Sequence[str], significant: dict[tuple[str, str], bool]) -> dict[str, str]:
+    """Compact letter display (Piepho 2004, insert-and-absorb) for judges sorted best-first.
+
+    Two judges share a letter if and only if their difference is *not* significant — for any
+    pattern of decisions, not only the "lines" of the underlining display (which, for a
+    non-transitive pattern such as A=D, A≠C, B≠D, would give A and D no common letter).
+
+    Algorithm (Piepho 2004, J. Comput. Graph. Stat. 13:456-466, Section 2): start with one
+    column holding every judge; for each significant pair (i, j), every column containing both
+    is replaced by two copies, one without i and one without j (insert); after each step,
+    columns contained in another column are removed (absorb). Letters are assigned to the
+    columns in the order of their best member (:func:`letter_columns`).
+
+    With at most 26 groups a judge's letters are written together (``"abc"``); with more, the
+    groups are numbered from 1 and separated by commas (``"26,27"``), so that no group name
+    can be read as two (``"aa"`` could be one group or two).
+
+    Examples
+    --------
+    >>> sig = {("A", "C"): True, ("B", "D"): True}
+    >>> letter_groups(["A", "B", "C", "D"], sig)
+    {'A': 'ab', 'B': 'ac', 'C': 'cd', 'D': 'bd'}
+    """
+    cols = letter_columns(order, significant)
+    n_groups = 1 + max((g for gs in cols.values() for g in gs), default=-1)
+    if n_groups <= 26:
+        return {name: "".join(letter_code(g) for g in gs) for name, gs in cols.items()}
+    return {name: ",".join(str(g + 1) for g in gs) for name, gs in cols.items()}
 
 
 def groups_from_pairs(
@@ -138,18 +174,21 @@ def groups_from_pairs(
         for a, b, p in zip(pairs["judge_a"], pairs["judge_b"], pairs[p_col], strict=True)
         if p == p
     }
-    order = list(board["judge"])
-    ranked = [j for j, a in zip(order, board["accuracy"], strict=True) if a == a]
-    letters = {**dict.fromkeys(order, ""), **letter_groups(ranked, sig)}
+    everyone = list(board["judge"])
+    acc_all = dict(zip(board["judge"], board["accuracy"].astype(float), strict=True))
+    # judges without an estimate (no verdict in this dimension) get no letter, rank or set
+    order = [j for j in everyone if np.isfinite(acc_all[j])]
+    letters = letter_groups(order, sig)
+    cols = letter_columns(order, sig)
     out = board.copy()
-    out["group"] = [letters[j] for j in order]
-    top = set(letters[ranked[0]]) if ranked else set()
-    out["top_set"] = [bool(top & set(letters[j])) for j in order]
+    out["group"] = [letters.get(j, "") for j in everyone]
+    top = set(cols[order[0]]) if order else set()
+    out["top_set"] = [bool(top & set(cols.get(j, []))) for j in everyone]
     # simultaneous rank sets from the same decisions: j is ranked below every judge shown to be
     # better and above every judge shown to be worse; if no decision is a false rejection
     # (probability >= 1 - alpha under Holm's familywise bound) every set holds its true rank
-    acc = {j: a for j, a in zip(out["judge"], out["accuracy"], strict=True) if a == a}
-    k = len(ranked)
+    acc = dict(zip(out["judge"], out["accuracy"], strict=True))
+    k = len(order)
     better = {j: 0 for j in order}
     worse = {j: 0 for j in order}
     for (a, b), s in sig.items():
@@ -157,9 +196,8 @@ def groups_from_pairs(
             hi, lo = (a, b) if acc[a] > acc[b] else (b, a)
             better[lo] += 1
             worse[hi] += 1
-    # a judge without any usable verdict is listed, not ranked: no rank set
-    out["rank_low"] = pd.array([1 + better[j] if j in acc else None for j in order], "Int64")
-    out["rank_high"] = pd.array([k - worse[j] if j in acc else None for j in order], "Int64")
+    out["rank_low"] = [1 + better[j] if j in better else np.nan for j in everyone]
+    out["rank_high"] = [k - worse[j] if j in worse else np.nan for j in everyone]
     if "can_decide" in pairs.columns:
         # a letter or rank set shared because no test could decide is no evidence of a tie
         stuck: dict[str, list[tuple[int, str]]] = {j: [] for j in order}
@@ -168,31 +206,27 @@ def groups_from_pairs(
         for a, b, cd, u, un in zip(
             pairs["judge_a"], pairs["judge_b"], pairs["can_decide"], units, unit, strict=True
         ):
-            if not cd:
+            if not cd and a in stuck and b in stuck:
                 for j in (a, b):
-                    if j in stuck:
-                        stuck[j].append((int(u), str(un)))
-        out["can_decide"] = [not stuck[j] for j in order]
+                    stuck[j].append((int(u), str(un)))
+        out["can_decide"] = [j in stuck and not stuck[j] for j in everyone]
         out["warning"] = [
-            ""
+            "no usable verdict in this dimension: not ranked"
+            if j not in stuck
+            else ""
             if not stuck[j]
             else (
                 f"{len(stuck[j])} of {k - 1} comparisons of this judge cannot reach {p_col} < "
                 f"{alpha:g} whatever the verdicts (with {min(stuck[j])[0]} {min(stuck[j])[1]}): "
                 "its letter and rank set are no evidence of a tie"
             )
-            for j in order
+            for j in everyone
         ]
-    out["rank_set"] = [
-        (
-            f"derived from the pairwise decisions ({p_col} < {alpha:g}"
-            + (f"; family: {family}" if family else "")
-            + f"; joint coverage >= {1 - alpha:g} when the family's error rate holds)"
-        )
-        if j in acc
-        else NOT_RANKED
-        for j in order
-    ]
+    out["rank_set"] = (
+        f"derived from the pairwise decisions ({p_col} < {alpha:g}"
+        + (f"; family: {family}" if family else "")
+        + f"; joint coverage >= {1 - alpha:g} when the family's error rate holds)"
+    )
     return out
 
 
@@ -263,20 +297,16 @@ def leaderboard(
     point = acc["accuracy"].to_numpy()
     order_idx = np.argsort(-np.where(np.isnan(point), -np.inf, point), kind="stable")
     order = [judges[i] for i in order_idx]
-    # a judge without any usable verdict (accuracy not defined) is listed, not ranked: no rank,
-    # no rank set, no letter, and it does not push the others down
-    defined = np.isfinite(point)
-    ranked = [name for name in order if defined[judges.index(name)]]
-    letters = {**dict.fromkeys(judges, ""), **letter_groups(ranked, sig)}
-    top = set(letters[ranked[0]]) if ranked else set()
-    comp_rank = 1 + ((point[None, :] > point[:, None]) & defined[None, :]).sum(1)
-    r_lo = pd.array([int(v) if ok else None for v, ok in zip(r_lo, defined, strict=True)], "Int64")
-    r_hi = pd.array([int(v) if ok else None for v, ok in zip(r_hi, defined, strict=True)], "Int64")
+    letters = letter_groups(order, sig)
+    cols = letter_columns(order, sig)
+    top = set(cols[order[0]])
+    # a judge without an estimate (no verdict) is not ranked
+    comp_rank = np.where(
+        np.isnan(point), np.nan, 1 + (point[None, :] > point[:, None]).sum(1).astype(float)
+    )
     df = pd.DataFrame(
         {
-            "rank": pd.array(
-                [int(v) if ok else None for v, ok in zip(comp_rank, defined, strict=True)], "Int64"
-            ),
+            "rank": comp_rank,
             "judge": judges,
             "accuracy": point,
             "ci_low": acc["ci_low"].to_numpy(),
@@ -285,10 +315,10 @@ def leaderboard(
             "level": confidence_level,
             "rank_low": r_lo,
             "rank_high": r_hi,
-            "rank_set": np.where(defined, "simultaneous", NOT_RANKED),
+            "rank_set": "simultaneous",
             "share_ranked_first": share_first,
             "group": [letters[name] for name in judges],
-            "top_set": [bool(top & set(letters[name])) for name in judges],
+            "top_set": [bool(top & set(cols[name])) for name in judges],
             "n": acc["n"].to_numpy(),
             "n_invalid": acc["n_invalid"].to_numpy(),
             "policy": policy,

@@ -63,6 +63,11 @@ def why_no_judge_evaluation(ctx: ReportContext) -> str | None:
     why = why_no_judges(ctx) or why_too_few_items(ctx)
     if why:
         return why
+    if "judge" in getattr(s, "exchangeable", ()):
+        return (
+            f"the {ctx.names_of('judge')} are exchangeable slots, not the same rater across "
+            "items: there is no one to rank (the reliability section describes them together)"
+        )
     head = ctx.headline
     if not s.scales[head].is_categorical:
         return (
@@ -103,11 +108,12 @@ def on_headline(
 
 
 def evaluation(ctx: ReportContext) -> Any:
-    """Every judge against gold under the report's policy, resamples and level (once)."""
+    """Every judge against gold under the report's policy, resamples, level and α (once)."""
     kw = {
         "policy": ctx.policy,
         "bootstrap": ctx.bootstrap,
         "confidence_level": ctx.confidence_level,
+        "alpha": ctx.alpha,
     }
     return ctx.get("evaluation", lambda: evaluate_judges(ctx.study, **kw))
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ...analyses.bias_suite import bias_suite
+from ...analyses.bias_suite import POSITION_ESTIMANDS, bias_suite
 from ..context import ReportContext
 from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num, fmt_p
@@ -29,6 +29,23 @@ EFFECTS = {
     "style": ("style", "the same model with the named style attribute instead of length"),
     "position": ("position", "rate of choosing the first-shown answer minus the gold's rate"),
 }  # fmt: skip
+
+
+def _estimand_words(res: Any, effect: str) -> str:
+    """What the rows of ``effect`` estimate: the rows' own ``estimand`` (position: one per
+    design, both named when the table holds both), else the effect's description."""
+    t = res.effects
+    if "estimand" in t.columns:
+        own = list(dict.fromkeys(t.loc[t["effect"] == effect, "estimand"].dropna().astype(str)))
+        if len(own) == 1:
+            return md(own[0])
+        if own:
+            who = {
+                POSITION_ESTIMANDS["swap"]: "judges seen in both orders",
+                POSITION_ESTIMANDS["one_order"]: "judges seen in one order",
+            }
+            return "; ".join(md(e) + (f" ({who[e]})" if e in who else "") for e in own)
+    return EFFECTS[effect][1]
 
 
 def why_not(ctx: ReportContext) -> str | None:
@@ -52,9 +69,15 @@ def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
         _e=t["effect"].map(lambda e: eff.index(e) if e in eff else len(eff)),
         _j=t["judge"].map(lambda j: rank.get(j, len(rank))),
     ).sort_values(["_e", "_j", "judge"], kind="stable")
+    est = t["estimand"] if "estimand" in t.columns else pd.Series(None, index=t.index)
+    several = est.dropna().nunique() > 1  # two position estimands: each row names its own
     return pd.DataFrame(
         {
-            "effect": [EFFECTS.get(e, (str(e).replace("_", " "),))[0] for e in t["effect"]],
+            "effect": [
+                EFFECTS.get(e, (str(e).replace("_", " "),))[0]
+                + (f" ({m})" if several and isinstance(m, str) else "")
+                for e, m in zip(t["effect"], est, strict=True)
+            ],
             "judge": t["judge"].astype(str).to_numpy(),
             "estimate": [fmt_num(v, 3) for v in t["estimate"]],
             "interval": [fmt_ci(a, b, 3) for a, b in zip(t["ci_low"], t["ci_high"], strict=True)],
@@ -77,7 +100,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
     present = [e for e in EFFECTS if e in set(res.effects["effect"])]
     sec.text(
         f"Each {md(ctx.name('judge'))}'s biases on *{md(head)}* tested together: "
-        + "; ".join(f"*{EFFECTS[e][0]}* — {EFFECTS[e][1]}" for e in present)
+        + "; ".join(f"*{EFFECTS[e][0]}* — {_estimand_words(res, e)}" for e in present)
         + f". {lvl} intervals; the p-values are Holm-adjusted over all "
         f"{st['family_size']} tests of the suite (@tbl-bias-suite)."
     )

@@ -83,9 +83,8 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
             )
         )
     sec.methods.append(
-        f"Heterogeneity across {md(ctx.label(attr))}: {md(test)} (it keeps its size when "
-        "several items share a cluster), Holm-adjusted within each judge; I² descriptive "
-        "(Higgins & Thompson 2002)."
+        f"Heterogeneity across {md(ctx.label(attr))}: {md(test)}, Holm-adjusted within each "
+        "judge; I² descriptive (Higgins & Thompson 2002)."
     )
     sec.references += ["higgins2002", "holm1979"]
     return sec

@@ -82,6 +82,7 @@ def alt_test_display(table: pd.DataFrame, order: list[str] | None = None) -> pd.
 def stand_in_finding(
     alt: pd.DataFrame,
     ja: pd.DataFrame,
+    si: pd.DataFrame,
     *,
     head: str,
     epsilon: float,
@@ -89,27 +90,34 @@ def stand_in_finding(
     n_exp: int,
     judge_word: str = "judges",
 ) -> str:
-    """The judge-versus-expert finding from both views of the section.
+    """The judge-versus-expert finding, from the stand-in decision and its views.
 
-    A judge is called a possible stand-in only when it passes the alternative annotator test
-    **and** none of its leave-one-expert-out κ differences (judge minus expert, the same
-    remaining experts as reference) has an interval entirely below 0. Every judge the second
-    view contradicts is counted, so the sentence cannot say "stand in" while the table says
+    The decision is :func:`medjudge.analyses.judge_vs_experts.study_stand_in` (``si``):
+    non-inferiority within the clinical margin (accuracy points, stated in every sentence
+    that uses it) against every left-out expert, with no leave-one-expert-out κ interval
+    entirely below 0. The alt-test is a second view, its ε translated into the lowest judge
+    accuracy that would pass here. A judge is called a candidate stand-in only when the
+    decision says so, so the sentence cannot say "stand in" while a table says
     "significantly less than an expert".
     """
     judges = [str(j) for j in dict.fromkeys(alt["judge"])] if len(alt) else []
-    n = len(judges)
+    n = len(judges) or len(si)
     passed = {str(j) for j, ok in zip(alt["judge"], alt["passed"], strict=True) if bool(ok)}
+    acc = si["alt_epsilon_accuracy"].dropna() if len(si) else pd.Series(dtype=float)
+    text = (
+        f"{fmt_int(len(passed))} of {fmt_int(n)} {md(judge_word)} pass the alternative "
+        f"annotator test on *{md(head)}* (Calderon et al. 2025: ε = {epsilon:g}"
+        + (
+            f", which here lets a judge of accuracy {fmt_num(float(acc.iloc[0]), 2)} pass"
+            if len(acc)
+            else ""
+        )
+        + f"; one-sided paired t-tests, Benjamini–Yekutieli at q = {q:g} over {n_exp} "
+        "annotators, pass = winning rate ≥ 0.5)."
+    )
     rows = ja[np.isfinite(ja["diff_high"].astype(float))] if len(ja) else ja
     below_rows = rows[rows["diff_high"].astype(float) < 0] if len(rows) else rows
     below = {str(j) for j in below_rows["judge"]} if len(rows) else set()
-    stand = [j for j in judges if j in passed and j not in below]
-    text = (
-        f"{fmt_int(len(passed))} of {fmt_int(n)} {md(judge_word)} pass the alternative "
-        f"annotator test on *{md(head)}* (Calderon et al. 2025: ε = {epsilon:g}, one-sided "
-        f"paired t-tests, Benjamini–Yekutieli at q = {q:g} over {n_exp} annotators, pass = "
-        "winning rate ≥ 0.5)."
-    )
     if len(rows):
         lvl = one_level(rows["level"])
         d = rows["judge_minus_expert"].astype(float)
@@ -130,22 +138,58 @@ def stand_in_finding(
             + "."
         )
     else:
-        text += " The leave-one-expert-out comparison has no interval to check."
-    if stand and len(rows):
+        text += " The leave-one-expert-out κ comparison has no interval to check."
+    if not len(si):
+        return text + " The stand-in decision needs three experts; it was not made."
+    pts = f"{100 * float(si['margin'].iloc[0]):g} accuracy points"
+    ni = {str(j) for j, ok in zip(si["judge"], si["non_inferior"], strict=True) if bool(ok)}
+    stand = [str(j) for j, ok in zip(si["judge"], si["candidate"], strict=True) if bool(ok)]
+    lows = si["ci_low"].astype(float)
+    text += (
+        f" The decision is a non-inferiority test with a clinical margin of {pts}: the judge's "
+        "accuracy minus each left-out expert's, against the other experts' majority "
+        f"({one_level(si['level'])} intervals, {methods(si['ci_method'])}); "
+        f"{fmt_int(len(ni))} of {fmt_int(len(si))} {md(judge_word)} are non-inferior within "
+        f"{pts} to every expert (weakest lower limits from {fmt_num(lows.min(), 3)} to "
+        f"{fmt_num(lows.max(), 3)})."
+    )
+    if stand:
         text += (
-            f" Only {', '.join(f'**{md(j)}**' for j in stand)} pass"
-            + ("es" if len(stand) == 1 else "")
-            + " the alt-test and agree with the experts not significantly less than any expert: "
-            "the candidate stand-in" + ("" if len(stand) == 1 else "s") + " for an expert."
+            f" Only {', '.join(f'**{md(j)}**' for j in stand)} "
+            + ("is" if len(stand) == 1 else "are")
+            + f" non-inferior within {pts} with no leave-one-expert-out view against: the "
+            "candidate stand-in" + ("" if len(stand) == 1 else "s") + " for an expert."
         )
     elif passed:
         text += (
-            " No judge is supported by both views: the alt-test margin tolerates a gap that the "
-            "κ comparison shows to be real."
+            f" No judge qualifies as a stand-in at a margin of {pts}: "
+            f"{fmt_int(len(passed - ni))} of the {fmt_int(len(passed))} that pass the alt-test "
+            f"are not non-inferior within {pts}, a gap the alt-test's margin tolerates."
         )
     else:
-        text += " No judge could stand in for an expert on this evidence."
+        text += f" No judge could stand in for an expert at a margin of {pts} on this evidence."
     return text
+
+
+def stand_in_table(ctx: ReportContext, alt: list[Any], ja: pd.DataFrame) -> pd.DataFrame:
+    """The stand-in decision of the headline dimension (empty with fewer than 3 experts)."""
+    from ...analyses.judge_vs_experts import study_stand_in
+    from ._results import audit_settings
+
+    if len(ctx.study.experts) < 3:
+        return pd.DataFrame()
+    st = audit_settings(ctx)
+    return ctx.get(
+        "stand_in",
+        lambda: study_stand_in(
+            ctx.study,
+            ctx.headline,
+            clusters=st.clusters(ctx.study.matrix(ctx.headline, role="expert").items),
+            confidence_level=st.confidence_level,
+            alt=alt,
+            agreement=ja,
+        ),
+    )
 
 
 def why_not(ctx: ReportContext) -> str | None:
@@ -180,6 +224,8 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
     has_ci = len(ja) and np.isfinite(ja["diff_high"].astype(float)).any()
     lvl = one_level(ja["level"].dropna()) if has_ci else lvl
     how = methods(ja["ci_method"].dropna()) if has_ci else "no interval"
+    si = stand_in_table(ctx, res, results[0])
+    pts = f"{100 * float(si['margin'].iloc[0]):g} accuracy points" if len(si) else ""
     sec = Section(KEY, TITLE)
     sec.text(
         f"Two views on *{md(head)}*. First, leaving one expert out at a time, the judge's mean "
@@ -196,7 +242,14 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
             if rule == "wrong"
             else "verdict are excluded (as in the authors' code)."
         )
-        + " A judge is called a candidate stand-in only when both views agree."
+        + (
+            f" The decision is a non-inferiority test of accuracy with a clinical margin of "
+            f"{pts} (judge minus each left-out expert, against the other experts' majority, "
+            "clustered intervals); a judge is called a candidate stand-in only when it holds "
+            "against every expert and no leave-one-expert-out κ interval lies below 0."
+            if len(si)
+            else " With fewer than three experts no stand-in decision is made."
+        )
     )
     frame = judge_agreement_frame(ja)
     sec.figure(
@@ -227,6 +280,7 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
             stand_in_finding(
                 alt,
                 ja,
+                si,
                 head=head,
                 epsilon=ctx.epsilon,
                 q=ctx.alpha,
@@ -248,6 +302,12 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
         f"(Calderon et al. 2025) with ε = {ctx.epsilon:g}, one-sided paired t-tests and "
         f"Benjamini–Yekutieli (2001) adjustment; items without a usable judge verdict "
         + ("count as losses." if rule == "wrong" else "are excluded.")
+        + (
+            f" Stand-in decision: non-inferiority of accuracy within {pts} of every left-out "
+            f"expert ({methods(si['ci_method'])}; an intersection-union test, Berger 1982)."
+            if len(si)
+            else ""
+        )
     )
     sec.references += ["calderon2025", "benjamini2001", "cohen1960"]
     return sec

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...data.design import presentation_design
 from ...plots.forest import forest_plot
 from ...plots.rank_intervals import rank_interval_plot
 from ..context import ReportContext
@@ -16,6 +17,7 @@ from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
 from ._results import evaluation, headline_board, judge_order, why_no_judge_evaluation
+from .references import interval_cites
 
 KEY = "leaderboard"
 TITLE = "Leaderboard"
@@ -52,17 +54,18 @@ def leaderboard_table(
     lb = leaderboard[leaderboard["dimension"] == dimension].sort_values(["rank", "judge"])
     return pd.DataFrame(
         {
-            # a judge without any usable verdict is listed, not ranked
-            "rank": ["–" if pd.isna(r) else str(int(r)) for r in lb["rank"]],
+            "rank": [fmt_int(v) if v == v else "not ranked" for v in lb["rank"]],
             "judge": lb["judge"].to_numpy(),
             "accuracy": [fmt_num(v, 3) for v in lb["accuracy"]],
             f"{level} CI": [
                 fmt_ci(a, b, 3) for a, b in zip(lb["ci_low"], lb["ci_high"], strict=True)
             ],
             "rank set": [
-                "not ranked"
-                if pd.isna(a) or pd.isna(b)
-                else (f"{int(a)}–{int(b)}" if a != b else f"{int(a)}")
+                "no verdict"
+                if not (a == a and b == b)
+                else f"{int(a)}–{int(b)}"
+                if a != b
+                else f"{int(a)}"
                 for a, b in zip(lb["rank_low"], lb["rank_high"], strict=True)
             ],
             "share ranked 1st": [fmt_num(v, 3) for v in lb["share_ranked_first"]],
@@ -103,9 +106,31 @@ def rank_frame(leaderboard: pd.DataFrame, dimension: str) -> pd.DataFrame:
     )
 
 
+def decision_words(board: pd.DataFrame, pairs: pd.DataFrame) -> str:
+    """``"McNemar mid-p; Holm over all 36 pairwise tests …; α = 0.05"``: the tests, family and
+    threshold of a leaderboard's decisions, read from its own columns."""
+    test = " / ".join(md(t) for t in dict.fromkeys(pairs["test"].astype(str)))
+    return f"{test}; {md(str(board['family'].iloc[0]))}; α = {float(board['alpha'].iloc[0]):g}"
+
+
+def order_words(ctx: ReportContext, dimension: str) -> str:
+    """``"; verdicts in order AB for the 4 judges seen in both orders"`` when the accuracy of
+    some judges uses one of several presentation orders (empty otherwise), from the design."""
+    d = presentation_design(ctx.study, dimension)
+    if d.kind != "swapped":
+        return ""
+    n = len(d.swap_judges)
+    return (
+        f"; verdicts in order {d.evaluation_order} for the {fmt_int(n)} "
+        f"{md(ctx.names_of('judge', n))} seen in both orders"
+    )
+
+
 def headline_findings(ctx: ReportContext) -> list[Finding]:
     """Best judge and how many others cannot be told apart from it (the comparison with the
-    trivial baselines is a finding of the judges-against-gold section, from its paired tests)."""
+    trivial baselines is a finding of the judges-against-gold section, from its paired tests).
+    The count is the leader's ``n_indistinguishable`` (its non-significant pairs in the pairs
+    table), and the α and family printed are the ones the decisions used."""
     lb = headline_board(ctx)
     head, lvl = ctx.headline, ctx.level
     judge = ctx.name("judge")
@@ -114,27 +139,24 @@ def headline_findings(ctx: ReportContext) -> list[Finding]:
     if len(lb) == 1:
         text = (
             f"The single {md(judge)} **{md(best['judge'])}** reaches accuracy "
-            f"{fmt_num(best['accuracy'], 3)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 3)}) "
-            f"on *{md(head)}*."
+            f"{fmt_num(best['accuracy'], 3)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 3)}"
+            f"{order_words(ctx, head)}) on *{md(head)}*."
         )
         out.append(Finding(text, weight=10))
     else:
         others = lb.iloc[1:]
-        n_tied = int(others["top_set"].sum())  # the best judge itself is not counted
+        n_tied = int(best["n_indistinguishable"])
         second = others.iloc[0]
         text = (
             f"On *{md(head)}* the most accurate {md(judge)} is **{md(best['judge'])}** with "
             f"accuracy {fmt_num(best['accuracy'], 3)} ({lvl} CI "
-            f"{fmt_ci(best['ci_low'], best['ci_high'], 3)}; rank interval "
-            f"{int(best['rank_low'])}–{int(best['rank_high'])}), "
+            f"{fmt_ci(best['ci_low'], best['ci_high'], 3)}; rank set "
+            f"{int(best['rank_low'])}–{int(best['rank_high'])}{order_words(ctx, head)}), "
             f"{fmt_num(best['accuracy'] - second['accuracy'], 3)} ahead of "
             f"{md(second['judge'])}; "
         )
         ev = evaluation(ctx)
-        pairs = ev.pairs[ev.pairs["dimension"] == head]
-        test = " / ".join(md(t) for t in dict.fromkeys(pairs["test"].astype(str)))
-        fam = md((ev.settings.get("multiplicity") or {}).get("description", "Holm"))
-        how = f"({test}; {fam}; α = {ctx.alpha:g})"
+        how = f"({decision_words(lb, ev.pairs[ev.pairs['dimension'] == head])})"
         if n_tied == 0:
             text += f"every other {md(judge)} is significantly less accurate {how}."
         else:
@@ -154,14 +176,30 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     dims = list(ev.settings["dimensions"])
     order = judge_order(ctx)
     sec = Section(KEY, TITLE)
+    board = ev.leaderboard[ev.leaderboard["dimension"] == head]
+    several = len(board) > 1
+    pairs = ev.pairs[ev.pairs["dimension"] == head]
+    how = decision_words(board, pairs) if several else ""
+    if several:
+        intro = (
+            f"@tbl-leaderboard ranks the {md(ctx.names_of('judge'))} on *{md(head)}*: accuracy "
+            f"with its {lvl} interval, a rank set (one plus the number of "
+            f"{md(ctx.names_of('judge'))} shown to be more accurate, to the number of "
+            f"{md(ctx.names_of('judge'))} minus those shown to be less accurate; "
+            f"{md(str(board['rank_set'].iloc[0]))}), the share of resamples in which the judge "
+            "ranks first (a description of the resampling spread, not the probability of being "
+            "best), and a compact letter display (Piepho 2004; judges sharing a letter are not "
+            f"distinguishable by those decisions: {how}). Every table and figure lists the "
+            "judges in this order."
+        )
+    else:
+        intro = (
+            f"@tbl-leaderboard gives the accuracy of the single {md(ctx.name('judge'))} on "
+            f"*{md(head)}* with its {lvl} interval; with one {md(ctx.name('judge'))} there is "
+            "nothing to rank or compare."
+        )
     sec.text(
-        f"@tbl-leaderboard ranks the {md(ctx.names_of('judge'))} on *{md(head)}*: accuracy with "
-        f"its {lvl} interval, a simultaneous {lvl} rank confidence set (all judges' ranks "
-        "jointly; Mogstad et al. 2024), the share of resamples in which the judge ranks first "
-        "(a description of the resampling spread, not the probability of being best), and a "
-        "compact letter display (Piepho 2004; judges sharing a letter are not distinguishable "
-        f"by the McNemar tests, {md(ev.settings['multiplicity']['description'])}). Every table "
-        "and figure lists the judges in this order."
+        intro
         + (" @tbl-leaderboard-grid gives the accuracy in every dimension." if len(dims) > 1 else "")
         + f" @fig-leaderboard-forest shows the accuracies with their {lvl} intervals, the "
         "trivial baseline (dashed: the best constant answer, i.e. the majority-class share)"
@@ -172,11 +210,10 @@ def present(ctx: ReportContext, ev: Any) -> Section:
             else "."
         )
     )
-    sec.table(
-        "tbl-leaderboard",
-        f"Leaderboard on *{md(head)}* ({lvl} intervals).",
-        leaderboard_table(ev.leaderboard, head, lvl),
-    )
+    table = leaderboard_table(ev.leaderboard, head, lvl)
+    if not several:
+        table = table.drop(columns=["rank", "rank set", "share ranked 1st", "group"])
+    sec.table("tbl-leaderboard", f"Leaderboard on *{md(head)}* ({lvl} intervals).", table)
     if len(dims) > 1:
         sec.table(
             "tbl-leaderboard-grid",
@@ -198,27 +235,47 @@ def present(ctx: ReportContext, ev: Any) -> Section:
             forest, baseline=base, ceiling=ceil, dimension_order=shown_dims, judge_order=order
         ),
     )
-    sec.text(
-        "@fig-leaderboard-ranks shows how uncertain the ranks are: overlapping rank sets "
-        "mean the order of those judges is not established by these data."
-    )
-    sec.figure(
-        "fig-leaderboard-ranks",
-        f"Rank on *{md(head)}* with the simultaneous {lvl} rank confidence set.",
-        lambda: at_page_width(rank_interval_plot(rank_frame(ev.leaderboard, head))),
-    )
+    if several:
+        a = float(board["alpha"].iloc[0])
+        sec.text(
+            "@fig-leaderboard-ranks shows how uncertain the ranks are: overlapping rank sets "
+            "mean the order of those judges is not established by these data."
+        )
+        sec.figure(
+            "fig-leaderboard-ranks",
+            f"Rank on *{md(head)}* with its rank set from the pairwise decisions at "
+            f"α = {a:g} (joint coverage ≥ {1 - a:g} when the family's error rate holds).",
+            lambda: at_page_width(rank_interval_plot(rank_frame(ev.leaderboard, head))),
+        )
     sec.findings.extend(headline_findings(ctx))
     s = ev.settings
-    sec.methods.append(
+    ci_method = str(ev.leaderboard["ci_method"].iloc[0])
+    cites = interval_cites(ci_method)
+    text = (
         f"Accuracy is the share of items with gold on which the verdict equals the gold label; "
-        f"its {lvl} interval: {md(ev.leaderboard['ci_method'].iloc[0])} (clusters: "
-        f"{md(s['cluster'])}; Wilson 1927 with the design effect of Kish 1965). Rank confidence sets are simultaneous "
-        f"(max-t over all pairs; Mogstad et al. 2024) and, with the share ranked first, come from "
-        f"{fmt_int(s['n_resamples'])} cluster-bootstrap resamples (seed {s['seed']}) shared by all "
-        f"judges. Pairwise McNemar tests: {md(s['multiplicity']['description'])}; the letter "
-        "display follows Piepho's (2004) insert-and-absorb algorithm on those decisions."
+        f"its {lvl} interval: {md(ci_method)} (clusters: {md(s['cluster'])}"
+        + "".join(f"; {words}" for _, words in cites)
+        + ")."
     )
-    sec.references += ["wilson1927", "kish1965", "mogstad2024", "piepho2004"]
+    design = presentation_design(ctx.study, head)
+    if design.kind == "swapped":
+        src = (design.source or {}).get("accuracy_order", "")
+        text += (
+            f" The {fmt_int(len(design.swap_judges))} "
+            f"{md(ctx.names_of('judge', len(design.swap_judges)))} seen in both presentation "
+            f"orders ({', '.join(design.orders)}) are scored on their verdicts in order "
+            f"{design.evaluation_order} ({md(src)}); every other judge on its one verdict per item."
+        )
+    if several:
+        text += (
+            f" Rank sets are {md(str(board['rank_set'].iloc[0]))}. The share ranked first is "
+            f"the share of {fmt_int(s['n_resamples'])} resamples (clusters: {md(s['cluster'])}; "
+            f"seed {s['seed']}, shared by all judges) in which the judge ranks first. Pairwise "
+            f"tests: {how}; the letter display follows Piepho's (2004) insert-and-absorb "
+            "algorithm on those decisions."
+        )
+    sec.methods.append(text)
+    sec.references += [k for k, _ in cites] + (["piepho2004"] if several else [])
     return sec
 
 

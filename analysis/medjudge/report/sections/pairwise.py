@@ -13,6 +13,7 @@ from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
+from .references import ADJUSTMENT_CITES, test_cites
 
 KEY = "pairwise"
 TITLE = "Pairwise comparisons"
@@ -71,13 +72,13 @@ APPLIES = (why_no_judge_evaluation, why_no_pair)
 
 
 def present(ctx: ReportContext, ev: Any) -> Section:
-    head, lvl, a = ctx.headline, ctx.level, ctx.alpha
+    head, lvl = ctx.headline, ctx.level
+    a = float(ev.settings.get("alpha", ctx.alpha))  # the α the decisions were made at
     pairs = ev.pairs[ev.pairs["dimension"] == head]
     m = family_size(pairs, "pvalue")
     mult = ev.settings.get("multiplicity") or {}
-    # the family the adjustment actually used (by default all pairs shown)
-    fam_n = int(mult.get("n_tests", m)) if mult.get("family") == "table" else m
-    fam = md(mult.get("description", f"Holm within each dimension ({m} tests on {head})"))
+    # the family the adjustment actually used (its words, from the result)
+    fam = md(str(mult.get("description", "")))
     order = judge_order(ctx)
     shown = order[:MAX_MATRIX]
     sig = pairs_table(ev.pairs, head, alpha=a, level=lvl)
@@ -101,22 +102,20 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     sec.figure(
         "fig-pairwise-matrix",
         f"Pairwise accuracy differences (row minus column) on *{md(head)}*; faded and hatched: "
-        f"Holm-adjusted p ≥ {a:g} (Holm over {fmt_int(fam_n)} tests).",
-        lambda: at_page_width(
-            pairwise_matrix(frame, order=shown, alpha=a, p_label="Holm-adjusted p")
-        ),
+        f"adjusted p ≥ {a:g} ({fam}).",
+        lambda: at_page_width(pairwise_matrix(frame, order=shown, alpha=a, p_label="adjusted p")),
     )
     sec.table(
         "tbl-pairwise",
-        f"Significantly different pairs on *{md(head)}* (Holm-adjusted p < {a:g} over "
-        f"{fmt_int(fam_n)} tests); {lvl} intervals ({cis}).",
+        f"Significantly different pairs on *{md(head)}* (adjusted p < {a:g}; {fam}); {lvl} "
+        f"intervals ({cis}).",
         sig
         if len(sig)
-        else pd.DataFrame({"result": [f"no pair differs at Holm-adjusted p < {a:g}"]}),
+        else pd.DataFrame({"result": [f"no pair differs at adjusted p < {a:g} ({fam})"]}),
     )
     sec.text(
-        f"{fmt_int(len(sig))} of {fmt_int(m)} pairs differ significantly on *{md(head)}* after "
-        "Holm's adjustment."
+        f"{fmt_int(len(sig))} of {fmt_int(m)} pairs differ significantly on *{md(head)}* "
+        f"({fam}; α = {a:g})."
     )
     if m == 1:
         one = ev.pairs[ev.pairs["dimension"] == head].iloc[0] if len(ev.pairs) else None
@@ -129,20 +128,20 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     else:
         text = (
             f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
-            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* ({test}, "
-            f"Holm over {fmt_int(fam_n)} tests, α = {a:g})."
+            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* ({test}; "
+            f"{fam}; α = {a:g})."
         )
     sec.findings.append(Finding(text, weight=4))
+    cites = test_cites(list(dict.fromkeys(pairs["test"].astype(str))))
+    adjust = ADJUSTMENT_CITES.get(str(mult.get("method", "")))
     sec.methods.append(
-        f"Pairs of judges were compared on the items both were given: {test} ("
-        + (
-            "Durkalski et al. 2003"
-            if pairs["test"].astype(str).str.contains("clustered").any()
-            else "Fagerland et al. 2013"
-        )
-        + f"); {lvl} {cis} intervals for the difference. Multiplicity: {fam} (Holm 1979)."
+        f"Pairs of judges were compared on the items both were given: {test}"
+        + (f" ({'; '.join(c for _, c in cites)})" if cites else "")
+        + f"; {lvl} {cis} intervals for the difference. Multiplicity: {fam}"
+        + (f" ({adjust[1]})" if adjust else "")
+        + f"; decisions at α = {a:g}."
     )
-    sec.references += ["fagerland2013", "holm1979"]
+    sec.references += [k for k, _ in cites] + ([adjust[0]] if adjust else [])
     return sec
 
 

@@ -22,6 +22,13 @@ def _ordered(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     return df.assign(_o=df["judge"].map(rank)).sort_values(["_o", "judge"], kind="stable")
 
 
+def _test_name(swap: pd.DataFrame) -> str:
+    """The swap table's test, named from its ``p_first_test`` column ("exact binomial test"
+    without clusters, "cluster sign-flip test" with)."""
+    names = dict.fromkeys(str(t).split(" (")[0] for t in swap["p_first_test"])
+    return " / ".join(n if n.endswith("test") else f"{n} test" for n in names)
+
+
 def position_frame(swap: pd.DataFrame, dimension: str) -> pd.DataFrame:
     """Two position-bias measures per swap judge (both 0.5 without position bias)."""
     s = swap[swap["dimension"] == dimension]
@@ -90,7 +97,8 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
     has_swap = len(swap) > 0 and head in set(swap["dimension"])
     sec = Section(KEY, TITLE)
     if has_swap:
-        m = family_size(swap, "p_first_binom")
+        m = family_size(swap, "p_first_pvalue")
+        swap_test = md(_test_name(swap))
         sec.text(
             f"{fmt_int(len(design.swap_judges))} {md(ctx.names_of('judge', len(design.swap_judges)))} "
             "saw the same items in both presentation orders. @fig-position-swap shows "
@@ -109,7 +117,7 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
         )
         sec.table(
             "tbl-position-swap",
-            "Swap consistency, first-position preference (exact binomial test of first-first "
+            f"Swap consistency, first-position preference ({swap_test} of first-first "
             f"against second-second, Holm over the {fmt_int(m)} judge × dimension tests) and "
             "accuracy per order.",
             position_table(swap, head, order),
@@ -119,7 +127,7 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges seen in both orders prefer one "
-                f"position on *{md(head)}* (exact binomial test, Holm over {fmt_int(m)} tests, "
+                f"position on *{md(head)}* ({swap_test}, Holm over {fmt_int(m)} tests, "
                 f"α = {ctx.alpha:g}).",
                 weight=3 if n_sig else 1,
             )
@@ -132,7 +140,7 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
         )
     if len(single) and head in set(single["dimension"]):
         h1 = single[single["dimension"] == head]
-        m = family_size(single, "p_mcnemar_midp")
+        m = family_size(single, "p_value")
         tests = " / ".join(md(t) for t in dict.fromkeys(h1["test"]))
         cis = " / ".join(md(c) for c in dict.fromkeys(h1["ci_method"]))
         ties = int(h1["excluded_ties"].sum())

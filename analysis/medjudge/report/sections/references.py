@@ -83,6 +83,40 @@ REFERENCES: dict[str, str] = {
 }
 
 
+#: words of a result's ``ci_method`` → (reference key, how the text cites it): a section cites
+#: the papers of the interval method its result records, never a method it types itself
+INTERVAL_CITES: dict[str, tuple[str, str]] = {
+    "wilson": ("wilson1927", "Wilson 1927"),
+    "effective n": ("kish1965", "design effect of Kish 1965"),
+}
+
+
+#: words of a result's ``test`` column → (reference key, citation)
+TEST_CITES: dict[str, tuple[str, str]] = {
+    "clustered": ("durkalski2003", "Durkalski et al. 2003"),
+    "mid-p": ("fagerland2013", "Fagerland et al. 2013"),
+}
+#: a result's multiplicity ``method`` → (reference key, citation)
+ADJUSTMENT_CITES: dict[str, tuple[str, str]] = {"holm": ("holm1979", "Holm 1979")}
+
+
+def interval_cites(ci_method: str) -> list[tuple[str, str]]:
+    """``(key, citation)`` of every paper behind the interval method a result records."""
+    low = ci_method.lower()
+    return [v for k, v in INTERVAL_CITES.items() if k in low]
+
+
+def test_cites(tests: Sequence[str]) -> list[tuple[str, str]]:
+    """``(key, citation)`` of the papers behind the tests a result records (first match each)."""
+    out: list[tuple[str, str]] = []
+    for t in tests:
+        low = str(t).lower()
+        hit = next((v for k, v in TEST_CITES.items() if k in low), None)
+        if hit and hit not in out:
+            out.append(hit)
+    return out
+
+
 def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     keys = sorted({k for s in sections for k in s.references})
     unknown = [k for k in keys if k not in REFERENCES]

@@ -32,7 +32,16 @@ COMPONENT_LABELS = {
     "run": "run",
     "residual": "item × prompt (residual)",
 }
-FLIP_LABELS = {"across_prompts": "flip across prompts", "across_runs": "flip across runs"}
+FLIP_LABELS = {
+    "across_prompts": "flip across prompts",
+    "across_runs": "flip across runs",
+    "within_item_sd": "within-item SD across prompts",
+}
+#: scores change rather than flip
+SCORE_LABELS = {
+    "across_prompts": "score changes across prompts",
+    "across_runs": "score changes across runs",
+}
 
 
 def why_no_variants(ctx: ReportContext) -> str | None:
@@ -66,7 +75,12 @@ def stability_table(res: Any) -> pd.DataFrame:
                 f"{fmt_num(r.share, 3)} {fmt_ci(r.share_ci_low, r.share_ci_high, 3)}"
             )
         for r in flips[flips["evaluator"] == ev].itertuples():
-            row[FLIP_LABELS.get(r.kind, r.kind)] = (
+            labels = (
+                {**FLIP_LABELS, **SCORE_LABELS}
+                if res.settings.get("outcome") == "score"
+                else FLIP_LABELS
+            )
+            row[labels.get(r.kind, r.kind)] = (
                 f"{fmt_num(r.share, 3)} {fmt_ci(r.ci_low, r.ci_high, 3)}"
             )
         rows.append(row)
@@ -87,15 +101,24 @@ def present(ctx: ReportContext, res: Any) -> Section:
     st, lvl, head = res.settings, ctx.level, ctx.headline
     comp = res.components
     excluded = comp.groupby("evaluator")["excluded_incomplete_items"].first()
-    outcome = "correctness against gold" if st["outcome"] == "correct" else "verdict code"
+    outcome = {"correct": "correctness against gold", "score": "score"}.get(
+        st["outcome"], "verdict code"
+    )
+    unit = "score" if st["outcome"] == "score" else "verdict"
+    changes = "changes" if st["outcome"] == "score" else "flips"
     sec = Section(KEY, TITLE)
     sec.text(
         f"How much of the variation in each evaluator's {outcome} on *{md(head)}* is due to the "
-        "prompt variant rather than the item: ANOVA variance components as shares of the total, "
-        "and the share of items whose verdict differs between at least two prompt variants, "
-        f"with {lvl} item-bootstrap intervals (prompts and runs held fixed). A judge whose "
-        "verdict flips with the prompt on many items gives a leaderboard position that depends "
-        "on the prompt as much as on the judge."
+        "prompt variant rather than the item: variance components as shares of the total, "
+        f"and the share of items whose {unit} differs between at least two prompt variants"
+        + (
+            " (and the mean within-item standard deviation of the score across variants)"
+            if unit == "score"
+            else ""
+        )
+        + f", with {lvl} intervals ({md(st['interval'])}). A judge whose {unit} {changes} "
+        "with the prompt on many items gives a ranking that depends on the prompt as much as "
+        "on the judge."
         + (
             " Only items with a verdict under every prompt variant enter: "
             + ", ".join(f"{md(e)} {fmt_int(n)}" for e, n in excluded.items() if n)
@@ -117,7 +140,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
         hi, lo = fl.loc[fl["share"].idxmax()], fl.loc[fl["share"].idxmin()]
         sec.findings.append(
             Finding(
-                f"Prompt sensitivity: {md(hi['evaluator'])}'s verdict flips between prompt "
+                f"Prompt sensitivity: {md(hi['evaluator'])}'s {unit} {changes} between prompt "
                 f"variants on {fmt_num(hi['share'], 3)} of the items ({lvl} CI "
                 f"{fmt_ci(hi['ci_low'], hi['ci_high'], 3)})"
                 + (

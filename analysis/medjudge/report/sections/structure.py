@@ -40,6 +40,29 @@ def dimension_structure_table(
     )
 
 
+def why_not_comparable(ctx: ReportContext) -> str | None:
+    """Why dimension structure does not apply (``None``: it does): it needs judges that are
+    persons (not exchangeable slots) and dimensions with the same label set, since κ between a
+    fluency code and an effect-direction label compares unrelated codes."""
+    s = ctx.study
+    if not s.judges:
+        return f"the study has no {ctx.names_of('judge')}"
+    if "judge" in getattr(s, "exchangeable", ()):
+        return (
+            f"the {ctx.names_of('judge')} are exchangeable slots, not the same rater across items"
+        )
+    cats = {d: tuple(map(str, s.scales[d].categories)) for d in s.dimensions}
+    if len(set(cats.values())) > 1:
+        a, b = list(dict.fromkeys(cats.values()))[:2]
+        da = next(d for d, c in cats.items() if c == a)
+        db = next(d for d, c in cats.items() if c == b)
+        return (
+            f"the dimensions have different label sets ({da}: {', '.join(a)}; {db}: "
+            f"{', '.join(b)}), so agreement between dimensions would compare unrelated codes"
+        )
+    return None
+
+
 def build(ctx: ReportContext) -> Section:
     if len(ctx.study.dimensions) < 2:
         return Section.not_applicable(KEY, TITLE, "the study has a single dimension")
@@ -47,7 +70,12 @@ def build(ctx: ReportContext) -> Section:
         return Section.not_applicable(
             KEY, TITLE, "Cohen's κ between dimensions needs categorical verdicts"
         )
+    why = why_not_comparable(ctx)
+    if why:
+        return Section.not_applicable(KEY, TITLE, why)
     tab = structure(ctx)
+    # exchangeable roles are slots, not persons: a slot has no dimensions "of its own"
+    tab = tab[~tab["role"].isin(getattr(ctx.study, "exchangeable", ()))]
     sec = Section(KEY, TITLE)
     sec.text(
         f"A rater that gives the same verdict in every dimension answers one question "

@@ -39,26 +39,31 @@ def weakest_cell(table: pd.DataFrame, attribute: str, judge: str) -> pd.Series |
 
 
 def no_attribute_reason(ctx: ReportContext) -> str:
-    """Why there is no subgroup breakdown, naming what the items do carry."""
+    """Why there is no subgroup breakdown, naming what the items do carry.
+
+    Plain text (a "Not run" reason is escaped once where it is shown, by
+    :meth:`Section.not_applicable`): names are not markdown-escaped here, or the reader would
+    see ``organ\\_system``.
+    """
     from ..context import SUBGROUP_ATTRIBUTES
 
     have = [str(c) for c in ctx.study.items.columns if c != "item"]
     if ctx.by:
         return (
             "none of the attributes asked for (--by "
-            + ", ".join(md(b) for b in ctx.by)
+            + ", ".join(str(b) for b in ctx.by)
             + ") has two or more values"
         )
     from ...analyses.subgroups import MAX_SUBGROUPS
 
     return (
         "no item attribute is a subgroup: none of "
-        + ", ".join(md(a) for a in SUBGROUP_ATTRIBUTES)
+        + ", ".join(SUBGROUP_ATTRIBUTES)
         + f" is present, and no other attribute has 2 to {MAX_SUBGROUPS} values with 5 or more "
         "items each"
         + (
             " (the items carry: "
-            + ", ".join(md(a) for a in have[:8])
+            + ", ".join(have[:8])
             + (", …" if len(have) > 8 else "")
             + "; choose one with --by)"
             if have
@@ -143,9 +148,14 @@ def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
             cols = list(sizes.index[:MAX_COLS])
         label = f"fig-subgroups-{attr}".replace("_", "-")
         cl = str(tab["cluster"].iloc[0])
+        together = (
+            "items treated as independent"
+            if cl in ("none", "None", "", "nan")
+            else f"verdicts resampled and tested together by {md(cl)}"
+        )
         sec.text(
             f"@{label} breaks the accuracy down by *{md(name)}*, pooling the dimensions "
-            f"({lvl} intervals; verdicts resampled and tested together by {md(cl)}; n counts "
+            f"({lvl} intervals; {together}; n counts "
             f"{md(tab['n_unit'].iloc[0])}). Hatched cells with the estimate in brackets "
             "are *uncertain*: too few verdicts or too wide an interval to be read on their own."
             + (

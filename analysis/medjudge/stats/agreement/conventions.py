@@ -245,7 +245,8 @@ def agreement_input(kind: str, irrcac_se: IrrcacSE | None = None) -> Callable:
 #: (percent agreement, Fleiss, Conger, Brennan–Prediger, Gwet, Scott, PABAK)
 INTERVAL_PARAMS = """    ci : {"auto", "analytic", "bootstrap", None}, default "auto"
         ``"auto"``: the bootstrap below 100 rated items, the analytic interval from 100 on
-        (chosen by the coverage study in docs/calibration.md); ``"analytic"``: Gwet's
+        (chosen by the coverage study in docs/calibration.md), the cluster jackknife at any
+        size when ``clusters`` are given; ``"analytic"``: Gwet's
         linearisation with t (n-1 df); ``"bootstrap"``: see ``bootstrap``; None: no interval.
     confidence_level : float, default 0.95
         Coverage of the interval.
@@ -253,7 +254,10 @@ INTERVAL_PARAMS = """    ci : {"auto", "analytic", "bootstrap", None}, default "
         Resampling settings (replicates, seed, interval method — BCa by default).
     clusters : array_like, optional
         One label per item (row): items sharing a label (a case, an image) are resampled
-        together.
+        together, and the analytic interval becomes the cluster jackknife (leave one cluster
+        out, t with G-1 df; ``ci_method`` names it with the number of clusters). ``extra``
+        holds ``n_clusters`` and, below 30 clusters, a ``warning`` that the interval may
+        under-cover.
 """
 
 

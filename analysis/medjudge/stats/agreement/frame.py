@@ -179,7 +179,8 @@ def agreement_table(
     bootstrap : Bootstrap, optional
         Resampling settings (BCa by default).
     clusters : array_like, optional
-        One label per item: items sharing a label are resampled together.
+        One label per item: every interval keeps the clusters (the cluster jackknife for
+        ``"auto"``/``"analytic"``, whole clusters for ``"bootstrap"``).
     coefficients : sequence of str, optional
         Subset of names to compute (default: all that apply).
 
@@ -189,7 +190,8 @@ def agreement_table(
         One row per coefficient: ``coefficient, estimate, se, ci_low, ci_high, ci_method, level,
         n, measurement, weights, pa, pe, note`` (``level`` is the confidence level; ``note``
         says why an estimate is not defined, e.g. ``not defined (one category used: chance
-        agreement is 1)``, and is empty otherwise).
+        agreement is 1)``, and is empty otherwise), and ``warning`` when fewer than 30
+        clusters may make an interval under-cover.
 
     Rows: percent agreement; for two raters Cohen's kappa, Scott's pi and (nominal) PABAK;
     Fleiss, Conger, Brennan–Prediger, Gwet's AC1/AC2 and Krippendorff's alpha; Kendall's W
@@ -265,8 +267,12 @@ def agreement_table(
             row = _row(e, lvl, label, A)
             if c.call == "forms":
                 row["coefficient"] = e.extra["shrout_fleiss"]
+            if "warning" in e.extra:
+                row["warning"] = e.extra["warning"]
             rows.append(row)
-    return pd.DataFrame(rows, columns=TABLE_COLUMNS)
+    # a ``warning`` column (few clusters: the interval may under-cover) only when a row has one
+    warned = any("warning" in r for r in rows)
+    return pd.DataFrame(rows, columns=[*TABLE_COLUMNS, *(["warning"] if warned else [])])
 
 
 def agreement_table_long(

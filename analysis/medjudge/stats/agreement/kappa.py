@@ -45,7 +45,13 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import (
+    analytic_estimate,
+    check_ci,
+    clustered_analytic,
+    resampling,
+    resolve_ci,
+)
 from .coding import as_ratings, resolve_categories
 from .conventions import Settings, category_coefficient
 from .gwet_framework import _NAMES, _REFS, _family, _fnl_se0, _linearized_se, _prepare
@@ -81,7 +87,7 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
     rs = resampling(bootstrap, clusters, n_all, confidence_level)
     coef, pa, pe = (float(a[0]) for a in _family(p, kind, np.ones((1, n_all))))
     n = int(p.rated.sum())
-    ci = resolve_ci(ci, n)
+    ci = resolve_ci(ci, n, clusters)
     name = _NAMES[kind]
     if kind == "gwet":
         name = "gwet_ac1" if weights_name(weights) == "identity" else "gwet_ac2"
@@ -110,6 +116,12 @@ def _estimate(kind: str, X: Any, s: Settings) -> Estimate:
             return _family(p, kind, W)[0]
 
         return rs.estimate(name, stat, n_all, n=n, extra=extra, excluded=excluded)
+    if ci == "analytic" and rs.plan.clusters is not None:
+        return clustered_analytic(
+            name, coef, lambda W: _family(p, kind, W)[0], n_all, rs.plan.clusters, n=n,
+            confidence_level=rs.confidence_level, keep=p.rated > 0,
+            extra=extra, excluded=excluded,
+        )  # fmt: skip
     se = _linearized_se(p, kind, coef, pe) if ci == "analytic" else math.nan
     return analytic_estimate(
         name,

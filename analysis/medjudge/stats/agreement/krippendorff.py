@@ -35,7 +35,13 @@ import numpy as np
 
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import (
+    analytic_estimate,
+    check_ci,
+    clustered_analytic,
+    resampling,
+    resolve_ci,
+)
 from .coding import (
     LEVELS,
     as_ratings,
@@ -358,7 +364,7 @@ def krippendorff_alpha(
     a = float(p.alpha(ones)[0])
     obs, exp, npair = (float(v[0]) for v in p.parts(ones))
     rated = int((p.m >= 1).sum())
-    ci = resolve_ci(ci, rated)
+    ci = resolve_ci(ci, rated, clusters)
     extra: dict[str, Any] = {
         "scale": lvl,
         "pairable_values": npair,
@@ -373,6 +379,12 @@ def krippendorff_alpha(
         return rs.estimate(
             "krippendorff_alpha", p.alpha, p.n_units, n=rated, extra=extra, excluded=excluded
         )
+    if ci == "analytic" and rs.plan.clusters is not None:
+        return clustered_analytic(
+            "krippendorff_alpha", a, p.alpha, p.n_units, rs.plan.clusters, n=rated,
+            confidence_level=rs.confidence_level, keep=p.m >= 1,
+            extra=extra, excluded=excluded,
+        )  # fmt: skip
     se = math.nan
     if ci == "analytic" and np.isfinite(a):
         se, pa = _linearized_se(p)

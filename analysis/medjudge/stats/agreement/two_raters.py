@@ -35,7 +35,13 @@ import numpy as np
 from ..._lazy import stats
 from ..resampling import Bootstrap
 from ..results import Estimate
-from .bootstrap import analytic_estimate, check_ci, resampling, resolve_ci
+from .bootstrap import (
+    analytic_estimate,
+    check_ci,
+    clustered_analytic,
+    resampling,
+    resolve_ci,
+)
 from .coding import (
     Categories,
     as_ratings,
@@ -260,7 +266,7 @@ def _cohen_kappa(X: Any, s: Settings) -> Estimate:
     rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     Wm = weight_matrix(cats.values, weights)
     n = int(complete.sum())
-    ci = resolve_ci(ci, n)
+    ci = resolve_ci(ci, n, clusters)
     P = _tables(X, complete, cats, np.ones((1, X.shape[0])))[0]
     kappa, po, pe = (float(v[0]) for v in _kappa_from_tables(P[None], Wm, "cohen"))
     extra: dict[str, Any] = {"po": po, "pe": pe, "weights": weights_name(weights), "q": cats.q}
@@ -278,6 +284,14 @@ def _cohen_kappa(X: Any, s: Settings) -> Estimate:
             return _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0]
 
         return rs.estimate("cohen_kappa", stat, X.shape[0], n=n, extra=extra, excluded=excluded)
+    if ci == "analytic" and rs.plan.clusters is not None:
+        return clustered_analytic(
+            "cohen_kappa", kappa,
+            lambda W: _kappa_from_tables(_tables(X, complete, cats, W), Wm, "cohen")[0],
+            X.shape[0], rs.plan.clusters, n=n, confidence_level=rs.confidence_level,
+            keep=complete, extra=extra,
+            excluded=excluded,
+        )  # fmt: skip
     return analytic_estimate(
         "cohen_kappa",
         kappa,

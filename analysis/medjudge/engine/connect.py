@@ -1,0 +1,124 @@
+"""Engine connections: an embedded DuckDB or a Spark session (through Ibis), and fetching.
+
+The settings come as arguments (the command line reads ``MEDJUDGE_DUCKDB_MEMORY`` and
+``MEDJUDGE_SPARK_MASTER`` and passes them down): ``memory_limit`` caps DuckDB's hash tables,
+which spill to a temporary directory beyond it; ``spark_master`` names the Spark master.
+
+Examples
+--------
+>>> import ibis
+>>> from medjudge.engine.connect import connect, fetch, release
+>>> con = connect("duckdb")
+>>> int(fetch(ibis.memtable({"x": [1, 2, 3]}).x.sum()))
+6
+>>> release(con)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..data.errors import InputError
+
+__all__ = ["DUCKDB_MEMORY", "ENGINES", "SPARK_MASTER", "connect", "fetch", "release"]
+
+ENGINES: tuple[str, ...] = ("duckdb", "spark")
+#: DuckDB's default memory limit: a reduction of 10^7 verdicts stays within ~2 GB of peak
+#: resident memory (bench_scale.py)
+DUCKDB_MEMORY = "1GB"
+#: the default Spark master: local mode on every core
+SPARK_MASTER = "local[*]"
+
+
+def spark_session(partitions: int | None = None, master: str | None = None) -> Any:
+    """A local Spark session, created once; UI and network lookups off."""
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master or SPARK_MASTER)
+        .appName("medjudge")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", str(partitions or 8))
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    return builder.getOrCreate()
+
+
+def duckdb_connect(memory_limit: str | None = None) -> Any:
+    """An embedded DuckDB (through Ibis): no progress bars, memory limited, may spill."""
+    import tempfile
+
+    import ibis
+
+    con = ibis.duckdb.connect()
+    con.con.execute("SET enable_progress_bar = false")  # no bars on the user's stderr
+    con.con.execute(f"SET memory_limit = '{memory_limit or DUCKDB_MEMORY}'")
+    spill = Path(tempfile.gettempdir()) / "medjudge-duckdb"
+    con.con.execute(f"SET temp_directory = '{spill.as_posix()}'")
+    con.con.execute("SET preserve_insertion_order = false")  # results are sorted on arrival
+    return con
+
+
+def connect(
+    engine: str, *, memory_limit: str | None = None, spark_master: str | None = None
+) -> Any:
+    """An Ibis backend for ``engine`` (``"duckdb"`` or ``"spark"``)."""
+    if engine == "duckdb":
+        return duckdb_connect(memory_limit)
+    if engine == "spark":
+        import ibis
+
+        return ibis.pyspark.connect(spark_session(master=spark_master))
+    raise InputError(f"--engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+
+
+def release(con: Any) -> None:
+    """Close an engine connection made for one reduction (DuckDB frees its buffers at once;
+    a Spark session is shared and kept)."""
+    if getattr(con, "name", "") == "duckdb":
+        try:
+            con.disconnect()
+        except Exception:  # noqa: BLE001 - closing is best effort
+            pass
+
+
+def fetch(expr: Any) -> Any:
+    """Run an Ibis expression and return a pandas DataFrame (a value for a scalar).
+
+    On DuckDB the compiled SQL runs on the backend's own connection and streams back as Arrow:
+    for a 10^6-row result this took 6 s and 1.2 GB of peak memory where ``expr.execute()``
+    took 29 s and 4.9 GB (Ibis 12, DuckDB 1.5; 10^7 verdicts, bench_scale.py).
+    """
+    import ibis
+    import ibis.expr.types as ir
+
+    try:
+        backend = expr._find_backend()
+    except Exception:  # noqa: BLE001 - an in-memory table: Ibis' default backend runs it
+        backend = None
+    if getattr(backend, "name", "") != "duckdb":
+        import warnings
+
+        with warnings.catch_warnings():  # Ibis 12 calls DuckDB's deprecated fetch_arrow_table
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return expr.execute()
+    import pyarrow as pa
+
+    sql = ibis.to_sql(expr, dialect="duckdb")
+    res = backend.con.execute(sql)
+    tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.arrow()
+    # DuckDB sums integers into 128-bit integers (Arrow decimals, Python objects in pandas):
+    # the schema says int64, and counts of rows fit in it
+    fields = [
+        pa.field(f.name, pa.int64()) if pa.types.is_decimal(f.type) else f for f in tbl.schema
+    ]
+    df = tbl.cast(pa.schema(fields)).to_pandas()
+    if isinstance(expr, ir.Scalar):
+        return df.iloc[0, 0]
+    if isinstance(expr, ir.Column):
+        return df.iloc[:, 0]
+    return df
