@@ -145,6 +145,10 @@ def load_input(args: argparse.Namespace) -> Study:
     study = load_any(
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )
+    if getattr(args, "command", None) != "validate":  # validate only counts: any size
+        from ..data.limits import check_design_size
+
+        check_design_size(study, args.path)
     extra = getattr(args, "exchangeable", None) or []
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
