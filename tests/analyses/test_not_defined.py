@@ -136,7 +136,7 @@ def test_a_judge_without_usable_verdicts_is_listed_not_ranked(tmp_path):
     board = {r["judge"]: r for r in doc["leaderboard"]}
     assert board["j3"]["rank"] is None and board["j3"]["accuracy"] is None
     assert board["j3"]["group"] == "" and board["j3"]["rank_low"] is None
-    assert board["j3"]["rank_set"].startswith("not ranked: no usable verdict")
+    assert "not ranked" in board["j3"]["warning"]
     assert sorted(board[j]["rank"] for j in ("j1", "j2")) == [1, 2]
     pairs = {(r["judge_a"], r["judge_b"]): r for r in doc["pairs"]}
     for pair in (("j1", "j3"), ("j2", "j3")):
@@ -146,7 +146,7 @@ def test_a_judge_without_usable_verdicts_is_listed_not_ranked(tmp_path):
     assert tested["p_holm"] == pytest.approx(tested["pvalue"])  # a family of one test
     rc, text, err = cli(["compare", path, "--mapping", mapping, "--policy", "exclude",
                          "--resamples", "50"])  # fmt: skip
-    assert "listed, not ranked" in text and "not tested" in text
+    assert "no verdict" in text and "not tested" in text
     assert not [w for w in text.split() if w in ("NaN", "nan", "<NA>")], text
 
 
@@ -195,6 +195,6 @@ def test_a_one_item_subgroup_is_excluded_from_the_group_effect_test(tmp_path):
     rc, out, err = cli(["subgroups", tmp_path / "t.csv", "--mapping", tmp_path / "m.toml",
                         "--by", "grp"])  # fmt: skip
     assert rc == 0, err
-    assert "j2: excluded from the test: z (1 item)" in out
+    assert "excluded from the test: z (1 item)" in out
     effect = out.split("effect per judge")[1].split("# best")[0]
     assert "NaN" not in effect and "nan" not in effect
