@@ -270,6 +270,7 @@ def term_width() -> int:
 def table_text(frame: Any, max_rows: int = 60, **kwargs: Any) -> str:
     """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` rows or cells cut to
     :data:`MAX_CELL` characters says so and how to see everything (``--json``)."""
+    kwargs.setdefault("na_rep", "—")  # a missing number is never printed as a bare NaN
     text = frame.to_string(
         line_width=term_width(), max_rows=max_rows, max_colwidth=MAX_CELL, **kwargs
     )

@@ -261,13 +261,13 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
             print("-- pairwise Cohen's kappa")
-            print(
-                as_square(d["pairwise"]).to_string(
-                    line_width=term_width(),
-                    float_format=lambda v: f"{v:.3f}",
-                    na_rep="not defined",
-                )
-            )
+            sq = as_square(d["pairwise"])
+            shown = sq.astype(object)
+            for i, a in enumerate(sq.index):  # a rater with itself: "—"; else a value or why not
+                for k, b in enumerate(sq.columns):
+                    v = sq.iat[i, k]
+                    shown.iat[i, k] = "—" if a == b else ("not defined" if v != v else f"{v:.3f}")
+            print(shown.to_string(line_width=term_width()))
         if "per_rater_skipped" in d:
             print(f"-- per-annotator tables not computed: {d['per_rater_skipped']}")
         if "dawid_skene_skipped" in d:
