@@ -77,6 +77,58 @@ def llmbar_study():
     return load_any(EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml")
 
 
+#: the studies whose judges and audit reports are built in-process (not rendered) and read by
+#: the claims checker (report/test_claims.py) and the wording tests (report/test_report_text.py)
+REPORT_STUDIES = ("demo", "pandalm", "llmbar", "hanna")
+#: their settings: intervals at 90% (a typed "95%" cannot hide), few resamples (the words and
+#: the levels are under test, not the intervals); HANNA's first 120 stories keep all 6 criteria,
+#: 3 experts and 20 judge/prompt raters, so the sections are those of the full table
+REPORT_LEVEL, REPORT_ALPHA, REPORT_RESAMPLES, HANNA_STORIES = 0.9, 0.05, 60, 120
+_BUILT: dict[str, tuple] = {}
+
+
+def report_study_files(name: str, folder: Path) -> tuple[Path, Path | None]:
+    """(data, mapping) of one of :data:`REPORT_STUDIES` (HANNA's subset written to ``folder``)."""
+    if name == "demo":
+        return DEMO, None
+    if name == "pandalm":
+        return EXTERNAL / "pandalm_testset" / "verdicts_wide.csv", MAPPINGS / "pandalm_wide.toml"
+    if name == "llmbar":
+        return EXTERNAL / "llmbar" / "verdicts_long.csv", MAPPINGS / "llmbar_long.toml"
+    import pandas as pd
+
+    t = pd.read_csv(EXTERNAL / "hanna" / "hanna_long.csv")
+    keep = sorted(t["story_id"].unique())[:HANNA_STORIES]
+    path = folder / "hanna_subset.csv"
+    t[t["story_id"].isin(keep)].to_csv(path, index=False)
+    return path, MAPPINGS / "hanna_long.toml"
+
+
+def built_reports(name: str, tmp_path_factory) -> dict:
+    """``{"judges": Report, "audit": Report}`` of one of :data:`REPORT_STUDIES`, built once per
+    process and shared by the modules that read them (their fixtures are one xdist group, see
+    :data:`SHARED_BUILDS`, so once per test run)."""
+    if name not in _BUILT:
+        from medjudge.data.tables import load_any
+        from medjudge.report.audit import audit_report
+        from medjudge.report.judges import judges_report
+
+        data, mapping = report_study_files(name, tmp_path_factory.mktemp(name))
+        study = load_any(data, mapping)
+        settings = dict(
+            data=str(data), mapping=None if mapping is None else str(mapping),
+            n_resamples=REPORT_RESAMPLES, confidence_level=REPORT_LEVEL, alpha=REPORT_ALPHA,
+        )  # fmt: skip
+        _BUILT[name] = {"judges": judges_report(study, **settings),
+                        "audit": audit_report(study, **settings)}  # fmt: skip
+    return _BUILT[name]
+
+
+#: (module, fixture) -> the build its instances share (one xdist group per parameter value)
+SHARED_BUILDS = {("test_claims", "reports"): "built_reports",
+                 ("test_report_text", "built"): "built_reports"}  # fmt: skip
+
+
 #: test modules that render reports, execute notebooks, run simulations or start Spark: marked
 #: ``slow`` (``python -m pytest -m "not slow"`` skips them; the README's command runs them all)
 SLOW_MODULES = {
@@ -112,6 +164,8 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
             continue
         if name in EXPENSIVE_SESSION_FIXTURES:
             out.append(name)
+        elif (module.rsplit(".", 1)[-1], name) in SHARED_BUILDS:
+            out.append(f"{SHARED_BUILDS[(module.rsplit('.', 1)[-1], name)]}[{params.get(name)!r}]")
         elif defs[-1].scope in ("module", "class", "package"):
             out.append(
                 f"{module}::{name}[{params[name]!r}]" if name in params else f"{module}::{name}"

@@ -4,13 +4,13 @@ The front door: ``import medjudge as mj`` gives the curated API below. Names are
 (PEP 562), so ``import medjudge`` costs almost nothing until a function is used.
 
 Loading
-    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``),
-    read_study (a bundle or table in memory, or reduced next to the data: ``engine="duckdb"``)
+    load, Study, Scale, simulate, datasets (``mj.datasets.demo()``, ``mj.datasets.example()``)
 Agreement coefficients (arrays in, :class:`Estimate` out)
     cohen_kappa, scott_pi, pabak, fleiss_kappa, conger_kappa, gwet_ac, brennan_prediger,
     percent_agreement, krippendorff_alpha, icc, kendall_w, agreement_table
 Accuracy, intervals and tests between judges (arrays in)
     judge_accuracy, proportion_ci, paired_difference_ci, mcnemar, paired_bootstrap, all_pairs,
+    paired_score_difference (MAE/RMSE/bias/CCC of two score judges, clustered),
     adjust_pvalues, alt_test, dawid_skene, rank_correlations
 Study-level analyses (a :class:`Study` in, tables/results out)
     evaluate_judges, audit_study, study_alt_test, study_stand_in, subgroup_accuracy,
@@ -52,7 +52,6 @@ __version__ = "0.1.0"
 _API: dict[str, str] = {
     # loading
     "load": "medjudge.data.tables:load_any",
-    "read_study": "medjudge.engine.choose",
     "Study": "medjudge.data.model",
     "Scale": "medjudge.data.scale",
     "simulate": "medjudge.data.simulate",
@@ -66,6 +65,7 @@ _API: dict[str, str] = {
     "paired_difference_ci": "medjudge.stats.paired_intervals",
     "mcnemar": "medjudge.stats.mcnemar",
     "paired_bootstrap": "medjudge.stats.paired_bootstrap",
+    "paired_score_difference": "medjudge.stats.score_tests",
     "all_pairs": "medjudge.stats.pairwise",
     "adjust_pvalues": "medjudge.stats.multiplicity",
     "alt_test": "medjudge.stats.judge_vs_experts",

@@ -54,7 +54,10 @@ def test_swap_detects_planted_position_bias(swap):
     assert set(swap["judge"]) == {"sim-general-8b", "sim-med-7b", "sim-control"}
     for j in ("sim-general-8b", "sim-med-7b"):
         s = swap[swap["judge"] == j]
-        assert (s["p_first_holm"] < 1e-6).all() and (s["p_first_inconsistent"] > 0.6).all()
+        # the demo's pairs cluster by image: the cluster sign-flip test (issue 37) cannot go
+        # below 1 / (9,999 + 1) before Holm; the item-level exact binomial stays far smaller
+        assert (s["p_first_holm"] < 0.01).all() and (s["p_first_inconsistent"] > 0.6).all()
+        assert (s["p_first_binom"] < 1e-6).all()
     ctrl = swap[swap["judge"] == "sim-control"]
     assert (ctrl["p_first_holm"] >= 0.05).all()
     assert (ctrl["p_first_binom"] < 0.05).sum() <= 1  # 6 correlated dimensions at the nominal 5%

@@ -105,12 +105,12 @@ def test_variance_components_match_statsmodels_anova():
 
 def test_stability_on_llmbar(llmbar_study):
     r = stability(llmbar_study, bootstrap=Bootstrap(100))
-    c = r.table("components")
+    c = r.components
     assert set(c["evaluator"]) >= {"GPT-4", "ChatGPT"}
     assert (c["ci_low"] <= c["variance"] + 1e-12).all() and (
         c["variance"] <= c["ci_high"] + 1e-12
     ).all()
-    f = r.table("flips")
+    f = r.flips
     assert ((f["share"] >= 0) & (f["share"] <= 1)).all()
     assert (c["excluded_incomplete_items"] >= 0).all()
     with pytest.raises(ValueError, match="n_resamples"):
@@ -119,12 +119,14 @@ def test_stability_on_llmbar(llmbar_study):
 
 def test_bias_suite_pandalm(pandalm_study):
     r = bias_suite(pandalm_study)
-    t = r.table()
+    t = r.effects
     sp = t[t["effect"] == "self_preference"]
     assert list(sp["judge"]) == ["pandalm-7b"]  # the only judge whose family wrote answers
     assert "length" in r.notes  # no length columns in this file: said, not silently skipped
     assert r.settings["family_size"] == len(t)
     assert (t["p_holm"] >= t["pvalue"] - 1e-12).all()
+    tidy = r.table("effects")  # the same tests in the result contract's spelling
+    assert np.allclose(tidy["p_adjusted"], t["p_holm"]) and (tidy["family_size"] == len(t)).all()
     with pytest.raises(ValueError, match="confidence_level"):
         bias_suite(pandalm_study, confidence_level=1.5)
 

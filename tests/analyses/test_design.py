@@ -80,7 +80,7 @@ def test_llmbar_items_a_judge_never_saw_are_not_wrong(llmbar):
 
 def test_llmbar_each_judge_meets_the_baseline_on_its_own_items(llmbar):
     res = judge_vs_gold(llmbar, bootstrap=mj.Bootstrap(50))
-    t = res.table("baseline_tests")
+    t = res.wide("baseline_tests")
     assert len(t) == 65
     seen = t[t["judge"] == "GPT-4/Vanilla"].iloc[0]
     full = t[t["judge"] == "GPT-4/Metrics_Reference"].iloc[0]

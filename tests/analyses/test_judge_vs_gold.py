@@ -53,7 +53,7 @@ def test_confusion_accuracy_and_kappa_equal_sklearn(study, result):
             cm = confusion_matrix(y_true, y_pred, labels=[*cats, "NA"])[: len(cats)]
             ours = result.confusion_matrix(d, judge)
             np.testing.assert_array_equal(ours.to_numpy(), cm)
-            m = result.table("metrics", d).query("judge == @judge").set_index("metric")
+            m = result.wide("metrics", d).query("judge == @judge").set_index("metric")
             assert m.loc["accuracy", "estimate"] == pytest.approx((y_true == y_pred).mean())
             if d == "risk":
                 # linear weights; wrong policy: "no verdict" is maximal disagreement. Checked with
@@ -85,7 +85,7 @@ def test_exclude_policy_kappa_equals_sklearn_on_usable_verdicts(study):
     sub = long[(long["dimension"] == "risk") & (long["rater"] == "judge-b")].dropna()
     for w in ("linear",):
         sk = cohen_kappa_score(sub["gold"], sub["value"], weights=w, labels=RISK)
-        got = res.table("metrics", "risk").query("judge == 'judge-b' and metric == 'kappa'")
+        got = res.wide("metrics", "risk").query("judge == 'judge-b' and metric == 'kappa'")
         assert got["estimate"].iloc[0] == pytest.approx(sk, abs=1e-12)
         assert got["n"].iloc[0] == len(sub)
     res_q = judge_vs_gold(
@@ -95,7 +95,7 @@ def test_exclude_policy_kappa_equals_sklearn_on_usable_verdicts(study):
         dimensions=["risk"],
         kappa_weights="quadratic",
     )
-    got = res_q.table("metrics").query("judge == 'judge-b' and metric == 'kappa'")
+    got = res_q.wide("metrics").query("judge == 'judge-b' and metric == 'kappa'")
     sk = cohen_kappa_score(sub["gold"], sub["value"], weights="quadratic", labels=RISK)
     assert got["estimate"].iloc[0] == pytest.approx(sk, abs=1e-12)
 
@@ -110,7 +110,7 @@ def test_per_class_recall_precision_equal_sklearn_and_wilson(study):
         p, r, _, support = precision_recall_fscore_support(
             y_true, y_pred, labels=cats, zero_division=np.nan
         )
-        t = res.table("classes", d).query("judge == 'judge-b'")
+        t = res.wide("classes", d).query("judge == 'judge-b'")
         rec = t[t["metric"] == "recall"].set_index("class").loc[cats]
         prec = t[t["metric"] == "precision"].set_index("class").loc[cats]
         np.testing.assert_allclose(rec["estimate"], r, equal_nan=True)
@@ -129,7 +129,7 @@ def test_ordinal_too_low_too_high_equal_pandas(study, result):
     rank = {c: i for i, c in enumerate(RISK)}
     sub["g"] = sub["gold"].map(rank)
     sub["p"] = sub["value"].map(rank)
-    m = result.table("metrics", "risk")
+    m = result.wide("metrics", "risk")
     for judge, s in sub.groupby("rater"):
         low = float((s["p"] < s["g"]).mean())  # NaN compares False: a missing verdict is neither
         high = float((s["p"] > s["g"]).mean())
@@ -137,7 +137,7 @@ def test_ordinal_too_low_too_high_equal_pandas(study, result):
         assert got.loc["too_low", "estimate"] == pytest.approx(low)
         assert got.loc["too_high", "estimate"] == pytest.approx(high)
         assert got.loc["too_low", "n"] == len(s)
-    assert {"too_low", "too_high"}.isdisjoint(set(result.table("metrics", "tone")["metric"]))
+    assert {"too_low", "too_high"}.isdisjoint(set(result.wide("metrics", "tone")["metric"]))
 
 
 def test_baselines_beside_every_judge_and_paired_test(study, result):
@@ -145,13 +145,13 @@ def test_baselines_beside_every_judge_and_paired_test(study, result):
         g = study.gold_table.query("dimension == @d")["value"]
         counts = g.value_counts()
         top = [c for c in (RISK if d == "risk" else LABELS) if counts.get(c, 0) == counts.max()][0]
-        m = result.table("metrics", d)
+        m = result.wide("metrics", d)
         base = m[m["role"] == "baseline"]
         assert list(base["judge"].unique()) == [f"always-{top} (majority)"]
         acc = base[base["metric"] == "accuracy"]["estimate"].iloc[0]
         assert acc == pytest.approx(counts.max() / len(g))
         assert base[base["metric"] == "kappa"]["estimate"].iloc[0] == pytest.approx(0.0)
-        t = result.table("baseline_tests", d)
+        t = result.wide("baseline_tests", d)
         assert set(t["judge"]) == {"judge-a", "judge-b"}
         long = _long(study).query("dimension == @d")
         for _, row in t.iterrows():
@@ -192,12 +192,15 @@ def test_result_object_and_argument_validation(study, result):
     assert "JudgeGoldResult(2 judges × 4 dimensions" in repr(result)
     d = result.to_dict()
     assert {"metrics", "classes", "confusion", "baseline_tests", "headline"} <= set(d)
-    assert {"ci_low", "ci_high", "level"} <= set(result.table().columns)
+    assert {"ci_low", "ci_high", "level"} <= set(result.wide().columns)
+    assert {"ci_low", "ci_high", "confidence_level", "estimand"} <= set(result.table().columns)
     with pytest.raises(ValueError, match="policy must be one of"):
         judge_vs_gold(study, policy="drop")
     with pytest.raises(ValueError, match="kappa_weights must be one of"):
         judge_vs_gold(study, kappa_weights="cubic")
     with pytest.raises(ValueError, match="table must be one of"):
+        result.wide("leaderboard")
+    with pytest.raises(ValueError, match="name: 'leaderboard' is not allowed"):
         result.table("leaderboard")
     with pytest.raises(ValueError, match="pred must hold category codes"):
         gold_kappa_core([0, 1], [[0], [5]], 2)

@@ -29,7 +29,9 @@ order = "order"
 gold = "gold"
 """
 
-DECLARED = BASE + """
+DECLARED = (
+    BASE
+    + """
 [design]
 presentation = "pairwise"
 first = "0"
@@ -37,10 +39,13 @@ second = "1"
 tie = "2"
 accuracy_order = "BA"
 """
+)
 
 #: the same study with the categories written in another order: first/second must follow the
 #: declaration, not the order of the labels
-RELABELLED = BASE + """
+RELABELLED = (
+    BASE
+    + """
 [scale]
 level = "nominal"
 categories = ["2", "1", "0"]
@@ -51,6 +56,7 @@ first = "0"
 second = "1"
 tie = "2"
 """
+)
 
 
 def _write(folder, n=240, seed=3):

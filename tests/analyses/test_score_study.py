@@ -229,3 +229,24 @@ def test_score_study_icc_intervals_keep_the_clusters(scores):
     assert icc_rows["ci_method"].str.startswith("cluster jackknife").all()
     plain = score_study(st, bootstrap=Bootstrap(100), interval="analytic", cluster="none")
     assert plain.table("reliability")["ci_method"].str.startswith("F-based").all()
+
+
+def test_score_judge_pairs_match_paired_score_difference_with_clusters(scores):
+    # issue 37, item 6: paired MAE/bias/RMSE/CCC differences of score judges, clustered
+    from medjudge.analyses.score_study import score_judge_pairs
+    from medjudge.stats.multiplicity import adjust_pvalues
+    from medjudge.stats.score_tests import paired_score_difference
+
+    st, wide, gold = scores
+    t = score_judge_pairs(st, "quality", metrics=("mae", "rmse", "bias", "ccc"), cluster="image_id")
+    assert len(t) == 4 and set(t["metric"]) == {"mae", "rmse", "bias", "ccc"}
+    img = st.items.set_index("item").loc[gold.index, "image_id"].to_numpy()
+    for r in t.itertuples():
+        want = paired_score_difference(
+            wide.loc[gold.index, r.judge_a].to_numpy(), wide.loc[gold.index, r.judge_b].to_numpy(),
+            gold.to_numpy(), metric=r.metric, clusters=img,
+        )  # fmt: skip
+        assert r.difference == pytest.approx(want["difference"], rel=1e-12)
+        assert (r.ci_low, r.ci_high) == pytest.approx((want["ci_low"], want["ci_high"]), rel=1e-9)
+        assert r.n_clusters == len(set(img))
+    np.testing.assert_allclose(t["p_holm"], adjust_pvalues(t["p_value"].to_numpy(), "holm"))

@@ -66,15 +66,21 @@ def _codes(group: str) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "n_judges, level, alpha, seed",
-    [(1, 0.95, 0.05, 1), (2, 0.9, 0.05, 2), (30, 0.9, 0.05, 3), (30, 0.95, 0.10, 4)],
+    "n_judges, level, alpha, seed, engine",
+    [
+        (1, 0.95, 0.05, 1, "memory"),
+        (2, 0.9, 0.05, 2, "memory"),
+        (30, 0.9, 0.05, 3, "memory"),
+        (30, 0.95, 0.10, 4, "memory"),
+        (5, 0.9, 0.10, 6, "duckdb"),
+    ],
 )
 def test_compare_text_states_the_alpha_family_and_counts_of_its_result(
-    tmp_path, n_judges, level, alpha, seed
+    tmp_path, n_judges, level, alpha, seed, engine
 ):
     path, mapping = _study(tmp_path, n_judges, seed)
     args = ["compare", str(path), "--mapping", str(mapping), "--resamples", "50",
-            "--confidence-level", str(level), "--alpha", str(alpha)]  # fmt: skip
+            "--confidence-level", str(level), "--alpha", str(alpha), "--engine", engine]  # fmt: skip
     res = json.loads(_run([*args, "--json"]))
     text = _run(args)
     settings, pairs = res["settings"], pd.DataFrame(res["pairs"])

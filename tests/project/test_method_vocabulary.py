@@ -65,7 +65,6 @@ PENDING: dict[tuple[str, str], int] = {
     ("report/sections/heterogeneity.py", "α = <setting>"): 1,
     ("report/sections/judge_vs_experts.py", "Benjamini"): 4,
     ("report/sections/judge_vs_gold.py", "Holm"): 3,
-    ("report/sections/judge_vs_gold.py", "α = <setting>"): 2,
     ("report/sections/length.py", "Holm"): 3,
     ("report/sections/length.py", "Newcombe"): 2,
     ("report/sections/length.py", "α = <setting>"): 1,

@@ -41,6 +41,7 @@ PUBLIC = {
     "mcnemar",
     "pabak",
     "paired_bootstrap",
+    "paired_score_difference",
     "paired_difference_ci",
     "percent_agreement",
     "plan_ppi",
@@ -54,6 +55,7 @@ PUBLIC = {
     "scott_pi",
     "simulate",
     "study_alt_test",
+    "study_stand_in",
     "subgroup_accuracy",
 }
 

@@ -1,5 +1,5 @@
 """The claims checker: what the reports *say* is read against what the library *computed*, on
-the demo and on every bundled real dataset (PandaLM, LLMBar, HANNA).
+the demo and on every bundled real dataset (PandaLM, LLMBar, HANNA as its first 120 stories).
 
 Both reports are built in-process (the same sections the rendered documents show) and checked
 mechanically:
@@ -21,32 +21,16 @@ import dataclasses
 import re
 from pathlib import Path
 
-import medjudge as mj
 import numpy as np
 import pandas as pd
 import pytest
-from medjudge.report.audit import audit_report
+from conftest import REPORT_ALPHA, REPORT_LEVEL, REPORT_STUDIES, built_reports
 from medjudge.report.document import section_markdown
-from medjudge.report.judges import judges_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTERNAL, MAPPINGS = ROOT / "data" / "external", ROOT / "data" / "mappings"
-LEVEL = 0.9
-ALPHA = 0.05
+LEVEL, ALPHA = REPORT_LEVEL, REPORT_ALPHA
 
-
-STUDIES = {
-    "demo": lambda tmp: (ROOT / "data" / "demo", None),
-    "pandalm": lambda tmp: (
-        EXTERNAL / "pandalm_testset" / "verdicts_wide.csv",
-        MAPPINGS / "pandalm_wide.toml",
-    ),
-    "llmbar": lambda tmp: (
-        EXTERNAL / "llmbar" / "verdicts_long.csv",
-        MAPPINGS / "llmbar_long.toml",
-    ),
-    "hanna": lambda tmp: (EXTERNAL / "hanna" / "hanna_long.csv", MAPPINGS / "hanna_long.toml"),
-}
 
 #: method names a sentence may use -> what a result must record for it (regex, lower case)
 METHOD_WORDS = {
@@ -61,15 +45,12 @@ METHOD_WORDS = {
 }
 
 
-@pytest.fixture(scope="module", params=list(STUDIES))
+@pytest.fixture(scope="module", params=REPORT_STUDIES)
 def reports(request, tmp_path_factory):
-    data, mapping = STUDIES[request.param](tmp_path_factory.mktemp(request.param))
-    study = mj.load(data, mapping)
-    settings = dict(
-        data=str(data), mapping=None if mapping is None else str(mapping), n_resamples=60,
-        confidence_level=LEVEL, alpha=ALPHA,
-    )  # fmt: skip
-    return request.param, judges_report(study, **settings), audit_report(study, **settings)
+    """Both reports of each study at 90% (tests/conftest.py: built_reports, shared with
+    test_report_text; HANNA as its first 120 stories)."""
+    built = built_reports(request.param, tmp_path_factory)
+    return request.param, built["judges"], built["audit"]
 
 
 def _results(obj, seen=None):
@@ -157,7 +138,7 @@ def test_counted_findings_count_significant_decisions(reports):
         assert int(m.group(2).replace(",", "")) == len(pairs)
     m = re.search(r"(\d+) of (\d+) \S+ beat the best constant answer", text)
     if m and gold is not None:
-        t = gold.table("baseline_tests", head)
+        t = gold.wide("baseline_tests", head)
         assert int(m.group(1)) == int(t["beats_baseline"].sum()) and int(m.group(2)) == len(t)
         below = re.search(r"(\d+) (?:is|are) significantly \*?below", text)
         n_below = int(((t["difference"] < 0) & (t["p_holm"] < ALPHA)).sum())

@@ -125,3 +125,13 @@ def test_dimension_structure_needs_judges_and_one_label_set(tmp_path, demo_study
     sec = structure.build(ReportContext(no_judges, n_resamples=50))
     assert not sec.applies and "no judges" in sec.reason
     assert structure.build(ReportContext(demo_study, n_resamples=50)).applies
+
+
+def test_renamed_roles_are_used_in_the_unusable_rule(tmp_path):
+    from _studies import write_crowd_study
+    from medjudge.data.tables import load_any
+
+    table, mapping = write_crowd_study(tmp_path)  # [role_names] expert = "crowd worker"
+    ctx = ReportContext(load_any(table, mapping), n_resamples=50)
+    rule = ctx.unusable_rule()
+    assert "unusable crowd worker labels" in rule and "expert" not in rule

@@ -123,7 +123,7 @@ def test_headline_says_when_no_judge_beats_the_trivial_baseline(tmp_path):
     study, _, _ = study_of(tmp_path, judges={"j-1": 0.55, "j-2": 0.5}, n_items=80)
     rep = judges_report(study, n_resamples=B)
     lb = headline_board(rep.context)
-    base = L.baseline_by_dimension(evaluation(rep.context).baselines)["preference"]
+    base = evaluation(rep.context).baseline_by_dimension()["preference"]
     assert (lb["ci_low"] <= base).all()
     summary = section_markdown(rep["summary"])
     assert "No judge is shown to beat the best constant answer" in summary

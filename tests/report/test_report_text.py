@@ -14,19 +14,14 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import EXTERNAL, MAPPINGS
+from conftest import REPORT_STUDIES, built_reports
 from medjudge.data.tables import load_any
-from medjudge.report.audit import audit_report
 from medjudge.report.document import section_markdown
 from medjudge.report.escape import prose
 from medjudge.report.judges import judges_report
-from test_claims import STUDIES
 
 pytest.importorskip("pypandoc")
 RESAMPLES = 50  # the words, not the intervals, are under test
-#: HANNA stories kept (all 6 criteria, 3 experts, 20 judges): the sections are those of the
-#: full table, built in seconds
-HANNA_STORIES = 120
 
 #: what must not reach a reader, in prose and table cells outside code
 LEAKS = {
@@ -103,27 +98,14 @@ def leaks(markdown: str) -> list[str]:
     return found
 
 
-def _hanna_subset(tmp_path) -> str:
-    t = pd.read_csv(EXTERNAL / "hanna" / "hanna_long.csv")
-    keep = sorted(t["story_id"].unique())[:HANNA_STORIES]
-    path = tmp_path / "hanna_subset.csv"
-    t[t["story_id"].isin(keep)].to_csv(path, index=False)
-    return str(path)
-
-
 #: the bundled datasets of the claims checker, HANNA as a subset
-DATASETS = {**STUDIES, "hanna": lambda tmp: (_hanna_subset(tmp), MAPPINGS / "hanna_long.toml")}
+DATASETS = REPORT_STUDIES
 
 
 @pytest.fixture(scope="module", params=list(DATASETS))
 def built(request, tmp_path_factory):
-    data, mapping = DATASETS[request.param](tmp_path_factory.mktemp(request.param))
-    study = load_any(data, mapping)
-    reports = {
-        kind: build(study, data=str(data), mapping=mapping and str(mapping), n_resamples=RESAMPLES)
-        for kind, build in (("judges", judges_report), ("audit", audit_report))
-    }
-    return request.param, reports
+    """Both reports of each study (tests/conftest.py: built_reports, shared with test_claims)."""
+    return request.param, built_reports(request.param, tmp_path_factory)
 
 
 def test_no_markup_repr_math_or_doubled_punctuation_reaches_the_reader(built):
@@ -276,7 +258,7 @@ def test_score_baselines_are_the_constant_raters_errors():
         {"q": Scale("interval", low=1, high=5)},
     )
     res = score_study(st, bootstrap=Bootstrap(100, seed=0), baselines=True)
-    m = res.table("metrics")
+    m = res.wide("metrics")
     base = m[m["role"] == "baseline"].set_index(["rater", "metric"])["estimate"]
     gold = st.matrix("q", role="expert").values.mean(axis=1)
     for name, c in (("always the mean gold score", gold.mean()), ("always the scale midpoint", 3)):
@@ -286,5 +268,5 @@ def test_score_baselines_are_the_constant_raters_errors():
         assert base[(name, "bias")] == pytest.approx(d.mean(), abs=1e-12)
     assert set(m.loc[m["role"] == "baseline", "metric"]) == {"mae", "rmse", "bias"}
     # opt-in: the default result (and every CLI output built on it) is unchanged
-    plain_roles = set(score_study(st, bootstrap=Bootstrap(100, seed=0)).table("metrics")["role"])
+    plain_roles = set(score_study(st, bootstrap=Bootstrap(100, seed=0)).wide("metrics")["role"])
     assert "baseline" not in plain_roles

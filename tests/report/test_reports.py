@@ -20,7 +20,6 @@ from medjudge.cli import main
 from medjudge.commands.report import render_reports, template_path
 from medjudge.report.context import headline_dimension
 from medjudge.report.provenance import sha256_file
-from medjudge.report.sections import leaderboard as L
 from medjudge.report.sections import pairwise as PW
 from medjudge.report.sections import provenance as PV
 from medjudge.report.tables import fmt_ci, fmt_estimate_ci, fmt_num
@@ -194,15 +193,13 @@ def test_template_follows_the_rules(kind):
 # ---------------------------------------------------------------------------- builders
 def test_baseline_and_ceiling_reference_lines(demo_study):
     """Baseline = majority-class share of the gold; ceiling = mean leave-one-out expert accuracy."""
-    from medjudge.analyses.evaluation import expert_ceiling
-    from medjudge.stats.accuracy import trivial_baselines
+    import medjudge as mj
 
     dim = "accuracy"
+    ev = mj.evaluate_judges(demo_study, dimensions=[dim], bootstrap=mj.Bootstrap(20))
     gold = demo_study.gold(dim).codes
-    base = trivial_baselines(gold, categories=[0, 1], labels=["A", "B"]).assign(dimension=dim)
     shares = np.bincount(gold[np.isfinite(gold)].astype(int)) / np.isfinite(gold).sum()
-    assert L.baseline_by_dimension(base)[dim] == pytest.approx(shares.max())
-    ceil = expert_ceiling(demo_study, dim)
+    assert ev.baseline_by_dimension()[dim] == pytest.approx(shares.max())
     # independent: each expert against the strict majority of the other two (= their agreement)
     m = demo_study.matrix(dim, role="expert").values
     accs = []
@@ -210,7 +207,7 @@ def test_baseline_and_ceiling_reference_lines(demo_study):
         o = np.delete(m, e, axis=1)
         agree = o[:, 0] == o[:, 1]
         accs.append(np.mean(m[agree, e] == o[agree, 0]))
-    assert L.ceiling_by_dimension(ceil)[dim] == pytest.approx(np.mean(accs))
+    assert ev.ceiling_by_dimension()[dim] == pytest.approx(np.mean(accs))
 
 
 def test_pairs_table_orients_difference_and_interval():

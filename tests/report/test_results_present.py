@@ -51,7 +51,9 @@ def test_result_presents_itself(name):
 @pytest.mark.parametrize("name", ["Estimate", "JudgeEvaluation", "AuditReport"])
 def test_interval_columns_are_named_ci_low_ci_high_level(name):
     frame = _results()[name].to_frame()
-    assert {"ci_low", "ci_high", "level"} <= set(frame.columns)
+    # a result of the contract (docs/api.md "Results") spells the coverage confidence_level
+    level = "confidence_level" if name in ("JudgeEvaluation", "AuditReport") else "level"
+    assert {"ci_low", "ci_high", level} <= set(frame.columns)
     # no estimate-prefixed interval columns in a main table (rank sets are not intervals)
     odd = [c for c in frame.columns if c.endswith(("_low", "_high"))]
     assert set(odd) <= {"ci_low", "ci_high", "rank_low", "rank_high"}, odd
@@ -62,7 +64,8 @@ def test_level_in_repr_comes_from_the_result_not_a_constant():
     e = mj.cohen_kappa(X, ci="analytic", confidence_level=0.9)
     assert "90% CI" in repr(e) and e.level == 0.9
     ev = _results()["JudgeEvaluation"]
-    assert ev.table("pairs")["level"].eq(0.95).all()
+    assert ev.pairs["level"].eq(0.95).all()
+    assert ev.table("pairs")["confidence_level"].eq(0.95).all()
 
 
 def test_table_names_are_checked():

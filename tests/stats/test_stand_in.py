@@ -95,3 +95,22 @@ def test_audit_json_carries_the_decision_per_judge_and_dimension():
         assert isinstance(r.disagreeing_views, list) and len(r.per_expert) == 3
         if r.alt_passed and not r.candidate:
             assert any(v.startswith("alt-test passes") for v in r.disagreeing_views)
+
+
+def test_judge_expert_kappa_keeps_the_clusters():
+    # issue 37, item 1: κ(judge, expert) in the leave-one-out table ignored the clusters
+    import medjudge as mj
+    from medjudge.analyses.judge_vs_experts import judge_and_expert_matrices, judge_expert_agreement
+
+    st = mj.datasets.example()
+    ex, jm = judge_and_expert_matrices(st, "overall", st.judges[:1])
+    cl = np.arange(ex.values.shape[0]) // 3
+    t = judge_expert_agreement(st, "overall", judges=st.judges[:1], clusters=cl,
+                               bootstrap=mj.Bootstrap(50))  # fmt: skip
+    row = t.iloc[0]
+    ref = mj.cohen_kappa(np.c_[jm.values[:, 0], ex.values[:, 0]], clusters=cl,
+                         categories=np.arange(len(st.scales["overall"].categories), dtype=float))  # fmt: skip
+    assert ref.ci_method.startswith("cluster jackknife")
+    assert (row["kappa_judge_expert_low"], row["kappa_judge_expert_high"]) == pytest.approx(
+        (ref.ci_low, ref.ci_high), rel=1e-12
+    )

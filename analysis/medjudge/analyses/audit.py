@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._result import Result
 from medjudge.analyses.dawid_skene import study_dawid_skene
 from medjudge.stats.agreement import (
     agreement_table,
@@ -23,7 +24,6 @@ from medjudge.stats.audit import (
 )
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
-from medjudge.stats.results import Presentable
 
 #: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
 MIN_ITEMS = 10
@@ -247,16 +247,55 @@ def subgroup_reliability(
 
 
 @dataclass(repr=False)
-class AuditReport(Presentable):
+class AuditReport(Result):
     """Everything :func:`audit_study` computed (tables are tidy DataFrames).
 
-    ``to_frame()`` is the reliability table (one row per dimension x coefficient, intervals in
-    ``ci_low``, ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables.
+    ``reliability`` is one row per dimension x coefficient (intervals in ``ci_low``,
+    ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables. ``table(name)``
+    gives ``reliability``, ``annotators``, ``pairwise``, ``categories`` and ``subgroups`` (all
+    dimensions stacked) as tidy long tables of the result contract; ``plot()`` draws the
+    coefficients, a panel per dimension, and ``plot("pairwise", where={"dimension": d})`` the
+    annotator x annotator Cohen's κ matrix (each pair in both triangles).
     """
 
-    def to_frame(self) -> pd.DataFrame:
-        """The reliability table."""
-        return self.reliability.copy()
+    TABLES = (
+        "reliability", "annotators", "pairwise", "pairwise_agreement", "categories", "subgroups",
+    )  # fmt: skip
+    PLOTS = {
+        "reliability": ("forest_plot", "reliability", {"row": "estimand", "xlabel": "coefficient"}),
+        "pairwise": ("agreement_matrix", "pairwise", {"value_label": "Cohen's κ"}),
+    }
+
+    def _table(self, name: str) -> pd.DataFrame:
+        from .audit_tables import audit_table
+
+        return audit_table(self, name)
+
+    def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
+        if kind == "pairwise":
+            if data["dimension"].nunique() > 1:
+                raise ValueError(
+                    "plot('pairwise') draws one dimension: pass where={'dimension': ...}"
+                )
+            return dict(options)
+        order = {"dimension_order": list(dict.fromkeys(data["dimension"])),
+                 "judge_order": list(dict.fromkeys(data["estimand"]))}  # fmt: skip
+        return {**order, **options}
+
+    def findings(self) -> list[str]:
+        """Each dimension's coefficients with their intervals."""
+        level = f"{100 * float(self.settings.get('confidence_level', 0.95)):g}%"
+        t = self.table("reliability")
+        return [
+            f"{d}: "
+            + "; ".join(
+                f"{r.estimand} {r.estimate:.3f} ({level} CI [{r.ci_low:.3f}, {r.ci_high:.3f}], "
+                f"{r.ci_method})"
+                for r in g.itertuples()
+            )
+            + f" (n = {int(g['n'].max())} items)"
+            for d, g in t.groupby("dimension", sort=False)
+        ]
 
     def __repr__(self) -> str:
         s = self.settings

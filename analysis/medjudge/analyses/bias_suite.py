@@ -33,11 +33,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
-from medjudge.stats.results import Presentable
 from medjudge.stats.self_preference import self_preference
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
@@ -51,33 +51,89 @@ POSITION_ESTIMANDS = {
 }
 
 
-@dataclass(frozen=True)
-class BiasSuiteResult(TablesToDict, Presentable):
+@dataclass(frozen=True, repr=False)
+class BiasSuiteResult(TablesToDict, Result):
     """Effects table (``judge, effect, estimate, ci_low, ci_high, level, pvalue, p_holm …``),
-    the settings, and one sentence per effect that did not apply."""
+    the settings, and one sentence per effect that did not apply.
+
+    ``table("effects")`` is the tidy long table of the result contract (each effect on its own
+    scale, named in ``estimand``), ``table("length_controlled")`` the length-controlled accuracy
+    where the length effect ran; ``plot()`` draws every effect with its interval, a panel per
+    estimand.
+    """
 
     DICT_KEYS = ("settings", "effects", "notes")
+    TABLES = ("effects", "length_controlled")
+    PLOTS = {"effects": ("forest_plot", "effects", {
+        "panel": "estimand", "baseline": 0.0, "baseline_label": "no effect",
+        "xlabel": "effect (scale in the table)"})}  # fmt: skip
 
     effects: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
 
-    def table(self, name: str = "effects") -> pd.DataFrame:
-        if name != "effects":
-            raise ValueError(f"table must be 'effects', not {name!r}")
-        return self.effects.copy()
+    @property
+    def alpha(self) -> float:
+        """The decision threshold, ``1 - confidence_level``."""
+        return round(1.0 - float(self.settings.get("confidence_level", 0.95)), 12)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        e = self.effects
+        level = float(self.settings.get("confidence_level", 0.95))
+        if name == "length_controlled":
+            return long_table(
+                e[e["lc_accuracy"].notna()] if "lc_accuracy" in e.columns else e.iloc[0:0],
+                ["judge"],
+                [
+                    Quantity(
+                        "length-controlled accuracy",
+                        "lc_accuracy",
+                        "lc_ci_low",
+                        "lc_ci_high",
+                        "method",
+                        n_unit="items",
+                    )
+                ],  # fmt: skip
+                confidence_level=level,
+                extra=["accuracy"],
+            )
+        what = e["effect"] + " effect (" + e["scale"].astype(str) + ")" if len(e) else ""
+        return long_table(
+            e.assign(_what=what),
+            ["judge", "effect"],
+            [
+                Quantity(
+                    "_what",
+                    "estimate",
+                    ci_method="method",
+                    n_unit="items",
+                    test="method",
+                    p_value="pvalue",
+                    p_adjusted="p_holm",
+                    estimand_column=True,
+                ),
+            ],  # fmt: skip
+            confidence_level=level,
+            alpha=self.alpha,
+            family=str(self.settings.get("multiplicity", "")),
+            extra=[c for c in ("n_clusters", "excluded") if c in e.columns],
+        )
+
+    def findings(self) -> list[str]:
+        lines = [
+            f"{r.judge} {r.effect}: {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] "
+            f"({r.scale}; {r.method}), Holm p = {r.p_holm:.3g} over the "
+            f"{self.settings.get('family_size')} tests of the suite"
+            + (" — significant" if r.p_holm < self.alpha else "")
+            for r in self.effects.itertuples()
+        ]
+        return lines + [f"not tested: {k}: {v}" for k, v in self.notes.items()]
 
     def __repr__(self) -> str:
-        head = (
+        return (
             f"BiasSuiteResult({len(self.effects)} tests, family={self.settings.get('family_size')},"
             f" confidence_level={self.settings.get('confidence_level')})"
         )
-        lines = [
-            f"  {r.judge:<22} {r.effect:<16} {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
-            f" p_holm={r.p_holm:.3g}"
-            for r in self.effects.itertuples()
-        ]
-        return "\n".join([head, *lines, *(f"  note: {k}: {v}" for k, v in self.notes.items())])
 
 
 def _signed_difference(study: Study, cols: Sequence[str], item_ids: list[str]) -> np.ndarray:

@@ -24,24 +24,36 @@ from ..stats.multiplicity import add_multiplicity
 from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
-from ..stats.results import Presentable
 from ._arguments import check_dimensions, check_policy
+from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
 
 
 @dataclass(frozen=True, repr=False)
-class JudgeEvaluation(TablesToDict, Presentable):
+class JudgeEvaluation(TablesToDict, Result):
     """Every table of a judge evaluation, plus the settings that produced them.
 
-    ``table(name)`` returns one of ``leaderboard`` (default), ``pairs``, ``sensitivity``,
-    ``classification``, ``baselines``, ``expert_ceiling``; interval columns are ``ci_low``,
-    ``ci_high`` and ``level``.
+    The attributes ``leaderboard``, ``pairs``, ``sensitivity``, ``classification``,
+    ``baselines`` and ``expert_ceiling`` are the analysis' wide tables; ``table(name)`` gives
+    each as a tidy long table (:mod:`medjudge.analyses._result`), ``plot("forest" | "ranks")``
+    draws the leaderboard, ``plot("pairs")`` the pairwise differences (each pair in both
+    triangles of the matrix) and ``plot("sensitivity")`` the accuracy under each
+    invalid-verdict policy (one dimension each), ``findings()`` and ``summary()`` state it in
+    words.
     """
 
     TABLES = (
         "leaderboard", "pairs", "sensitivity", "classification", "baselines", "expert_ceiling",
     )  # fmt: skip
+    PLOTS = {
+        "forest": ("forest_plot", "leaderboard", {}),
+        "ranks": ("rank_interval_plot", "leaderboard", {}),
+        "pairs": ("pairwise_matrix", "pairs", {"p": "p_adjusted", "p_label": "adjusted p"}),
+        "sensitivity": ("position_bias_plot", "sensitivity", {
+            "group": "estimand", "reference": None, "xlabel": "accuracy",
+            "legend_title": "policy"}),
+    }  # fmt: skip
     DICT_KEYS = ("settings", "excluded", *TABLES)
 
     leaderboard: pd.DataFrame
@@ -53,15 +65,53 @@ class JudgeEvaluation(TablesToDict, Presentable):
     settings: dict[str, Any] = field(default_factory=dict)
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def table(self, name: str = "leaderboard") -> pd.DataFrame:
-        """One of the tables (a copy)."""
-        from .._validation import check_choice
+    def _table(self, name: str) -> pd.DataFrame:
+        from .evaluation_tables import evaluation_table
 
-        return getattr(self, check_choice("name", name, self.TABLES)).copy()
+        return evaluation_table(self, name)
 
-    def to_frame(self) -> pd.DataFrame:
-        """The leaderboard: accuracy of every judge x dimension with its interval."""
-        return self.table("leaderboard")
+    def baseline_by_dimension(self) -> dict[str, float]:
+        """Trivial baseline per dimension: the best constant judge (``always-<class>``), whose
+        accuracy is the prevalence of the majority gold class."""
+        b = self.baselines
+        const = b[b["judge"].astype(str).str.startswith("always-")]
+        return {
+            str(d): float(g["accuracy"].max()) for d, g in const.groupby("dimension", sort=False)
+        }
+
+    def ceiling_by_dimension(self) -> dict[str, float]:
+        """Expert ceiling per dimension: the mean over experts of each expert's accuracy against
+        the strict majority of the other experts (:func:`expert_ceiling`); ``{}`` without one."""
+        c = self.expert_ceiling
+        return {str(d): float(g["accuracy"].mean()) for d, g in c.groupby("dimension", sort=False)}
+
+    def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
+        if kind == "forest":
+            return {"baseline": self.baseline_by_dimension(),
+                    "ceiling": self.ceiling_by_dimension() or None, **options}  # fmt: skip
+        if data["dimension"].nunique() > 1:
+            raise ValueError(
+                f"plot({kind!r}) draws one dimension: pass "
+                "where={'dimension': ...} (one of "
+                + ", ".join(map(str, dict.fromkeys(data["dimension"])))
+                + ")"
+            )
+        if kind == "pairs":  # significance at the evaluation's own alpha unless given
+            return {"alpha": float(self.settings["alpha"]), **options}
+        return dict(options)
+
+    def findings(self) -> list[str]:
+        from .evaluation_tables import evaluation_findings
+
+        return evaluation_findings(self)
+
+    def summary(self, *, width: int = 100) -> str:
+        """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension
+        the leaderboard, baselines and expert ceiling, then the pairwise tests at the
+        evaluation's alpha in its multiplicity family; tables ``width`` wide."""
+        from .evaluation_tables import evaluation_summary
+
+        return repr(self) + "\n" + evaluation_summary(self, width)
 
     def __repr__(self) -> str:
         s = self.settings

@@ -142,7 +142,7 @@ def judge_expert_agreement(
     """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
 
     One row per judge x left-out expert ``e``: ``kappa_judge_e`` (Cohen's kappa with ``e``,
-    analytic FCE interval), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
+    analytic FCE interval, or the cluster jackknife with ``clusters``), ``kappa_judge_others`` and ``kappa_expert_others`` (mean Cohen's
     kappa with the other experts), and their difference ``judge_minus_expert`` with a paired
     bootstrap interval (item resamples drawn as ``bootstrap`` says; the same resamples for every
     row; whole clusters when ``clusters`` gives one label per item in the order of
@@ -195,8 +195,9 @@ def judge_expert_agreement(
         for e, expert in enumerate(ex.raters):
             others = np.delete(E, e, axis=1)
             k1 = cohen_kappa(
-                np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence_level
-            )
+                np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence_level,
+                clusters=None if clusters is None else np.asarray(clusters),
+            )  # fmt: skip
             row: dict[str, Any] = {
                 "judge": judge,
                 "expert": expert,
@@ -282,6 +283,15 @@ def study_stand_in(
         ``alt_passed``, ``alt_epsilon``, ``alt_epsilon_accuracy``, ``reasons`` (the views
         that block a stand-in), ``disagreeing_views`` (the views whose verdict differs from the
         decision) and ``per_expert`` (every left-out comparison).
+
+    References
+    ----------
+    Berger, R. L. (1982). Multiparameter hypothesis testing and acceptance sampling.
+    Technometrics 24:295-300 (the intersection-union test over left-out experts).
+    Wellek, S. (2010). Testing Statistical Hypotheses of Equivalence and Noninferiority, 2nd
+    ed. CRC (non-inferiority with a margin).
+    Calderon, N., Reichart, R. & Dror, R. (2025). The alternative annotator test for
+    LLM-as-a-judge. ACL (the second view).
 
     Examples
     --------

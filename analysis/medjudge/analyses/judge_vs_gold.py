@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
-from medjudge.stats.results import Presentable
 
 from .._parallel import Workers, check_workers, map_workers
 from ..data.model import Study
@@ -39,6 +38,7 @@ from ..stats.confusion import (
 from ..stats.groups import group_codes
 from ..stats.mcnemar import clustered_mcnemar, mcnemar
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
 
@@ -48,10 +48,12 @@ TABLES = ("metrics", "classes", "confusion", "baseline_tests")
 
 
 @dataclass(frozen=True)
-class JudgeGoldResult(TablesToDict, Presentable):
+class JudgeGoldResult(TablesToDict, Result):
     """Every judge (and trivial baseline) against gold, per dimension.
 
-    Tables (tidy; interval columns ``ci_low, ci_high, level``):
+    The wide tables below (``wide(name, dimension)``; interval columns ``ci_low, ci_high,
+    level``), as tidy long tables of the result contract with ``table(name)``; ``plot()``
+    draws each judge's gain over the trivial baseline:
 
     ``metrics``
         one row per dimension × judge × metric (accuracy, kappa, too_low, too_high):
@@ -69,6 +71,12 @@ class JudgeGoldResult(TablesToDict, Presentable):
     """
 
     DICT_KEYS = ("settings", "excluded", "headline", *TABLES)
+    TABLES = TABLES
+    PLOTS = {
+        "baseline_tests": ("forest_plot", "baseline_tests", {
+            "baseline": 0.0, "baseline_label": "no gain over the trivial baseline",
+            "xlabel": "accuracy minus the best trivial baseline's"}),
+    }  # fmt: skip
 
     metrics: pd.DataFrame
     classes: pd.DataFrame
@@ -78,8 +86,9 @@ class JudgeGoldResult(TablesToDict, Presentable):
     settings: dict[str, Any] = field(default_factory=dict)
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def table(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
-        """One of :data:`TABLES` (optionally one dimension's rows)."""
+    def wide(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+        """One of the analysis' wide tables :data:`TABLES` (optionally one dimension's rows);
+        :meth:`table` gives the same numbers as tidy long tables."""
         if name not in TABLES:
             raise ValueError(f"table must be one of {TABLES}, got {name!r}")
         t = getattr(self, name)
@@ -90,6 +99,15 @@ class JudgeGoldResult(TablesToDict, Presentable):
                 )
             t = t[t["dimension"] == dimension]
         return t.reset_index(drop=True)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        from .judge_vs_gold_tables import gold_table
+
+        return gold_table(self, name)
+
+    def findings(self) -> list[str]:
+        """The headline sentence of each dimension."""
+        return [self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline]
 
     def confusion_matrix(self, dimension: str, judge: str) -> pd.DataFrame:
         """The confusion matrix of one judge on one dimension (rows gold, columns predicted)."""
@@ -197,7 +215,7 @@ def judge_vs_gold(
     ...
     ValueError: method='reference' needs reference=<rater>
     >>> res = judge_vs_gold(st, bootstrap=mj.Bootstrap(200), cluster="none")
-    >>> res.table().query("judge == 'm'")[["metric", "estimate"]].round(3).values.tolist()
+    >>> res.wide().query("judge == 'm'")[["metric", "estimate"]].round(3).values.tolist()
     [['accuracy', 0.833], ['kappa', 0.667]]
     """
     boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._result import Result
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
@@ -41,26 +42,29 @@ from medjudge.stats.bradley_terry import (
 )
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
-from medjudge.stats.results import Presentable
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
 EXPERTS = "experts"
 
 
-@dataclass(frozen=True)
-class ModelRankingResult(TablesToDict, Presentable):
+@dataclass(frozen=True, repr=False)
+class ModelRankingResult(TablesToDict, Result):
     """Answer-model rankings per source (experts' gold, each judge) with bootstrap intervals.
 
-    Tables (``.table(name)``): ``strengths`` (one row per source x model: ``strength``, ``se``,
+    Wide tables (attributes; ``.table(name)`` gives each as a tidy long table of the result
+    contract, with ``elo`` apart from ``strengths``; ``.plot()`` draws the strengths, a panel
+    per source): ``strengths`` (one row per source x model: ``strength``, ``se``,
     ``ci_low``, ``ci_high``, ``level``, ``elo`` …, ``rank``, ``rank_low``, ``rank_high``),
     ``win_probabilities`` (source x ordered model pair), ``correlations`` (judge vs experts:
     ``kendall_tau``/``spearman_rho`` with intervals, swapped pairs, ``p_best``), ``counts``
     (per source: comparisons used and excluded, by reason).
     """
 
-    TABLES = ("strengths", "win_probabilities", "correlations", "counts")
-    DICT_KEYS = ("settings", *TABLES)
+    TABLES = ("strengths", "elo", "win_probabilities", "correlations", "counts")
+    PLOTS = {"strengths": ("forest_plot", "strengths", {
+        "row": "model", "panel": "source", "xlabel": "log strength (Bradley-Terry)"})}  # fmt: skip
+    DICT_KEYS = ("settings", "strengths", "win_probabilities", "correlations", "counts")
 
     strengths: pd.DataFrame
     win_probabilities: pd.DataFrame
@@ -68,29 +72,33 @@ class ModelRankingResult(TablesToDict, Presentable):
     counts: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def table(self, name: str = "strengths") -> pd.DataFrame:
-        if name not in self.TABLES:
-            raise ValueError(f"table must be one of {sorted(self.TABLES)}, not {name!r}")
-        return getattr(self, name).copy()
+    def _table(self, name: str) -> pd.DataFrame:
+        from .models_tables import ranking_table
+
+        return ranking_table(self, name)
+
+    def findings(self) -> list[str]:
+        """Each model's strength and rank set by the experts' gold (else the first source)."""
+        if self.strengths.empty:
+            return []
+        t = self.strengths[self.strengths["source"] == EXPERTS]
+        if t.empty:
+            t = self.strengths[self.strengths["source"] == self.strengths["source"].iloc[0]]
+        level = f"{100 * float(self.settings.get('confidence_level', 0.95)):g}%"
+        return [
+            f"{r.source}: {r.model} log strength {r.strength:+.3f} ({level} CI "
+            f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]), rank {r.rank} (rank set {r.rank_low}-"
+            f"{r.rank_high})"
+            for r in t.sort_values("rank").itertuples()
+        ]
 
     def __repr__(self) -> str:
         s = self.settings
-        head = (
+        return (
             f"ModelRankingResult({len(s.get('models', []))} models, sources={s.get('sources')}, "
             f"ties={s.get('ties')!r}, B={s.get('n_resamples')}, "
             f"confidence_level={s.get('confidence_level')})"
         )
-        if self.strengths.empty:
-            return head
-        t = self.strengths[self.strengths["source"] == EXPERTS]
-        if t.empty:
-            t = self.strengths[self.strengths["source"] == self.strengths["source"].iloc[0]]
-        lines = [
-            f"  {r.source}: {r.model:<20} {r.strength:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]"
-            f" rank {r.rank} ({r.rank_low}-{r.rank_high})"
-            for r in t.sort_values("rank").itertuples()
-        ]
-        return "\n".join([head, *lines])
 
 
 def pairwise_outcomes(

@@ -55,6 +55,8 @@ from medjudge.stats.accuracy import Policy, judge_accuracy
 from medjudge.stats.mcnemar import mcnemar_pvalue, swap_position_test
 from medjudge.stats.paired_intervals import paired_difference_interval
 
+from .position_result import PositionBias
+
 __all__ = [
     "SwapData",
     "swap_data",
@@ -630,7 +632,7 @@ def position_bias(
     cluster: str | None = "auto",
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
-) -> dict[str, Any]:
+) -> PositionBias:
     """Position bias as the presentation design allows, per dimension.
 
     ``swap``: judges seen in both orders on the same items (:func:`swap_table`);
@@ -659,9 +661,10 @@ def position_bias(
 
     Returns
     -------
-    dict
-        ``swap`` and ``single_order`` (DataFrames, possibly empty; ``n`` counts items, said
-        in ``n_unit``) and ``not_applicable``.
+    PositionBias
+        The result contract (``table``, ``plot("position" | "single_order")``, ``findings``)
+        over ``swap`` and ``single_order`` (DataFrames, possibly empty; ``n`` counts items,
+        said in ``n_unit``) and ``not_applicable``; ``result["swap"]`` works as on a dict.
 
     Raises
     ------
@@ -679,6 +682,7 @@ def position_bias(
     >>> pb = mj.position_bias(mj.datasets.example())
     >>> sorted(pb)
     ['not_applicable', 'single_order', 'swap']
+    >>> ax = pb.plot("position", where={"dimension": "overall"})  # one bar per table row
     >>> g = mj.position_bias(mj.datasets.example(), by="organ_system")["single_order"]
     >>> {"judge", "organ_system", "n", "n_unit", "difference", "p_value"} <= set(g.columns)
     True
@@ -704,4 +708,4 @@ def position_bias(
     for t in tables.values():
         if len(t):
             t.insert(t.columns.get_loc("n") + 1, "n_unit", "items")
-    return {**tables, "not_applicable": reasons}
+    return PositionBias(tables["swap"], tables["single_order"], reasons, tuple(by or ()), level)

@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
-from medjudge.stats.results import Presentable
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
@@ -47,6 +46,7 @@ from ..stats.score_agreement import (
     score_agreement_core,
 )
 from ..stats.scores import rank_correlations
+from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
 
@@ -62,16 +62,38 @@ METRIC_ORDER = (
 )
 
 
-@dataclass(frozen=True)
-class ScoreStudyResult(TablesToDict, Presentable):
+#: what each metric estimates, in words (the ``estimand`` of the tidy metrics table)
+METRIC_WORDS = {
+    "mae": "mean absolute difference from the reference",
+    "rmse": "root mean squared difference from the reference",
+    "bias": "mean difference from the reference (rater minus reference)",
+    "sd_difference": "standard deviation of the differences",
+    "loa_low": "lower 95% limit of agreement (Bland-Altman)",
+    "loa_high": "upper 95% limit of agreement (Bland-Altman)",
+    "pearson": "Pearson correlation with the reference",
+    "spearman": "Spearman correlation with the reference",
+    "kendall_tau_b": "Kendall's tau-b with the reference",
+    "ccc": "Lin's concordance correlation with the reference",
+    "icc_a1": "ICC(A,1), absolute agreement with the reference",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class ScoreStudyResult(TablesToDict, Result):
     """Scores against gold, experts against each other, and reliability within roles.
 
     ``metrics``: one row per dimension × rater × metric — ``dimension, rater, role,
     reference, metric, estimate, se, ci_low, ci_high, level, ci_method, n``.
     ``reliability``: ``dimension, role, form, estimate, ci_low, ci_high, level, ci_method, n,
     raters``. ``not_applicable`` maps each part that did not run to one sentence saying why.
+    ``wide(name, dimension)`` returns these; ``table(name)`` the tidy long tables of the result
+    contract; ``plot()`` draws each rater's metrics, a panel per metric (one dimension: pass
+    ``where={"dimension": ...}``).
     """
 
+    TABLES = TABLES
+    PLOTS = {"metrics": ("forest_plot", "metrics", {"row": "rater", "panel": "estimand",
+                                                     "xlabel": "estimate"})}  # fmt: skip
     DICT_KEYS = ("settings", "headline", "not_applicable", *TABLES)
 
     metrics: pd.DataFrame
@@ -80,13 +102,44 @@ class ScoreStudyResult(TablesToDict, Presentable):
     not_applicable: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
 
-    def table(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+    def wide(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
+        """One of the analysis' wide tables (optionally one dimension's rows); :meth:`table`
+        gives the same numbers as tidy long tables."""
         if name not in TABLES:
             raise ValueError(f"table must be one of {TABLES}, got {name!r}")
         t = getattr(self, name)
         if dimension is not None and not t.empty:
             t = t[t["dimension"] == dimension]
         return t.reset_index(drop=True)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        level = float(self.settings.get("confidence_level", 0.95))
+        if name == "reliability":
+            r = self.reliability
+            r = r.assign(_what="reliability within the role: " + r["form"].astype(str))
+            return long_table(
+                r,
+                ["role", "dimension", "form"],
+                [Quantity("_what", "estimate", n_unit="items", estimand_column=True)],
+                confidence_level=level,
+                warning="note",
+                extra=["raters", "items_with_missing_rating"],
+            )
+        m = self.metrics
+        m = m.assign(_what=m["metric"].map(lambda k: METRIC_WORDS.get(k, k)))
+        return long_table(
+            m,
+            ["rater", "dimension", "role", "reference"],
+            [Quantity("_what", "estimate", n_unit="items", estimand_column=True)],
+            confidence_level=level,
+            extra=["metric", "se"],
+        )
+
+    def findings(self) -> list[str]:
+        """The headline sentence of each dimension, then what did not run and why."""
+        return [
+            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
+        ] + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
 
     def __repr__(self) -> str:
         s = self.settings
@@ -432,3 +485,102 @@ def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) ->
             f"{ex['estimate'].max():.2f}."
         )
     return s
+
+
+def score_judge_pairs(
+    study: Study,
+    dimension: str,
+    *,
+    judges: list[str] | None = None,
+    metrics: tuple[str, ...] = ("mae", "bias"),
+    gold: str = "auto",
+    cluster: str | None = "auto",
+    confidence_level: float = 0.95,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every pair of score judges compared on the same items against the gold score.
+
+    One row per judge pair and metric: the metric of each judge, their difference (first
+    minus second) with the interval and test of
+    :func:`medjudge.stats.score_tests.paired_score_difference` (MAE and bias: the cluster
+    sign-flip test and the interval inverting it; RMSE and CCC: the cluster jackknife t), and
+    ``p_holm`` over every row of the table. Items are those with both judges' scores and a
+    gold score; clusters as :func:`score_study` resolves them.
+
+    Parameters
+    ----------
+    study : Study
+    dimension : str
+        An interval or ratio dimension.
+    judges : list of str, optional
+        Default: every judge.
+    metrics : tuple of str, default ("mae", "bias")
+        Any of ``"mae"``, ``"rmse"``, ``"bias"``, ``"ccc"``.
+    gold, cluster : str
+        As in :func:`score_study`.
+    confidence_level : float, default 0.95
+    seed : int, default 0
+        Seed of the random sign patterns (more than 14 clusters).
+
+    Returns
+    -------
+    DataFrame
+        ``dimension, judge_a, judge_b, metric, estimate_a, estimate_b, difference, ci_low,
+        ci_high, level, p_value, p_holm, n, n_clusters, method``.
+
+    References
+    ----------
+    Fisher (1935) The Design of Experiments; Holm (1979) Scand J Stat 6:65-70.
+
+    Examples
+    --------
+    >>> from medjudge.data.model import Study
+    >>> from medjudge.data.scale import Scale
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(1, 6, 40).astype(float)
+    >>> rows = [(f"i{i}", r, "judge", "q", float(np.clip(t + rng.integers(-k, k + 1), 1, 5)))
+    ...         for i, t in enumerate(truth) for r, k in (("a", 1), ("b", 2))]
+    >>> st = Study(pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"]),
+    ...            pd.DataFrame({"item": [f"i{i}" for i in range(40)]}),
+    ...            {"q": Scale("interval", low=1, high=5)},
+    ...            gold_table=pd.DataFrame({"item": [f"i{i}" for i in range(40)], "dimension": "q",
+    ...                                     "value": truth}))
+    >>> t = score_judge_pairs(st, "q")
+    >>> list(t["metric"]), bool((t["ci_low"] <= t["difference"]).all())
+    (['mae', 'bias'], True)
+    """
+    from itertools import combinations
+
+    from ..stats.multiplicity import adjust_pvalues
+    from ..stats.score_tests import SCORE_METRICS, paired_score_difference
+    from ._arguments import check_dimensions
+
+    check_dimensions(study, [dimension], "dimension")
+    if study.scales[dimension].is_categorical:
+        raise ValueError(f"{dimension!r} is categorical; paired score comparisons need scores")
+    for m in metrics:
+        if m not in SCORE_METRICS:
+            raise ValueError(f"metrics: {m!r} is not allowed (any of {', '.join(SCORE_METRICS)})")
+    judges = list(study.judges) if judges is None else list(judges)
+    g = study.gold(dimension, gold)  # type: ignore[arg-type]
+    clusters, _ = cluster_ids(study, cluster)
+    X = study.matrix(dimension, raters=judges, items=list(g.items)).values
+    cl = None
+    if clusters is not None:
+        cl = pd.Series(clusters, index=study.item_ids).loc[list(g.items)].to_numpy()
+    rows = []
+    for (i, a), (j, b) in combinations(enumerate(judges), 2):
+        for m in metrics:
+            r = paired_score_difference(
+                X[:, i], X[:, j], g.codes, metric=m, clusters=cl,
+                confidence_level=confidence_level, seed=seed,
+            )  # fmt: skip
+            rows.append({"dimension": dimension, "judge_a": a, "judge_b": b, **r})
+    out = pd.DataFrame(rows)
+    if len(out):
+        out["p_holm"] = adjust_pvalues(out["p_value"].to_numpy(float), "holm")
+        cols = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "estimate_b",
+                "difference", "ci_low", "ci_high", "level", "p_value", "p_holm", "n",
+                "n_clusters", "method"]  # fmt: skip
+        out = out[cols]
+    return out

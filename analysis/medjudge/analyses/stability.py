@@ -20,31 +20,87 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
-from medjudge.stats.results import Presentable
 from medjudge.stats.variance_components import COMPONENTS, flip_shares, variance_components
 
 __all__ = ["StabilityResult", "stability"]
 
 
-@dataclass(frozen=True)
-class StabilityResult(TablesToDict, Presentable):
+@dataclass(frozen=True, repr=False)
+class StabilityResult(TablesToDict, Result):
     """``components`` (evaluator x component: ``variance``, ``share``, ``ci_low``, ``ci_high``,
-    ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``)."""
+    ``level``) and ``flips`` (evaluator x kind: ``share``, ``ci_low``, ``ci_high``, ``level``).
+
+    ``table("components" | "shares" | "flips")`` gives the variances, their shares and the flip
+    shares as tidy long tables of the result contract;
+    ``plot("shares")`` draws each evaluator's variance shares, ``plot("flips")`` its flip
+    shares; ``findings()`` is :meth:`explain` of every evaluator.
+    """
 
     DICT_KEYS = ("settings", "components", "flips", "notes")
+    TABLES = ("components", "shares", "flips")
+    PLOTS = {
+        "shares": ("forest_plot", "shares", {"row": "evaluator", "panel": "component",
+                                                  "xlabel": "share of the variance"}),
+        "flips": ("forest_plot", "flips", {"row": "evaluator", "panel": "kind",
+                                           "xlabel": "share of items whose verdict flips"}),
+    }  # fmt: skip
 
     components: pd.DataFrame
     flips: pd.DataFrame
     settings: dict[str, Any] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
 
-    def table(self, name: str = "components") -> pd.DataFrame:
-        if name not in ("components", "flips"):
-            raise ValueError(f"table must be 'components' or 'flips', not {name!r}")
-        return (self.components if name == "components" else self.flips).copy()
+    def _table(self, name: str) -> pd.DataFrame:
+        level = float(self.settings.get("confidence_level", 0.95))
+        method = str(self.settings.get("interval", ""))
+        if name == "flips":
+            return long_table(
+                self.flips,
+                ["evaluator", "kind"],
+                [
+                    Quantity(
+                        "share of items whose verdict flips",
+                        "share",
+                        ci_method=method,
+                        n="n_items",
+                        n_unit="items",
+                    )
+                ],  # fmt: skip
+                confidence_level=level,
+                extra=["excluded_incomplete_items"],
+            )
+        share = name == "shares"
+        return long_table(
+            self.components,
+            ["evaluator", "component"],
+            [
+                Quantity(
+                    "share of the variance",
+                    "share",
+                    "share_ci_low",
+                    "share_ci_high",
+                    method,
+                    "n_items",
+                    "items",
+                )
+                if share
+                else Quantity(
+                    "variance component", "variance", ci_method=method, n="n_items", n_unit="items"
+                )
+            ],  # fmt: skip
+            confidence_level=level,
+            extra=["n_prompts", "n_runs", "excluded_incomplete_items"],
+        )
+
+    def findings(self) -> list[str]:
+        evaluators = dict.fromkeys(self.components["evaluator"]) if len(self.components) else {}
+        return [self.explain(e) for e in evaluators] + [
+            f"not computed: {k}: {v}" for k, v in self.notes.items()
+        ]
 
     def explain(self, evaluator: str) -> str:
         """One sentence on what each variance component of ``evaluator`` means, from its shares

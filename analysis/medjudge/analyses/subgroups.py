@@ -33,6 +33,8 @@ from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
 from medjudge.stats.pairwise import all_pairs
 
+from .subgroup_results import SubgroupAccuracy
+
 __all__ = [
     "MIN_N",
     "MAX_HALF_WIDTH",
@@ -205,7 +207,7 @@ def subgroup_accuracy(
     max_half_width: float = MAX_HALF_WIDTH,
     order: str | None = None,
     stacked: StackedOutcomes | None = None,
-) -> pd.DataFrame:
+) -> SubgroupAccuracy:
     """Accuracy of every judge in every cell of ``by``: one tidy row per judge x cell.
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
@@ -250,8 +252,9 @@ default "wilson"
 
     Returns
     -------
-    pandas.DataFrame
-        One row per judge x cell, columns ``judge``, the ``by`` keys, ``accuracy``, ``se``,
+    SubgroupAccuracy
+        The result contract (``table("cells")``, ``plot("heatmap")``, ``findings()``) over
+        ``frame``, one row per judge x cell, columns ``judge``, the ``by`` keys, ``accuracy``, ``se``,
         ``ci_low``, ``ci_high``, ``ci_method``, ``level``, ``n``, ``n_invalid``,
         ``n_not_assigned``, ``n_clusters``, ``policy``, ``aggregation``, ``small``, ``rule``
         (the small-cell rule in words), ``gold`` (how the gold was derived), ``cluster``,
@@ -273,6 +276,7 @@ default "wilson"
     >>> t = mj.subgroup_accuracy(study, ('organ_system',))
     >>> {'judge', 'organ_system', 'accuracy', 'ci_low', 'ci_high', 'small'} <= set(t.columns)
     True
+    >>> ax = t.plot("heatmap")  # one cell per row of t.table("cells")
     """
     from .._validation import CONFIDENCE_LEVEL
     from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
@@ -334,7 +338,7 @@ default "wilson"
     out["n_unit"] = "verdicts (item x dimension)" if pooled else "items"
     if pooled:
         out["pooled_dimensions"] = int(rows["dimension"].nunique())
-    return out
+    return SubgroupAccuracy(out, tuple(keys), level)
 
 
 def subgroup_agreement(

@@ -91,7 +91,7 @@ def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
             ("confusion", "confusion.csv"),
             ("baseline_tests", "baseline_tests.csv"),
         ):
-            write_csv(jg.table(name), out / fname, decimals=6)
+            write_csv(jg.wide(name), out / fname, decimals=6)
             written.append(out / fname)
     sc = parts.scores
     if sc is not None:
@@ -101,6 +101,6 @@ def write_gold_tables(parts: GoldTables, out: Path) -> list[Path]:
         for part, why in sc.not_applicable.items():
             print(f"  not computed: {part}: {why}")
         for name, fname in (("metrics", "scores.csv"), ("reliability", "score_reliability.csv")):
-            write_csv(sc.table(name), out / fname, decimals=6)
+            write_csv(sc.wide(name), out / fname, decimals=6)
             written.append(out / fname)
     return written

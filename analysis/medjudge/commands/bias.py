@@ -153,11 +153,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"# note: {SINGLE_ORDER_NOTE}")
             print(table_text(table[cols], 80, index=False))
             print()
-        st = suite.settings
-        print(f"# bias suite ({st['multiplicity']}; {st['family_size']} tests)")
-        if len(suite.effects):
-            cols = ["judge", "effect", "estimate", "ci_low", "ci_high", "pvalue", "p_holm", "n"]
-            print(table_text(suite.effects[cols], 200, index=False))
-        for k, v in suite.notes.items():
-            print(f"# {k}: not tested — {v}")
+        print(f"# bias suite ({suite.settings['multiplicity']})")
+        print(suite.summary())
     return 0

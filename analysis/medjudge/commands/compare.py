@@ -11,7 +11,6 @@ from ._common import (
     add_input_args,
     check_dimensions,
     check_order,
-    counts_text,
     dump_json,
     term_width,
 )
@@ -113,95 +112,16 @@ def run(args: argparse.Namespace) -> int:
         print(dump_json(d))
         return 0
     s = ev.settings
-    print(
-        f"{study.name}: {len(s['judges'])} judges; gold {s['gold']}; policy {s['policy']}; "
-        f"clusters {s['cluster']}; B={s['n_resamples']} seed={s['seed']}"
-        + (
-            f"; accuracy uses order {s['order']} only (--eval-order)"
-            if args.eval_order
-            else f"; accuracy uses order {s['order']} for judges seen in both orders"
-            if s["order"] != "single order"
-            else ""
-        )
+    order = (
+        f"accuracy uses order {s['order']} only (--eval-order)"
+        if args.eval_order
+        else f"accuracy uses order {s['order']} for judges seen in both orders"
+        if s["order"] != "single order"
+        else ""
     )
+    print(f"{study.name}" + (f": {order}" if order else ""))
+    print(ev.summary(width=term_width()))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        for d in s["dimensions"]:
-            lb = ev.leaderboard[ev.leaderboard["dimension"] == d]
-            print(
-                f"\n== {d} (n={s['n_items_with_gold'][d]}; excluded: {counts_text(ev.excluded[d])})"
-            )
-            t = lb[
-                [
-                    "rank",
-                    "judge",
-                    "accuracy",
-                    "ci_low",
-                    "ci_high",
-                    "rank_low",
-                    "rank_high",
-                    "group",
-                    "n_invalid",
-                ]
-            ]
-            t = t.round(3).astype(object)
-            unranked = lb["rank"].isna().to_numpy()
-            for c in ("rank", "rank_low", "rank_high"):  # no verdict: listed, never ranked
-                t.loc[unranked, c] = "—"
-            t.loc[unranked, "accuracy"] = "no verdict"
-            for c in ("ci_low", "ci_high"):
-                t.loc[unranked, c] = "—"
-            for c in ("rank", "rank_low", "rank_high"):
-                t.loc[~unranked, c] = t.loc[~unranked, c].map(lambda v: f"{int(v)}")
-            print(t.to_string(line_width=term_width(), index=False))
-            base = ev.baselines[ev.baselines["dimension"] == d]
-            print(
-                "baselines: " + ", ".join(f"{r.judge} {r.accuracy:.3f}" for r in base.itertuples())
-            )
-            ceil = ev.expert_ceiling[ev.expert_ceiling["dimension"] == d]
-            if len(ceil):
-                print(
-                    "experts vs leave-one-out majority: "
-                    + ", ".join(f"{r.expert} {r.accuracy:.3f} (n={r.n})" for r in ceil.itertuples())
-                )
-        pairs = ev.pairs
-        a = s["alpha"]
-        if len(pairs):
-            print(
-                f"\npairwise: {len(pairs)} comparisons ({len(pairs) // max(len(s['dimensions']), 1)} "
-                f"pairs × {len(s['dimensions'])} dimensions); {s['multiplicity']['description']}; "
-                f"significant at α = {a:g}: {int(pairs['significant'].sum())}"
-            )
-        if len(pairs) and "min_attainable_p_holm" in pairs.columns:
-            stuck = pairs[~pairs["can_decide"]]
-            if len(stuck):
-                r = stuck.iloc[0]
-                print(
-                    f"cannot decide: {len(stuck)} of {len(pairs)} pairs cannot reach p_holm < "
-                    f"{a:g} whatever the verdicts (e.g. {r['dimension']} {r['judge_a']} vs "
-                    f"{r['judge_b']}: {int(r['n_units'])} {r['unit']}, smallest attainable "
-                    f"p_holm {r['min_attainable_p_holm']:.3g}); a shared letter there is no "
-                    "evidence of a tie"
-                )
-        cols = [
-            "dimension",
-            "judge_a",
-            "judge_b",
-            "difference",
-            "ci_low",
-            "ci_high",
-            "b",
-            "c",
-            "pvalue",
-            "p_holm",
-            "p_fdr_bh",
-        ]
-        top = pairs.sort_values("pvalue")[cols].head(30).round(4)
-        for c in ("pvalue", "p_holm", "p_fdr_bh"):
-            top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}" if v == v else "not tested")
-        if len(top):
-            print(top.to_string(line_width=term_width(), index=False, na_rep="not defined"))
-        else:
-            print(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
         _print_judge_vs_gold(jg)
     if "scores" in out:
         _print_scores(out["scores"])
@@ -232,11 +152,11 @@ def _print_scores(res) -> None:
         for d in res.settings["dimensions"]:
             print(f"\n== {d} (scores; intervals {res.settings['interval']})")
             print(res.headline[d])
-            t = res.table("metrics", d)
+            t = res.wide("metrics", d)
             if len(t):
                 print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
                                     sort=False).round(3).to_string(line_width=term_width(), ))  # fmt: skip
-            r = res.table("reliability", d)
+            r = res.wide("reliability", d)
             if len(r):
                 print(
                     r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]

@@ -52,7 +52,7 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
 
 
 def renderer(args: argparse.Namespace) -> str:
-    """The report renderer of this command line: ``--engine``, where ``auto`` is Quarto when
+    """The report renderer of this command line: ``--renderer``, where ``auto`` is Quarto when
     ``MEDJUDGE_ENGINE=quarto`` (read by ``cli.py``) and Quarto is installed, else builtin."""
     import shutil
 

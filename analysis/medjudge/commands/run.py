@@ -211,7 +211,7 @@ def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     table = subgroup_accuracy(
         study, by, policy=args.policy, cluster=_design(args)["cluster"],
         confidence_level=args.confidence_level,
-    )  # fmt: skip
+    ).frame  # fmt: skip
     write_csv(table, out / "subgroups.csv", decimals=6)
     small = int(table["small"].sum()) if "small" in table else 0
     print(

@@ -54,18 +54,21 @@ def run(args: argparse.Namespace) -> int:
         f"# stability of {st['outcome']} on {st['dimension']} ({st['interval']}, "
         f"B={st['n_resamples']}, seed={st['seed']}, level={st['confidence_level']:g})"
     )
-    with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
-        if not res.components.empty:
-            cols = ["evaluator", "component", "share", "share_ci_low", "share_ci_high",
-                    "n_items", "n_prompts", "n_runs", "excluded_incomplete_items"]  # fmt: skip
-            print(res.components[cols].to_string(line_width=term_width(), index=False))
+    if not res.components.empty:
+        cols = ["evaluator", "component", "estimate", "ci_low", "ci_high", "n", "n_prompts",
+                "n_runs", "excluded_incomplete_items"]  # fmt: skip
+        with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
+            print("# share of the variance per component")
+            print(res.table("shares")[cols].to_string(line_width=term_width(), index=False))
             print("\n# share of items whose verdict flips")
-            print(res.flips.to_string(line_width=term_width(), index=False))
-            import textwrap
+            flips = res.table("flips")[["evaluator", "kind", "estimate", "ci_low", "ci_high", "n"]]
+            print(flips.to_string(line_width=term_width(), index=False))
+        import textwrap
 
-            print("\n# what the components mean")
-            for ev in dict.fromkeys(res.components["evaluator"]):
-                print(textwrap.fill(res.explain(ev), 100, subsequent_indent="  "))
+        print("\n# what the components mean")
+        for line in res.findings():
+            print(textwrap.fill(line, 100, subsequent_indent="  "))
+        return 0
     for ev, why in res.notes.items():
         print(f"note: {ev}: {why}")
     return 0

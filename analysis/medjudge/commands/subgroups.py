@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(
             dump_json(
-                {k: v.to_dict(orient="records") for k, v in out.items()}
+                {k: getattr(v, "frame", v).to_dict(orient="records") for k, v in out.items()}
                 | {"by": by, "policy": args.policy}
             )
         )

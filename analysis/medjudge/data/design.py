@@ -242,6 +242,47 @@ def pairwise_categories(scale: Scale) -> tuple[str, str, str | None]:
     return first, second, (None if tie is None else str(tie))
 
 
+def resolve_design(
+    scale: Scale, used: Sequence[str], declared: dict | None = None
+) -> tuple[bool, str | None, str | None, str | None, str | None, dict[str, str]]:
+    """``(pairwise, first, second, tie, accuracy_order, source)`` of one dimension from its
+    scale, the orders the judges' rows use and the mapping's declaration (the rule of the
+    module docstring; the in-memory and the engine paths both resolve here)."""
+    declared = dict(declared or {})
+    source: dict[str, str] = {}
+    if "presentation" in declared:
+        pairwise = declared["presentation"] == "pairwise" and scale.is_categorical
+        source["presentation"] = "declared in the mapping"
+    else:
+        pairwise, source["presentation"] = infer_pairwise(
+            scale, [o for o in sorted(set(used)) if o in ("AB", "BA")]
+        )
+    first = second = tie = None
+    if pairwise:
+        f0, s0, t0 = pairwise_categories(scale)
+        if declared.get("first") is not None or declared.get("second") is not None:
+            first = str(declared.get("first", f0))
+            second = str(declared.get("second", s0))
+            tie = declared.get("tie")
+            tie = None if tie is None else str(tie)
+            if tie is None:
+                left = [str(c) for c in scale.categories if str(c) not in (first, second)]
+                tie = left[0] if len(left) == 1 else None
+            source["categories"] = "declared in the mapping"
+        else:
+            first, second, tie = f0, s0, t0
+            source["categories"] = (
+                "inferred: the first two categories of the scale's order"
+                + (", the scale's tie category" if getattr(scale, "tie", None) else "")
+                + (", the third category is the tie" if tie and not scale.tie else "")
+            )
+    acc_order = declared.get("accuracy_order")
+    source["accuracy_order"] = (
+        "declared in the mapping" if acc_order else "default: the first presentation, AB"
+    )
+    return pairwise, first, second, tie, acc_order, source
+
+
 def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
     """The presentation design of ``dimension`` (cached per study).
 
@@ -263,37 +304,7 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
         names = [str(o) for o in v.orders]
         known = [k for k, o in enumerate(names) if o in ("AB", "BA")]
         used = [names[k] for k in np.unique(v.order[judge])]
-        source: dict[str, str] = {}
-        if "presentation" in declared:
-            pairwise = declared["presentation"] == "pairwise" and scale.is_categorical
-            source["presentation"] = "declared in the mapping"
-        else:
-            pairwise, source["presentation"] = infer_pairwise(
-                scale, [o for o in sorted(set(used)) if o in ("AB", "BA")]
-            )
-        first = second = tie = None
-        if pairwise:
-            f0, s0, t0 = pairwise_categories(scale)
-            if declared.get("first") is not None or declared.get("second") is not None:
-                first = str(declared.get("first", f0))
-                second = str(declared.get("second", s0))
-                tie = declared.get("tie")
-                tie = None if tie is None else str(tie)
-                if tie is None:
-                    left = [str(c) for c in scale.categories if str(c) not in (first, second)]
-                    tie = left[0] if len(left) == 1 else None
-                source["categories"] = "declared in the mapping"
-            else:
-                first, second, tie = f0, s0, t0
-                source["categories"] = (
-                    "inferred: the first two categories of the scale's order"
-                    + (", the scale's tie category" if getattr(scale, "tie", None) else "")
-                    + (", the third category is the tie" if tie and not scale.tie else "")
-                )
-        acc_order = declared.get("accuracy_order")
-        source["accuracy_order"] = (
-            "declared in the mapping" if acc_order else "default: the first presentation, AB"
-        )
+        pairwise, first, second, tie, acc_order, source = resolve_design(scale, used, declared)
         kind, orders = order_kind(scale, used, pairwise)
         swap: list[str] = []
         if len(orders) == 2:

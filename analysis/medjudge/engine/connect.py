@@ -21,7 +21,9 @@ from typing import Any
 
 from ..data.errors import InputError
 
-__all__ = ["DUCKDB_MEMORY", "ENGINES", "SPARK_MASTER", "connect", "fetch", "release"]
+__all__ = [
+    "DUCKDB_MEMORY", "ENGINES", "SPARK_MASTER", "connect", "fetch", "release", "small_table",
+]  # fmt: skip
 
 ENGINES: tuple[str, ...] = ("duckdb", "spark")
 #: DuckDB's default memory limit: a reduction of 10^7 verdicts stays within ~2 GB of peak
@@ -74,6 +76,20 @@ def connect(
 
         return ibis.pyspark.connect(spark_session(master=spark_master))
     raise InputError(f"--engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+
+
+def small_table(con: Any, name: str, frame: Any) -> Any:
+    """A small pandas table sent to the engine, as an Ibis table to join with (DuckDB: a
+    registered view of the frame; Spark: a temporary view)."""
+    import warnings
+
+    if getattr(con, "name", "") == "duckdb":
+        con.con.register(name, frame)
+    else:
+        con._session.createDataFrame(frame).createOrReplaceTempView(name)
+    with warnings.catch_warnings():  # Ibis 12 reads schemas with DuckDB's deprecated call
+        warnings.filterwarnings("ignore", "fetch_arrow_table", DeprecationWarning)
+        return con.table(name)
 
 
 def release(con: Any) -> None:

@@ -287,7 +287,6 @@ def _reduce(
     proj: Any, scales: dict[str, Scale], counts: dict[str, int], engine: str
 ) -> MatrixStudy:
     """The queries: rater order, item attributes, duplicates, the pivot and the gold."""
-    import ibis
 
     from .connect import fetch
     from .projection import gold_table
@@ -302,32 +301,8 @@ def _reduce(
     by_role = {k: [x for x in overall if role[x] == k] for k in ("expert", "judge")}
     orders = sorted(set(combos["order"]))
     items = _items(proj)
-    pos = pd.Index(items["item"])
-    status = ibis.cases(*[(r.status == s, k) for k, s in enumerate(STATUSES)], else_=-1)
-    values: dict[str, np.ndarray] = {}
-    stat: dict[str, np.ndarray] = {}
     raters = [*by_role.get("expert", []), *by_role.get("judge", [])]
-    col = {x: k for k, x in enumerate(raters)}
-    for dim, scale in scales.items():
-        sub = combos[combos["dimension"] == dim]
-        if sub.empty:
-            continue
-        t = r.filter(r.dimension == dim)
-        code = _code(t, scale)
-        aggs = {}
-        for k, (x, o) in enumerate(zip(sub["rater"], sub["order"], strict=True)):
-            here = (t.rater == x) & (t.order == o)
-            aggs[f"v{k}"] = ibis.ifelse(here, code, ibis.null()).max()
-            aggs[f"s{k}"] = ibis.ifelse(here, status, ibis.null()).max()
-        df = t.group_by("item").aggregate(**aggs).pipe(fetch)
-        rows = pos.get_indexer(df["item"].astype(str))
-        v = np.full((len(orders), len(pos), len(raters)), np.nan)
-        s = np.full((len(orders), len(pos), len(raters)), -1, dtype=np.int8)
-        for k, (x, o) in enumerate(zip(sub["rater"], sub["order"], strict=True)):
-            ko = orders.index(o)
-            v[ko, rows, col[x]] = pd.to_numeric(df[f"v{k}"], errors="coerce").to_numpy(float)
-            s[ko, rows, col[x]] = df[f"s{k}"].fillna(-1).to_numpy(dtype=np.int8)
-        values[dim], stat[dim] = v, s
+    values, stat = _cells(proj.backend, r, scales, combos, items, raters, orders)
     gold = None
     if proj.gold is not None:
         g = gold_table(proj, scales).pipe(fetch).astype(str)
@@ -345,6 +320,57 @@ def _reduce(
         load_counts=counts, sources=[Path(proj.path)], answer_models=tuple(m.models),
         engine=engine,
     )  # fmt: skip
+
+
+def _cells(
+    backend: Any,
+    r: Any,
+    scales: dict[str, Scale],
+    combos: pd.DataFrame,
+    items: pd.DataFrame,
+    raters: list[str],
+    orders: list[str],
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Every verdict as (item position, dimension × rater × order index, code, status): small
+    integers joined on next to the data, placed into the matrices here (one row per verdict
+    was checked by :func:`_refuse_duplicates`)."""
+    import ibis
+
+    from .connect import fetch, small_table
+
+    keys = combos[["dimension", "rater", "order"]].reset_index(drop=True)
+    keys["k"] = np.arange(len(keys), dtype=np.int64)
+    at = pd.DataFrame({"item": items["item"], "pos": np.arange(len(items), dtype=np.int64)})
+    kt = small_table(backend, "medjudge_cell_keys", keys)
+    it = small_table(backend, "medjudge_item_positions", at)
+    t = r.join(kt, ["dimension", "rater", "order"]).join(it, "item")
+    code = ibis.cases(
+        *[(t.dimension == d, _code(t, sc)) for d, sc in scales.items()],
+        else_=ibis.null().cast("float64"),
+    )
+    status = ibis.cases(*[(t.status == s, k) for k, s in enumerate(STATUSES)], else_=-1)
+    df = t.select(pos=t.pos, k=t.k, v=code, s=status).pipe(fetch)
+    pos = df["pos"].to_numpy(np.int64)
+    k = df["k"].to_numpy(np.int64)
+    col = {x: j for j, x in enumerate(raters)}
+    k_order = np.array([orders.index(o) for o in keys["order"]], dtype=np.int64)
+    k_rater = np.array([col[x] for x in keys["rater"]], dtype=np.int64)
+    k_dim = keys["dimension"].to_numpy()
+    v_all = pd.to_numeric(df["v"], errors="coerce").to_numpy(float)
+    s_all = df["s"].to_numpy(np.int8)
+    values: dict[str, np.ndarray] = {}
+    stat: dict[str, np.ndarray] = {}
+    shape = (len(orders), len(items), len(raters))
+    for dim in scales:
+        here = k_dim[k] == dim
+        if not here.any():
+            continue
+        kk = k[here]
+        values[dim] = np.full(shape, np.nan)
+        stat[dim] = np.full(shape, -1, dtype=np.int8)
+        values[dim][k_order[kk], pos[here], k_rater[kk]] = v_all[here]
+        stat[dim][k_order[kk], pos[here], k_rater[kk]] = s_all[here]
+    return values, stat
 
 
 def _code(t: Any, scale: Scale) -> Any:

@@ -72,6 +72,8 @@ def forest_plot(
     baseline_label: str = "trivial baseline",
     ceiling_label: str = "expert ceiling",
     xlim: tuple[float, float] | None = None,
+    panel: str = "dimension",
+    row: str = "judge",
     ax: Axes | Sequence[Axes] | None = None,
 ) -> Figure:
     """Forest plot: estimates with confidence intervals per judge, one panel per dimension.
@@ -103,6 +105,10 @@ def forest_plot(
         Names of the reference lines in the legend.
     xlim : tuple of float, optional
         Fixed x range of every panel.
+    panel : str, default "dimension"
+        The column whose values get a panel each (e.g. ``effect`` of a bias table).
+    row : str, default "judge"
+        The column whose values get a row each (e.g. ``evaluator``).
     ax : matplotlib.axes.Axes or sequence of Axes, optional
         Where to draw: one axes per dimension (a single Axes when there is one dimension). When
         ``None``, a new figure sized for the page (6.3 in wide, a row per judge) is created
@@ -125,12 +131,15 @@ def forest_plot(
     >>> import medjudge as mj
     >>> study = mj.datasets.demo()
     >>> ev = mj.evaluate_judges(study, bootstrap=mj.Bootstrap(100, seed=0), dimensions=["overall"])
-    >>> board = ev.leaderboard.rename(columns={"accuracy": "estimate"})
+    >>> board = ev.table("leaderboard")  # judge, dimension, estimate, ci_low, ci_high …
     >>> fig = mj.plots.forest_plot(board, baseline=0.5)
     >>> len(fig.axes[0].get_yticklabels()) == len(board)
     True
     """
-    _require(results, ["judge", "dimension", "estimate", "ci_low", "ci_high"], "forest_plot")
+    _require(results, [row, panel, "estimate", "ci_low", "ci_high"], "forest_plot")
+    for name, own in ((panel, "dimension"), (row, "judge")):
+        if name != own:
+            results = results.drop(columns=own, errors="ignore").rename(columns={name: own})
     dims = _order(results["dimension"], dimension_order)
     if judge_order is None:
         judges = results.groupby("judge", sort=False)["estimate"].mean().sort_values().index

@@ -33,6 +33,7 @@ def subgroup_heatmap(
     vmax: float | None = None,
     row_order: Sequence[Any] | None = None,
     col_order: Sequence[Any] | None = None,
+    flag: str = "uncertain",
     ax: Axes | None = None,
 ) -> Axes:
     """Judge × subgroup heatmap annotated with the estimate and n; uncertain cells marked.
@@ -41,11 +42,11 @@ def subgroup_heatmap(
     ----------
     results : pandas.DataFrame
         Columns ``judge, subgroup, estimate, n`` (names set by ``row``/``col``; one row per
-        cell); optional ``ci_low, ci_high`` and a boolean ``uncertain`` column.
+        cell); optional ``ci_low, ci_high`` and a boolean column named by ``flag``.
     row, col : str
         The columns naming the rows (judges) and columns (subgroups) of the heatmap.
     min_n, max_ci_width : int, float
-        A cell is *uncertain* (hatched, estimate in brackets) when ``uncertain`` is true, or
+        A cell is *uncertain* (hatched, estimate in brackets) when its ``flag`` is true, or
         ``n < min_n``, or its interval is wider than ``max_ci_width`` (``None``: no limit).
     value_label : str
         Label of the colour bar.
@@ -53,6 +54,9 @@ def subgroup_heatmap(
         Ends of the colour scale (default: the smallest and largest estimate).
     row_order, col_order : sequence, optional
         Order of the rows and columns (default: first-seen order).
+    flag : str, default "uncertain"
+        The boolean column marking a cell uncertain on the analysis' own rule (e.g. ``small``
+        of :func:`medjudge.subgroup_accuracy`).
     ax : matplotlib.axes.Axes, optional
         Where to draw (the colour bar takes a slice of it); ``None`` creates a figure sized
         for the page.
@@ -71,9 +75,8 @@ def subgroup_heatmap(
     Examples
     --------
     >>> import medjudge as mj
-    >>> cells = mj.subgroup_accuracy(mj.datasets.demo(), by=["organ_system"])
-    >>> cells = cells.rename(columns={"accuracy": "estimate"})
-    >>> ax = mj.plots.subgroup_heatmap(cells, col="organ_system")
+    >>> cells = mj.subgroup_accuracy(mj.datasets.demo(), by=["organ_system"]).table("cells")
+    >>> ax = mj.plots.subgroup_heatmap(cells, col="organ_system", flag="small")
     >>> sum("n=" in t.get_text() for t in ax.texts) == len(cells)
     True
     """
@@ -86,8 +89,8 @@ def subgroup_heatmap(
     cols = _order(results[col], col_order)
     df = results.copy()
     unc = df["n"].to_numpy(float) < min_n
-    if "uncertain" in df:
-        unc |= df["uncertain"].fillna(False).to_numpy(bool)
+    if flag in df:
+        unc |= df[flag].fillna(False).to_numpy(bool)
     if max_ci_width is not None and {"ci_low", "ci_high"} <= set(df.columns):
         width = (df["ci_high"] - df["ci_low"]).to_numpy(float)
         unc |= np.nan_to_num(width, nan=0.0) > max_ci_width

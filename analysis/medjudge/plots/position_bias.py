@@ -27,6 +27,8 @@ def position_bias_plot(
     reference: float | None = 0.5,
     xlabel: str = "proportion choosing the first response",
     order_labels: Mapping[Any, str] | None = None,
+    group: str = "order",
+    legend_title: str = "presentation order",
     ax: Axes | None = None,
 ) -> Axes:
     """Position bias: an estimate per presentation order, per judge, with intervals.
@@ -44,6 +46,11 @@ def position_bias_plot(
         Label of the x axis.
     order_labels : dict, optional
         Legend label of each order (default: the order itself).
+    group : str, default "order"
+        The column whose values are set side by side (e.g. ``estimand`` of a result table
+        holding one row per judge and measure).
+    legend_title : str, default "presentation order"
+        Title of the legend of the ``group`` values.
     ax : matplotlib.axes.Axes, optional
         Where to draw; ``None`` creates a figure (5.2 in wide, a row per judge).
 
@@ -71,8 +78,12 @@ def position_bias_plot(
     >>> ax = mj.plots.position_bias_plot(pd.concat([ab, ba]), reference=None, xlabel="accuracy")
     >>> [t.get_text() for t in ax.get_legend().get_texts()]
     ['AB', 'BA']
+    >>> rows = mj.position_bias(mj.datasets.demo()).table("position", dimension="overall")
+    >>> ax = mj.plots.position_bias_plot(rows, group="estimand")
     """
-    _require(results, ["judge", "order", "estimate", "ci_low", "ci_high"], "position_bias_plot")
+    _require(results, ["judge", group, "estimate", "ci_low", "ci_high"], "position_bias_plot")
+    if group != "order":
+        results = results.drop(columns="order", errors="ignore").rename(columns={group: "order"})
     judges = _order(results["judge"], None)[::-1]
     orders = _order(results["order"], None)
     ypos = {j: i for i, j in enumerate(judges)}
@@ -99,7 +110,7 @@ def position_bias_plot(
         ax.set_yticks(range(len(judges)), [str(j) for j in judges])
         ax.set_xlabel(xlabel)
         ax.grid(axis="x")
-        ax.legend(title="presentation order", loc="best")
+        ax.legend(title=legend_title, loc="best")
         if owned:
             fig.tight_layout()
     return ax

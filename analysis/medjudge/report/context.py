@@ -166,17 +166,17 @@ class ReportContext:
         s = self.study
         if not s.judges:
             return (
-                "empty or unparseable expert labels are missing labels (no gold vote; left out "
-                "of the agreement coefficients)"
+                f"empty or unparseable {self.name('expert')} labels are missing labels (no gold "
+                "vote; left out of the agreement coefficients)"
             )
         categorical = [d for d in s.dimensions if s.scales[d].is_categorical]
         parts = []
         if categorical:
-            parts.append(f"a judge's unusable verdict: {POLICY_LABELS[self.policy]}")
+            parts.append(f"a {self.name('judge')}'s unusable verdict: {POLICY_LABELS[self.policy]}")
         if len(categorical) < len(s.dimensions):
             parts.append("an unusable score is left out of the score comparisons")
         if s.experts:
-            parts.append("unusable expert labels are missing labels")
+            parts.append(f"unusable {self.name('expert')} labels are missing labels")
         return "; ".join(parts)
 
     def name(self, role: str) -> str:

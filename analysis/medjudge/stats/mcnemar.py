@@ -278,21 +278,6 @@ def pairwise_counts(outcome: np.ndarray, policy: Policy = "wrong") -> dict[str, 
     }
 
 
-#: up to this many clusters with discordant pairs the sign-flip test enumerates all patterns
-SIGN_FLIP_EXACT_UP_TO = 14
-
-
-def _sign_matrix(g: int, n_flips: int, seed: int) -> tuple[np.ndarray, bool]:
-    """All ``2^g`` sign patterns (``g <= SIGN_FLIP_EXACT_UP_TO``) or the identity followed by
-    ``n_flips`` random ones; returns ``(patterns, exact)``."""
-    if g <= SIGN_FLIP_EXACT_UP_TO:
-        bits = (np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1
-        return 1.0 - 2.0 * bits, True
-    rng = np.random.default_rng(seed)
-    signs = 1.0 - 2.0 * rng.integers(0, 2, (n_flips, g))
-    return np.vstack([np.ones((1, g)), signs]), False
-
-
 def swap_position_test(
     first_first: np.ndarray,
     second_second: np.ndarray,
@@ -338,64 +323,18 @@ def swap_position_test(
     >>> r["n_clusters"], round(r["p_value"], 4)
     (6, 0.5312)
     """
+    from medjudge.stats.score_tests import invert_sign_flip
+
     f = np.asarray(first_first, dtype=float)
     s = np.asarray(second_second, dtype=float)
     cl = np.arange(f.size) if clusters is None else np.asarray(clusters)
     cc, g_all = group_codes(cl)
     fc = np.bincount(cc, weights=f, minlength=g_all)
     nc = fc + np.bincount(cc, weights=s, minlength=g_all)
-    keep = nc > 0
-    fc, nc = fc[keep], nc[keep]
-    g = int(keep.sum())
-    out: dict[str, float | int | str] = {
-        "first_first": int(f.sum()),
-        "second_second": int(s.sum()),
-        "n_clusters": g,
-    }
-    if g == 0:
-        nan = float("nan")
-        return {**out, "estimate": nan, "ci_low": nan, "ci_high": nan, "p_value": nan,
-                "method": "not defined: no inconsistent pair"}  # fmt: skip
-    signs, exact = _sign_matrix(g, n_flips, seed)
-    alpha = 1 - confidence_level
-
-    def pvalue(pi0: float) -> float:
-        d = fc - pi0 * nc
-        t = abs(d.sum())
-        flipped = np.abs(signs @ d)
-        hits = float(np.sum(flipped >= t - 1e-9 * (1 + t)))
-        return hits / signs.shape[0] if exact else hits / signs.shape[0]
-
-    est = float(fc.sum() / nc.sum())
-    p_half = pvalue(0.5)
-
-    def edge(inside: float, outside: float) -> float:
-        if pvalue(outside) > alpha:
-            return outside
-        for _ in range(26):
-            mid = (inside + outside) / 2
-            if pvalue(mid) > alpha:
-                inside = mid
-            else:
-                outside = mid
-        return inside
-
-    lo, hi = edge(est, 0.0), edge(est, 1.0)
-    # the interval is the test inverted: 1/2 lies inside exactly when the test does not reject
-    if p_half > alpha and not lo <= 0.5 <= hi:
-        lo, hi = min(lo, 0.5), max(hi, 0.5)
-    elif p_half <= alpha and lo <= 0.5 <= hi:
-        lo, hi = (
-            (max(lo, np.nextafter(0.5, 1)), hi)
-            if est > 0.5
-            else (lo, min(hi, np.nextafter(0.5, 0)))
-        )
-    kind = "exact, all 2^G patterns" if exact else f"{n_flips} random patterns, seed {seed}"
-    return {
-        **out,
-        "estimate": est,
-        "ci_low": float(lo),
-        "ci_high": float(hi),
-        "p_value": float(p_half),
-        "method": f"cluster sign-flip test ({kind}; {g} clusters), interval by inverting it",
-    }
+    r = invert_sign_flip(
+        fc, nc, null=0.5, bounds=(0.0, 1.0), confidence_level=confidence_level,
+        n_flips=n_flips, seed=seed,
+    )  # fmt: skip
+    if r["n_clusters"] == 0:
+        r["method"] = "not defined: no inconsistent pair"
+    return {"first_first": int(f.sum()), "second_second": int(s.sum()), **r}

@@ -13,33 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ...analyses.audit import MIN_ITEMS
+from ...analyses.audit_tables import COEFFICIENT_NAMES, coefficient_label  # noqa: F401 (re-export)
 from ..tables import fmt_int, fmt_level
 from . import md
-
-#: Display names of the reliability coefficients (weights are added by :func:`coefficient_label`).
-COEFFICIENT_NAMES = {
-    "percent_agreement": "percent agreement",
-    "fleiss_kappa": "Fleiss' κ",
-    "gwet_ac1": "Gwet's AC1",
-    "gwet_ac2": "Gwet's AC2",
-    "krippendorff_alpha": "Krippendorff's α",
-}
-
-
-def coefficient_label(coefficient: str, weights: Any) -> str:
-    """``"Fleiss' κ"``, or ``"Fleiss' κ (ordinal weights)"`` when the row was weighted;
-    Krippendorff's α names its metric (``"Krippendorff's α (ordinal metric)"``)."""
-    name = COEFFICIENT_NAMES.get(coefficient, coefficient)
-    w = (
-        ""
-        if weights is None or (isinstance(weights, float) and np.isnan(weights))
-        else str(weights)
-    )
-    if not w or w == "identity" or w == "nominal metric":
-        return name
-    if w.endswith("metric"):
-        return f"{name} ({w})"
-    return f"{name} ({w} weights)"
 
 
 def one_level(levels: Iterable[Any]) -> str:

@@ -20,6 +20,8 @@ from ...analyses.evaluation import evaluate_judges
 from ...analyses.heterogeneity import heterogeneity_table
 from ...analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
 from ...analyses.position import position_bias
+from ...analyses.position_result import PositionBias
+from ...analyses.subgroup_results import Heterogeneity, SubgroupAccuracy
 from ...analyses.subgroups import stack_outcomes, subgroup_accuracy
 from ..context import ReportContext, alt_invalid_rule
 
@@ -147,7 +149,7 @@ def stacked(ctx: ReportContext) -> Any:
     return ctx.get("stacked", lambda: stack_outcomes(ctx.study))
 
 
-def subgroups(ctx: ReportContext, attribute: str) -> pd.DataFrame:
+def subgroups(ctx: ReportContext, attribute: str) -> SubgroupAccuracy:
     return ctx.get(
         f"subgroups:{attribute}",
         lambda: subgroup_accuracy(
@@ -160,7 +162,7 @@ def subgroups(ctx: ReportContext, attribute: str) -> pd.DataFrame:
     )
 
 
-def heterogeneity(ctx: ReportContext, attribute: str) -> pd.DataFrame:
+def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
     return ctx.get(
         f"heterogeneity:{attribute}",
         lambda: heterogeneity_table(
@@ -173,7 +175,7 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> pd.DataFrame:
     )
 
 
-def position(ctx: ReportContext) -> dict[str, pd.DataFrame]:
+def position(ctx: ReportContext) -> PositionBias:
     return ctx.get(
         "position",
         lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),

@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 
 from ...analyses.audit import MIN_ITEMS
-from ...plots.agreement import agreement_matrix
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
@@ -51,12 +50,6 @@ def annotator_table(au: Any, level: str | None = None) -> pd.DataFrame:
             )
         )
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def pairwise_agreement_frame(au: Any, dimension: str) -> pd.DataFrame:
-    """``rater_a, rater_b, estimate, n`` (Cohen's κ) for :func:`~medjudge.plots.agreement.agreement_matrix`."""
-    p = au.dimensions[dimension]["pairwise"]
-    return p.rename(columns={"kappa": "estimate"})[["rater_a", "rater_b", "estimate", "n"]]
 
 
 def pairwise_agreement_table(au: Any, dimension: str, level: str | None = None) -> pd.DataFrame:
@@ -172,11 +165,10 @@ def present(ctx: ReportContext, au: Any) -> Section:
             f"@fig-annotators-pairwise shows Cohen's κ for every pair on *{md(head)}*{chosen} "
             "(@tbl-annotators-pairwise lists the intervals)."
         )
-        frame = pairwise_agreement_frame(au, head)
         sec.figure(
             "fig-annotators-pairwise",
             f"Pairwise Cohen's κ between {md(ctx.names_of('expert'))} on *{md(head)}*.",
-            lambda: at_page_width(agreement_matrix(frame, value_label="Cohen's κ")),
+            lambda: at_page_width(au.plot("pairwise", where={"dimension": head})),
         )
         sec.table(
             "tbl-annotators-pairwise",

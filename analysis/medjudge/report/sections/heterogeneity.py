@@ -8,6 +8,7 @@ from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
 from ._results import heterogeneity, judge_order, why_no_judge_evaluation
+from .leaderboard import order_words
 
 KEY = "heterogeneity"
 TITLE = "Heterogeneity across subgroups"
@@ -72,19 +73,23 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
         heterogeneity_display(tab, head, judge_order(ctx)),
     )
     h = tab[tab["dimension"] == head]
-    n_sig = int((h["p_holm"] < ctx.alpha).sum())
+    n_sig = int((h["p_holm_all"] < ctx.alpha).sum()) if "p_holm_all" in h else 0
+    m_all = int(tab["pvalue"].notna().sum())
     if len(h):
+        # "some judge varies" is a claim over every judge and dimension: Holm over all of them
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges' accuracy on *{md(head)}* varies "
                 f"significantly across {md(ctx.label(attr))} groups ({md(test)}, "
-                f"Holm within judge, α = {ctx.alpha:g}).",
+                f"Holm over all {fmt_int(m_all)} judge × dimension tests, "
+                f"α = {ctx.alpha:g}{order_words(ctx, head)}).",
                 weight=2,
             )
         )
     sec.methods.append(
         f"Heterogeneity across {md(ctx.label(attr))}: {md(test)}, Holm-adjusted within each "
-        "judge; I² descriptive (Higgins & Thompson 2002)."
+        "judge in the table and over every judge × dimension test in the finding; I² "
+        "descriptive (Higgins & Thompson 2002)."
     )
     sec.references += ["higgins2002", "holm1979"]
     return sec

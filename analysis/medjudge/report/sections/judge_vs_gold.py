@@ -78,7 +78,7 @@ def judge_order_of(ctx: Any, res: Any) -> list[str]:
 
 def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> pd.DataFrame:
     """Judge (and baseline) × metric display table of one dimension: estimate (interval)."""
-    m = _ordered(res.table("metrics", dimension), order)
+    m = _ordered(res.wide("metrics", dimension), order)
     m = m.assign(
         cell=[
             f"{_num(e)} {_ci(a, b)}"
@@ -94,12 +94,13 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
 def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     """How many judges beat the best trivial baseline and how many are below it, from the
     paired tests of each judge against it (Holm over the judges of the dimension)."""
-    tests = res.table("baseline_tests", dimension)
+    tests = res.wide("baseline_tests", dimension)
     if tests.empty:
         return []
     judges = ctx.names_of("judge")
     n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
-    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < ctx.alpha)]
+    a = float(res.settings["alpha"])  # the α "beats_baseline" was decided at
+    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < a)]
     own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
     base = tests.loc[tests["baseline_accuracy"].index[0]]
     test = _test_names(tests)
@@ -110,7 +111,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     )
     lead = (
         f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {ctx.alpha:g})"
+        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {a:g})"
     )
     tail = (
         f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
@@ -121,7 +122,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
         none = (
             f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
             f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, "
-            f"α = {ctx.alpha:g})"
+            f"α = {a:g})"
         )
         return [
             Finding(
@@ -173,7 +174,7 @@ def present(ctx: Any, res: Any) -> Section:
             metrics_table(res, d, order),
         )
         if d == head_dim:
-            cls = _ordered(res.table("classes", d).query("role == 'judge'"), order)
+            cls = _ordered(res.wide("classes", d).query("role == 'judge'"), order)
             if len(cls):
                 cls = cls.assign(
                     cell=[
@@ -211,7 +212,7 @@ def present(ctx: Any, res: Any) -> Section:
         if d == head_dim:
             sec.findings.extend(baseline_findings(ctx, res, d))
     s = res.settings
-    met = res.table("metrics")
+    met = res.wide("metrics")
 
     def recorded(metric: str) -> str:
         return " / ".join(
@@ -230,7 +231,7 @@ def present(ctx: Any, res: Any) -> Section:
         + f"{recorded('accuracy')} intervals"
         + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
         + ". Each judge against the best baseline on the items it was given: "
-        + _test_names(res.table("baseline_tests"))
+        + _test_names(res.wide("baseline_tests"))
         + f", Holm-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",

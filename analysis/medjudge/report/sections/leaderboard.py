@@ -10,8 +10,6 @@ from typing import Any
 import pandas as pd
 
 from ...data.design import presentation_design
-from ...plots.forest import forest_plot
-from ...plots.rank_intervals import rank_interval_plot
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
@@ -24,27 +22,6 @@ TITLE = "Leaderboard"
 
 #: Above this many judges the per-dimension forest plot shows the headline dimension only.
 MAX_FOREST_JUDGES = 40
-
-
-def baseline_by_dimension(baselines: pd.DataFrame) -> dict[str, float]:
-    """Trivial baseline per dimension: the best constant judge (``always-<class>``).
-
-    Its accuracy is the prevalence of the majority gold class — what a judge that ignores the
-    input reaches.
-    """
-    const = baselines[baselines["judge"].astype(str).str.startswith("always-")]
-    return {str(d): float(g["accuracy"].max()) for d, g in const.groupby("dimension", sort=False)}
-
-
-def ceiling_by_dimension(expert_ceiling: pd.DataFrame) -> dict[str, float]:
-    """Expert ceiling per dimension: mean over experts of each expert's accuracy against the
-    strict majority of the other experts (:func:`medjudge.analyses.evaluation.expert_ceiling`)."""
-    if expert_ceiling.empty:
-        return {}
-    return {
-        str(d): float(g["accuracy"].mean())
-        for d, g in expert_ceiling.groupby("dimension", sort=False)
-    }
 
 
 def leaderboard_table(
@@ -86,24 +63,6 @@ def accuracy_grid(
     for d in dimensions:
         out[d] = [fmt_num(v, 3) for v in out[d]]
     return out
-
-
-def forest_frame(leaderboard: pd.DataFrame) -> pd.DataFrame:
-    """``judge, dimension, estimate, ci_low, ci_high`` for :func:`~medjudge.plots.forest.forest_plot`."""
-    return leaderboard.rename(columns={"accuracy": "estimate"})[
-        ["judge", "dimension", "estimate", "ci_low", "ci_high"]
-    ]
-
-
-def rank_frame(leaderboard: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """``judge, rank, rank_low, rank_high`` of one dimension (for the rank-interval plot)."""
-    lb = leaderboard[leaderboard["dimension"] == dimension]
-    lb = lb[lb["rank"].notna()]  # unranked judges (no usable verdict) have no interval
-    return (
-        lb[["judge", "rank", "rank_low", "rank_high"]]
-        .astype({"rank": int, "rank_low": int, "rank_high": int})
-        .reset_index(drop=True)
-    )
 
 
 def decision_words(board: pd.DataFrame, pairs: pd.DataFrame) -> str:
@@ -220,19 +179,19 @@ def present(ctx: ReportContext, ev: Any) -> Section:
             "Accuracy per judge and dimension (rows in leaderboard order).",
             accuracy_grid(ev.leaderboard, dims, order),
         )
-    forest = forest_frame(ev.leaderboard)
     shown_dims = dims if len(order) <= MAX_FOREST_JUDGES else [head]
-    forest = forest[forest["dimension"].isin(shown_dims)]
-    base = baseline_by_dimension(ev.baselines)
-    ceil = ceiling_by_dimension(ev.expert_ceiling) or None
+    ceil = ev.ceiling_by_dimension()
     sec.figure(
         "fig-leaderboard-forest",
         f"Accuracy with {lvl} intervals"
         + (" per dimension" if len(shown_dims) > 1 else f" on *{md(head)}*")
         + ". Dashed: trivial baseline"
         + ("; dotted: expert ceiling." if ceil else "."),
-        lambda: forest_plot(
-            forest, baseline=base, ceiling=ceil, dimension_order=shown_dims, judge_order=order
+        lambda: ev.plot(
+            "forest",
+            where={"dimension": shown_dims},
+            dimension_order=shown_dims,
+            judge_order=order,
         ),
     )
     if several:
@@ -245,7 +204,7 @@ def present(ctx: ReportContext, ev: Any) -> Section:
             "fig-leaderboard-ranks",
             f"Rank on *{md(head)}* with its rank set from the pairwise decisions at "
             f"α = {a:g} (joint coverage ≥ {1 - a:g} when the family's error rate holds).",
-            lambda: at_page_width(rank_interval_plot(rank_frame(ev.leaderboard, head))),
+            lambda: at_page_width(ev.plot("ranks", where={"dimension": head})),
         )
     sec.findings.extend(headline_findings(ctx))
     s = ev.settings

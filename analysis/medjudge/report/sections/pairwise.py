@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...plots.pairwise import pairwise_matrix
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
@@ -20,19 +19,6 @@ TITLE = "Pairwise comparisons"
 
 #: The matrix shows at most this many judges (the best by the headline metric).
 MAX_MATRIX = 15
-
-
-def pairs_frame(pairs: pd.DataFrame, dimension: str, p: str = "p_holm") -> pd.DataFrame:
-    """``judge_a, judge_b, estimate, p_adj`` of one dimension (for the pairwise matrix)."""
-    sub = pairs[pairs["dimension"] == dimension]
-    return pd.DataFrame(
-        {
-            "judge_a": sub["judge_a"].to_numpy(),
-            "judge_b": sub["judge_b"].to_numpy(),
-            "estimate": sub["difference"].to_numpy(float),
-            "p_adj": sub[p].to_numpy(float),
-        }
-    )
 
 
 def pairs_table(
@@ -98,12 +84,13 @@ def present(ctx: ReportContext, ev: Any) -> Section:
         )
         + "; @tbl-pairwise lists the significant pairs, largest difference first."
     )
-    frame = pairs_frame(ev.pairs, head)
     sec.figure(
         "fig-pairwise-matrix",
         f"Pairwise accuracy differences (row minus column) on *{md(head)}*; faded and hatched: "
         f"adjusted p ≥ {a:g} ({fam}).",
-        lambda: at_page_width(pairwise_matrix(frame, order=shown, alpha=a, p_label="adjusted p")),
+        lambda: at_page_width(
+            ev.plot("pairs", where={"dimension": head}, order=shown, alpha=a, p_label="adjusted p")
+        ),
     )
     sec.table(
         "tbl-pairwise",

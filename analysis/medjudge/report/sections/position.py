@@ -6,12 +6,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ...data.design import presentation_design
-from ...plots.position_bias import position_bias_plot
 from ..context import ReportContext
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
-from ._results import judge_order, position, why_no_judge_evaluation
+from ._results import PositionBias, judge_order, position, why_no_judge_evaluation
 
 KEY = "position"
 TITLE = "Position bias"
@@ -27,22 +26,6 @@ def _test_name(swap: pd.DataFrame) -> str:
     without clusters, "cluster sign-flip test" with)."""
     names = dict.fromkeys(str(t).split(" (")[0] for t in swap["p_first_test"])
     return " / ".join(n if n.endswith("test") else f"{n} test" for n in names)
-
-
-def position_frame(swap: pd.DataFrame, dimension: str) -> pd.DataFrame:
-    """Two position-bias measures per swap judge (both 0.5 without position bias)."""
-    s = swap[swap["dimension"] == dimension]
-    rows = []
-    for _, r in s.iterrows():
-        rows.append(
-            (r["judge"], "first-shown share, all verdicts", r["first_shown_rate"],
-             r["first_shown_ci_low"], r["first_shown_ci_high"])
-        )  # fmt: skip
-        rows.append(
-            (r["judge"], "first-first share, inconsistent pairs", r["p_first_inconsistent"],
-             r["p_first_ci_low"], r["p_first_ci_high"])
-        )  # fmt: skip
-    return pd.DataFrame(rows, columns=["judge", "order", "estimate", "ci_low", "ci_high"])
 
 
 def position_table(swap: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
@@ -89,7 +72,7 @@ def why_no_orders(ctx: ReportContext) -> str | None:
 APPLIES = (why_no_judge_evaluation, why_no_orders)
 
 
-def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
+def present(ctx: ReportContext, pos: PositionBias) -> Section:
     head, lvl = ctx.headline, ctx.level
     design = presentation_design(ctx.study, head)
     order = judge_order(ctx)
@@ -111,9 +94,7 @@ def present(ctx: ReportContext, pos: dict[str, pd.DataFrame]) -> Section:
             "fig-position-swap",
             f"Position bias of the judges seen in both orders on *{md(head)}*, with {lvl} "
             "intervals; 0.5 = no bias.",
-            lambda: at_page_width(
-                legend_above(position_bias_plot(position_frame(swap, head), xlabel="share"))
-            ),
+            lambda: at_page_width(legend_above(pos.plot("position", where={"dimension": head}))),
         )
         sec.table(
             "tbl-position-swap",

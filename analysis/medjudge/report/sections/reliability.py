@@ -7,7 +7,6 @@ from typing import Any
 
 import pandas as pd
 
-from ...plots.forest import forest_plot
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
@@ -22,22 +21,10 @@ from ._audit_text import (
 )
 from ._results import audit, why_no_audit
 
-__all__ = ["COEFFICIENT_NAMES", "reliability_frame", "reliability_table", "build"]
+__all__ = ["COEFFICIENT_NAMES", "reliability_table", "build"]
 
 KEY = "reliability"
 TITLE = "Reliability per dimension"
-
-
-def reliability_frame(reliability: pd.DataFrame) -> pd.DataFrame:
-    """Coefficient rows as a forest frame (``judge`` = coefficient name with its weights, one
-    panel per dimension)."""
-    out = reliability.assign(
-        judge=[
-            coefficient_label(c, w)
-            for c, w in zip(reliability["coefficient"], reliability["weights"], strict=True)
-        ]
-    )
-    return out[["judge", "dimension", "estimate", "ci_low", "ci_high"]]
 
 
 def reliability_table(reliability: pd.DataFrame) -> pd.DataFrame:
@@ -45,7 +32,12 @@ def reliability_table(reliability: pd.DataFrame) -> pd.DataFrame:
 
     Coefficient columns name their weights when a dimension is weighted (ordinal labels), so a
     study mixing scales gets one column per coefficient and weighting."""
-    f = reliability_frame(reliability).copy()
+    f = reliability.assign(
+        judge=[
+            coefficient_label(c, w)
+            for c, w in zip(reliability["coefficient"], reliability["weights"], strict=True)
+        ]
+    )
     f["value"] = est_ci_column(f, "estimate", "ci_low", "ci_high")
     wide = f.pivot(index="dimension", columns="judge", values="value")
     wide = wide.reindex(index=list(dict.fromkeys(f["dimension"])))
@@ -95,16 +87,12 @@ def present(ctx: ReportContext, au: Any) -> Section:
         "with at least one label).",
         reliability_table(rel),
     )
-    frame = reliability_frame(rel)
-    dims = list(dict.fromkeys(frame["dimension"]))
+    dims = list(dict.fromkeys(rel["dimension"]))
     sec.figure(
         "fig-reliability",
         f"Agreement coefficients with {lvl} intervals, one panel per dimension.",
-        lambda: forest_plot(
-            frame, dimension_order=dims, xlabel="coefficient",
-            judge_order=list(dict.fromkeys(frame["judge"])),
-        ),
-    )  # fmt: skip
+        lambda: au.plot("reliability"),
+    )
     r = primary(rel, head)
     if r is not None:
         n_disp = au.dimensions.get(head, {}).get("n_disputed")
@@ -117,8 +105,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
             Finding(
                 f"The {md(experts)} agree with " + _coefficient_finding(r, lvl, tail),
                 caveat=(
-                    "expert agreement below 0.6 limits how well any judge can be measured "
-                    "against their "
+                    f"{ctx.name('expert')} agreement below 0.6 limits how well any "
+                    f"{ctx.name('judge')} can be measured against their "
                     + ("scores" if str(r.get("measurement")) in ("interval", "ratio") else "labels")
                     if float(r["estimate"]) < 0.6
                     else None

@@ -54,7 +54,7 @@ def result(ctx: Any) -> Any:
 def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     """The judge closest to the reference on ``dimension`` (smallest MAE), with its MAE, CCC
     and bias and their intervals, and the better constant baseline's MAE on the same items."""
-    m = res.table("metrics", dimension)
+    m = res.wide("metrics", dimension)
     j = m[m["role"] == "judge"]
     mae = j[j["metric"] == "mae"].sort_values(["estimate", "rater"])
     if mae.empty:
@@ -172,7 +172,7 @@ def present(ctx: Any, res: Any) -> Section:
         "score; always the scale midpoint): a judge is useful only where its error is below "
         "theirs."
     )
-    metrics = res.table("metrics")
+    metrics = res.wide("metrics")
     if len(metrics) and (metrics["role"] == "expert").any():
         sec.text(
             f"Not like for like: the {md(judges)} are scored against the mean of all {k} "
@@ -195,7 +195,7 @@ def present(ctx: Any, res: Any) -> Section:
     dims = list(res.settings["dimensions"])
     head = getattr(ctx, "headline", None)
     for d in dims:
-        m = res.table("metrics", d)
+        m = res.wide("metrics", d)
         ref = reference_words(ctx, res, d)
         scored = m[m["role"].isin(["judge", "baseline"])]
         for part, cols in SCORE_TABLES.items():
@@ -217,7 +217,7 @@ def present(ctx: Any, res: Any) -> Section:
                 f"{k - 1} ({lvl} intervals; not comparable with the {md(judges)}' rows above).",
                 metric_cells(ex, EXPERT_COLUMNS),
             )
-        r = res.table("reliability", d)
+        r = res.wide("reliability", d)
         if groups and len(r):
             r = r[r["role"] != "judge"]
         if len(r):

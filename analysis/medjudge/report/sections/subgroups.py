@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...plots.heatmap import subgroup_heatmap
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
-from ._results import judge_order, subgroups, why_no_judge_evaluation
+from ._results import SubgroupAccuracy, judge_order, subgroups, why_no_judge_evaluation
 
 KEY = "subgroups"
 TITLE = "Accuracy by subgroup"
@@ -16,16 +15,6 @@ TITLE = "Accuracy by subgroup"
 #: Heatmaps show at most this many judges (the best by the headline metric) and columns.
 MAX_ROWS = 30
 MAX_COLS = 20
-
-
-def subgroup_frame(table: pd.DataFrame, attribute: str) -> pd.DataFrame:
-    """``judge, <attribute>, estimate, n, ci_low, ci_high, uncertain`` for the heatmap."""
-    out = table.rename(columns={"accuracy": "estimate"})
-    cols = ["judge", attribute, "estimate", "n", "ci_low", "ci_high"]
-    out = out[cols + (["small"] if "small" in out else [])].copy()
-    if "small" in out:
-        out = out.rename(columns={"small": "uncertain"})
-    return out.reset_index(drop=True)
 
 
 def weakest_cell(table: pd.DataFrame, attribute: str, judge: str) -> pd.Series | None:
@@ -129,11 +118,11 @@ def why_no_attribute(ctx: ReportContext) -> str | None:
 APPLIES = (why_no_judge_evaluation, why_no_attribute)
 
 
-def result(ctx: ReportContext) -> list[pd.DataFrame]:
+def result(ctx: ReportContext) -> list[SubgroupAccuracy]:
     return [subgroups(ctx, a) for a in ctx.subgroup_attributes]
 
 
-def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
+def present(ctx: ReportContext, tables: list[SubgroupAccuracy]) -> Section:
     attrs = ctx.subgroup_attributes
     order = judge_order(ctx)
     rows = order[:MAX_ROWS]
@@ -165,14 +154,11 @@ def present(ctx: ReportContext, tables: list[pd.DataFrame]) -> Section:
             )
             + (f" The {MAX_COLS} largest of {n_groups} groups are shown." if cols else "")
         )
-        frame = subgroup_frame(tab, attr)
-        frame = frame[frame["judge"].isin(rows)]
-        if cols is not None:
-            frame = frame[frame[attr].isin(cols)]
+        where = {"judge": rows, **({attr: cols} if cols is not None else {})}
         sec.figure(
             label,
             f"Accuracy per judge and {md(name)} (all dimensions pooled); hatched: uncertain cell.",
-            lambda frame=frame, attr=attr: subgroup_heatmap(frame, col=attr, row_order=rows).figure,
+            lambda tab=tab, where=where: tab.plot("heatmap", where=where, row_order=rows).figure,
         )
         sec.findings += weakest_finding(ctx, attr, order[0])
     tab0 = subgroups(ctx, attrs[0])

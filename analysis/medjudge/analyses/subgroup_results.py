@@ -1,0 +1,156 @@
+"""Results of the subgroup analyses: :class:`SubgroupAccuracy` (accuracy per judge x cell,
+:func:`medjudge.analyses.subgroups.subgroup_accuracy`) and :class:`Heterogeneity` (does a
+judge's accuracy differ across the groups, :func:`medjudge.heterogeneity_table`).
+
+Both used to be bare DataFrames; they keep that table as ``frame`` and answer DataFrame access
+(``t["accuracy"]``, ``t.columns``, ``len(t)``) from it, and add the result contract
+(:mod:`medjudge.analyses._result`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ._result import FrameResult, Quantity, long_table
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SubgroupAccuracy(FrameResult):
+    """Accuracy of every judge in every cell of ``by``, with intervals and the small-cell flag.
+
+    ``table("cells")`` is the tidy long table (a cell flagged ``small`` carries the rule in
+    ``warning``); ``plot("heatmap")`` draws :func:`medjudge.plots.subgroup_heatmap` of one
+    attribute (select the other keys' values with ``where=``).
+    """
+
+    TABLES = ("cells",)
+    PLOTS = {"heatmap": ("subgroup_heatmap", "cells", {"flag": "small"})}
+
+    frame: pd.DataFrame
+    by: tuple[str, ...]
+    confidence_level: float
+
+    def _table(self, name: str) -> pd.DataFrame:
+        f = self.frame
+        extra = [c for c in ("se", "n_invalid", "n_not_assigned", "n_clusters", "small",
+                             "policy", "cluster", "gold") if c in f.columns]  # fmt: skip
+        return long_table(
+            f,
+            ["judge", *self.by],
+            [Quantity("accuracy", "accuracy")],
+            confidence_level=self.confidence_level,
+            warning=lambda t: t["rule"].where(t["small"].astype(bool), "").to_numpy(),
+            extra=extra,
+        )
+
+    def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
+        keys = list(self.by)
+        col = next((k for k in keys if k != "dimension"), keys[0] if keys else None)
+        if col is None:
+            raise ValueError("plot('heatmap') needs a subgroup: this breakdown has no `by` key")
+        several = [k for k in keys if k != col and data[k].nunique() > 1]
+        if several:
+            raise ValueError(
+                f"plot('heatmap') draws one cell per judge and {col}: choose one value of "
+                + ", ".join(several)
+                + " with where={...}"
+            )
+        return {"col": col, **options}
+
+    def findings(self) -> list[str]:
+        f = self.frame
+        if f.empty:
+            return ["No cell has a verdict with gold."]
+        n_small = int(f["small"].sum())
+        level = f"{100 * self.confidence_level:g}%"
+        return [
+            f"Accuracy of {f['judge'].nunique()} judges in {len(f)} cells of "
+            f"{', '.join(self.by) or 'the whole study'} ({level} intervals: "
+            f"{f['ci_method'].iloc[0]}; n counts {f['n_unit'].iloc[0]}; resampled together by "
+            f"{f['cluster'].iloc[0]}); {n_small} cells are small ({f['rule'].iloc[0]})."
+        ]
+
+    def __repr__(self) -> str:
+        f = self.frame
+        return (
+            f"SubgroupAccuracy({len(f)} cells: judge x {', '.join(self.by) or '-'}, "
+            f"{int(f['small'].sum()) if len(f) else 0} small, level={self.confidence_level})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by": list(self.by), "cells": self.frame.to_dict(orient="records")}
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Heterogeneity(FrameResult):
+    """Per judge x dimension, the test of equal accuracy across the groups of ``across``.
+
+    ``table("tests")``: the estimand is the spread of the group accuracies (largest minus
+    smallest; no interval) with the test named in ``test``, its p-value and Holm within each
+    judge (``p_adjusted``).
+    """
+
+    TABLES = ("tests",)
+
+    frame: pd.DataFrame
+    across: str
+    confidence_level: float
+
+    @property
+    def alpha(self) -> float:
+        """The decision threshold, ``1 - confidence_level``."""
+        return round(1.0 - self.confidence_level, 12)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        f = self.frame.assign(_spread=self.frame["max_accuracy"] - self.frame["min_accuracy"])
+        return long_table(
+            f,
+            ["judge", "dimension", "across"],
+            [
+                Quantity(
+                    f"largest minus smallest accuracy across {self.across}", "_spread", None,
+                    None, "none (no interval computed)", n_unit="items", test="test",
+                    p_value="pvalue", p_adjusted="p_holm",
+                )
+            ],  # fmt: skip
+            confidence_level=self.confidence_level,
+            alpha=self.alpha,
+            family="Holm within each judge",
+            family_by=("judge",),
+            extra=["groups", "chi2", "df", "p_pearson", "Q", "p_q", "I2", "min_accuracy",
+                   "max_accuracy", "p_fdr_bh"],
+        )  # fmt: skip
+
+    def findings(self) -> list[str]:
+        # "no judge" / "these judges" are claims over every judge x dimension test: the family
+        # is all of them (``p_holm_all``), not each judge's own dimensions
+        f = self.frame
+        col = "p_holm_all" if "p_holm_all" in f else "p_holm"
+        fam = (
+            f"Holm over all {int(f['pvalue'].notna().sum())} judge x dimension tests"
+            if col == "p_holm_all"
+            else "Holm within each judge"
+        )
+        hits = f[f[col] < self.alpha] if len(f) else f
+        if hits.empty:
+            return [
+                f"No judge's accuracy is shown to differ across {self.across} "
+                f"({fam}, alpha = {self.alpha:g})."
+            ]
+        return [
+            f"{r['judge']} on {r['dimension']}: accuracy differs across {self.across} "
+            f"({r['min_accuracy']:.3f} to {r['max_accuracy']:.3f}; {r['test']}, "
+            f"p = {r['pvalue']:.3g}, {fam} {r[col]:.3g}, alpha = {self.alpha:g})."
+            for _, r in hits.iterrows()
+        ]
+
+    def __repr__(self) -> str:
+        return (
+            f"Heterogeneity({len(self.frame)} tests across {self.across!r}, alpha={self.alpha:g})"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"across": self.across, "tests": self.frame.to_dict(orient="records")}
