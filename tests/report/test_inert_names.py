@@ -127,7 +127,7 @@ def test_validate_prints_no_escape_sequence(named_study):
     assert proc.returncode == 0, proc.stderr
     assert not ACTIVE.search(out) and "\\u001b[31mred" in out and "\\u202eevil" in out
     js = _medjudge("validate", table, "--mapping", mapping, "--json")
-    assert json.loads(js.stdout.decode("utf-8"))["judges"] == JUDGES  # JSON exact
+    assert json.loads(js.stdout.decode("utf-8"))["judges"] == sorted(JUDGES)  # JSON exact
 
 
 def test_reports_isolate_every_name(named_study, tmp_path):
@@ -149,5 +149,5 @@ def test_reports_isolate_every_name(named_study, tmp_path):
         assert not ACTIVE.search(text), name
         assert "u202eevil" in text
     data = json.loads((out / "validation.json").read_text(encoding="utf-8"))
-    assert data["judges"] == JUDGES  # JSON outputs keep names exact
+    assert data["judges"] == sorted(JUDGES)  # JSON outputs keep names exact
     assert Path(out / "accuracy.csv").exists()

@@ -201,10 +201,10 @@ def _pairs_text(ev: JudgeEvaluation, width: int) -> list[str]:
             "pvalue", "p_holm", "p_fdr_bh"]  # fmt: skip
     top = pairs.sort_values("pvalue")[cols].head(30).round(4)
     for c in ("pvalue", "p_holm", "p_fdr_bh"):
-        top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}")
+        top[c] = pairs.loc[top.index, c].map(lambda v: f"{v:.2g}" if v == v else "not tested")
     top = top.rename(columns={"pvalue": "p_value"})
-    if len(top):
-        out.append(top.to_string(line_width=width, index=False))
+    if len(top):  # a pair without a common item: "not tested", never a bare NaN
+        out.append(top.to_string(line_width=width, index=False, na_rep="not defined"))
     else:
         out.append(f"(no pairs: {len(s['judges'])} judge; a comparison needs two)")
     return out

@@ -322,6 +322,34 @@ def _wald(params: np.ndarray, cov: np.ndarray, idx: list[int]) -> tuple[float, i
     return w, len(idx), float(stats.chi2.sf(w, len(idx)))
 
 
+#: a level of the tested attribute needs this many items to enter the group-effect test
+MIN_LEVEL_ITEMS = 2
+
+
+def _untestable_levels(level: np.ndarray, y: np.ndarray, groups: np.ndarray) -> dict[str, str]:
+    """Levels a logistic group-effect test cannot use, with why: fewer than
+    :data:`MIN_LEVEL_ITEMS` items, or every counted verdict right (or every one wrong)."""
+    out: dict[str, str] = {}
+    for v in np.unique(level):
+        at = level == v
+        n_items = int(np.unique(groups[at]).size)
+        if n_items < MIN_LEVEL_ITEMS:
+            out[str(v)] = f"{n_items} item"
+        elif np.all(y[at] == 1):
+            out[str(v)] = "every verdict right"
+        elif np.all(y[at] == 0):
+            out[str(v)] = "every verdict wrong"
+    return out
+
+
+def _excluded_note(excluded: dict[str, str]) -> str:
+    """``excluded from the test: z (1 item), w (every verdict right)``, or ``""``."""
+    if not excluded:
+        return ""
+    shown = [f"{k} ({v})" for k, v in sorted(excluded.items())]
+    return "excluded from the test: " + ", ".join(shown[:5]) + (", …" if len(shown) > 5 else "")
+
+
 def organ_effect_tests(
     study: Study,
     across: str = "organ_system",
@@ -347,8 +375,16 @@ def organ_effect_tests(
     groups = pd.factorize(rows["item"])[0]
     y_all, m_all = _ym(so, policy)
     out = []
+    level_all = rows[across].astype(str).to_numpy()
     for j, judge in enumerate(so.judges):
         keep = m_all[:, j] > 0
+        # levels the test cannot use are excluded, and the row says which: a level with fewer
+        # than MIN_LEVEL_ITEMS items, or (quasi-)complete separation — every counted verdict
+        # of the level right, or every one wrong — where the log-odds are infinite and the
+        # Wald statistic an artefact (one item decided a "significant" group effect)
+        excluded = _untestable_levels(level_all[keep], y_all[keep, j], groups[keep])
+        if excluded:
+            keep = keep & ~np.isin(level_all, list(excluded))
         # levels this judge never saw (e.g. subsets outside its design) have all-zero dummies
         cols = np.flatnonzero((x[keep] != 0).any(0))
         blk = [int(np.searchsorted(cols, c)) for c in blocks[across] if c in set(cols)]
@@ -361,6 +397,7 @@ def organ_effect_tests(
             "method": method,
             "policy": policy,
         }
+        note = _excluded_note(excluded)
         if len(blk) == 0 or keep.sum() <= len(cols):
             out.append(
                 {
@@ -368,30 +405,8 @@ def organ_effect_tests(
                     "wald_chi2": np.nan,
                     "df": 0,
                     "pvalue": np.nan,
-                    "note": "fewer than 2 levels",
-                }
-            )
-            continue
-        # (quasi-)complete separation: a level where this judge is always right or always
-        # wrong has no finite log-odds; the Wald statistic is then an artefact (chi-square
-        # values in the tens of thousands), so the test is not reported
-        lev = rows.loc[keep, across].astype(str).to_numpy()
-        yk = y_all[keep, j]
-        flat = [
-            str(v) for v in np.unique(lev) if np.all(yk[lev == v] == 0) or np.all(yk[lev == v] == 1)
-        ]
-        if flat:
-            out.append(
-                {
-                    **row,
-                    "wald_chi2": np.nan,
-                    "df": len(blk),
-                    "pvalue": np.nan,
-                    "note": "not tested: separation (every counted verdict of "
-                    + ", ".join(flat[:3])
-                    + (", …" if len(flat) > 3 else "")
-                    + " is right, or every one is wrong; the log-odds are infinite and a Wald "
-                    "test is meaningless; see the heterogeneity table)",
+                    "note": "not tested: fewer than 2 levels left to compare"
+                    + (f" ({note})" if note else ""),
                 }
             )
             continue
@@ -419,7 +434,7 @@ def organ_effect_tests(
                 "pvalue": p,
                 "min_log_or": float(eff.min()),
                 "max_log_or": float(eff.max()),
-                "note": "",
+                "note": note,
             }
         )
     t = with_adjusted(pd.DataFrame(out), p_holm="holm")

@@ -76,7 +76,10 @@ def policy_rows(
                     "ci_low": getattr(r, f"ci_low_{pol}"),
                     "ci_high": getattr(r, f"ci_high_{pol}"),
                     "level": confidence_level,
-                    "ci_method": getattr(r, f"ci_method_{pol}"),
+                    # an accuracy on no item is not defined: the cell says why (not blank)
+                    "ci_method": getattr(r, f"ci_method_{pol}")
+                    if int(getattr(r, f"n_{pol}")) > 0
+                    else f"not defined: no usable verdict (policy {pol})",
                     "n": int(getattr(r, f"n_{pol}")),
                     "n_unusable": int(r.n_invalid),
                     "n_not_assigned": int(r.n_not_assigned),

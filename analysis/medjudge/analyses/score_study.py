@@ -25,6 +25,7 @@ in docs/calibration.md ("Judges against gold and score studies").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, p
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
+    constant_side,
     lin_ccc,
     pearson_interval,
     score_agreement_core,
@@ -220,8 +222,13 @@ def _rows_for(
                 )  # fmt: skip
             }["ICC2"]
         est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
+        flat = constant_side(x, y)
         for metric in METRIC_ORDER:
             e, s, a, b, meth = est[metric]
+            note = ""
+            if not np.isfinite(e):  # not defined: NaN with its reason, never a number
+                e, s, a, b = math.nan, math.nan, math.nan, math.nan
+                note = f"not defined: {flat}" if flat else "not defined: too few paired scores"
             rows.append(
                 {
                     "dimension": dimension,
@@ -236,6 +243,7 @@ def _rows_for(
                     "level": confidence_level,
                     "ci_method": meth,
                     "n": int(ok.sum()),
+                    "note": note,
                 }
             )
     return rows

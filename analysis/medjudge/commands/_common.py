@@ -145,6 +145,10 @@ def load_input(args: argparse.Namespace) -> Study:
     study = load_any(
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )
+    if getattr(args, "command", None) != "validate":  # validate only counts: any size
+        from ..data.limits import check_design_size
+
+        check_design_size(study, args.path)
     extra = getattr(args, "exchangeable", None) or []
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
@@ -266,6 +270,7 @@ def term_width() -> int:
 def table_text(frame: Any, max_rows: int = 60, **kwargs: Any) -> str:
     """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` rows or cells cut to
     :data:`MAX_CELL` characters says so and how to see everything (``--json``)."""
+    kwargs.setdefault("na_rep", "—")  # a missing number is never printed as a bare NaN
     text = frame.to_string(
         line_width=term_width(), max_rows=max_rows, max_colwidth=MAX_CELL, **kwargs
     )

@@ -399,7 +399,11 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "n_clusters": (
             len(set(args.cluster_ids)) if getattr(args, "cluster_ids", None) is not None else None
         ),
-        "coefficients": table.to_dict(orient="records"),
+        # a note only where an estimate is not defined (null in JSON, with its reason)
+        "coefficients": [
+            {k: v for k, v in r.items() if k != "note" or v}
+            for r in table.to_dict(orient="records")
+        ],
         **({"not_computed": skipped} if skipped else {}),
     }
 
@@ -432,7 +436,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     cols = ["coefficient", "estimate", "se", "ci_low", "ci_high", "n", "weights", "ci_method"]
+    if "note" in t.columns:  # an estimate that is not defined is said so, with its reason
+        undefined = t["note"].fillna("").astype(str) != ""
+        t = t.astype({c: object for c in ("estimate", "se", "ci_low", "ci_high")})
+        t.loc[undefined, "estimate"] = t.loc[undefined, "note"]
+        t.loc[undefined, ["se", "ci_low", "ci_high"]] = "–"
     print(
-        t[cols].to_string(line_width=term_width(), index=False, float_format=lambda v: f"{v:.4f}")
+        t[cols].to_string(
+            line_width=term_width(), index=False, float_format=lambda v: f"{v:.4f}", na_rep="–"
+        )
     )
     return 0

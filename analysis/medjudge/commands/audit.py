@@ -87,10 +87,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
+    """A table as text; an estimate that is not defined shows its reason (``note``), any other
+    missing number ``not defined`` — never a bare NaN."""
     if df is None or len(df) == 0:
         return "  (none)"
+    if "note" in df.columns and "estimate" in df.columns:
+        undefined = df["note"].fillna("").astype(str) != ""
+        if undefined.any():
+            df = df.astype({"estimate": object})
+            df.loc[undefined, "estimate"] = df.loc[undefined, "note"]
     d = df[[c for c in cols if c in df.columns]] if cols else df
-    return d.to_string(line_width=term_width(), index=False, float_format=lambda v: f"{v:.3f}")
+    return d.to_string(
+        line_width=term_width(),
+        index=False,
+        float_format=lambda v: f"{v:.3f}",
+        na_rep="not defined",
+    )
+
+
+def _drop_empty_notes(records: Any) -> Any:
+    """JSON records keep a ``note`` only where it says why an estimate is not defined."""
+    if isinstance(records, list):
+        return [
+            {k: v for k, v in r.items() if k != "note" or v} if isinstance(r, dict) else r
+            for r in records
+        ]
+    return records
 
 
 def compute(args: argparse.Namespace) -> dict[str, Any]:
@@ -179,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
         doc = dict(res)
         doc.pop("expert_label")  # text output only
         doc["audit"] = rep.to_dict()
+        doc["audit"]["reliability"] = _drop_empty_notes(doc["audit"]["reliability"])
         for k in ("alt_test_table", "judge_vs_experts", "stand_in"):
             if k in doc:
                 doc[k] = doc[k].to_dict(orient="records")
@@ -238,11 +261,13 @@ def run(args: argparse.Namespace) -> int:
                 )
             )
             print("-- pairwise Cohen's kappa")
-            print(
-                as_square(d["pairwise"]).to_string(
-                    line_width=term_width(), float_format=lambda v: f"{v:.3f}"
-                )
-            )
+            sq = as_square(d["pairwise"])
+            shown = sq.astype(object)
+            for i, a in enumerate(sq.index):  # a rater with itself: "—"; else a value or why not
+                for k, b in enumerate(sq.columns):
+                    v = sq.iat[i, k]
+                    shown.iat[i, k] = "—" if a == b else ("not defined" if v != v else f"{v:.3f}")
+            print(shown.to_string(line_width=term_width()))
         if "per_rater_skipped" in d:
             print(f"-- per-annotator tables not computed: {d['per_rater_skipped']}")
         if "dawid_skene_skipped" in d:

@@ -224,6 +224,7 @@ def read_table(path: str | Path) -> tuple[pd.DataFrame, str]:
     try:
         if suffix in (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz"):
             sep = "\t" if ".tsv" in suffix else ","
+            _refuse_too_wide(path, sep)
             df = pd.read_csv(
                 path, sep=sep, dtype=str, keep_default_na=False, na_values=[], encoding="utf-8-sig"
             )
@@ -302,15 +303,37 @@ def _ambiguous_in_array(path: Path, e: _Ambiguous, text: str) -> InputError:
     return _ambiguous_error(path, e, text, None)
 
 
+def _refuse_too_wide(path: Path, sep: str) -> None:
+    """More columns than :data:`~medjudge.data.limits.MAX_COLUMNS` in the header: refused
+    before pandas parses the file (10⁶ columns ran out of memory after minutes)."""
+    import gzip
+
+    from .limits import MAX_COLUMNS, check_columns
+
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    with opener(path, "rb") as fh:
+        head = fh.readline(64 * (MAX_COLUMNS + 1))
+    if head.count(sep.encode()) + 1 > MAX_COLUMNS:  # a quoted separator only overcounts
+        import csv
+        import io
+
+        row = next(csv.reader(io.StringIO(head.decode("utf-8-sig", "replace")), delimiter=sep), [])
+        check_columns(len(row) if head.endswith(b"\n") else head.count(sep.encode()) + 1, path)
+
+
 def _refuse_duplicate_parquet_columns(path: Path) -> None:
     """A column name twice in a Parquet schema: Arrow refuses it with its internal field list;
-    refused here naming the file and the column."""
+    refused here naming the file and the column. More columns than
+    :data:`~medjudge.data.limits.MAX_COLUMNS` are refused too."""
     import pyarrow.parquet as pq
+
+    from .limits import check_columns
 
     try:
         names = pq.read_schema(path).names
     except Exception:  # noqa: BLE001 — not readable as Parquet: pandas' own error follows
         return
+    check_columns(len(names), path)
     seen: dict[str, int] = {}
     for pos, name in enumerate(names, start=1):
         if name in seen:

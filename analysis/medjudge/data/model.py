@@ -260,12 +260,17 @@ class Study:
         return [d for d in self.scales if d in present]
 
     def raters(self, role: str | None = None) -> list[str]:
-        """Rater names in order of first appearance (of one role, or all); cached."""
+        """Rater names (of one role, or all) sorted (as text, by code point); cached.
+
+        One canonical order whatever the input's order of rows or columns: every matrix has
+        its rater columns in this order, so sums over raters — and every number built from
+        them — are the same to the last bit for a permuted input.
+        """
 
         def compute() -> list[str]:
             r = self.ratings
             col = r["rater"] if role is None else r.loc[(r["role"] == role).to_numpy(), "rater"]
-            return [str(x) for x in pd.unique(col)]
+            return sorted(str(x) for x in pd.unique(col))
 
         return list(self._cached(("raters", role), compute))
 
@@ -323,8 +328,8 @@ class Study:
     ) -> RatingMatrix:
         """Dense ``items × raters`` code matrix for one dimension (NaN = missing).
 
-        Rows follow the items table (or ``items``); columns follow ``raters`` (or the order in
-        which raters first appear). If a rater has verdicts in several presentation orders or
+        Rows follow the items table (or ``items``); columns follow ``raters`` (or the raters
+        present, sorted: one order whatever the input's). If a rater has verdicts in several presentation orders or
         runs, ``order``/``run`` must say which.
         """
         if dimension not in self.scales:
@@ -340,7 +345,8 @@ class Study:
                 f"{', '.join(sorted({str(v.runs[k]) for k in np.unique(v.run[keep])}))}): "
                 "choose one order and one run (order=, run=)"
             )
-        cols = raters if raters is not None else [v.rater_names[k] for k in pd.unique(rater)]
+        # without ``raters``: the raters present, sorted (the canonical order of :meth:`raters`)
+        cols = raters if raters is not None else sorted(v.rater_names[k] for k in np.unique(rater))
         rows = items if items is not None else self.item_ids
         values = dense(v, keep, v.code, rows, cols, self.item_ids, np.nan)
         return RatingMatrix(values, list(rows), list(cols), dimension, self.scales[dimension])

@@ -45,6 +45,9 @@ PairCI = Literal[
 
 __all__ = ["all_pairs", "add_decidability"]
 
+#: the ``test`` of a pair without any item both judges answered with a usable verdict
+NOT_TESTED = "not tested: no item that both judges answered with a usable verdict"
+
 #: storage type of the bootstrap replicates of the pairwise differences
 BOOT_DTYPE = np.float32
 
@@ -289,6 +292,7 @@ def all_pairs(
         none_common = cnt["n_common"][ii, jj] == 0
         stat = np.where(none_common, np.nan, np.asarray(stat, dtype=float))
         p = np.where(none_common, np.nan, np.asarray(p, dtype=float))
+        untested = none_common  # said in ``test``
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)
@@ -366,7 +370,7 @@ def all_pairs(
                     "discordant": (bm + cm).astype(int),
                     "n_common": cnt["n_common"][ii, jj].astype(int),
                     "odds_ratio": oratio,
-                    "test": test_name,
+                    "test": np.where(untested, NOT_TESTED, test_name),
                     "statistic": stat,
                     "pvalue": p,
                     "n_units": n_units.astype(int),

@@ -55,6 +55,26 @@ __all__ = [
 ]
 
 
+#: a variance below this fraction of the mean square is rounding residue: the scores are constant
+_FLAT = 1e-12
+
+
+def constant_side(x: np.ndarray, y: np.ndarray) -> str:
+    """Why a correlation of ``x`` (the rater) with ``y`` (the reference) is not defined — one
+    side gives every item the same score — or ``""`` when both vary (NaN pairs ignored).
+
+    >>> constant_side(np.array([5.0, 5.0, 5.0]), np.array([1.0, 2.0, 3.0]))
+    'the rater gives every item the same score (5)'
+    """
+    ok = ~(np.isnan(x) | np.isnan(y))
+    xs, ys = x[ok], y[ok]
+    if xs.size and np.all(xs == xs[0]):
+        return f"the rater gives every item the same score ({xs[0]:g})"
+    if ys.size and np.all(ys == ys[0]):
+        return f"the reference is the same on every item ({ys[0]:g})"
+    return ""
+
+
 def _pair(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -104,7 +124,13 @@ def score_agreement_core(
                 sd,
                 dbar - z * sd,
                 dbar + z * sd,
-                sxy / np.sqrt(sxx * syy),
+                # a constant side (no variance, up to rounding) has no correlation: NaN, never
+                # the +/-inf of a rounding residue divided by zero
+                np.where(
+                    (sxx > _FLAT * ((W @ x0**2) / n)) & (syy > _FLAT * ((W @ y0**2) / n)),
+                    sxy / np.sqrt(sxx * syy),
+                    np.nan,
+                ),
                 2 * sxy / (sxx + syy + dbar**2),
             ],
             axis=1,
@@ -247,7 +273,12 @@ def pearson_interval(x: np.ndarray, y: np.ndarray, *, confidence_level: float = 
     ok = ~(np.isnan(x) | np.isnan(y))
     n = int(ok.sum())
     if n < 4:
-        return Estimate("pearson", math.nan, n=n, level=confidence_level)
+        return Estimate("pearson", math.nan, n=n, level=confidence_level,
+                        extra={"not_defined": f"not defined: {n} paired scores (4 needed)"})  # fmt: skip
+    flat = constant_side(x[ok], y[ok])
+    if flat:
+        return Estimate("pearson", math.nan, n=n, level=confidence_level,
+                        extra={"not_defined": f"not defined: {flat}"})  # fmt: skip
     r = float(np.corrcoef(x[ok], y[ok])[0, 1])
     zq = float(stats.norm.ppf(0.5 + confidence_level / 2))
     se = 1 / math.sqrt(n - 3)

@@ -111,7 +111,7 @@ def metric_cells(m: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
     the role: the columns must fit a page)."""
     m = m[m["metric"].isin(columns)]
     m = m.assign(cell=[
-        "–" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
+        "not defined" if pd.isna(e) else f"{e:.3f} {fmt_ci(a, b, 3)}"
         for e, a, b in zip(m["estimate"], m["ci_low"], m["ci_high"], strict=True)
     ])  # fmt: skip
     t = m.pivot_table(

@@ -37,6 +37,7 @@ TABLE_COLUMNS = [
     "weights",
     "pa",
     "pe",
+    "note",
 ]
 
 # above this many distinct values, weighted kappa-type coefficients (q x q weights) are skipped
@@ -97,7 +98,37 @@ def agreement(
     return fn(X.to_numpy(), **kwargs)
 
 
-def _row(e: Estimate, measurement: str, weights: str) -> dict[str, Any]:
+def not_defined_reason(e: Estimate, A: np.ndarray, measurement: str = "nominal") -> str:
+    """Why an estimate of the ratings ``A`` is not defined (``""`` when it is a number).
+
+    A chance-corrected coefficient (kappa, alpha) is ``(pa - pe) / (1 - pe)``: when every
+    rating is one category, chance agreement ``pe`` is 1 and the ratio is 0/0.
+
+    >>> from medjudge.stats.agreement.kappa import fleiss_kappa
+    >>> A = np.zeros((5, 3))
+    >>> not_defined_reason(fleiss_kappa(A, ci=None), A)
+    'not defined (one category used: chance agreement is 1)'
+    """
+    if np.isfinite(e.estimate):
+        return ""
+    seen = np.unique(A[~np.isnan(A)])
+    if seen.size == 1:
+        if measurement in ("nominal", "ordinal"):
+            return "not defined (one category used: chance agreement is 1)"
+        return "not defined (every rating is the same value: no variance)"
+    if seen.size == 0:
+        return "not defined (no ratings)"
+    why = e.extra.get("not_defined")
+    if why:
+        return str(why).replace("not defined: ", "not defined (", 1) + (
+            ")" if ": " in str(why) else ""
+        )
+    return "not defined (no item rated twice)" if e.n == 0 else "not defined"
+
+
+def _row(
+    e: Estimate, measurement: str, weights: str, A: np.ndarray | None = None
+) -> dict[str, Any]:
     return {
         "coefficient": e.name,
         "estimate": e.estimate,
@@ -111,6 +142,7 @@ def _row(e: Estimate, measurement: str, weights: str) -> dict[str, Any]:
         "weights": weights,
         "pa": e.extra.get("pa", e.extra.get("po", np.nan)),
         "pe": e.extra.get("pe", np.nan),
+        "note": not_defined_reason(e, A, measurement) if A is not None else "",
     }
 
 
@@ -156,8 +188,10 @@ def agreement_table(
     -------
     DataFrame
         One row per coefficient: ``coefficient, estimate, se, ci_low, ci_high, ci_method, level,
-        n, measurement, weights, pa, pe`` (``level`` is the confidence level), and ``warning``
-        when fewer than 30 clusters may make an interval under-cover.
+        n, measurement, weights, pa, pe, note`` (``level`` is the confidence level; ``note``
+        says why an estimate is not defined, e.g. ``not defined (one category used: chance
+        agreement is 1)``, and is empty otherwise), and ``warning`` when fewer than 30
+        clusters may make an interval under-cover.
 
     Rows: percent agreement; for two raters Cohen's kappa, Scott's pi and (nominal) PABAK;
     Fleiss, Conger, Brennan–Prediger, Gwet's AC1/AC2 and Krippendorff's alpha; Kendall's W
@@ -230,7 +264,7 @@ def agreement_table(
         kwargs, label = calls[c.call]
         result = FUNCTIONS[c.name](A, **{**common, **kwargs})
         for e in result if c.call == "forms" else [result]:
-            row = _row(e, lvl, label)
+            row = _row(e, lvl, label, A)
             if c.call == "forms":
                 row["coefficient"] = e.extra["shrout_fleiss"]
             if "warning" in e.extra:
