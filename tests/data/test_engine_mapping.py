@@ -404,3 +404,23 @@ def test_an_incomplete_judge_design_gives_the_same_numbers(tmp_path):
     lb = b.leaderboard.set_index(["dimension", "judge"])
     n_gpt = lb.loc[("preference", "gpt"), "n"]
     assert lb.loc[("preference", "llama"), "n"] < 0.9 * n_gpt
+
+
+def test_one_cluster_rule_on_both_paths(tmp_path):
+    """The engine path resolves clusters with the analyses' own rule
+    (:func:`medjudge.analyses.design.resolve_clusters`), including "a column whose values are
+    all distinct gives independent items", which the removed engine copy lacked."""
+    from medjudge.analyses.design import resolve_clusters
+    from medjudge.engine.matrices import reduce_to_matrices
+
+    df = synthetic_table(n_items=60, seed=2)
+    df["image"] = df["item"]  # one image per item: every value distinct
+    df.to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "m.toml").write_text(MAPPING)
+    m = TableMapping.from_toml(tmp_path / "m.toml")
+    mem, col = load_table(tmp_path / "t.csv", m), reduce_to_matrices(tmp_path / "t.csv", m)
+    for cluster in ("auto", "image", "none"):
+        a, b = resolve_clusters(mem, cluster), resolve_clusters(col, cluster)
+        assert (a.labels is None) == (b.labels is None) and a.source == b.source, cluster
+    assert resolve_clusters(col, "auto").labels is None  # distinct values: independent items
+    assert resolve_clusters(col, "auto").source == "every item its own image"
