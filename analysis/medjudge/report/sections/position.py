@@ -165,9 +165,11 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             )
     parts = [f"presentation design on *{md(head)}*: {md(design.describe())}"]
     if has_swap:
+        tests = dict.fromkeys(str(t) for t in swap["p_first_test"])
         parts.append(
-            "judges seen in both orders: swap consistency and an exact binomial test of "
-            "first-first against second-second verdicts (Clopper–Pearson intervals)"
+            "judges seen in both orders: swap consistency and "
+            + " / ".join(md(t) for t in tests)
+            + " of first-first against second-second verdicts"
         )
     if len(single) and head in set(single["dimension"]):
         h1 = single[single["dimension"] == head]
