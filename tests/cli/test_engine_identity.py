@@ -146,6 +146,6 @@ def test_a_bundle_folder_on_an_engine_is_one_line(capsys):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java (java -version)")
 def test_spark_agrees_on_the_synthetic_table(capsys, table):
-    pytest.importorskip("pyspark")
+    pytest.importorskip("pyspark", reason="optional extra medjudge[spark]")
     _same_output(capsys, ["compare", *table, "--resamples", "100", "--json"],
                  engines=("memory", "spark"))  # fmt: skip
