@@ -197,12 +197,15 @@ def xdist_groups(items: list[pytest.Item]) -> dict[str, str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config):
-    """One worker per core when pytest-xdist is installed (the ``dev`` extra) and ``-n`` is not
-    given; one process without it (``-n 0`` asks for that too). Runs before xdist's own hook,
-    which turns ``auto`` into the number of cores."""
+    """The whole suite (``python -m pytest``, no paths given) runs on one worker per core when
+    pytest-xdist is installed (the ``dev`` extra) and ``-n`` is not given; named files or tests
+    run in one process, as does everything without pytest-xdist (``-n 0`` asks for one process,
+    ``-n auto`` for workers, in any case). Runs before xdist's own hook, which turns ``auto``
+    into the number of cores."""
     if hasattr(config, "workerinput") or not hasattr(config.option, "numprocesses"):
         return
-    if config.option.numprocesses is None and not config.option.collectonly:
+    whole = config.args_source == pytest.Config.ArgsSource.TESTPATHS
+    if whole and config.option.numprocesses is None and not config.option.collectonly:
         config.option.numprocesses = "auto"
         if config.option.dist == "no":
             config.option.dist = "loadgroup"  # see xdist_groups
