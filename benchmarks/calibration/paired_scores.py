@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from medjudge.stats.resampling import Permutation  # noqa: E402
 from medjudge.stats.score_tests import paired_score_difference, wilcoxon  # noqa: E402
 from study_sim import mc_se  # noqa: E402
 
@@ -58,7 +59,7 @@ def scenario(rng, label, g, m, spread, rmse_null, reps, n_flips=1999):
             if (metric == "rmse") != rmse_null:
                 continue
             res = paired_score_difference(a, b, gold, metric=metric, clusters=cl,
-                                          n_flips=n_flips, seed=r)  # fmt: skip
+                                          permutation=Permutation(n_flips, seed=r))  # fmt: skip
             rej[key] += res["p_value"] < 0.05
             inside = res["ci_low"] <= 0 <= res["ci_high"]
             assert (res["p_value"] < 0.05) != inside or res["p_value"] == 0.05

@@ -68,6 +68,8 @@ VALID: dict[str, tuple[tuple, dict[str, Any]]] = {
     "evaluate_judges": ((), {"bootstrap": mj.Bootstrap(20), "dimensions": ["overall"]}),
     "audit_study": ((), {"bootstrap": mj.Bootstrap(20), "with_dawid_skene": False, "ci": None}),
     "study_alt_test": ((), {"dimension": "overall"}),
+    "study_stand_in": ((), {"dimension": "overall"}),
+    "paired_score_difference": ((_S3[:, 0], _S3[:, 1], _S3[:, 2]), {}),
     "subgroup_accuracy": ((), {}),
     "heterogeneity_table": ((), {"permutation": mj.Permutation(20)}),
     "position_bias": ((), {}),
@@ -83,7 +85,7 @@ VALID: dict[str, tuple[tuple, dict[str, Any]]] = {
 STUDY_FUNCTIONS = {
     "evaluate_judges", "audit_study", "study_alt_test", "subgroup_accuracy",
     "heterogeneity_table", "position_bias", "bias_report", "run_consistency",
-    "judge_assisted_estimate",
+    "judge_assisted_estimate", "study_stand_in",
 }  # fmt: skip
 #: front-door names that are not functions to validate here (classes holding results, the
 #: loaders, which are validated against files in test_robust_faults / test_mapping_schema, and

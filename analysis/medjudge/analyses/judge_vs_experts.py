@@ -306,10 +306,21 @@ def study_stand_in(
         alt_epsilon_in_accuracy,
         non_inferiority,
     )
+    from .._validation import CONFIDENCE_LEVEL
     from ._arguments import check_dimensions
 
     check_dimensions(study, [dimension], "dimension")
     margin = STAND_IN_MARGIN if margin is None else margin
+    confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if alt is not None and not (
+        isinstance(alt, list) and all(isinstance(r, AltTestResult) for r in alt)
+    ):
+        raise ValueError(f"alt: {alt!r} is not allowed (the list study_alt_test returns, or None)")
+    if agreement is not None and not isinstance(agreement, pd.DataFrame):
+        raise ValueError(
+            f"agreement: {agreement!r} is not allowed (the table judge_expert_agreement "
+            "returns, or None)"
+        )
     if hasattr(study, "require_persons"):
         study.require_persons("expert", "the stand-in decision (one comparison per expert)")
     if not study.scales[dimension].is_categorical:

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
@@ -496,7 +496,7 @@ def score_judge_pairs(
     gold: str = "auto",
     cluster: str | None = "auto",
     confidence_level: float = 0.95,
-    seed: int = 0,
+    permutation: Permutation | None = None,
 ) -> pd.DataFrame:
     """Every pair of score judges compared on the same items against the gold score.
 
@@ -519,14 +519,15 @@ def score_judge_pairs(
     gold, cluster : str
         As in :func:`score_study`.
     confidence_level : float, default 0.95
-    seed : int, default 0
-        Seed of the random sign patterns (more than 14 clusters).
+    permutation : Permutation, optional
+        Random sign patterns (more than 14 clusters) and their seed, as in
+        :func:`~medjudge.stats.score_tests.paired_score_difference`.
 
     Returns
     -------
     DataFrame
         ``dimension, judge_a, judge_b, metric, estimate_a, estimate_b, difference, ci_low,
-        ci_high, level, p_value, p_holm, n, n_clusters, method``.
+        ci_high, confidence_level, p_value, p_holm, n, n_clusters, method``.
 
     References
     ----------
@@ -573,14 +574,14 @@ def score_judge_pairs(
         for m in metrics:
             r = paired_score_difference(
                 X[:, i], X[:, j], g.codes, metric=m, clusters=cl,
-                confidence_level=confidence_level, seed=seed,
+                confidence_level=confidence_level, permutation=permutation,
             )  # fmt: skip
             rows.append({"dimension": dimension, "judge_a": a, "judge_b": b, **r})
     out = pd.DataFrame(rows)
     if len(out):
         out["p_holm"] = adjust_pvalues(out["p_value"].to_numpy(float), "holm")
         cols = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "estimate_b",
-                "difference", "ci_low", "ci_high", "level", "p_value", "p_holm", "n",
+                "difference", "ci_low", "ci_high", "confidence_level", "p_value", "p_holm", "n",
                 "n_clusters", "method"]  # fmt: skip
         out = out[cols]
     return out

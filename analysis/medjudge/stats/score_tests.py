@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 
 from medjudge._lazy import stats
+from medjudge.stats.resampling import Permutation
 from medjudge.stats.results import TestResult
 
 __all__ = [
@@ -280,8 +281,7 @@ def paired_score_difference(
     metric: str = "mae",
     clusters: np.ndarray | None = None,
     confidence_level: float = 0.95,
-    n_flips: int = 9999,
-    seed: int = 0,
+    permutation: Permutation | None = None,
 ) -> dict[str, float | int | str]:
     """Difference of an error or agreement metric between two score judges on the same items.
 
@@ -308,13 +308,16 @@ def paired_score_difference(
     clusters : array_like, optional
         One label per item; default: every item its own cluster.
     confidence_level : float, default 0.95
-    n_flips, seed : int
-        Random sign patterns (more than 14 clusters) and their seed.
+    permutation : Permutation, optional
+        Random sign patterns drawn when there are more than 14 clusters (fewer: all
+        ``2**G`` patterns), and their seed; default ``Permutation(9999, seed=0)``. Used by
+        ``"mae"`` and ``"bias"`` only.
 
     Returns
     -------
     dict
-        ``metric, estimate_a, estimate_b, difference, ci_low, ci_high, level, p_value,
+        ``metric, estimate_a, estimate_b, difference, ci_low, ci_high, confidence_level,
+        p_value,
         n, n_clusters, method``.
 
     References
@@ -333,12 +336,21 @@ def paired_score_difference(
     >>> r["difference"], r["n_clusters"]
     (-0.375, 8)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
+    from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers
     from .groups import group_codes
 
     check_choice("metric", metric, SCORE_METRICS)
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
-    a, b, g = (np.asarray(v, dtype=float).ravel() for v in (a, b, gold))
+    perm = Permutation(9999, seed=0) if permutation is None else permutation
+    if not isinstance(perm, Permutation):
+        raise ValueError(
+            f"permutation: {perm!r} is not allowed (a medjudge.Permutation, e.g. "
+            "Permutation(n_resamples=9999, seed=0), or None)"
+        )
+    a, b, g = (
+        np.asarray(check_numbers(k, v, "a 1-d array of scores, NaN for missing")).ravel()
+        for k, v in (("a", a), ("b", b), ("gold", gold))
+    )
     if not a.size == b.size == g.size:
         raise ValueError(
             f"a, b and gold: lengths {a.size}, {b.size} and {g.size} are not allowed (one "
@@ -347,16 +359,18 @@ def paired_score_difference(
     ok = ~(np.isnan(a) | np.isnan(b) | np.isnan(g))
     a, b, g = a[ok], b[ok], g[ok]
     n = int(ok.sum())
-    cl = np.arange(n) if clusters is None else np.asarray(clusters)[ok]
+    if clusters is not None:
+        clusters = np.asarray(check_labels("clusters", clusters, ok.size))
+    cl = np.arange(n) if clusters is None else clusters[ok]
     codes, n_cl = group_codes(cl) if n else (np.zeros(0, int), 0)
-    out: dict[str, float | int | str] = {"metric": metric, "n": n, "level": level}
+    out: dict[str, float | int | str] = {"metric": metric, "n": n, "confidence_level": level}
     if metric in ("mae", "bias"):
         ea, eb = (np.abs(a - g), np.abs(b - g)) if metric == "mae" else (a - g, b - g)
         d = ea - eb
         r = invert_sign_flip(
             np.bincount(codes, weights=d, minlength=n_cl),
             np.bincount(codes, minlength=n_cl).astype(float),
-            confidence_level=level, n_flips=n_flips, seed=seed,
+            confidence_level=level, n_flips=perm.n_resamples, seed=perm.seed,
         )  # fmt: skip
         out.update(
             estimate_a=float(ea.mean()) if n else np.nan,
