@@ -172,7 +172,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e8", help="judge verdicts, comma-separated")
     ap.add_argument("--resamples", type=int, default=1000)
-    ap.add_argument("--partitions", type=int, default=None, help="shuffle partitions of the Spark session")
+    ap.add_argument(
+        "--partitions", type=int, default=None, help="shuffle partitions of the Spark session"
+    )
     ap.add_argument("--driver-memory", default="16g", help="Spark driver (= local-mode) heap")
     ap.add_argument("--keep", metavar="DIR", help="write the Parquet here and reuse it if present")
     ap.add_argument("--seed", type=int, default=0, help="seed of the synthetic table")

@@ -82,7 +82,11 @@ ISSUE = [
 def random_designs(rng, k):
     out = []
     for j in range(k):
-        g, m, sp = int(rng.integers(20, 101)), float(rng.uniform(0.2, 0.6)), float(rng.uniform(0, 0.6))
+        g, m, sp = (
+            int(rng.integers(20, 101)),
+            float(rng.uniform(0.2, 0.6)),
+            float(rng.uniform(0, 0.6)),
+        )
         out.append((f"random {j + 1}: G={g}, MAE {m:.2f}, image spread {sp:.2f}", g, m, sp, False))
     return out
 
@@ -98,7 +102,9 @@ def main() -> None:
     print("| scenario | test | rejections at 5% (MC SE) |\n|---|---|---|")
     for d in random_designs(rng, a.random) if a.random else ISSUE:
         for r in scenario(rng, *d, a.reps):
-            print(f"| {r['scenario']} | {r['test']} | {100 * r['rate']:.1f}% ({100 * r['mc_se']:.1f}) |")
+            print(
+                f"| {r['scenario']} | {r['test']} | {100 * r['rate']:.1f}% ({100 * r['mc_se']:.1f}) |"
+            )
     print(f"\nseed {a.seed}, {a.reps} replicates, {time.time() - t0:.0f} s")
 
 

@@ -69,7 +69,15 @@ def scenario(rng, label, g, max_pairs, p_tie, p_inc, sd, b, reps):
 
 ISSUE = [
     ("70 images x 1-5 pairs, 12% ties, sd 1.5 (null)", 70, 5, 0.12, 0.3, 1.5, 0.0),
-    ("70 images x 1-5 pairs, 12% ties, 60% inconsistent, sd 2.0 (null)", 70, 5, 0.12, 0.6, 2.0, 0.0),
+    (
+        "70 images x 1-5 pairs, 12% ties, 60% inconsistent, sd 2.0 (null)",
+        70,
+        5,
+        0.12,
+        0.6,
+        2.0,
+        0.0,
+    ),
     ("70 images x 1-5 pairs, 12% ties, sd 0 (null)", 70, 5, 0.12, 0.3, 0.0, 0.0),
     ("30 images x 1-5 pairs, 12% ties, sd 1.0 (null)", 30, 5, 0.12, 0.3, 1.0, 0.0),
     ("70 images x 1-5 pairs, 12% ties, sd 1.0, b = 0.7 (power)", 70, 5, 0.12, 0.3, 1.0, 0.7),

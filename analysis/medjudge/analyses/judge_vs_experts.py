@@ -301,12 +301,12 @@ def study_stand_in(
     >>> set(t["decision"]) <= {"candidate stand-in", "not a stand-in"}
     True
     """
+    from .._validation import CONFIDENCE_LEVEL
     from ..stats.judge_vs_experts import (
         STAND_IN_MARGIN,
         alt_epsilon_in_accuracy,
         non_inferiority,
     )
-    from .._validation import CONFIDENCE_LEVEL
     from ._arguments import check_dimensions
 
     check_dimensions(study, [dimension], "dimension")
