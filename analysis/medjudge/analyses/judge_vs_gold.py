@@ -327,7 +327,15 @@ def judge_vs_gold(
         pol = "exclude" if policy == "exclude" else "wrong"
         kap = gold_kappa_core(g, pred, q, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
         kboot = gold_kappa_core(g, pred, q, W, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
-        kjack = gold_kappa_core(g, pred, q, plan.jackknife(), values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        kjack = gold_kappa_core(  # the cluster jackknife, without a clusters x items matrix
+            g,
+            pred,
+            q,
+            plan.cluster_jackknife(),
+            values=values,
+            kind=kind,
+            policy=pol,  # type: ignore[arg-type]
+        )
         with np.errstate(invalid="ignore"):
             klo, khi = bootstrap_interval(
                 kap, kboot, confidence_level=confidence_level, method="bca", jack=kjack

@@ -229,6 +229,10 @@ class ResamplePlan:
             self._key("jackknife"), lambda: jackknife_weights(self.n_items, clusters=self.clusters)
         )
 
+    def cluster_jackknife(self) -> ClusterJackknife:
+        """The leave-one-cluster-out weights of :meth:`jackknife` without the matrix."""
+        return ClusterJackknife(*_codes(self.clusters, self.n_items))
+
     def _key(self, what: str) -> tuple | None:
         """Cache key: everything the weights depend on (the partition, not the label names)."""
         if not isinstance(self.seed, (int, np.integer)) or isinstance(self.seed, bool):
@@ -356,6 +360,54 @@ def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np
     w = np.ones((n_clusters, n_items))
     w[ccode, np.arange(n_items)] = 0.0
     return w
+
+
+@dataclass(frozen=True)
+class ClusterJackknife:
+    """Leave-one-cluster-out weights that never hold the ``(n_clusters, n_items)`` matrix.
+
+    Row ``g`` of :func:`jackknife_weights` is 1 for every item outside cluster ``g`` and 0
+    inside it, so ``jackknife_weights(n, clusters=c) @ X`` is the column totals of ``X`` minus
+    the per-cluster sums: ``X.sum(0) - C @ X`` with ``C`` the sparse ``(G, n)`` cluster
+    indicator. That takes ``O(G m)`` memory for an ``(n, m)`` ``X`` instead of ``O(G n)``
+    (24.8 GiB at 10^5 items in clusters of 3). For whole-number ``X`` (one-hot cells, 0/1
+    outcomes) every sum is an exact integer, so the result equals the dense product bit for
+    bit.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray
+        Cluster code ``0..n_clusters-1`` of every item.
+    n_clusters : int
+        Number of clusters ``G``.
+
+    Examples
+    --------
+    >>> jk = ClusterJackknife(np.array([0, 0, 1]), 2)
+    >>> (jk @ np.array([[1.0], [2.0], [4.0]])).ravel().tolist()
+    [4.0, 3.0]
+    >>> (jackknife_weights(3, clusters=np.array([0, 0, 1])) @ np.array([1.0, 2.0, 4.0])).tolist()
+    [4.0, 3.0]
+    """
+
+    codes: np.ndarray
+    n_clusters: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(n_clusters, n_items)``, the shape of the matrix it stands for."""
+        return (int(self.n_clusters), int(self.codes.size))
+
+    def __matmul__(self, X: np.ndarray) -> np.ndarray:
+        from scipy.sparse import csr_matrix
+
+        X = np.asarray(X, dtype=np.float64)
+        one = X.ndim == 1
+        X2 = X[:, None] if one else X
+        n = self.codes.size
+        C = csr_matrix((np.ones(n), (self.codes, np.arange(n))), shape=self.shape)
+        out = X2.sum(axis=0)[None, :] - np.asarray(C @ X2)
+        return out[:, 0] if one else out
 
 
 def _quantile_rows(

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import Bootstrap
+from ..resampling import Bootstrap, ClusterJackknife
 from ..results import Estimate
 from .bootstrap import (
     analytic_estimate,
@@ -128,7 +128,7 @@ scott_pi_core = category_core(
 def cohen_kappa_columns(
     first: np.ndarray,
     others: np.ndarray,
-    w: np.ndarray | None = None,
+    w: np.ndarray | ClusterJackknife | None = None,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
@@ -153,7 +153,12 @@ def cohen_kappa_columns(
         others = others[:, None]
     X = np.column_stack([first, others])
     cats = resolve_categories(X, categories, values)
-    W, batched = item_weights(w, X.shape[0])
+    if isinstance(w, ClusterJackknife):  # the jackknife without its (clusters x items) matrix
+        if w.shape[1] != X.shape[0]:
+            raise ValueError(f"jackknife weights have {w.shape[1]} items, ratings {X.shape[0]}")
+        W, batched = w, True
+    else:
+        W, batched = item_weights(w, X.shape[0])
     Wm = weight_matrix(cats.values, weights)
     q, K = cats.q, others.shape[1]
     cells = np.hstack(
@@ -216,7 +221,7 @@ def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    W : numpy.ndarray
+    W : numpy.ndarray or ClusterJackknife
         ``(k, n)`` item weights.
     cells : numpy.ndarray
         ``(n, m)`` one-hot table cells of the items (0/1).
@@ -226,6 +231,8 @@ def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``(k, m)`` float64 weighted counts.
     """
+    if isinstance(W, ClusterJackknife):  # totals minus cluster sums: the same exact integers
+        return W @ cells
     W32 = _counts32(W) if W.shape[0] > 1 else None
     if W32 is None:
         return W @ cells
