@@ -117,8 +117,8 @@ def test_eval_order_refused_by_the_library_too(demo_study):
 @pytest.mark.parametrize(
     "argv, needles",
     [
-        (["compare", DEMO, "--only", "nodim"], ["--only 'nodim'", "overall"]),
-        (["audit", DEMO, "--judge-dimension", "nodim"], ["--headline 'nodim'"]),
+        (["compare", DEMO, "--dimensions", "nodim"], ["--dimensions 'nodim'", "overall"]),
+        (["audit", DEMO, "--headline", "nodim"], ["--headline 'nodim'"]),
         (["audit", DEMO, "--dimensions", "overall,nodim"], ["--dimensions 'nodim'"]),
     ],
 )

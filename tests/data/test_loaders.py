@@ -269,7 +269,7 @@ def test_table_invalid_tokens_and_empty_cells_are_counted(tmp_path):
 
 def test_table_duplicates(tmp_path):
     p = _csv(tmp_path, "item,rater,value\n1,x,A\n1,x,B\n")
-    with pytest.raises(InputError, match=r"line 2, .*duplicate rating .*line 3"):
+    with pytest.raises(InputError, match=r"line 2: .*more than one verdict \(also line 3\)"):
         load_table(p, LONG)
 
 
