@@ -36,9 +36,7 @@ def summary(study: StudyLike) -> dict[str, object]:
         "status": _most_common(r["status"]),
         "status_per_judge": {
             rater: {k: int(v) for k, v in g["status"].value_counts().sort_index().items()}
-            for rater, g in r.loc[r["role"] == "judge", ["rater", "status"]].groupby(
-                "rater", sort=False
-            )
+            for rater, g in r.loc[r["role"] == "judge", ["rater", "status"]].groupby("rater")
         },
         "verdicts_without_value": int(r["value"].isna().sum()),
         "not_ok_reasons": (
@@ -123,7 +121,8 @@ def model_settings(scales: dict[str, Scale], dims: Sequence[str], source: Any) -
 
 
 def rater_table(study: StudyLike) -> pd.DataFrame:
-    """One row per rater × status with counts (the parse accounting table)."""
+    """One row per rater × status with counts (the parse accounting table), in one canonical
+    order whatever the order of the input's rows: roles, then raters, by their names sorted."""
     r = study.ratings
     t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
     for s in STATUSES:
@@ -131,7 +130,9 @@ def rater_table(study: StudyLike) -> pd.DataFrame:
             t[s] = 0
     t = t[list(STATUSES)]
     t["total"] = t.sum(axis=1)
-    return t.reset_index()
+    t = t.reset_index()
+    key = np.lexsort((t["rater"].astype(str).to_numpy(), t["role"].astype(str).to_numpy()))
+    return t.iloc[key].reset_index(drop=True)
 
 
 def _most_common(col: pd.Series) -> dict[str, int]:

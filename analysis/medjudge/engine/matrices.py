@@ -424,39 +424,12 @@ def _refuse_duplicates(proj: Any, r: Any) -> None:
 
 
 def rater_order(proj: Any, combos: pd.DataFrame) -> tuple[list[str], dict[str, list[str]]]:
-    """The raters in order of first appearance, as the in-memory loader lists them: over the
-    table, and in each dimension (``Study.matrix``'s column order). A wide layout
-    in the order of its rater columns, a long one by the first row of each rater (the engine
-    numbers the rows as read; with joined files, by name)."""
-    import ibis
-
-    from .connect import fetch
-    from .projection import _joined, as_text
-
-    m = proj.mapping
-    role = dict(zip(combos["rater"], combos["role"], strict=True))
-    dims = sorted(set(combos["dimension"]))
-    pairs = combos[["dimension", "rater"]].drop_duplicates()
-    first = pd.DataFrame({"dimension": pairs["dimension"], "rater": pairs["rater"], "first": 0})
-    if m.layout == "wide":
-        col = {str(spec.get("name", c)): k for k, (c, spec) in enumerate(m.raters.items())}
-        first["first"] = first["rater"].map(col)
-    elif not m.join:
-        raw = proj.raw.mutate(_medjudge_row=ibis.row_number())
-        txt = {c: as_text(raw[c]) for c in [*m.rater, *filter(None, [m.dimension_column])]}
-        dim = txt[m.dimension_column] if m.dimension_column else ibis.literal(m.dimension)
-        t = raw.select(dimension=dim, rater=_joined(txt, m.rater, "/"), row=raw._medjudge_row)
-        q = t.group_by(["dimension", "rater"]).aggregate(first=t.row.min())
-        duck = proj.engine == "duckdb"
-        if duck:  # number the rows as read
-            proj.backend.con.execute("SET preserve_insertion_order = true")
-        try:
-            first = q.pipe(fetch).astype({"dimension": str, "rater": str})
-        finally:
-            if duck:
-                proj.backend.con.execute("SET preserve_insertion_order = false")
-        first = first[first["dimension"].isin(dims) & first["rater"].isin(role)]
-    first = first.sort_values(["first", "rater"], kind="stable")
-    overall = first.groupby("rater", sort=False)["first"].min().sort_values(kind="stable")
-    per_dim = {d: [str(x) for x in first.loc[first["dimension"] == d, "rater"]] for d in dims}
-    return [str(x) for x in overall.index], per_dim
+    """The raters as the in-memory study lists them: their ids sorted (as text, by code point;
+    :meth:`medjudge.data.model.Study.raters`), over the table and in each dimension
+    (``Study.matrix``'s column order) — one order whatever the order of rows, columns or
+    partitions, so sums over raters agree to the last bit on every engine."""
+    del proj  # the order no longer depends on how the engine read the rows
+    pairs = combos[["dimension", "rater"]].drop_duplicates().astype(str)
+    dims = sorted(set(pairs["dimension"]))
+    per_dim = {d: sorted(pairs.loc[pairs["dimension"] == d, "rater"]) for d in dims}
+    return sorted(set(pairs["rater"])), per_dim

@@ -6,7 +6,7 @@
 queries over the table — counts per role, rater, dimension and status, items, orders, gold per
 dimension — so a table of any size is checked without being loaded.
 
-Raters are listed in order of first appearance, as the in-memory path lists them
+Raters are listed sorted by id, as the in-memory path lists them
 (:func:`medjudge.engine.matrices.rater_order`); the facts about the study model are stated by
 the in-memory code itself, from the table reduced to its matrices.
 
@@ -127,10 +127,8 @@ def _summary(proj: Any, source: Any) -> tuple[dict, Any]:
     t = t[list(STATUSES)]
     t["total"] = t.sum(axis=1)
     t = t.reset_index()
-    # as the in-memory table: roles in order of first appearance, raters so within each role
-    r_rank = t["rater"].astype(str).map(rank).to_numpy()
-    role_rank = t["role"].map(pd.Series(r_rank).groupby(t["role"].to_numpy()).min()).to_numpy()
-    t = t.iloc[np.lexsort((r_rank, role_rank))]
+    # as the in-memory table: roles, then raters, by their names sorted
+    t = t.iloc[np.lexsort((t["rater"].astype(str).to_numpy(), t["role"].astype(str).to_numpy()))]
     t = t.reset_index(drop=True)
     t.columns.name = None
     return out, t
