@@ -303,8 +303,9 @@ def holm_family(
                 else "no pairwise tests (fewer than two judges with verdicts)"
             )
             if family == "table"
-            else f"Holm within each dimension ({len(sizes)} families of {max(sizes, default=0)} "
-            "pairwise tests)"
+            else f"Holm within each dimension ({len(sizes)} "
+            f"{'family' if len(sizes) == 1 else 'families'} of "
+            f"{'' if len(set(sizes)) <= 1 else 'up to '}{max(sizes, default=0)} pairwise tests)"
         ),
     }
     t["alpha"] = float(alpha)

@@ -336,9 +336,9 @@ def _untestable_levels(level: np.ndarray, y: np.ndarray, groups: np.ndarray) -> 
         if n_items < MIN_LEVEL_ITEMS:
             out[str(v)] = f"{n_items} item"
         elif np.all(y[at] == 1):
-            out[str(v)] = "every verdict right"
+            out[str(v)] = "every verdict right: complete separation"
         elif np.all(y[at] == 0):
-            out[str(v)] = "every verdict wrong"
+            out[str(v)] = "every verdict wrong: complete separation"
     return out
 
 
@@ -398,7 +398,7 @@ def organ_effect_tests(
             "policy": policy,
         }
         note = _excluded_note(excluded)
-        if len(blk) == 0 or keep.sum() <= len(cols):
+        if len(blk) == 0 or keep.sum() <= len(cols) or np.unique(level_all[keep]).size < 2:
             out.append(
                 {
                     **row,

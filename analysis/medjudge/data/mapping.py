@@ -126,7 +126,7 @@ def _spec_fields() -> dict[str, Any]:
     """(type, default) of every key: the names and defaults of ``TableMapping``'s fields."""
     from dataclasses import MISSING, fields
 
-    from .tables import TableMapping
+    from .mapping_keys import MappingKeys as TableMapping
 
     keys = [f for f in fields(TableMapping) if f.name not in TableMapping.NOT_KEYS]
     names = {f.name for f in keys}

@@ -43,9 +43,9 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -53,55 +53,21 @@ import pandas as pd
 from .errors import InputError
 from .harness import read_source
 from .io import LINE, line_numbers, read_table
+from .mapping_keys import MappingKeys
 from .model import Study
 from .scale import Scale
 
 
 @dataclass
-class TableMapping:
-    """How to read a table: the one list of mapping keys, with their defaults.
+class TableMapping(MappingKeys):
+    """How to read a table: the one list of mapping keys (:class:`MappingKeys`, with their
+    defaults), read from a mapping file by :meth:`from_dict`.
 
     Every field but ``source`` is a key of a mapping file (or a table option of the command
     line); :data:`medjudge.data.mapping.TYPES` gives each key's type and
     :class:`medjudge.data.mapping.MappingSpec`, the schema every mapping is checked against,
     is built from these fields.
     """
-
-    #: fields that are not mapping keys
-    NOT_KEYS: ClassVar[tuple[str, ...]] = ("source",)
-
-    format: str = "table"
-    split: str | None = None
-    layout: str = "long"
-    item: list[str] = field(default_factory=lambda: ["item"])
-    rater: list[str] = field(default_factory=lambda: ["rater"])
-    role: str | None = None
-    role_column: str | None = None
-    value: str = "value"
-    dimension: str = "overall"
-    dimension_column: str | None = None
-    order: str | None = None
-    order_map: dict[str, str] = field(default_factory=dict)
-    run: str | None = None
-    raw: str | None = None
-    gold: str | None = None
-    attributes: list[str] = field(default_factory=list)
-    raters: dict[str, dict[str, str]] = field(default_factory=dict)
-    recode: dict[str, str] = field(default_factory=dict)
-    invalid: list[str] = field(default_factory=list)
-    scale: Scale | None = None
-    scales: dict[str, Scale] = field(default_factory=dict)
-    design: dict[str, Any] | None = None
-    designs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    cluster: str | None = None
-    role_map: dict[str, str] = field(default_factory=dict)
-    exchangeable: list[str] = field(default_factory=list)
-    role_names: dict[str, str] = field(default_factory=dict)
-    join: list[str] = field(default_factory=list)
-    models: list[str] = field(default_factory=list)
-    judge_families: dict[str, str] = field(default_factory=dict)
-    model_families: dict[str, str] = field(default_factory=dict)
-    source: str = "command line"
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], source: str = "mapping") -> TableMapping:
