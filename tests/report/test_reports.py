@@ -72,7 +72,7 @@ def test_judges_pdf_has_leaderboard_rows(demo_reports, demo_study):
     lb = ev.leaderboard[ev.leaderboard["dimension"] == head]
     assert len(lb) == len(demo_study.judges) == 12
     for r in lb.itertuples():
-        row = f"{r.rank} {r.judge} {fmt_num(r.accuracy, 3)} {fmt_ci(r.ci_low, r.ci_high, 3)}"
+        row = f"{int(r.rank)} {r.judge} {fmt_num(r.accuracy, 3)} {fmt_ci(r.ci_low, r.ci_high, 3)}"
         assert row in text, row
     # the forest plot's reference lines come from the library's baselines and expert ceiling
     assert "Figure 2: Accuracy with 95% intervals per dimension" in text
