@@ -30,6 +30,8 @@ LEAKS = {
     "list repr": re.compile(r"\[\s*['\"]"),
     "dict repr": re.compile(r"\{\s*['\"]"),
     "doubled punctuation": re.compile(r"[?!:;,]\s?[.,;:?]|(?<!\.)\.\.(?!\.)"),
+    # an estimate that is not defined is said ("not defined" and why), never a bare NaN/inf
+    "bare undefined value": re.compile(r"(?<![\w.])(?:nan|NaN|-?inf|<NA>|NaT)(?![\w])"),
 }
 
 
@@ -188,6 +190,8 @@ def test_a_dollar_in_names_is_drawn_not_typeset(tmp_path):
         ("the study has no item columns ['answer1_len', 'answer2_len']", "list repr"),
         ("excluded: {'items_without_gold': 0}", "dict repr"),
         ("Can a judge stand in for an expert?.", "doubled punctuation"),
+        ("kappa NaN [nan, nan] over 21 items", "bare undefined value"),
+        ("Pearson r -inf for the constant judge", "bare undefined value"),
         ("the study would name them `evaluator/variant`", None),  # a code span: see below
     ],
 )

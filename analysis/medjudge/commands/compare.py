@@ -12,6 +12,7 @@ from ._common import (
     check_dimensions,
     check_order,
     dump_json,
+    table_text,
     term_width,
 )
 from ._engine import add_engine_arg, study_of
@@ -139,11 +140,7 @@ def _print_judge_vs_gold(jg) -> None:
             t = m[m["dimension"] == d].pivot_table(
                 index="judge", columns="metric", values="estimate", sort=False
             )
-            print(
-                t.round(3).to_string(
-                    line_width=term_width(),
-                )
-            )
+            print(table_text(t.round(3), na_rep="not defined"))
 
 
 def _print_scores(res) -> None:
@@ -154,15 +151,13 @@ def _print_scores(res) -> None:
             print(res.headline[d])
             t = res.wide("metrics", d)
             if len(t):
-                print(t.pivot_table(index=["role", "rater"], columns="metric", values="estimate",
-                                    sort=False).round(3).to_string(line_width=term_width(), ))  # fmt: skip
+                print(table_text(t.pivot_table(index=["role", "rater"], columns="metric",
+                                               values="estimate", sort=False).round(3),
+                                 na_rep="not defined"))  # fmt: skip
             r = res.wide("reliability", d)
             if len(r):
-                print(
-                    r[["role", "form", "estimate", "ci_low", "ci_high", "n"]]
-                    .round(3)
-                    .to_string(line_width=term_width(), index=False)
-                )
+                cols = ["role", "form", "estimate", "ci_low", "ci_high", "n"]
+                print(table_text(r[cols].round(3), index=False, na_rep="not defined"))
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
 
