@@ -214,10 +214,15 @@ def long_verdicts(tmp_path):
 def test_engine_honours_options_as_memory_does(long_verdicts, extra):
     """The columnar path runs the in-memory statistics, so an option it used to refuse (it
     would have been ignored) now gives the memory path's output exactly."""
+    mapping = long_verdicts.parent / "m.toml"
+    mapping.write_text(
+        'layout = "long"\nitem = "item"\nrater = "rater"\nrole_column = "role"\n'
+        'value = "value"\ndimension_column = "dimension"\n'
+    )
     outs = {}
     for engine in ("memory", "duckdb"):
-        rc, out, err = cli(["compare", long_verdicts, "--engine", engine, "--resamples", "50",
-                            "--json", *extra])  # fmt: skip
+        rc, out, err = cli(["compare", long_verdicts, "--mapping", mapping, "--engine", engine,
+                            "--resamples", "50", "--json", *extra])  # fmt: skip
         assert rc == 0, err
         outs[engine] = out
     assert outs["memory"] == outs["duckdb"]
