@@ -36,6 +36,17 @@ def _write(tmp_path: Path, name: str, lines: list[str]) -> tuple[Path, Path]:
     return f, mapping
 
 
+def test_the_columnar_path_refuses_a_key_twice_in_the_same_words(tmp_path):
+    """DuckDB reads JSON lazily and used to end with exit 3 and its own SQL message."""
+    pytest.importorskip("duckdb")
+    lines = [json.dumps(r) for r in _records()]
+    lines[4] = lines[4][:-1] + ', "value": "B"}'
+    f, m = _write(tmp_path, "t.jsonl", lines)
+    for command in (["compare", "--resamples", "50"], ["validate"]):
+        rc, _, err = cli([command[0], f, "--mapping", m, "--engine", "duckdb", *command[1:]])
+        assert_one_line_error(rc, err, f"{f}, line 5, column value", "appears twice")
+
+
 @pytest.mark.parametrize("name", ["t.jsonl", "t.json"])
 def test_a_key_twice_in_one_object_is_refused_naming_line_and_key(tmp_path, name):
     lines = [json.dumps(r) for r in _records()]

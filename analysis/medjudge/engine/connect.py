@@ -125,8 +125,11 @@ def fetch(expr: Any) -> Any:
     import pyarrow as pa
 
     sql = ibis.to_sql(expr, dialect="duckdb")
-    res = backend.con.execute(sql)
-    tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.arrow()
+    try:
+        res = backend.con.execute(sql)
+        tbl = res.to_arrow_table() if hasattr(res, "to_arrow_table") else res.arrow()
+    except Exception as e:  # noqa: BLE001 - DuckDB parses files lazily, here
+        raise _input_error(e) or e from None
     # DuckDB sums integers into 128-bit integers (Arrow decimals, Python objects in pandas):
     # the schema says int64, and counts of rows fit in it
     fields = [
@@ -138,3 +141,18 @@ def fetch(expr: Any) -> Any:
     if isinstance(expr, ir.Column):
         return df.iloc[:, 0]
     return df
+
+
+def _input_error(e: Exception) -> InputError | None:
+    """DuckDB's word for an ambiguous JSON object (read lazily, so found when a query runs) as
+    the in-memory reader's one line naming file, line and key; None for any other error."""
+    import re
+
+    m = re.search(r'in file "([^"]+)", in line (\d+): .*has duplicate key "([^"]*)"', str(e))
+    if m is None:
+        return None
+    return InputError(
+        f"key {m[3]!r} appears twice in one JSON object (keep one of them; each key must say "
+        "one thing)",
+        file=Path(m[1]), line=int(m[2]), column=m[3],
+    )  # fmt: skip
