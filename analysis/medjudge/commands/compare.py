@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
         out["scores"] = score_study(
             study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
-            interval=args.score_intervals, **resampling(args),
+            interval=args.score_intervals, baselines=True, **resampling(args),
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
