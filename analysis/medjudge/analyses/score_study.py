@@ -386,6 +386,7 @@ def score_study(
     clusters, cluster_col = cluster_ids(study, cluster)
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     judges, experts = list(study.judges), list(study.experts)
+
     def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
         return role in getattr(study, "exchangeable", ())
 
@@ -487,7 +488,11 @@ def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) ->
         s += (
             f" The constant baseline {b['rater']!r} has MAE {b['estimate']:.2f} ({lvl} CI "
             f"{b['ci_low']:.2f}–{b['ci_high']:.2f}): "
-            + ("closer to gold than every judge." if closer else "farther from gold than this judge.")
+            + (
+                "closer to gold than every judge."
+                if closer
+                else "farther from gold than this judge."
+            )
         )
     ex = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "expert")]
     ex = ex[ex["metric"] == "mae"]
