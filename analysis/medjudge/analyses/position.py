@@ -82,6 +82,7 @@ def position_bias(
     cluster: str | None = "auto",
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
+    alpha: float | None = None,
 ) -> PositionBias:
     """Position bias as the presentation design allows, per dimension.
 
@@ -108,6 +109,9 @@ def position_bias(
     policy : {"wrong", "exclude", "half"}, default "wrong"
         Unusable verdicts in the per-order accuracies of the swap table.
     confidence_level : float, default 0.95
+    alpha : float, optional
+        The decision threshold of the result's findings (a Holm-adjusted p below it); default
+        ``1 - confidence_level``.
 
     Returns
     -------
@@ -144,6 +148,10 @@ def position_bias(
     from .design import resolve_clusters
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if alpha is not None:
+        from .._validation import ALPHA
+
+        alpha = ALPHA.check("alpha", alpha)
     check_policy(policy)
     by = _check_by(study, by)
     cl = resolve_clusters(study, cluster)
@@ -158,4 +166,6 @@ def position_bias(
     for t in tables.values():
         if len(t):
             t.insert(t.columns.get_loc("n") + 1, "n_unit", "items")
-    return PositionBias(tables["swap"], tables["single_order"], reasons, tuple(by or ()), level)
+    return PositionBias(
+        tables["swap"], tables["single_order"], reasons, tuple(by or ()), level, alpha
+    )

@@ -171,6 +171,7 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
             policy=ctx.policy,
             stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
+            alpha=ctx.alpha,
         ),
     )
 
@@ -178,7 +179,9 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
 def position(ctx: ReportContext) -> PositionBias:
     return ctx.get(
         "position",
-        lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),
+        lambda: position_bias(
+            ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level, alpha=ctx.alpha
+        ),
     )
 
 

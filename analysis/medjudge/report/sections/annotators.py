@@ -148,7 +148,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
     sec.table(
         "tbl-annotators",
         f"Each {md(expert)} against the leave-one-out majority of the others. Intervals: "
-        f"agreement Wilson (1927); Cohen's κ {methods(ann['kappa_ci_method'])}.",
+        f"agreement {methods(ann['agreement_ci_method'])}; Cohen's κ "
+        f"{methods(ann['kappa_ci_method'])}.",
         table,
     )
     hd = au.dimensions.get(head, {})
@@ -173,7 +174,7 @@ def present(ctx: ReportContext, au: Any) -> Section:
         sec.table(
             "tbl-annotators-pairwise",
             f"Pairwise agreement on *{md(head)}* ({one_level(pw['level'])} intervals: Cohen's κ "
-            f"{methods(pw['kappa_ci_method'])}; agreement Wilson 1927).",
+            f"{methods(pw['kappa_ci_method'])}; agreement {methods(pw['agreement_ci_method'])}).",
             pairwise_agreement_table(au, head),
         )
     if "categories" in hd and len(hd["categories"]):
@@ -218,8 +219,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
         sec.findings.append(Finding(text.strip(), weight=4))
     sec.methods.append(
         f"Each {md(expert)} was compared with the strict majority of the others (Cohen's 1960 κ, "
-        f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, Wilson 1927 intervals "
-        "that treat items as independent); pairs of annotators with Cohen's κ; categories with "
+        f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, "
+        f"{methods(ann['agreement_ci_method'])} intervals that treat items as independent); pairs of annotators with Cohen's κ; categories with "
         "Fleiss' κ of the category against the rest."
     )
     sec.references += ["cohen1960", "fleiss1971"]

@@ -153,8 +153,8 @@ def _cluster_sentence(au: Any) -> str:
     if not s.get("cluster"):
         return ""
     return (
-        f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters); "
-        "bootstrap intervals resample whole clusters."
+        f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters), "
+        "as the interval methods above say."
     )
 
 
