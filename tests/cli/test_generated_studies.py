@@ -117,7 +117,7 @@ def test_validate_on_a_generated_study_says_pairwise_from_the_orders(tmp_path):
     path, mapping = _study(tmp_path, 2, 7)
     out = _run(["validate", str(path), "--mapping", str(mapping)])
     line = next(ln for ln in out.splitlines() if ln.startswith("design ("))
-    assert "pairwise (inferred: the judges' rows record both answer orders" in line
+    assert "pairwise (inferred (rule 1): the judges' rows record both answer orders" in line
     assert "first '0', second '1', tie '2'" in line
 
 
