@@ -147,7 +147,8 @@ def present(ctx: ReportContext, res: Any) -> Section:
         + md(st["cluster"])
         + "): "
         + "; ".join(f"{EFFECTS.get(e, (e,))[0]} — {md(m)}" for e, m in methods.items())
-        + f"; {md(st['adjustment_cited'])} over the {st['family_size']} tests of the suite."
+        # a method name the analysis records (plain text, not data: shown as written)
+        + f"; {st['adjustment_cited']} over the {st['family_size']} tests of the suite."
     )
     sec.references += ["holm1979", "dubois2024", "panickssery2024", "tango1998"]
     return sec
