@@ -140,19 +140,29 @@ class BiasSuiteResult(TablesToDict, Result):
         )
 
 
-def _self_preference_rows(
-    study: Study,
-    oc: Any,
-    correct: np.ndarray,
-    gold: np.ndarray,
-    non_tie: np.ndarray,
-    cl: np.ndarray | None,
-    models: tuple,
-    level: float,
-    notes: dict[str, str],
-) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class _Suite:
+    """What every effect of the suite reads: the outcomes, per-item correctness (NaN where not
+    scored), gold codes, the non-tie mask, cluster labels, the level and the notes to fill."""
+
+    study: Study
+    oc: Any
+    correct: np.ndarray
+    gold: np.ndarray
+    non_tie: np.ndarray
+    cl: np.ndarray | None
+    level: float
+    notes: dict[str, str]
+
+    def unpack(self) -> tuple:
+        return (self.study, self.oc, self.correct, self.gold, self.non_tie, self.cl,
+                self.level, self.notes)  # fmt: skip
+
+
+def _self_preference_rows(s: _Suite, models: tuple) -> list[dict[str, Any]]:
     """Self-preference rows: each judge's accuracy gap when its own family wrote the gold answer
     (:func:`medjudge.stats.self_preference.self_preference`); the reason in ``notes`` if none."""
+    study, oc, correct, gold, non_tie, cl, level, notes = s.unpack()
     rows: list[dict[str, Any]] = []
     if len(models) != 2 or any(c not in study.items.columns for c in models):
         notes["self_preference"] = "the study does not name the answer models (mapping key models)"
@@ -209,20 +219,11 @@ def _self_preference_rows(
     return rows
 
 
-def _attribute_rows(
-    study: Study,
-    oc: Any,
-    correct: np.ndarray,
-    gold: np.ndarray,
-    cl: np.ndarray | None,
-    items: Any,
-    level: float,
-    notes: dict[str, str],
-    length: Any,
-    style: Any,
-) -> list[dict[str, Any]]:
+def _attribute_rows(s: _Suite, length: Any, style: Any) -> list[dict[str, Any]]:
     """Length and style rows: the log-odds effect of the gold answer's attribute advantage
     (:func:`medjudge.stats.length_control.length_controlled_accuracy`)."""
+    study, oc, correct, gold, _, cl, level, notes = s.unpack()
+    items = oc.items
     rows: list[dict[str, Any]] = []
     for effect, cols in (("length", length), ("style", style)):
         if cols is None:
@@ -411,8 +412,8 @@ def bias_suite(
         else None
     )
     level = float(confidence_level)
-    rows = _self_preference_rows(study, oc, correct, gold, non_tie, cl, models, level, notes)
-    rows += _attribute_rows(study, oc, correct, gold, cl, items, level, notes, length, style)
+    suite = _Suite(study, oc, correct, gold, non_tie, cl, level, notes)
+    rows = _self_preference_rows(suite, models) + _attribute_rows(suite, length, style)
     rows += _position_rows(study, dimension, judges, cluster, cl_col, level, notes)
     t = pd.DataFrame(rows)
     if len(t):
