@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import medjudge as mj
 import numpy as np
 import pandas as pd
 import pytest
-
-import medjudge as mj
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.stats import resampling as R
 
