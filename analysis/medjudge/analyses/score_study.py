@@ -166,7 +166,12 @@ def _rows_for(
 ) -> list[dict[str, Any]]:
     """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
     plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
-    W, J = plan.weights(), plan.jackknife()
+
+    def every_column(W: np.ndarray) -> np.ndarray:  # (k, n) weights -> (k, columns, 8)
+        return np.stack([score_agreement_core(X[:, j], y, W) for j in range(X.shape[1])], 1)
+
+    # replicates and leave-one-cluster-out values in blocks of rows (no B x n matrix held)
+    boots, jacks = plan.apply(every_column), plan.jackknife_apply(every_column)
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
@@ -178,8 +183,7 @@ def _rows_for(
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
         theta = score_agreement_core(x, y)
-        boot = score_agreement_core(x, y, W)
-        jack = score_agreement_core(x, y, J)
+        boot, jack = boots[:, j], jacks[:, j]
         with np.errstate(invalid="ignore"):
             lo, hi = bootstrap_interval(
                 theta, boot, confidence_level=confidence_level, method="bca", jack=jack
