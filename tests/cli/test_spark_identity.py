@@ -23,7 +23,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from medjudge.cli import main
-
 from test_engine_identity import synthetic
 
 pytestmark = [
