@@ -86,6 +86,8 @@ def test_command_is_the_same_on_duckdb_and_spark(capsys, spark, tables, command)
             read = spark.read.parquet(tables[name][0]).rdd.getNumPartitions()
             assert read >= parts and (parts > 1 or read == 1), read
             got = _cli(capsys, argv[0], *tables[name], *argv[1:], *extra, "--engine", "spark")
+            # the command ran on the session as it was set (it did not reset the partitions)
+            assert spark.conf.get("spark.sql.shuffle.partitions") == str(shuffle)
             assert got == want, f"{command} {extra}: Spark ({name}) differs from DuckDB"
 
 
