@@ -34,7 +34,7 @@ pyspark = pytest.importorskip("pyspark", reason="optional extra medjudge[spark]"
 #: (name, shuffle partitions, input partitions at least) of the two Spark layouts
 LAYOUTS = (("one", 1, 1), ("seven", 7, 7))
 COMMANDS = {
-    "compare": ["compare", "--resamples", "200"],
+    "compare": ["compare", "--resamples", "50"],
     "subgroups": ["subgroups", "--by", "site,dimension"],
     "validate": ["validate"],
 }
