@@ -140,6 +140,7 @@ class PPIResult(Result):
         if len(f):
             f = f.assign(
                 estimand=[_estimand(t) for t in f["target"]],
+                n_clusters=pd.to_numeric(f["n_clusters"], errors="coerce"),
                 n_unit="labelled items",
                 label=[j if m == "classical" else f"{j}: {m}"
                        for j, m in zip(f["judge"], f["method"], strict=True)],
