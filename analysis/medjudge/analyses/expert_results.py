@@ -65,10 +65,22 @@ class AltTests(Result):
                 f,
                 ["dimension", "judge"],
                 [
-                    Quantity("winning rate ω (share of annotators the judge beats)",
-                             "winning_rate", None, None, NO_INTERVAL, n_unit="items"),
-                    Quantity("average advantage probability ρ", "advantage_probability",
-                             None, None, NO_INTERVAL, n_unit="items"),
+                    Quantity(
+                        "winning rate ω (share of annotators the judge beats)",
+                        "winning_rate",
+                        None,
+                        None,
+                        NO_INTERVAL,
+                        n_unit="items",
+                    ),
+                    Quantity(
+                        "average advantage probability ρ",
+                        "advantage_probability",
+                        None,
+                        None,
+                        NO_INTERVAL,
+                        n_unit="items",
+                    ),
                 ],  # fmt: skip
                 confidence_level=1 - self.q,
                 extra=["passed", "epsilon"],
@@ -82,9 +94,17 @@ class AltTests(Result):
             f,
             ["dimension", "judge", "annotator"],
             [
-                Quantity("judge's advantage minus the annotator's, less ε (mean over items)",
-                         "mean_d", None, None, NO_INTERVAL, n_unit="items", test="test",
-                         p_value="pvalue", p_adjusted="p_by")
+                Quantity(
+                    "judge's advantage minus the annotator's, less ε (mean over items)",
+                    "mean_d",
+                    None,
+                    None,
+                    NO_INTERVAL,
+                    n_unit="items",
+                    test="test",
+                    p_value="pvalue",
+                    p_adjusted="p_by",
+                )
             ],  # fmt: skip
             confidence_level=1 - self.q,
             alpha=self.q,

@@ -121,13 +121,13 @@ def study_alt_test(
         [
             alt_test(
                 j_v[:, k],
-            ex_v,
-            annotator_names=ex.raters,
-            judge_name=name,
-            epsilon=epsilon,
-            q=q,
-            scoring=scoring,
-            policy=policy,
+                ex_v,
+                annotator_names=ex.raters,
+                judge_name=name,
+                epsilon=epsilon,
+                q=q,
+                scoring=scoring,
+                policy=policy,
                 min_items_per_annotator=min_items_per_annotator,
             )
             for k, name in enumerate(jm.raters)

@@ -158,7 +158,7 @@ def subgroups(ctx: ReportContext, attribute: str) -> SubgroupAccuracy:
             ctx.study,
             (attribute,),
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
     )
@@ -171,7 +171,7 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
             ctx.study,
             attribute,
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
     )
@@ -226,7 +226,7 @@ def audit(ctx: ReportContext) -> Any:
         "audit",
         lambda: audit_study(
             ctx.study,
-            subgroups=audit_attributes(ctx),
+            by=list(audit_attributes(ctx)),
             dimension=ctx.headline,
             settings=audit_settings(ctx),
         ),
