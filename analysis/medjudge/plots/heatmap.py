@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 
 from ._common import _matrix, _matrix_axes, _num, _one_axes, _order, _require, _text_color
 from ._literal import literal_figure_args
-from .style import PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
+from .style import MIN_TEXT_PT, PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
 
 __all__ = ["subgroup_heatmap"]
 
@@ -123,7 +123,7 @@ def subgroup_heatmap(
                         )
                     )  # fmt: skip
                 ax.text(
-                    j, i, f"{text}\nn={int(n[i, j])}", ha="center", va="center", fontsize=6.5,
+                    j, i, f"{text}\nn={int(n[i, j])}", ha="center", va="center", fontsize=MIN_TEXT_PT,
                     color=ink,
                 )  # fmt: skip
         _matrix_axes(fig, ax, im, cols, rows, value_label, 0.04)
@@ -131,7 +131,7 @@ def subgroup_heatmap(
             note = f"hatched, (…): n < {min_n}"
             if max_ci_width is not None:
                 note += f" or CI wider than {_num(max_ci_width, 2)}"
-            ax.set_title(note, fontsize=6.5, fontweight="normal", loc="left", color="0.3")
+            ax.set_title(note, fontsize=MIN_TEXT_PT, fontweight="normal", loc="left", color="0.3")
         if owned:
             fig.tight_layout()
     return ax
