@@ -450,3 +450,16 @@ def test_custom_template_pagebreak_crossrefs_and_bibliography(tmp_path):
                  "“Key findings”", "References"):  # fmt: skip
         assert part in text, part
     assert "?@" not in text
+
+
+def test_provenance_lists_what_produced_the_numbers():
+    """The versions listed are those of the packages that compute the numbers and draw the
+    figures; the cross-check libraries (the ``crosscheck`` extra) compute none and are not
+    listed, installed or not."""
+    from medjudge.report.provenance import package_versions
+
+    versions = package_versions()
+    assert {"python", "medjudge", "numpy", "pandas", "scipy", "statsmodels", "matplotlib"} <= set(
+        versions
+    )
+    assert not {"pingouin", "krippendorff", "seaborn"} & set(versions)
