@@ -376,7 +376,9 @@ def browser_check(html: Path, widths=(390, 1280)) -> dict[int, dict]:
             page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
             page.goto(html.resolve().as_uri(), wait_until="load")
             # two frames: scroll timelines (the cues) take effect at the next frame
-            page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            page.evaluate(
+                "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+            )
             out[w] = page.evaluate(MEASURE)
             out[w]["errors"] = errors
             page.close()
