@@ -434,6 +434,57 @@ def test_reports_in_a_real_browser(demo_reports):
         assert res[390]["n_scroll"] > 0
 
 
+def test_small_study_reports_in_a_real_browser(tmp_path):
+    """A small study of one's own (3 judges × 3 experts, 60 items in 15 cases, a specialty
+    column): both reports pass :func:`check_screens` at 390 and 1280 px; its subgroup heatmap
+    (3 × 3 cells, sized from its content) keeps text of 9 px; both reports break down by the
+    same attribute (the specialty, by the one default rule)."""
+    if _chromium() is None:
+        pytest.skip("chromium not found (Debian: apt-get install -y chromium)")
+    pytest.importorskip("playwright", reason="pip install playwright (dev extra)")
+    from _studies import write_small_study
+
+    table, mapping = write_small_study(tmp_path)
+    files = render_reports(
+        table, mapping=mapping, out=tmp_path / "out", to="html", resamples=100, workers=2
+    )
+    for kind in ("judges", "audit"):
+        res = check_screens(files[kind]["html"], f"3 x 3 {kind}")
+        assert all(r["images"] >= 3 for r in res.values())
+    judges = files["judges"]["html"].read_text(encoding="utf-8")
+    audit = files["audit"]["html"].read_text(encoding="utf-8")
+    assert 'id="sec-subgroups"' in judges and "specialty" in judges
+    assert 'id="sec-subgroup-reliability"' in audit  # was left out unless --by was given
+    assert "Reliability per item subgroup" in audit
+
+
+def test_pdf_keeps_a_short_table_whole(tmp_path):
+    """A table that fits on a page is not split (typst-header.typ: an unbreakable block; with
+    the old header this one was cut after its 6th row); a longer table breaks across pages with
+    its header row repeated."""
+    typst = pytest.importorskip("typst")
+    from medjudge.report.render_options import _asset
+
+    def table(prefix: str, n: int) -> str:
+        rows = "".join(f"[{prefix}{i}], [{i}],\n" for i in range(n))
+        return (f"#figure(align(center)[#table(columns: 2, table.header([name], [value]),\n"
+                f"{rows})], kind: table, caption: [{prefix}])\n\n")  # fmt: skip
+
+    src = tmp_path / "t.typ"
+    body = "#lorem(560)\n\n" + table("s", 12) + table("l", 90)
+    src.write_text(_asset("typst-header.typ").read_text() + "\n" + body, encoding="utf-8")
+    typst.compile(str(src), output=str(tmp_path / "t.pdf"))
+    pages = [p.extract_text() for p in pypdf.PdfReader(str(tmp_path / "t.pdf")).pages]
+
+    def on(word: str) -> list[int]:
+        return [i for i, t in enumerate(pages) if re.search(rf"\b{word}\b", t)]
+
+    assert on("s0") == on("s11"), "the short table is split"
+    long = sorted(set(on("l0") + on("l89")))
+    assert len(long) == 2 and all(pages[i].count("name") >= 1 for i in long)
+    assert pages[long[1]].split("l89")[0].count("name") >= 1  # header repeated on its 2nd page
+
+
 def test_custom_template_pagebreak_crossrefs_and_bibliography(tmp_path):
     """reports/custom.qmd (a user template): page break, @sec/@fig/@tbl references and a
     bibliography render in HTML and PDF; its numbers come from the library."""
