@@ -137,3 +137,15 @@ def test_compare_progress_on_a_terminal_and_clean_json_in_a_pipe(tmp_path):
     piped = _piped(["compare", str(scores), "--mapping", str(smap), "--resamples", "30", "--json"])
     assert piped.returncode == 0 and piped.stderr == ""
     assert "scores" in json.loads(piped.stdout)
+
+
+def test_run_counts_the_report_steps_on_a_terminal_only(tmp_path):
+    """``run`` renders its reports while it writes the tables; on a terminal it then shows each
+    report's steps counted; in a pipe standard error stays empty."""
+    table, mapping = write_small_study(tmp_path)
+    argv = ["run", str(table), "--mapping", str(mapping), "--resamples", "30"]
+    rc, screen = _in_a_terminal([*argv, "--out", str(tmp_path / "tty")])
+    assert rc == 0 and "typesetting html, pdf" in screen, screen[-2000:]
+    piped = _piped([*argv, "--out", str(tmp_path / "pipe")])
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    assert "\x1b" not in piped.stdout
