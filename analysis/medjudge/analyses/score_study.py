@@ -26,6 +26,7 @@ in docs/calibration.md ("Judges against gold and score studies").
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -326,6 +327,7 @@ def score_study(
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
     baselines: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
 
@@ -341,6 +343,8 @@ def score_study(
     baselines : also score two constant raters against gold (role ``baseline``): always the
         mean gold score and always the scale's midpoint (when the scale has both ends) — the
         error a judge must beat; only MAE, RMSE and bias (a constant has no association).
+    progress : called as ``progress(done, total, dimension)`` before each dimension (the
+        command line's progress display); ``None``: silent.
 
     Returns
     -------
@@ -402,7 +406,9 @@ def score_study(
     headline: dict[str, str] = {}
     na: dict[str, str] = {}
     gold_rule: dict[str, str] = {}
-    for d in dims:
+    for done, d in enumerate(dims):
+        if progress is not None:
+            progress(done, len(dims), d)
         if judges:
             try:
                 g = study.gold(d, gold)  # type: ignore[arg-type]
