@@ -78,7 +78,10 @@ class BiasSuiteResult(TablesToDict, Result):
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, ``1 - confidence_level``."""
+        """The decision threshold: ``settings["alpha"]`` (the ``alpha`` the suite was given),
+        else ``1 - confidence_level``."""
+        if self.settings.get("alpha") is not None:
+            return float(self.settings["alpha"])
         return round(1.0 - float(self.settings.get("confidence_level", 0.95)), 12)
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -126,7 +129,8 @@ class BiasSuiteResult(TablesToDict, Result):
     def findings(self) -> list[str]:
         lines = [
             f"{r.judge} {r.effect}: {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] "
-            f"({r.scale}; {r.method}), Holm p = {r.p_holm:.3g} over the "
+            f"({r.scale}; {r.method}), {self.settings.get('adjustment', 'Holm')} p = "
+            f"{r.p_holm:.3g} over the "
             f"{self.settings.get('family_size')} tests of the suite"
             + (" — significant" if r.p_holm < self.alpha else "")
             for r in self.effects.itertuples()
@@ -350,6 +354,7 @@ def bias_suite(
     cluster: str | None = "auto",
     order: str | None = None,
     confidence_level: float = 0.95,
+    alpha: float | None = None,
 ) -> BiasSuiteResult:
     """Self-preference, length, style and position effects per judge, Holm over the suite.
 
@@ -368,6 +373,8 @@ def bias_suite(
     order : presentation order whose verdicts are tested (default: the study's presentation
         design — judges seen in both orders from AB, every other verdict as given).
     confidence_level : interval coverage.
+    alpha : the decision threshold of the findings (a Holm-adjusted p below it); default
+        ``1 - confidence_level``.
 
     Returns
     -------
@@ -387,6 +394,10 @@ def bias_suite(
     """
     if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
         raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
+    if alpha is not None:
+        from .._validation import ALPHA
+
+        alpha = float(ALPHA.check("alpha", alpha))
     dimension = dimension if dimension is not None else study.dimensions[0]
     if dimension not in study.scales:
         raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
@@ -426,6 +437,9 @@ def bias_suite(
         "dimension": dimension,
         "order": order if order is not None else presentation_design(study, dimension).describe(),
         "confidence_level": level,
+        "alpha": alpha,
+        "adjustment": "Holm",
+        "adjustment_cited": "Holm (1979)",
         "multiplicity": "Holm over every test in the suite",
         "family_size": int(np.isfinite(t["pvalue"].to_numpy(dtype=float)).sum()) if len(t) else 0,
         "cluster": clusters.describe(),

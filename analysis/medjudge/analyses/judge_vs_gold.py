@@ -510,6 +510,7 @@ def judge_vs_gold(
         "seed": int(seed),
         "confidence_level": confidence_level,
         "alpha": alpha,
+        "adjustment": "Holm",  # of p_holm, over the judges of a dimension
         "dimensions": dims,
         "judges": judges,
         "n_items_with_gold": n_items,

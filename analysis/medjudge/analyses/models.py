@@ -375,6 +375,10 @@ def answer_model_ranking(
         "seed": int(seed),
         "confidence_level": level,
         "interval": "cluster bootstrap percentile",
+        "resampling": "bootstrap",
+        # the joint interval of each judge's τ with the experts' ranking (_correlations)
+        "joint": "simultaneous",
+        "joint_method": "Bonferroni-simultaneous",
         "rank_sets": "simultaneous max-t (Mogstad et al. 2024)"
         if simultaneous
         else "marginal max-t (Mogstad et al. 2024)",

@@ -173,6 +173,7 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
             policy=ctx.policy,
             _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
+            alpha=ctx.alpha,
         ),
     )
 
@@ -180,7 +181,9 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
 def position(ctx: ReportContext) -> PositionBias:
     return ctx.get(
         "position",
-        lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),
+        lambda: position_bias(
+            ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level, alpha=ctx.alpha
+        ),
     )
 
 
