@@ -35,10 +35,14 @@ import pandas as pd
 
 from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
+from medjudge.data.design import presentation_design
 from medjudge.data.model import Study
 from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.self_preference import self_preference
+
+from .design import resolve_clusters
+from .position import a_rate_table, swap_table
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
 
@@ -140,6 +144,198 @@ class BiasSuiteResult(TablesToDict, Result):
         )
 
 
+@dataclass(frozen=True)
+class _Suite:
+    """What every effect of the suite reads: the outcomes, per-item correctness (NaN where not
+    scored), gold codes, the non-tie mask, cluster labels, the level and the notes to fill."""
+
+    study: Study
+    oc: Any
+    correct: np.ndarray
+    gold: np.ndarray
+    non_tie: np.ndarray
+    cl: np.ndarray | None
+    level: float
+    notes: dict[str, str]
+
+    def unpack(self) -> tuple:
+        return (self.study, self.oc, self.correct, self.gold, self.non_tie, self.cl,
+                self.level, self.notes)  # fmt: skip
+
+
+def _self_preference_rows(s: _Suite, models: tuple) -> list[dict[str, Any]]:
+    """Self-preference rows: each judge's accuracy gap when its own family wrote the gold answer
+    (:func:`medjudge.stats.self_preference.self_preference`); the reason in ``notes`` if none."""
+    study, oc, correct, gold, non_tie, cl, level, notes = s.unpack()
+    rows: list[dict[str, Any]] = []
+    if len(models) != 2 or any(c not in study.items.columns for c in models):
+        notes["self_preference"] = "the study does not name the answer models (mapping key models)"
+    elif not study.judge_families:
+        notes["self_preference"] = "no judge has a model family ([judge_families] in the mapping)"
+    else:
+        it = study.items.set_index("item").loc[oc.items]
+        fam = study.model_families
+        f1 = it[models[0]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
+        f2 = it[models[1]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
+        gold_first = gold == 0  # code 0 = answer 1 preferred
+        tested = 0
+        for j, judge in enumerate(oc.judges):
+            f = study.judge_families.get(judge)
+            if f is None:
+                continue
+            one_own = (f1 == f) ^ (f2 == f)
+            if one_own.sum() == 0:
+                continue
+            gold_own = np.where(gold_first, f1 == f, f2 == f)
+            keep = one_own & non_tie
+            r = self_preference(
+                correct[keep, j],
+                gold_own[keep],
+                clusters=None if cl is None else cl[keep],
+                confidence_level=level,
+            )
+            tested += 1
+            rows.append(
+                {
+                    "judge": judge,
+                    "effect": "self_preference",
+                    "estimate": r.effect,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                    "level": level,
+                    "pvalue": r.pvalue,
+                    "n": r.n_gold_own + r.n_gold_other,
+                    "n_clusters": r.n_clusters,
+                    "method": "accuracy gap (gold own - gold other), cluster-robust LPM, Wald z",
+                    "scale": "difference of accuracies",
+                    "family": f,
+                    "accuracy_gold_own": r.accuracy_gold_own,
+                    "accuracy_gold_other": r.accuracy_gold_other,
+                    "excluded": int(keep.sum() - (r.n_gold_own + r.n_gold_other)),
+                }
+            )
+        if tested == 0:
+            notes["self_preference"] = (
+                "no judge's family wrote any of the answers (no item pits a judge's own family "
+                "against another model)"
+            )
+
+    return rows
+
+
+def _attribute_rows(s: _Suite, length: Any, style: Any) -> list[dict[str, Any]]:
+    """Length and style rows: the log-odds effect of the gold answer's attribute advantage
+    (:func:`medjudge.stats.length_control.length_controlled_accuracy`)."""
+    study, oc, correct, gold, _, cl, level, notes = s.unpack()
+    items = oc.items
+    rows: list[dict[str, Any]] = []
+    for effect, cols in (("length", length), ("style", style)):
+        if cols is None:
+            notes[effect] = "no answer attribute named for this effect"
+            continue
+        if len(cols) != 2 or any(c not in study.items.columns for c in cols):
+            notes[effect] = "the study has no item columns " + " and ".join(map(str, cols))
+            continue
+        diff12 = _signed_difference(study, cols, items)
+        # signed towards the gold-preferred answer
+        delta = np.where(gold == 0, diff12, -diff12)
+        for j, judge in enumerate(oc.judges):
+            r = length_controlled_accuracy(
+                correct[:, j], delta, clusters=cl, confidence_level=level
+            )
+            rows.append(
+                {
+                    "judge": judge,
+                    "effect": effect,
+                    "estimate": r.length_effect,
+                    "ci_low": r.effect_ci_low,
+                    "ci_high": r.effect_ci_high,
+                    "level": level,
+                    "pvalue": r.pvalue,
+                    "n": r.n,
+                    "n_clusters": r.n_clusters,
+                    "method": "logistic GLM on tanh(diff/sd), cluster-robust, Wald z",
+                    "scale": "log-odds per unit of tanh(diff/sd)",
+                    "accuracy": r.accuracy,
+                    "lc_accuracy": r.lc_accuracy,
+                    "lc_ci_low": r.lc_ci_low,
+                    "lc_ci_high": r.lc_ci_high,
+                    "excluded": int(len(items) - r.n),
+                }
+            )
+
+    return rows
+
+
+def _position_rows(
+    study: Study,
+    dimension: str,
+    judges: list[str],
+    cluster: Any,
+    cl_col: str | None,
+    level: float,
+    notes: dict[str, str],
+) -> list[dict[str, Any]]:
+    """Position rows as the presentation design allows: swap judges from both orders, the
+    others from the first-shown rate against the gold's (ties excluded); none without positions
+    or a recorded order (reason in ``notes``)."""
+    rows: list[dict[str, Any]] = []
+    design = presentation_design(study, dimension)
+    if design.position_reason is not None:
+        notes["position"] = design.position_reason
+    else:
+        swap_js = [j for j in judges if j in design.swap_judges]
+        if swap_js:
+            sw = swap_table(study, dimension, judges=swap_js, cluster=cl_col,
+                            confidence_level=level)  # fmt: skip
+            for r in sw.itertuples():
+                k = int(r.first_first + r.second_second)
+                rows.append(
+                    {
+                        "judge": r.judge,
+                        "effect": "position",
+                        "estimate": r.p_first_inconsistent - 0.5,
+                        "ci_low": r.p_first_ci_low - 0.5,
+                        "ci_high": r.p_first_ci_high - 0.5,
+                        "level": level,
+                        "pvalue": r.p_first_pvalue,
+                        "n": k,
+                        "n_clusters": k,
+                        "method": "both orders: share of changed verdicts that chose the "
+                        f"first-shown answer twice, minus 0.5; {r.p_first_test}",
+                        "scale": "share minus 0.5",
+                        "estimand": POSITION_ESTIMANDS["swap"],
+                        "excluded": int(r.n - k),
+                    }
+                )
+        rest = [j for j in judges if j not in design.swap_judges]
+        pos = (
+            a_rate_table(study, dimension, judges=rest, cluster=cluster, confidence_level=level)
+            if rest
+            else pd.DataFrame()
+        )
+        for r in pos.itertuples():
+            rows.append(
+                {
+                    "judge": r.judge,
+                    "effect": "position",
+                    "estimate": r.difference,
+                    "ci_low": r.ci_low,
+                    "ci_high": r.ci_high,
+                    "level": level,
+                    "pvalue": r.p_value,
+                    "n": r.n,
+                    "n_clusters": r.n_clusters,
+                    "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "
+                    f"interval, {r.test}",
+                    "scale": "difference of rates",
+                    "estimand": POSITION_ESTIMANDS["one_order"],
+                    "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
+                }
+            )
+    return rows
+
+
 def _signed_difference(study: Study, cols: Sequence[str], item_ids: list[str]) -> np.ndarray:
     it = study.items.set_index("item").loc[item_ids]
     a = pd.to_numeric(it[cols[0]], errors="coerce").to_numpy(dtype=float)
@@ -205,8 +401,6 @@ def bias_suite(
     dimension = dimension if dimension is not None else study.dimensions[0]
     if dimension not in study.scales:
         raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
-    from .design import resolve_clusters
-
     clusters = resolve_clusters(study, cluster)
     cl_col = clusters.column if clusters.labels is not None else None
     judges = list(judges) if judges is not None else study.judges
@@ -228,158 +422,10 @@ def bias_suite(
         if cl_col is not None
         else None
     )
-    rows: list[dict[str, Any]] = []
     level = float(confidence_level)
-
-    # self-preference
-    if len(models) != 2 or any(c not in study.items.columns for c in models):
-        notes["self_preference"] = "the study does not name the answer models (mapping key models)"
-    elif not study.judge_families:
-        notes["self_preference"] = "no judge has a model family ([judge_families] in the mapping)"
-    else:
-        it = study.items.set_index("item").loc[items]
-        fam = study.model_families
-        f1 = it[models[0]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
-        f2 = it[models[1]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
-        gold_first = gold == 0  # code 0 = answer 1 preferred
-        tested = 0
-        for j, judge in enumerate(oc.judges):
-            f = study.judge_families.get(judge)
-            if f is None:
-                continue
-            one_own = (f1 == f) ^ (f2 == f)
-            if one_own.sum() == 0:
-                continue
-            gold_own = np.where(gold_first, f1 == f, f2 == f)
-            keep = one_own & non_tie
-            r = self_preference(
-                correct[keep, j],
-                gold_own[keep],
-                clusters=None if cl is None else cl[keep],
-                confidence_level=level,
-            )
-            tested += 1
-            rows.append(
-                {
-                    "judge": judge,
-                    "effect": "self_preference",
-                    "estimate": r.effect,
-                    "ci_low": r.ci_low,
-                    "ci_high": r.ci_high,
-                    "level": level,
-                    "pvalue": r.pvalue,
-                    "n": r.n_gold_own + r.n_gold_other,
-                    "n_clusters": r.n_clusters,
-                    "method": "accuracy gap (gold own - gold other), cluster-robust LPM, Wald z",
-                    "scale": "difference of accuracies",
-                    "family": f,
-                    "accuracy_gold_own": r.accuracy_gold_own,
-                    "accuracy_gold_other": r.accuracy_gold_other,
-                    "excluded": int(keep.sum() - (r.n_gold_own + r.n_gold_other)),
-                }
-            )
-        if tested == 0:
-            notes["self_preference"] = (
-                "no judge's family wrote any of the answers (no item pits a judge's own family "
-                "against another model)"
-            )
-
-    # length and style
-    for effect, cols in (("length", length), ("style", style)):
-        if cols is None:
-            notes[effect] = "no answer attribute named for this effect"
-            continue
-        if len(cols) != 2 or any(c not in study.items.columns for c in cols):
-            notes[effect] = "the study has no item columns " + " and ".join(map(str, cols))
-            continue
-        diff12 = _signed_difference(study, cols, items)
-        # signed towards the gold-preferred answer
-        delta = np.where(gold == 0, diff12, -diff12)
-        for j, judge in enumerate(oc.judges):
-            r = length_controlled_accuracy(
-                correct[:, j], delta, clusters=cl, confidence_level=level
-            )
-            rows.append(
-                {
-                    "judge": judge,
-                    "effect": effect,
-                    "estimate": r.length_effect,
-                    "ci_low": r.effect_ci_low,
-                    "ci_high": r.effect_ci_high,
-                    "level": level,
-                    "pvalue": r.pvalue,
-                    "n": r.n,
-                    "n_clusters": r.n_clusters,
-                    "method": "logistic GLM on tanh(diff/sd), cluster-robust, Wald z",
-                    "scale": "log-odds per unit of tanh(diff/sd)",
-                    "accuracy": r.accuracy,
-                    "lc_accuracy": r.lc_accuracy,
-                    "lc_ci_low": r.lc_ci_low,
-                    "lc_ci_high": r.lc_ci_high,
-                    "excluded": int(len(items) - r.n),
-                }
-            )
-
-    # position: as the presentation design allows (swap judges from both orders, the others
-    # from the first-shown rate against the gold's; ties excluded); not at all without
-    # positions or a recorded order
-    from medjudge.data.design import presentation_design
-
-    from .position import a_rate_table, swap_table
-
-    design = presentation_design(study, dimension)
-    if design.position_reason is not None:
-        notes["position"] = design.position_reason
-    else:
-        swap_js = [j for j in judges if j in design.swap_judges]
-        if swap_js:
-            sw = swap_table(study, dimension, judges=swap_js, cluster=cl_col,
-                            confidence_level=level)  # fmt: skip
-            for r in sw.itertuples():
-                k = int(r.first_first + r.second_second)
-                rows.append(
-                    {
-                        "judge": r.judge,
-                        "effect": "position",
-                        "estimate": r.p_first_inconsistent - 0.5,
-                        "ci_low": r.p_first_ci_low - 0.5,
-                        "ci_high": r.p_first_ci_high - 0.5,
-                        "level": level,
-                        "pvalue": r.p_first_pvalue,
-                        "n": k,
-                        "n_clusters": k,
-                        "method": "both orders: share of changed verdicts that chose the "
-                        f"first-shown answer twice, minus 0.5; {r.p_first_test}",
-                        "scale": "share minus 0.5",
-                        "estimand": POSITION_ESTIMANDS["swap"],
-                        "excluded": int(r.n - k),
-                    }
-                )
-        rest = [j for j in judges if j not in design.swap_judges]
-        pos = (
-            a_rate_table(study, dimension, judges=rest, cluster=cluster, confidence_level=level)
-            if rest
-            else pd.DataFrame()
-        )
-        for r in pos.itertuples():
-            rows.append(
-                {
-                    "judge": r.judge,
-                    "effect": "position",
-                    "estimate": r.difference,
-                    "ci_low": r.ci_low,
-                    "ci_high": r.ci_high,
-                    "level": level,
-                    "pvalue": r.p_value,
-                    "n": r.n,
-                    "n_clusters": r.n_clusters,
-                    "method": f"first-shown rate minus gold's ({r.order}), {r.ci_method} "
-                    f"interval, {r.test}",
-                    "scale": "difference of rates",
-                    "estimand": POSITION_ESTIMANDS["one_order"],
-                    "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
-                }
-            )
+    suite = _Suite(study, oc, correct, gold, non_tie, cl, level, notes)
+    rows = _self_preference_rows(suite, models) + _attribute_rows(suite, length, style)
+    rows += _position_rows(study, dimension, judges, cluster, cl_col, level, notes)
     t = pd.DataFrame(rows)
     if len(t):
         p = t["pvalue"].to_numpy(dtype=float)

@@ -283,7 +283,7 @@ def answer_model_ranking(
         else np.asarray(study.item_ids, dtype=str)[keep]
     )
     plan = ResamplePlan(len(keep), n_resamples, seed, clusters=clusters)
-    weights = plan.weights()
+    weights = plan  # W @ X without the (B x comparisons) matrix
 
     level = float(confidence_level)
     strength_rows, win_rows, count_rows = [], [], []

@@ -26,6 +26,7 @@ in docs/calibration.md ("Judges against gold and score studies").
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,7 +167,12 @@ def _rows_for(
 ) -> list[dict[str, Any]]:
     """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
     plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
-    W, J = plan.weights(), plan.jackknife()
+
+    def every_column(W: np.ndarray) -> np.ndarray:  # (k, n) weights -> (k, columns, 8)
+        return np.stack([score_agreement_core(X[:, j], y, W) for j in range(X.shape[1])], 1)
+
+    # replicates and leave-one-cluster-out values in blocks of rows (no B x n matrix held)
+    boots, jacks = plan.apply(every_column), plan.jackknife_apply(every_column)
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
@@ -178,8 +184,7 @@ def _rows_for(
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
         theta = score_agreement_core(x, y)
-        boot = score_agreement_core(x, y, W)
-        jack = score_agreement_core(x, y, J)
+        boot, jack = boots[:, j], jacks[:, j]
         with np.errstate(invalid="ignore"):
             lo, hi = bootstrap_interval(
                 theta, boot, confidence_level=confidence_level, method="bca", jack=jack
@@ -322,6 +327,7 @@ def score_study(
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
     baselines: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
 
@@ -337,6 +343,8 @@ def score_study(
     baselines : also score two constant raters against gold (role ``baseline``): always the
         mean gold score and always the scale's midpoint (when the scale has both ends) — the
         error a judge must beat; only MAE, RMSE and bias (a constant has no association).
+    progress : called as ``progress(done, total, dimension)`` before each dimension (the
+        command line's progress display); ``None``: silent.
 
     Returns
     -------
@@ -401,7 +409,9 @@ def score_study(
     headline: dict[str, str] = {}
     na: dict[str, str] = {}
     gold_rule: dict[str, str] = {}
-    for d in dims:
+    for done, d in enumerate(dims):
+        if progress is not None:
+            progress(done, len(dims), d)
         if judges:
             try:
                 g = study.gold(d, gold)  # type: ignore[arg-type]

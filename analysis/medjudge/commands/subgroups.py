@@ -69,24 +69,24 @@ def run(args: argparse.Namespace) -> int:
         "breakdown": subgroup_accuracy(
             study,
             by,
-            stacked=so,
+            _stacked=so,
             **from_args(args, "policy", "cluster", "min_n", "max_half_width", "confidence_level"),
         )  # fmt: skip
     }
     if attrs:
         across = attrs[0]
         out["heterogeneity"] = heterogeneity_table(
-            study, across, policy=args.policy, cluster=args.cluster, stacked=so,
+            study, across, policy=args.policy, cluster=args.cluster, _stacked=so,
             confidence_level=args.confidence_level,
         )  # fmt: skip
         if args.model != "none" and args.policy != "half":
             # flagged at the heterogeneity tests' α (1 - confidence level), one rule per command
             out["organ_effects"] = organ_effect_tests(
-                study, across, policy=args.policy, method=args.model, stacked=so,
+                study, across, policy=args.policy, method=args.model, _stacked=so,
                 alpha=out["heterogeneity"].alpha,
             )  # fmt: skip
     out["best"] = best_judge_by_subgroup(
-        study, by, policy=args.policy, cluster=args.cluster, stacked=so,
+        study, by, policy=args.policy, cluster=args.cluster, _stacked=so,
         confidence_level=args.confidence_level,
     )  # fmt: skip
     if args.json:

@@ -10,14 +10,18 @@ displayed image. The built-in renderer (``qmd.lua``) and Quarto both number and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
 from .context import ReportContext
+from .render_options import PROGRESS_ENV, PROGRESS_MARK
 from .sections import Section, section_markdown, show_section
 
-__all__ = ["Report", "build_report", "show_section", "section_markdown"]
+__all__ = ["Report", "build_report", "kernel_progress", "show_section", "section_markdown"]
 
 
 @dataclass
@@ -58,14 +62,43 @@ class Report:
         return f"Report({self.kind!r}: {shown})"
 
 
-def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -> Report:
-    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`."""
+def build_report(
+    kind: str,
+    modules: Sequence[ModuleType],
+    ctx: ReportContext,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Report:
+    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`;
+    ``progress(done, total, title)`` is called before each section is built."""
     built: dict[str, Section] = {}
-    for mod in modules:
-        if not getattr(mod, "COLLECTS", False):
-            built[mod.KEY] = mod.build(ctx)
-    ordinary = [built[m.KEY] for m in modules if m.KEY in built]
-    for mod in modules:
+    order = [m for m in modules if not getattr(m, "COLLECTS", False)]
+    order += [m for m in modules if getattr(m, "COLLECTS", False)]
+    for done, mod in enumerate(order):
+        if progress is not None:
+            progress(done, len(order), str(getattr(mod, "TITLE", mod.KEY)))
         if getattr(mod, "COLLECTS", False):
+            ordinary = [built[m.KEY] for m in modules if not getattr(m, "COLLECTS", False)]
             built[mod.KEY] = mod.build(ctx, ordinary)
+        else:
+            built[mod.KEY] = mod.build(ctx)
     return Report(kind, [built[m.KEY] for m in modules], ctx)
+
+
+def kernel_progress() -> Callable[[int, int, str], None] | None:
+    """The ``progress`` of :func:`build_report` inside a report's kernel: a line per section on
+    standard error, which the renderer turns into its progress display (only when it asked,
+    through :data:`PROGRESS_ENV`); ``None`` otherwise (a template run by hand prints nothing).
+
+    Examples
+    --------
+    >>> kernel_progress() is None  # not in a kernel whose renderer asked for progress
+    True
+    """
+    if os.environ.get(PROGRESS_ENV) != "1":
+        return None
+
+    def report(done: int, total: int, title: str) -> None:
+        sys.stderr.write(f"{PROGRESS_MARK}{json.dumps([done, total, title])}\n")
+        sys.stderr.flush()
+
+    return report

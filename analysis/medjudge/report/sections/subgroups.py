@@ -72,7 +72,7 @@ def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
             ctx.study,
             (attribute, "dimension"),
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
     )
