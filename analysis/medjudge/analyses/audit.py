@@ -207,7 +207,7 @@ def subgroup_reliability(
     scale = m.scale
     items = study.items.set_index("item").loc[m.items]
     cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
-    weights = LEVEL_WEIGHTS[scale.level]
+    weights = LEVEL_WEIGHTS[scale.kind]
     vals = scale.numeric_values() if scale.is_categorical else None
     rows = []
     for attr in by:
@@ -471,7 +471,7 @@ def audit_study(
             )
         elif not scale.is_categorical:
             d["dawid_skene_skipped"] = (
-                f"on an {scale.level} scale (the model needs categorical labels)"
+                f"on an {scale.kind} scale (the model needs categorical labels)"
             )
         elif not with_dawid_skene:
             d["dawid_skene_skipped"] = "not requested (with_dawid_skene=False)"
