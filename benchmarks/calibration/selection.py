@@ -129,7 +129,7 @@ def _marginal_excludes(st, boot, n_judges) -> bool:
 
     o = st.outcomes(st.dimensions[0])
     cl, _ = cluster_ids(st)
-    w = ResamplePlan(len(o.items), boot, 0, clusters=cl).weights()
+    w = ResamplePlan(len(o.items), boot, 0, clusters=cl).apply(lambda w: w)
     lo, hi = rank_intervals(bootstrap_ranks(bootstrap_accuracy(o.outcome, weights=w)), 0.95)
     return bool(((lo > 1) | (hi < n_judges)).any())
 

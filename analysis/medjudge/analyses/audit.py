@@ -158,8 +158,9 @@ def dimension_reliability(
     """Reliability coefficients of the ``role`` raters for every dimension (one row per coefficient).
 
     ``settings`` (from :func:`audit_settings`) overrides ``ci``, ``n_resamples``, ``seed`` and
-    ``confidence_level``. Each row carries its ``ci_method``, ``level``, ``weights`` and ``n``
-    (items).
+    ``confidence_level``. Each row carries its ``ci_method``, ``level``, ``weights``, ``n``
+    (items with at least one label) and ``n_pairable`` (items with at least two labels: the
+    items the coefficient's observed agreement uses).
     """
     st = _settings(study, settings, ci, n_resamples, seed, confidence_level)
     frames = []
@@ -172,6 +173,8 @@ def dimension_reliability(
         )
         t.insert(0, "dimension", dim)
         t["n_raters"] = m.values.shape[1]
+        # the items an agreement coefficient uses: those with at least two labels
+        t["n_pairable"] = int((np.isfinite(m.values).sum(axis=1) >= 2).sum())
         frames.append(t)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -293,7 +296,7 @@ class AuditReport(Result):
                 f"{r.ci_method})"
                 for r in g.itertuples()
             )
-            + f" (n = {int(g['n'].max())} items)"
+            + f" (n = {int(g['n'].max())} {g['n_unit'].iloc[0]})"
             for d, g in t.groupby("dimension", sort=False)
         ]
 

@@ -34,6 +34,7 @@ def heterogeneity_table(
     permutation: Permutation | None = None,
     across: str | None = None,
     _stacked: StackedOutcomes | None = None,
+    alpha: float | None = None,
 ) -> Heterogeneity:
     """Per judge x dimension: does accuracy differ across the groups of ``by``?
 
@@ -79,6 +80,9 @@ def heterogeneity_table(
     _stacked : StackedOutcomes, optional
         Private hand-over: the judges' outcomes stacked over dimensions, when the caller
         already has them (:func:`medjudge.analyses.subgroups.stack_outcomes`).
+    alpha : float, optional
+        The decision threshold of the findings (a Holm-adjusted p below it); default
+        ``1 - confidence_level``.
 
     Returns
     -------
@@ -107,6 +111,10 @@ def heterogeneity_table(
     from .evaluation import cluster_ids
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if alpha is not None:
+        from .._validation import ALPHA
+
+        alpha = float(ALPHA.check("alpha", alpha))
     check_policy(policy)
     across = resolve_by(study, by, extra=("dimension",), old=across, old_name="across", one=True)[0]
     b = Permutation() if permutation is None else permutation
@@ -189,7 +197,7 @@ def heterogeneity_table(
         per = t.groupby("judge")["pvalue"].transform(lambda p: int(p.notna().sum()))
         t["holm_family"] = [f"within judge ({int(k)} dimensions)" for k in per]
         t["holm_all_family"] = f"all judges x dimensions ({m_all} tests)"
-    return Heterogeneity(t, across, level)
+    return Heterogeneity(t, across, level, alpha)
 
 
 def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -450,6 +458,8 @@ def organ_effect_tests(
         )
     t = with_adjusted(pd.DataFrame(out), p_holm="holm")
     t["flag"] = t["p_holm"] < alpha
+    t["test"] = "logistic, robust Wald"
+    t["adjustment"] = "Holm over judges"  # of p_holm
     return t
 
 

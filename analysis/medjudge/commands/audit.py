@@ -240,7 +240,9 @@ def run(args: argparse.Namespace) -> int:
             a = d["annotators"]
             print(
                 "-- each expert vs the leave-one-out majority of the others "
-                f"({_level(a['level'])} intervals: agreement Wilson 1927; kappa "
+                f"({_level(a['level'])} intervals: agreement "
+                + _methods(a["agreement_ci_method"])
+                + "; kappa "
                 + _methods(a["kappa_ci_method"])
                 + ")"
             )

@@ -113,8 +113,9 @@ def run(args: argparse.Namespace) -> int:
                       "I2"]  # fmt: skip
             print(table_text(h.table("tests")[cols_h], 80, index=False))
         if "organ_effects" in out:
-            print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
             eff = out["organ_effects"].copy()
+            words = "; ".join(str(eff[c].iloc[0]) for c in ("test", "adjustment") if len(eff))
+            print(f"\n# {attrs[0]} effect per judge ({words})")
             if "note" in eff.columns:
                 # an untested row says why, never a bare NaN
                 untested = eff["pvalue"].isna() & eff["note"].astype(str).ne("")

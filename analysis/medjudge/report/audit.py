@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
@@ -27,6 +28,8 @@ SECTIONS = [
 ]  # fmt: skip
 
 
-def audit_report(study: Study, **settings: Any) -> Report:
+def audit_report(
+    study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
+) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
-    return build_report("audit", SECTIONS, ReportContext(study, **settings))
+    return build_report("audit", SECTIONS, ReportContext(study, **settings), progress)

@@ -1,18 +1,25 @@
 """Document options of a report and the renderer's error, shared by the writer and the renderer.
 
 Which format options apply (``format: html: ...`` over document-level keys), the figure format
-and execution defaults, the metadata pandoc must not see, and :class:`RenderError`.
+and execution defaults, the metadata pandoc must not see, :class:`RenderError`, and the kernel
+client that takes a report's progress lines out of its outputs.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 _EXT = {"html": "html", "pdf": "pdf"}
+
+#: environment variable by which the renderer asks a report's kernel for section progress
+PROGRESS_ENV = "MEDJUDGE_PROGRESS"
+#: the start of a progress line on the kernel's standard error (the renderer takes these lines
+#: out of the notebook; :func:`medjudge.report.document.kernel_progress` writes them)
+PROGRESS_MARK = "\x1bmedjudge-progress "
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -74,3 +81,31 @@ def _execute_defaults(meta: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(ex, Mapping):
         base.update(ex)
     return base
+
+
+def _progress_client(progress: Callable[[int, int, str], None]) -> Any:
+    """A :class:`nbclient.NotebookClient` that takes the kernel's progress lines (standard
+    error, :data:`~medjudge.report.document.PROGRESS_MARK`) out of the outputs and passes them
+    to ``progress``."""
+    import json
+
+    from nbclient import NotebookClient
+
+    class ProgressClient(NotebookClient):
+        def output(self, outs: Any, msg: dict, display_id: Any, cell_index: int) -> Any:
+            content = msg.get("content", {})
+            text = content.get("text", "")
+            if msg["msg_type"] == "stream" and PROGRESS_MARK in text:
+                kept = []
+                for line in text.splitlines(keepends=True):
+                    if line.startswith(PROGRESS_MARK):
+                        done, total, title = json.loads(line[len(PROGRESS_MARK) :])
+                        progress(int(done), int(total), str(title))
+                    else:
+                        kept.append(line)
+                if not kept:
+                    return None
+                msg = {**msg, "content": {**content, "text": "".join(kept)}}
+            return super().output(outs, msg, display_id, cell_index)
+
+    return ProgressClient

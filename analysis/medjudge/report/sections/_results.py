@@ -173,6 +173,7 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
             policy=ctx.policy,
             _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
+            alpha=ctx.alpha,
         ),
     )
 
@@ -180,7 +181,9 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
 def position(ctx: ReportContext) -> PositionBias:
     return ctx.get(
         "position",
-        lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),
+        lambda: position_bias(
+            ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level, alpha=ctx.alpha
+        ),
     )
 
 
@@ -194,16 +197,11 @@ def structure(ctx: ReportContext) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------- audit
 def audit_attributes(ctx: ReportContext) -> tuple[str, ...]:
-    """Item attributes of the reliability-by-subgroup table: ``by`` when given, else every
-    default subgroup attribute the items carry with at least two values."""
-    from ..context import SUBGROUP_ATTRIBUTES
-
-    if ctx.by is not None:
-        return tuple(ctx.subgroup_attributes)
-    items = ctx.study.items
-    return tuple(
-        c for c in SUBGROUP_ATTRIBUTES if c in items.columns and items[c].nunique(dropna=True) > 1
-    )
+    """Item attributes of the reliability-by-subgroup table: those the judges report breaks
+    accuracy down by (:attr:`ReportContext.subgroup_attributes`: ``by`` when given, else the
+    one default rule of :func:`~medjudge.analyses.subgroups.default_subgroup_attributes`), so
+    both reports of one command show the same breakdown."""
+    return tuple(ctx.subgroup_attributes)
 
 
 def audit_settings(ctx: ReportContext) -> Any:
