@@ -158,8 +158,9 @@ def dimension_reliability(
     """Reliability coefficients of the ``role`` raters for every dimension (one row per coefficient).
 
     ``settings`` (from :func:`audit_settings`) overrides ``ci``, ``n_resamples``, ``seed`` and
-    ``confidence_level``. Each row carries its ``ci_method``, ``level``, ``weights`` and ``n``
-    (items).
+    ``confidence_level``. Each row carries its ``ci_method``, ``level``, ``weights``, ``n``
+    (items with at least one label) and ``n_pairable`` (items with at least two labels: the
+    items the coefficient's observed agreement uses).
     """
     st = _settings(study, settings, ci, n_resamples, seed, confidence_level)
     frames = []
@@ -172,6 +173,8 @@ def dimension_reliability(
         )
         t.insert(0, "dimension", dim)
         t["n_raters"] = m.values.shape[1]
+        # the items an agreement coefficient uses: those with at least two labels
+        t["n_pairable"] = int((np.isfinite(m.values).sum(axis=1) >= 2).sum())
         frames.append(t)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
@@ -293,7 +296,7 @@ class AuditReport(Result):
                 f"{r.ci_method})"
                 for r in g.itertuples()
             )
-            + f" (n = {int(g['n'].max())} items)"
+            + f" (n = {int(g['n'].max())} {g['n_unit'].iloc[0]})"
             for d, g in t.groupby("dimension", sort=False)
         ]
 
@@ -332,7 +335,7 @@ def audit_study(
     *,
     dimensions: list[str] | None = None,
     role: str = "expert",
-    subgroups: tuple[str, ...] = ("organ_system", "department"),
+    by: str | list[str] | None = None,
     ci: str = "auto",
     bootstrap: Bootstrap | None = None,
     top: int = 20,
@@ -341,6 +344,7 @@ def audit_study(
     cluster: str | None = "auto",
     dimension: str | None = None,
     settings: AuditSettings | None = None,
+    subgroups: Any = None,
 ) -> AuditReport:
     """The annotation audit of a study: per dimension, annotator table, pairwise matrix,
     per-category kappas, subgroup reliability, Dawid–Skene summary and disputed items.
@@ -353,8 +357,10 @@ def audit_study(
         Dimensions to audit (default: all).
     role : str, default "expert"
         Whose reliability is audited.
-    subgroups : tuple of str
-        Item attributes for subgroup reliability (those the study has are used).
+    by : str or list of str, optional
+        Item attributes for subgroup reliability (a column name or a list of names). Default:
+        every subgroup attribute the items carry with two or more values
+        (:func:`medjudge.analyses.subgroups.subgroup_attributes`); ``[]``: none.
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"
         Interval of the agreement coefficients (see :func:`audit_settings`).
     bootstrap : Bootstrap, optional
@@ -373,6 +379,8 @@ def audit_study(
     settings : AuditSettings, optional
         Already resolved settings; they override ``ci``, ``bootstrap``, ``confidence_level``
         and ``cluster``.
+    subgroups : list of str, optional
+        Former name of ``by`` (accepted with a DeprecationWarning).
 
     Returns
     -------
@@ -407,7 +415,7 @@ def audit_study(
     )
     seed = st.bootstrap.seed
     TOP.check("top", top)
-    from ._arguments import check_dimensions
+    from ._arguments import check_dimensions, resolve_by
 
     dims = check_dimensions(study, dimensions)
     if dimension is not None:
@@ -415,14 +423,7 @@ def audit_study(
         if dimension not in dims:
             raise ValueError(f"dimension: {dimension!r} is not among the audited dimensions {dims}")
     headline = dimension or ("overall" if "overall" in dims else dims[0])
-    if (
-        isinstance(subgroups, str)
-        or not isinstance(subgroups, (list, tuple))
-        or not all(isinstance(s, str) for s in subgroups)
-    ):
-        raise ValueError(
-            f"subgroups: {subgroups!r} is not allowed (a list of item attribute names)"
-        )
+    subgroups = resolve_by(study, by, old=subgroups, old_name="subgroups", default="all")
     settings_out = {
         "role": role,
         **st.to_dict(),

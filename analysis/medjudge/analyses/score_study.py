@@ -167,7 +167,12 @@ def _rows_for(
 ) -> list[dict[str, Any]]:
     """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
     plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
-    W, J = plan.weights(), plan.jackknife()
+
+    def every_column(W: np.ndarray) -> np.ndarray:  # (k, n) weights -> (k, columns, 8)
+        return np.stack([score_agreement_core(X[:, j], y, W) for j in range(X.shape[1])], 1)
+
+    # replicates and leave-one-cluster-out values in blocks of rows (no B x n matrix held)
+    boots, jacks = plan.apply(every_column), plan.jackknife_apply(every_column)
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
@@ -179,8 +184,7 @@ def _rows_for(
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
         theta = score_agreement_core(x, y)
-        boot = score_agreement_core(x, y, W)
-        jack = score_agreement_core(x, y, J)
+        boot, jack = boots[:, j], jacks[:, j]
         with np.errstate(invalid="ignore"):
             lo, hi = bootstrap_interval(
                 theta, boot, confidence_level=confidence_level, method="bca", jack=jack
@@ -283,7 +287,7 @@ def _reliability(
     m = study.matrix(dimension, role=role)
     if m.values.shape[1] < 2:
         return []
-    exch = getattr(study, "is_exchangeable", lambda r: False)(role)
+    exch = role in getattr(study, "exchangeable", ())
     forms = ("ICC1",) if exch else ("ICC1", "ICC2", "ICC2k")
     cl = None if cluster_of is None else cluster_of.loc[list(m.items)].to_numpy()
     res = {
@@ -390,7 +394,10 @@ def score_study(
     clusters, cluster_col = cluster_ids(study, cluster)
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     judges, experts = list(study.judges), list(study.experts)
-    exch = getattr(study, "is_exchangeable", lambda r: False)
+
+    def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
+        return role in getattr(study, "exchangeable", ())
+
     kw = {
         "n_resamples": n_resamples,
         "seed": seed,
@@ -483,6 +490,20 @@ def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) ->
         f"{lvl} CI {best['ci_low']:.2f}–{best['ci_high']:.2f}; CCC {ccc['estimate']:.2f}; "
         f"bias {bias['estimate']:+.2f}, {lvl} CI {bias['ci_low']:+.2f} to {bias['ci_high']:+.2f})."
     )
+    base = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "baseline")]
+    base = base[base["metric"] == "mae"].sort_values(["estimate", "rater"])
+    if len(base):
+        b = base.iloc[0]
+        closer = b["estimate"] < best["estimate"]
+        s += (
+            f" The constant baseline {b['rater']!r} has MAE {b['estimate']:.2f} ({lvl} CI "
+            f"{b['ci_low']:.2f}–{b['ci_high']:.2f}): "
+            + (
+                "closer to gold than every judge."
+                if closer
+                else "farther from gold than this judge."
+            )
+        )
     ex = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "expert")]
     ex = ex[ex["metric"] == "mae"]
     if len(ex):

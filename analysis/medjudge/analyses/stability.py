@@ -254,7 +254,7 @@ def stability(
         if arr.shape[0] < 2:
             notes[ev] = "fewer than two items with a verdict under every prompt and run"
             continue
-        w = ResamplePlan(arr.shape[0], n_resamples, seed).weights()
+        w = ResamplePlan(arr.shape[0], n_resamples, seed)
         vc = variance_components(arr)
         vcb = variance_components(arr, w)
         fl = flip_shares(arr)

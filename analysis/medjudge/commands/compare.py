@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         with counted(args, ["scores"]) as step:
             out["scores"] = score_study(
                 study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
-                interval=args.score_intervals, **resampling(args),
+                interval=args.score_intervals, baselines=True, **resampling(args),
                 progress=lambda done, total, dim: step("scores", f"dimension {dim}", done, total),
             )  # fmt: skip
     if not cat or not study.judges:

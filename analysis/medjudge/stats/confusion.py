@@ -47,7 +47,7 @@ from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .groups import group_codes
 from .intervals import mean_ci, wilson_interval
-from .resampling import ClusterJackknife
+from .resampling import ClusterJackknife, ResamplePlan
 
 Policy = Literal["wrong", "exclude", "half"]
 
@@ -152,7 +152,7 @@ def gold_kappa_core(
     gold: np.ndarray,
     pred: np.ndarray,
     n_categories: int,
-    weights: np.ndarray | ClusterJackknife | None = None,
+    weights: np.ndarray | ClusterJackknife | ResamplePlan | None = None,
     *,
     values: np.ndarray | None = None,
     kind: str = "identity",
@@ -166,7 +166,9 @@ def gold_kappa_core(
     ``values``: numeric category values, default ``0..q-1``). Under ``policy="exclude"`` items
     without a usable verdict are dropped for that judge; otherwise "no verdict" is a category of
     its own. Returns ``(J,)`` for ``weights=None`` or 1-D weights, ``(B, J)`` for 2-D weights
-    (or a :class:`~medjudge.stats.resampling.ClusterJackknife`: one row per left-out cluster).
+    (a :class:`~medjudge.stats.resampling.ResamplePlan`: one row per replicate, without the
+    weight matrix; a :class:`~medjudge.stats.resampling.ClusterJackknife`: one row per
+    left-out cluster).
 
     Examples
     --------

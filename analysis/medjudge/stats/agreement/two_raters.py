@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import Bootstrap, ClusterJackknife
+from ..resampling import Bootstrap, ClusterJackknife, ResamplePlan
 from ..results import Estimate
 from .bootstrap import (
     analytic_estimate,
@@ -128,7 +128,7 @@ scott_pi_core = category_core(
 def cohen_kappa_columns(
     first: np.ndarray,
     others: np.ndarray,
-    w: np.ndarray | ClusterJackknife | None = None,
+    w: np.ndarray | ClusterJackknife | ResamplePlan | None = None,
     *,
     categories: Sequence[float] | np.ndarray | None = None,
     values: Sequence[float] | np.ndarray | None = None,
@@ -153,9 +153,9 @@ def cohen_kappa_columns(
         others = others[:, None]
     X = np.column_stack([first, others])
     cats = resolve_categories(X, categories, values)
-    if isinstance(w, ClusterJackknife):  # the jackknife without its (clusters x items) matrix
+    if isinstance(w, (ClusterJackknife, ResamplePlan)):  # weights without their matrix
         if w.shape[1] != X.shape[0]:
-            raise ValueError(f"jackknife weights have {w.shape[1]} items, ratings {X.shape[0]}")
+            raise ValueError(f"weights have {w.shape[1]} items, ratings {X.shape[0]}")
         W, batched = w, True
     else:
         W, batched = item_weights(w, X.shape[0])
@@ -177,52 +177,17 @@ def cohen_kappa_columns(
     return np.stack(out, axis=0)
 
 
-#: read-only weight matrices seen lately -> their float32 copy (None: not exact in float32)
-_COUNTS32: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
-
-
-def _counts32(W: np.ndarray) -> np.ndarray | None:
-    """``W`` as float32 when every weight is a whole number and no sum of one row's weights can
-    reach ``2**24`` (then every float32 partial sum is an exact integer); ``None`` otherwise.
-
-    Resampling weights are counts (bootstrap) or 0/1 (jackknife) and are shared read-only
-    arrays (:mod:`medjudge.stats.resampling`), so the check is made once per array.
+def _weighted_cell_counts(
+    W: np.ndarray | ClusterJackknife | ResamplePlan, cells: np.ndarray
+) -> np.ndarray:
+    """``W @ cells`` for one-hot ``cells`` (0/1), over the columns that hold a cell (a table
+    cell nobody fills, e.g. gold = "no verdict", stays 0).
 
     Parameters
     ----------
-    W : numpy.ndarray
-        ``(k, n)`` item weights.
-
-    Returns
-    -------
-    numpy.ndarray or None
-        The float32 copy, or ``None`` when float32 sums could round.
-    """
-    key = id(W)
-    hit = _COUNTS32.get(key)
-    if hit is not None and hit[0] is W:
-        return hit[1]
-    exact = bool(np.array_equal(W, np.rint(W))) and float(np.abs(W).sum(axis=1).max()) < 2.0**24
-    W32 = W.astype(np.float32) if exact else None
-    if not W.flags.writeable:  # shared, never changed: remember the answer
-        if len(_COUNTS32) >= 8:
-            _COUNTS32.clear()
-        _COUNTS32[key] = (W, W32)
-    return W32
-
-
-def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """``W @ cells`` for one-hot ``cells`` (0/1), the same numbers faster for count weights.
-
-    With whole-number weights every sum is an exact integer in any order and precision, so the
-    product is taken in float32 over the columns that hold a cell (a table cell nobody fills,
-    e.g. gold = "no verdict", stays 0): bit-identical to the float64 product, about 3x less
-    work. Other weights take the float64 product as it is.
-
-    Parameters
-    ----------
-    W : numpy.ndarray or ClusterJackknife
-        ``(k, n)`` item weights.
+    W : numpy.ndarray, ClusterJackknife or ResamplePlan
+        ``(k, n)`` item weights, or the plan / jackknife that computes ``W @ X`` without them
+        (exact integers for count weights).
     cells : numpy.ndarray
         ``(n, m)`` one-hot table cells of the items (0/1).
 
@@ -231,14 +196,9 @@ def _weighted_cell_counts(W: np.ndarray, cells: np.ndarray) -> np.ndarray:
     numpy.ndarray
         ``(k, m)`` float64 weighted counts.
     """
-    if isinstance(W, ClusterJackknife):  # totals minus cluster sums: the same exact integers
-        return W @ cells
-    W32 = _counts32(W) if W.shape[0] > 1 else None
-    if W32 is None:
-        return W @ cells
     used = np.flatnonzero(cells.any(axis=0))
     out = np.zeros((W.shape[0], cells.shape[1]))
-    out[:, used] = W32 @ cells[:, used].astype(np.float32)
+    out[:, used] = W @ cells[:, used]
     return out
 
 
