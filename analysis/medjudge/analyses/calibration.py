@@ -37,8 +37,8 @@ _COLS = [
 
 def has_confidence(study: Study) -> list[str]:
     """The judges with at least one stated confidence (in the study's judge order)."""
-    r = study.ratings
-    if "confidence" not in r.columns:
+    r = getattr(study, "ratings", None)  # a study read on the columnar path has none
+    if r is None or "confidence" not in r.columns:
         return []
     given = r.loc[(r["role"] == "judge") & r["confidence"].notna(), "rater"]
     seen = set(given.astype(str))

@@ -9,6 +9,7 @@ from .context import ReportContext
 from .document import Report, build_report
 from .sections import (
     bias_suite,
+    calibration,
     data,
     heterogeneity,
     judge_vs_gold,
@@ -31,7 +32,7 @@ from .sections import (
 
 TITLE = "Judge evaluation report"
 SECTIONS = [
-    summary, data, leaderboard, judge_vs_gold, scores, pairwise, subgroups, heterogeneity,
+    summary, data, leaderboard, judge_vs_gold, calibration, scores, pairwise, subgroups, heterogeneity,
     position, length, bias_suite, stability, models, ppi, structure, sensitivity, methods,
     references, provenance,
 ]  # fmt: skip
