@@ -85,6 +85,7 @@ def render_reports(
     title: str | None = None,
     author: str | None = None,
     headline: str | None = None,
+    checklist: str | None = None,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -117,6 +118,10 @@ def render_reports(
         raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
     if resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {resamples}")
+    from ..report.checklist import CHECKLISTS
+
+    if checklist is not None and checklist not in CHECKLISTS:
+        raise ValueError(f"--checklist must be one of {', '.join(CHECKLISTS)}, not {checklist!r}")
     params = {
         "data": str(data.resolve()),
         "mapping": str(Path(mapping).resolve()) if mapping is not None else None,
@@ -130,6 +135,8 @@ def render_reports(
         "names": dict(names) if names else None,
         "headline": headline,
     }
+    if checklist is not None:  # only then: a template without the parameter still renders
+        params["checklist"] = checklist
     from ..report.escape import markdown as literal_markdown
 
     # the front matter is read as markdown: --title/--author are literal text there (a raw
@@ -259,6 +266,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the headline dimension of the findings and single-dimension tables (default: "
         "overall if present, else the first)",
     )
+    p.add_argument(
+        "--checklist",
+        choices=["tripod-llm", "stard"],
+        help="append a reporting checklist to each report: TRIPOD-LLM (Gallifant et al. 2025) "
+        "or STARD 2015 (Bossuyt et al. 2015), each item answered from the study or left to "
+        "the authors",
+    )
     p.set_defaults(func=run)
 
 
@@ -295,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
             "epsilon": args.epsilon,
             "by": args.by,
             "names": args.names,
+            "checklist": args.checklist,
         },
     )
     names = {}
@@ -334,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
                 engine=renderer(args),
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
-                            "author", "headline"),
+                            "author", "headline", "checklist"),
             )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
@@ -351,7 +366,7 @@ _DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
 _TEMPLATE_PARAMETERS = {
     "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
     "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
-    "--names": "names", "--headline": "headline",
+    "--names": "names", "--headline": "headline", "--checklist": "checklist",
 }  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from .sections import (
     subgroup_reliability,
     summary,
 )
+from .sections import checklist as checklist_appendix
 
 TITLE = "Annotation reliability audit"
 SECTIONS = [
@@ -29,4 +30,5 @@ SECTIONS = [
 
 def audit_report(study: Study, **settings: Any) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
-    return build_report("audit", SECTIONS, ReportContext(study, **settings))
+    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
+    return build_report("audit", sections, ReportContext(study, **settings))

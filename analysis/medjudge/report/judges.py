@@ -29,6 +29,7 @@ from .sections import (
     subgroups,
     summary,
 )
+from .sections import checklist as checklist_appendix
 
 TITLE = "Judge evaluation report"
 SECTIONS = [
@@ -40,4 +41,5 @@ SECTIONS = [
 
 def judges_report(study: Study, **settings: Any) -> Report:
     """Build every section of the judge evaluation report (settings: :class:`ReportContext`)."""
-    return build_report("judges", SECTIONS, ReportContext(study, **settings))
+    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
+    return build_report("judges", sections, ReportContext(study, **settings))
