@@ -46,7 +46,9 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
     """Canonical command line recorded in the reports' provenance (deterministic)."""
     parts = ["medjudge", *prog, path]
     for key, value in options.items():
-        if value is not None and value is not False:
+        if value is True:  # a flag
+            parts.append(f"--{key}")
+        elif value is not None and value is not False:
             parts += [f"--{key}", str(value)]
     return shlex.join(parts)
 
@@ -86,6 +88,7 @@ def render_reports(
     author: str | None = None,
     headline: str | None = None,
     checklist: str | None = None,
+    keep_source: bool = False,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -94,6 +97,9 @@ def render_reports(
 
     ``workers`` reports are rendered at the same time, each in its own kernel process (the
     kernels are the parallelism; each report's own computations are serial).
+
+    ``keep_source``: also write each report's ``.qmd``, its data and its parameters into
+    ``out/source`` (:mod:`medjudge.report.keep_source`), for ``quarto render``.
     """
     from ..report.render import render_qmd
 
@@ -160,6 +166,10 @@ def render_reports(
             tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
             command=command, metadata=metadata,
         )  # fmt: skip
+        if keep_source:
+            from ..report.keep_source import write_source
+
+            write_source(tpl, kept, out, command=command)
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
 
@@ -174,7 +184,13 @@ def render_reports(
             metadata=metadata,
         )
 
-    return _render_all(kinds, one, workers)
+    files = _render_all(kinds, one, workers)
+    if keep_source:  # one after the other: the reports share the copied data
+        from ..report.keep_source import write_source
+
+        for kind in kinds:
+            write_source(template_path(kind), params, out, command=command)
+    return files
 
 
 def _render_all(kinds: list[str], one: Any, workers: int) -> dict[str, dict[str, Path]]:
@@ -273,6 +289,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "or STARD 2015 (Bossuyt et al. 2015), each item answered from the study or left to "
         "the authors",
     )
+    p.add_argument(
+        "--keep-source",
+        action="store_true",
+        help="also write each report's .qmd, a copy of its data and its parameters into "
+        "OUT/source, so that 'quarto render' gives the same report",
+    )
     p.set_defaults(func=run)
 
 
@@ -310,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
             "by": args.by,
             "names": args.names,
             "checklist": args.checklist,
+            "keep-source": args.keep_source,
         },
     )
     names = {}
@@ -349,7 +372,7 @@ def run(args: argparse.Namespace) -> int:
                 engine=renderer(args),
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
-                            "author", "headline", "checklist"),
+                            "author", "headline", "checklist", "keep_source"),
             )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
