@@ -94,7 +94,7 @@ class CalibrationResult(TablesToDict, Result):
     def _table(self, name: str) -> pd.DataFrame:
         s = self.settings
         if name == "reliability":
-            f = self.reliability.assign(ci_method="", n_unit="items")
+            f = self.reliability.assign(ci_method="none (no interval computed)", n_unit="items")
             return long_table(
                 f, ["dimension", "judge", "bin"],
                 [Quantity("observed accuracy", "observed", ci_low=None, ci_high=None)],

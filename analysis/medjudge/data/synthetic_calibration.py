@@ -36,7 +36,7 @@ def calibration_table(n_items: int = 400, seed: int = 0) -> pd.DataFrame:
     """The long verdict table: ``item, case_id, rater, role, value, confidence``.
 
     >>> t = calibration_table(8, seed=1)
-    >>> sorted(t["rater"].unique()), t["confidence"].notna().sum()
+    >>> sorted(t["rater"].unique()), int(t["confidence"].notna().sum())
     (['calibrated', 'e1', 'e2', 'e3', 'overconfident'], 16)
     """
     rng = np.random.default_rng(seed)
