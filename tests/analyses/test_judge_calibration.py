@@ -75,6 +75,18 @@ def test_analysis_flags_the_overconfident_judge_only() -> None:
     assert len(ax.collections) >= 2
 
 
+def test_a_judge_without_usable_pairs_is_named(files, tmp_path) -> None:
+    t = calibration_table(40, seed=4)
+    t.loc[t["rater"] == "calibrated", "value"] = "junk"  # every verdict unusable
+    t.to_csv(tmp_path / "junk.csv", index=False)
+    (tmp_path / "junk.toml").write_text(MAPPING + 'invalid = ["junk"]\n', encoding="utf-8")
+    res = judge_calibration(load_any(tmp_path / "junk.csv", tmp_path / "junk.toml"),
+                            bootstrap=Bootstrap(50))  # fmt: skip
+    assert res.calibration["judge"].tolist() == ["overconfident"]
+    assert res.settings["no_usable_pair"] == ["calibrated on overall"]
+    assert "calibrated on overall" in res.summary()
+
+
 def test_not_applicable_without_confidences(demo_study) -> None:
     assert "no judge states a confidence" in why_no_calibration(demo_study)
     with pytest.raises(ValueError, match="does not apply"):

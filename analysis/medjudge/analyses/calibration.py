@@ -7,7 +7,9 @@ calibration_statistics` on them: ECE, Brier score and confidence gap with cluste
 intervals, the consistency-resampling test of calibration (Holm over every judge ×
 dimension), and the reliability bins. A judge is *flagged* when its Holm-adjusted p-value is
 below ``alpha``: over-confident when the gap's interval lies above 0, under-confident when
-below, else miscalibrated (both ways).
+below, else miscalibrated (both ways). A verdict without a usable value (invalid or missing)
+is right or wrong under no rule, so it is left out whatever the invalid-verdict policy, as is a
+verdict without a stated confidence; ``excluded`` counts the items left out.
 """
 
 from __future__ import annotations
@@ -52,7 +54,10 @@ def why_no_calibration(study: Study) -> str | None:
     if not any(study.scales[d].is_categorical for d in study.dimensions):
         return "calibration needs a categorical dimension (a verdict that is right or wrong)"
     if not has_confidence(study):
-        return "no judge states a confidence (mapping key confidence names no column)"
+        return (
+            "no judge states a confidence with its verdicts (a table names that column with "
+            "the mapping key confidence)"
+        )
     return None
 
 
@@ -162,6 +167,11 @@ class CalibrationResult(TablesToDict, Result):
         )
         if s.get("no_confidence"):
             lines.append("no stated confidence: " + ", ".join(s["no_confidence"]))
+        if s.get("no_usable_pair"):
+            lines.append(
+                "no item with both a stated confidence and a usable verdict against gold: "
+                + ", ".join(s["no_usable_pair"])
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -243,7 +253,7 @@ def judge_calibration(
     cluster_of = (
         None if clusters.labels is None else pd.Series(clusters.labels, index=study.item_ids)
     )
-    rows, bins = [], []
+    rows, bins, unusable = [], [], []
     for d in dims:
         o = study.outcomes(d, gold=study.gold(d, gold), judges=judges, order=order)
         conf = _confidence_matrix(study, d, o.items, judges, o.orders)
@@ -251,6 +261,7 @@ def judge_calibration(
         for k, j in enumerate(judges):
             y = np.where(np.isinf(o.outcome[:, k]), np.nan, o.outcome[:, k])
             if not (np.isfinite(y) & np.isfinite(conf[:, k])).any():
+                unusable.append(f"{j} on {d}")  # said in the settings, summary and report
                 continue
             r = calibration_statistics(conf[:, k], y, clusters=cl, n_bins=n_bins,
                                        bootstrap=boot, confidence_level=level)  # fmt: skip
@@ -273,6 +284,7 @@ def judge_calibration(
     settings = {
         "dimensions": dims, "judges": judges,
         "no_confidence": [j for j in study.judges if j not in judges],
+        "no_usable_pair": unusable,
         "n_bins": n_bins, "n_resamples": boot.n_resamples, "seed": boot.seed,
         "confidence_level": level, "alpha": alpha,
         "ci_method": str(table["ci_method"].iloc[0]) if len(table) else "",

@@ -77,6 +77,11 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
             "No stated confidence (not in the table): "
             + ", ".join(md(j) for j in s["no_confidence"]) + "."
         )  # fmt: skip
+    if s["no_usable_pair"]:
+        sec.text(
+            "No item with both a stated confidence and a usable verdict against the gold: "
+            + ", ".join(md(j) for j in s["no_usable_pair"]) + "."
+        )  # fmt: skip
     sec.table(
         "tbl-calibration",
         f"Calibration of stated confidence on *{md(head)}* ({lvl} intervals).",
