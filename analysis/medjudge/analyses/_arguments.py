@@ -69,7 +69,9 @@ def resolve_by(
     """
     import warnings
 
+    label = "by"
     if old is not None:
+        label = old_name
         warnings.warn(
             f"{old_name}= is deprecated; use by= (a column name or a list of names)",
             DeprecationWarning,
@@ -89,8 +91,8 @@ def resolve_by(
             )
     names = [by] if isinstance(by, str) else by
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
-        raise ValueError(f"by: {by!r} is not allowed (a column name or a list of names)")
-    names = check_attributes(study, list(names), "by", extra)
+        raise ValueError(f"{label}: {by!r} is not allowed (a column name or a list of names)")
+    names = check_attributes(study, list(names), label, extra)
     if one and len(names) != 1:
-        raise ValueError(f"by: {by!r} is not allowed (one column name)")
+        raise ValueError(f"{label}: {by!r} is not allowed (one column name)")
     return names
