@@ -195,9 +195,8 @@ def subgroup_reliability(
 
     The kappa uses the weights of the dimension's scale (as :func:`dimension_reliability`
     does: identity for nominal, ordinal weights for ordinal labels), so subgroup rows compare
-    with the overall row. ``by``: a column name or a list of names (default: every subgroup
-    attribute the items carry with two or more values,
-    :func:`medjudge.analyses.subgroups.subgroup_attributes`). ``bootstrap``: the resampling of
+    with the overall row. ``by``: a column name or a list of names (default: the one rule of
+    :func:`medjudge.analyses.subgroups.default_subgroup_attributes`, as in both reports). ``bootstrap``: the resampling of
     bootstrap intervals (default ``Bootstrap(1000)``). ``settings`` (from
     :func:`audit_settings`) overrides ``ci``, ``bootstrap`` and ``confidence_level``; clusters
     are resampled within each subgroup.
@@ -210,7 +209,7 @@ def subgroup_reliability(
 
     from ._arguments import resolve_by
 
-    by = resolve_by(study, by, default="all")
+    by = resolve_by(study, by, default="optional")
     st = _settings(study, settings, ci, bootstrap or Bootstrap(1000), confidence_level)
     m = study.matrix(dimension, role=role)
     scale = m.scale
@@ -368,8 +367,8 @@ def audit_study(
         Whose reliability is audited.
     by : str or list of str, optional
         Item attributes for subgroup reliability (a column name or a list of names). Default:
-        every subgroup attribute the items carry with two or more values
-        (:func:`medjudge.analyses.subgroups.subgroup_attributes`); ``[]``: none.
+        the one rule of :func:`medjudge.analyses.subgroups.default_subgroup_attributes` (as in
+        both reports); ``[]``: none.
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"
         Interval of the agreement coefficients (see :func:`audit_settings`).
     bootstrap : Bootstrap, optional
@@ -432,7 +431,7 @@ def audit_study(
         if dimension not in dims:
             raise ValueError(f"dimension: {dimension!r} is not among the audited dimensions {dims}")
     headline = dimension or ("overall" if "overall" in dims else dims[0])
-    subgroups = resolve_by(study, by, old=subgroups, old_name="subgroups", default="all")
+    subgroups = resolve_by(study, by, old=subgroups, old_name="subgroups", default="optional")
     settings_out = {
         "role": role,
         **st.to_dict(),
