@@ -26,7 +26,7 @@ from medjudge.cli import main
 from medjudge.data.hanna import load_hanna
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan
 from medjudge.stats.scores import (
     calibration,
     pairwise_accuracy_from_scores,
@@ -210,7 +210,7 @@ def test_hanna_rank_correlations_and_bootstrap_replicates():
     )
     wide = wide.reindex(ref.index)
     x, y = ref["Coherence"].to_numpy(), wide["Mistral-7B/p1"].to_numpy()
-    rc = rank_correlations(x, y, ["Mistral-7B/p1"], n_resamples=200, seed=1).set_index(
+    rc = rank_correlations(x, y, ["Mistral-7B/p1"], bootstrap=Bootstrap(200, seed=1)).set_index(
         "coefficient"
     )
     ok = ~np.isnan(y)

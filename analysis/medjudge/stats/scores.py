@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from medjudge.stats.resampling import ResamplePlan, weighted_bootstrap
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
 
 __all__ = [
     "table_rank_correlations",
@@ -120,10 +120,8 @@ def rank_correlations(
     scores: np.ndarray,
     judges: Sequence[str] | None = None,
     *,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     clusters: np.ndarray | None = None,
-    method: BootKind = "percentile",
     confidence_level: float = 0.95,
     max_cells: int = 40_000,
 ) -> pd.DataFrame:
@@ -143,12 +141,11 @@ def rank_correlations(
         Each judge's score of each item (NaN = none).
     judges : sequence of str, optional
         Judge names (default ``judge_0``, ``judge_1``, ...).
-    n_resamples, seed : int
-        Bootstrap replicates and seed (the shared resampling engine).
+    bootstrap : Bootstrap, optional
+        Replicates, seed and interval method of the bootstrap (default ``Bootstrap()``: 2,000
+        replicates, seed 0; the interval ``bootstrap.method`` or percentile).
     clusters : array-like, optional
         One label per item: whole clusters are resampled.
-    method : {"percentile", "basic", "bca"}, default "percentile"
-        Bootstrap interval.
     confidence_level : float, default 0.95
         Coverage of the intervals.
     max_cells : int
@@ -174,16 +171,16 @@ def rank_correlations(
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=80)
     >>> s = np.column_stack([x + rng.normal(size=80), rng.normal(size=80)])
-    >>> t = mj.rank_correlations(x, s, ["close", "noise"], n_resamples=200, seed=1)
+    >>> t = mj.rank_correlations(x, s, ["close", "noise"], bootstrap=mj.Bootstrap(200, seed=1))
     >>> t[["judge", "coefficient", "estimate", "n"]].round(2).to_string(index=False)
     '...close ...spearman ...0.68 ...80...'
     """
-    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED, IntRange, check_choice
+    from .._validation import CONFIDENCE_LEVEL, IntRange
 
-    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
-    seed = SEED.check("seed", seed)
-    confidence_level = CONFIDENCE_LEVEL.check("level", confidence_level)
-    check_choice("method", method, ("percentile", "basic", "bca"))
+    boot = as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
+    method = boot.interval("percentile", ("percentile", "basic", "bca"))
+    confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
     from .._validation import check_numbers
 
