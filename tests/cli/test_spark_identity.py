@@ -129,3 +129,28 @@ def test_the_matrices_are_the_same_on_duckdb_and_spark(spark, tables):
             np.testing.assert_array_equal(got.status[d], want.status[d])
         assert (got.gold_table is None) == (want.gold_table is None)
         assert got.load_counts == want.load_counts
+
+
+@pytest.mark.skipif(shutil.which("spark-submit") is None, reason="spark-submit not on PATH")
+def test_the_spark_submit_recipe_prints_what_duckdb_prints(capsys, tables):
+    """docs/engines.md's recipe: ``spark-submit --master ... medjudge/__main__.py COMMAND``.
+    spark-submit merges the program's standard error into its standard output, so the JSON
+    must come with no note (the Spark gateway's unclosed sockets are not the command's)."""
+    import os
+    import subprocess
+    import sys
+
+    import medjudge.__main__ as entry
+
+    argv = ["validate", *tables["seven"], "--json"]
+    want = _cli(capsys, *argv, "--engine", "duckdb")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(entry.__file__).parents[1]), *sys.path])
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    done = subprocess.run(
+        ["spark-submit", "--master", "local[1]", "--conf", "spark.ui.enabled=false",
+         entry.__file__, *argv, "--engine", "spark"],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == want

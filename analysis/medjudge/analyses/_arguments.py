@@ -12,6 +12,7 @@ from typing import Any
 
 from .._validation import check_choice, check_names
 from ..stats.accuracy import POLICIES
+from .subgroup_rule import default_subgroup_attributes, subgroup_attributes
 
 
 def check_policy(policy: Any) -> str:

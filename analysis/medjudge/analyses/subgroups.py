@@ -40,6 +40,12 @@ from ._arguments import (  # noqa: F401 - the subgroup rule, re-exported here
     subgroup_attributes,
 )
 from .subgroup_results import SubgroupAccuracy
+from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was defined
+    MAX_SUBGROUPS,
+    SUBGROUP_ATTRIBUTES,
+    default_subgroup_attributes,
+    subgroup_attributes,
+)
 
 __all__ = [
     "MIN_N",

@@ -98,6 +98,7 @@ class RaterSpec(_Strict):
     role: Literal["expert", "judge"] = "expert"
     name: StrictStr | None = None
     raw: StrictStr | None = None
+    confidence: StrictStr | None = None
 
 
 #: the type of every mapping key; the keys themselves and their defaults are the fields of
@@ -117,6 +118,7 @@ TYPES: dict[str, Any] = {
     "order_map": dict[str, StrictStr],
     "run": StrictStr | None,
     "raw": StrictStr | None,
+    "confidence": StrictStr | None,
     "gold": StrictStr | None,
     "attributes": Columns,
     "raters": dict[str, RaterSpec],
@@ -263,7 +265,7 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         raise InputError(f"mapping key {key!r} {msg}", file=source, hint=hint) from None
     out = spec.model_dump()
     for k in ("value", "role_column", "dimension_column", "order", "run", "raw", "gold",
-              "cluster", "dimension", "split"):  # fmt: skip
+              "confidence", "cluster", "dimension", "split"):  # fmt: skip
         if out.get(k) == "":
             where = (
                 f"option --{k.replace('_', '-')}"

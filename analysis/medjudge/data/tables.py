@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .confidence import confidences
 from .errors import InputError
 from .harness import read_source
 from .io import LINE, line_numbers, read_table
@@ -206,6 +207,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 mapping.run,
                 mapping.gold,
                 mapping.raw,
+                mapping.confidence,
             )
             if c
         ]
@@ -237,6 +239,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 "_column": mapping.value,
             }
         )
+        if mapping.confidence:
+            out["confidence"] = confidences(df, mapping.confidence, path)
     else:
         _require(
             df,
@@ -252,23 +256,25 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 raise InputError(
                     f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source
                 )
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "item": _joined(df, mapping.item, ":"),
-                        "rater": spec.get("name", col),
-                        "role": role,
-                        "dimension": mapping.dimension,
-                        "order": "",
-                        "run": "1",
-                        "raw": df[spec["raw"]] if "raw" in spec else df[col],
-                        "source": str(path),
-                        "line": df[LINE],
-                        "_cell": df[col],
-                        "_column": col,
-                    }
-                )
+            part = pd.DataFrame(
+                {
+                    "item": _joined(df, mapping.item, ":"),
+                    "rater": spec.get("name", col),
+                    "role": role,
+                    "dimension": mapping.dimension,
+                    "order": "",
+                    "run": "1",
+                    "raw": df[spec["raw"]] if "raw" in spec else df[col],
+                    "source": str(path),
+                    "line": df[LINE],
+                    "_cell": df[col],
+                    "_column": col,
+                }
             )
+            if spec.get("confidence"):
+                _require(df, [spec["confidence"]], path, mapping)
+                part["confidence"] = confidences(df, spec["confidence"], path)
+            parts.append(part)
         out = pd.concat(parts, ignore_index=True)
         empty_expert = (out["_cell"] == "") & (out["role"] == "expert")
         counts["expert_cells_empty"] = int(empty_expert.sum())
