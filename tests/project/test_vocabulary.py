@@ -76,6 +76,8 @@ SEED_NOT_RESAMPLING = {
     ("data/simulate.py", "simulate"),
     ("data/simulate.py", "example_study"),
     ("data/synthetic.py", "write_verdict_parquet"),
+    ("data/synthetic_calibration.py", "calibration_study"),
+    ("data/synthetic_calibration.py", "calibration_table"),
     ("stats/dawid_skene.py", "dawid_skene"),
     ("stats/planning.py", "alt_test_simulation"),
     ("stats/ppi/crossfit.py", "ppi_mean_crossfit"),

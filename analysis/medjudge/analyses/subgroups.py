@@ -33,12 +33,6 @@ from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
 from medjudge.stats.pairwise import all_pairs
 
-from ._arguments import (  # noqa: F401 - the subgroup rule, re-exported here
-    MAX_SUBGROUPS,
-    SUBGROUP_ATTRIBUTES,
-    default_subgroup_attributes,
-    subgroup_attributes,
-)
 from .subgroup_results import SubgroupAccuracy
 from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was defined
     MAX_SUBGROUPS,
