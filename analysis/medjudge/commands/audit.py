@@ -176,7 +176,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                 bootstrap=settings.bootstrap,
                 confidence_level=settings.confidence_level,
                 clusters=settings.clusters(study.matrix(jd, role="expert").items),
-            ).frame
+            )
         dims3 = [d for d in alt if len(study.matrix(d, role="expert").raters) >= 3]
         if dims3:
             out["stand_in"] = pd.concat(
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         doc["audit"]["reliability"] = _drop_empty_notes(doc["audit"]["reliability"])
         for k in ("alt_test_table", "judge_vs_experts", "stand_in"):
             if k in doc:
-                doc[k] = doc[k].to_dict(orient="records")
+                doc[k] = getattr(doc[k], "frame", doc[k]).to_dict(orient="records")
         print(dump_json(doc))
         return 0
     who = res["expert_label"]
@@ -320,33 +320,13 @@ def run(args: argparse.Namespace) -> int:
             f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={_epsilon(args)}"
         )
         print(_fmt(res["alt_test_table"]))
-    if "judge_vs_experts" in res:
+    if "judge_vs_experts" in res:  # the result's own sentence and tidy table
         ja = res["judge_vs_experts"]
-        print(
-            f"\n== Judge vs experts, leave one expert out ({res['judge_vs_experts_dimension']}; "
-            "mean Cohen's kappa with the other experts; "
-            + (
-                f"{_level(ja['level'].dropna())} interval of the difference: "
-                + _methods(ja["ci_method"].dropna())
-                if "level" in ja and ja["level"].notna().any()
-                else "no interval"
-            )
-            + ")"
-        )
-        print(
-            _fmt(
-                res["judge_vs_experts"],
-                [
-                    "judge",
-                    "expert",
-                    "kappa_judge_others",
-                    "kappa_expert_others",
-                    "judge_minus_expert",
-                    "diff_low",
-                    "diff_high",
-                ],
-            )
-        )
+        print("\n== Judge vs experts, leave one expert out")
+        print("\n".join(ja.findings()))
+        cols = ["judge", "expert", "kappa_judge_others", "kappa_expert_others", "estimate",
+                "ci_low", "ci_high"]  # fmt: skip
+        print(_fmt(ja.table("differences"), cols))
     if "stand_in" in res:
         print(stand_in_text(res["stand_in"]))
     return 0
