@@ -244,7 +244,7 @@ def test_pairwise_accuracy_from_scores_against_loop():
     x = rng.integers(1, 4, g.size).astype(float)
     y = np.round(x + rng.normal(0, 1, g.size))
     y[3] = np.nan
-    pa = pairwise_accuracy_from_scores(x, y, g, ["j"], n_resamples=100).iloc[0]
+    pa = pairwise_accuracy_from_scores(x, y, g, ["j"], bootstrap=Bootstrap(100)).iloc[0]
     s = n = ties = miss = 0
     for grp in range(15):
         ii = np.flatnonzero(g == grp)
@@ -271,7 +271,7 @@ def test_calibration_ece_against_loop():
     rng = np.random.default_rng(4)
     p = rng.random(300)
     y = (rng.random(300) < p**1.5).astype(float)  # overconfident
-    c = calibration(p, y, n_bins=10, n_resamples=300)
+    c = calibration(p, y, n_bins=10, bootstrap=Bootstrap(300))
     ece = sum(
         abs((y[b] - p[b]).sum())
         for b in [(np.minimum((p * 10).astype(int), 9) == k) for k in range(10)]

@@ -92,8 +92,6 @@ PENDING_RESAMPLING = {
     ("stats/score_tests.py", "sign_flip_pvalues"),
     ("stats/score_tests.py", "sign_flip_test"),
     ("stats/score_tests.py", "invert_sign_flip"),
-    ("stats/scores.py", "pairwise_accuracy_from_scores"),
-    ("stats/scores.py", "calibration"),
     ("stats/mcnemar.py", "swap_position_test"),
 }
 

@@ -226,15 +226,18 @@ def pairwise_accuracy_from_scores(
     groups: np.ndarray,
     judges: Sequence[str] | None = None,
     *,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Pairwise accuracy of score-valued judges within groups (tie rule in the module docstring).
 
     Per group ``g`` and judge: ``S_g`` = sum of pair scores (1 right, 0.5 judge tie, 0 wrong),
-    ``N_g`` = pairs counted; accuracy ``sum S_g / sum N_g``; bootstrap over groups (percentile).
+    ``N_g`` = pairs counted; accuracy ``sum S_g / sum N_g``; bootstrap over groups (percentile;
+    ``bootstrap``: replicates and seed, default ``Bootstrap()``).
     """
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", ("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     x = np.asarray(reference, dtype=float)
     y = np.asarray(scores, dtype=float)
     y = y[:, None] if y.ndim == 1 else y
@@ -282,16 +285,19 @@ def calibration(
     outcome: np.ndarray,
     *,
     n_bins: int = 10,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     clusters: np.ndarray | None = None,
     confidence_level: float = 0.95,
 ) -> dict[str, object]:
     """Reliability table and ECE (bootstrap percentile interval) of probabilities ``prob`` for
     binary ``outcome`` (1 = the event the probability is about). NaN pairs are excluded.
 
-    Bins are ``[0, 1/n_bins), …, [(n_bins-1)/n_bins, 1]``.
+    Bins are ``[0, 1/n_bins), …, [(n_bins-1)/n_bins, 1]``; ``bootstrap``: replicates and seed
+    of the interval (default ``Bootstrap()``: 2,000, seed 0).
     """
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", ("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     p = np.asarray(prob, dtype=float)
     y = np.asarray(outcome, dtype=float)
     ok = ~(np.isnan(p) | np.isnan(y))
