@@ -89,8 +89,6 @@ PENDING_RESAMPLING = {
     ("stats/ppi/rogan_gladen.py", "rogan_gladen"),
     ("stats/ranking.py", "leaderboard"),
     ("stats/resampling.py", "resample_weights"),
-    ("stats/score_tests.py", "sign_flip_pvalues"),
-    ("stats/score_tests.py", "sign_flip_test"),
     ("stats/score_tests.py", "invert_sign_flip"),
     ("stats/mcnemar.py", "swap_position_test"),
 }
