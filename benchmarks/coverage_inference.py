@@ -15,7 +15,7 @@ import argparse
 import time
 
 import numpy as np
-from medjudge import Bootstrap
+from medjudge import Bootstrap, Permutation
 from medjudge.stats.accuracy import judge_accuracy
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.omnibus import cochran_q
@@ -176,7 +176,7 @@ def sim_type1(rng: np.random.Generator, reps: int) -> None:
         item = rng.normal(0, 1, (n, reps))
         x = np.clip(np.round(3 + item + rng.normal(0, 0.8, (n, reps))), 1, 5)
         y = np.clip(np.round(3 + item + rng.normal(0, 0.8, (n, reps))), 1, 5)
-        r = sign_flip_pvalues(x - y, n_resamples=999, seed=int(rng.integers(1 << 31)))
+        r = sign_flip_pvalues(x - y, permutation=Permutation(999, seed=int(rng.integers(1 << 31))))
         record(
             "type I",
             f"scores 1-5, n={n}",

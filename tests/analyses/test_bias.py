@@ -26,7 +26,7 @@ from medjudge.cli import main
 from medjudge.data.hanna import load_hanna
 from medjudge.data.model import Study
 from medjudge.data.scale import Scale
-from medjudge.stats.resampling import ResamplePlan
+from medjudge.stats.resampling import Bootstrap, ResamplePlan
 from medjudge.stats.scores import (
     calibration,
     pairwise_accuracy_from_scores,
@@ -210,7 +210,7 @@ def test_hanna_rank_correlations_and_bootstrap_replicates():
     )
     wide = wide.reindex(ref.index)
     x, y = ref["Coherence"].to_numpy(), wide["Mistral-7B/p1"].to_numpy()
-    rc = rank_correlations(x, y, ["Mistral-7B/p1"], n_resamples=200, seed=1).set_index(
+    rc = rank_correlations(x, y, ["Mistral-7B/p1"], bootstrap=Bootstrap(200, seed=1)).set_index(
         "coefficient"
     )
     ok = ~np.isnan(y)
@@ -244,7 +244,7 @@ def test_pairwise_accuracy_from_scores_against_loop():
     x = rng.integers(1, 4, g.size).astype(float)
     y = np.round(x + rng.normal(0, 1, g.size))
     y[3] = np.nan
-    pa = pairwise_accuracy_from_scores(x, y, g, ["j"], n_resamples=100).iloc[0]
+    pa = pairwise_accuracy_from_scores(x, y, g, ["j"], bootstrap=Bootstrap(100)).iloc[0]
     s = n = ties = miss = 0
     for grp in range(15):
         ii = np.flatnonzero(g == grp)
@@ -271,7 +271,7 @@ def test_calibration_ece_against_loop():
     rng = np.random.default_rng(4)
     p = rng.random(300)
     y = (rng.random(300) < p**1.5).astype(float)  # overconfident
-    c = calibration(p, y, n_bins=10, n_resamples=300)
+    c = calibration(p, y, n_bins=10, bootstrap=Bootstrap(300))
     ece = sum(
         abs((y[b] - p[b]).sum())
         for b in [(np.minimum((p * 10).astype(int), 9) == k) for k in range(10)]

@@ -300,7 +300,7 @@ def test_scale_kind_and_its_former_name_level(tmp_path):
     m = _mapping(
         tmp_path, BASE + '[scale]\nkind = "ordinal"\nlevel = "nominal"\ncategories = ["A"]\n'
     )
-    with pytest.raises(InputError, match="kind = 'ordinal' and level = 'nominal' disagree"):
+    with pytest.raises(InputError, match="kind = .ordinal. and level = .nominal. disagree"):
         load_any(data, m)
 
 

@@ -76,6 +76,8 @@ SEED_NOT_RESAMPLING = {
     ("data/simulate.py", "simulate"),
     ("data/simulate.py", "example_study"),
     ("data/synthetic.py", "write_verdict_parquet"),
+    ("data/synthetic_calibration.py", "calibration_study"),
+    ("data/synthetic_calibration.py", "calibration_table"),
     ("stats/dawid_skene.py", "dawid_skene"),
     ("stats/planning.py", "alt_test_simulation"),
     ("stats/ppi/crossfit.py", "ppi_mean_crossfit"),
@@ -87,12 +89,7 @@ PENDING_RESAMPLING = {
     ("stats/ppi/rogan_gladen.py", "rogan_gladen"),
     ("stats/ranking.py", "leaderboard"),
     ("stats/resampling.py", "resample_weights"),
-    ("stats/score_tests.py", "sign_flip_pvalues"),
-    ("stats/score_tests.py", "sign_flip_test"),
     ("stats/score_tests.py", "invert_sign_flip"),
-    ("stats/scores.py", "rank_correlations"),
-    ("stats/scores.py", "pairwise_accuracy_from_scores"),
-    ("stats/scores.py", "calibration"),
     ("stats/mcnemar.py", "swap_position_test"),
 }
 
@@ -184,8 +181,7 @@ def test_front_door_takes_no_n_resamples_or_seed_for_a_resampling():
         params = set(inspect.signature(obj).parameters)
         if "n_resamples" in params or ("seed" in params and name not in not_resampling):
             wrong.append(name)
-    # rank_correlations is pending (PENDING_RESAMPLING, stats/scores.py)
-    assert set(wrong) <= {"rank_correlations"}, wrong
+    assert not wrong, wrong
 
 
 #: column names a result table must not use (one spelling per idea, docs/api.md "Results")

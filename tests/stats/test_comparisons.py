@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from medjudge import Bootstrap
+from medjudge import Bootstrap, Permutation
 from medjudge.stats.mcnemar import clustered_mcnemar, mcnemar, mcnemar_pvalue, pairwise_counts
 from medjudge.stats.multiplicity import add_multiplicity, adjust_pvalues
 from medjudge.stats.omnibus import cochran_q, friedman_nemenyi
@@ -280,7 +280,7 @@ def test_sign_flip_exact_matches_scipy_permutation_test():
         (x, y), lambda a, b: np.mean(a - b), permutation_type="samples", n_resamples=np.inf
     )
     assert "exact" in r.method and r.pvalue == pytest.approx(ref.pvalue)
-    r2 = sign_flip_test(np.r_[x, x], np.r_[y, y], n_resamples=4000)
+    r2 = sign_flip_test(np.r_[x, x], np.r_[y, y], permutation=Permutation(4000))
     assert "monte-carlo" in r2.method and 0 < r2.pvalue <= 1
 
 

@@ -171,21 +171,16 @@ def alt_test_text(table: pd.DataFrame, epsilon: float, *, width: int = 100) -> s
     )
 
 
-def expert_agreement_text(ja: pd.DataFrame, dimension: str, *, width: int = 100) -> str:
-    """Each judge's leave-one-expert-out κ against the experts' own, under its heading."""
-    interval = (
-        f"{_level(ja['level'].dropna())} interval of the difference: "
-        + _methods(ja["ci_method"].dropna())
-        if "level" in ja and ja["level"].notna().any()
-        else "no interval"
-    )
-    cols = ["judge", "expert", "kappa_judge_others", "kappa_expert_others",
-            "judge_minus_expert", "diff_low", "diff_high"]  # fmt: skip
+def expert_agreement_text(ja: Result, *, width: int = 100) -> str:
+    """Each judge's leave-one-expert-out κ against the experts' own
+    (:class:`~medjudge.analyses.expert_results.ExpertAgreement`): its findings and tidy table."""
+    cols = ["judge", "expert", "kappa_judge_others", "kappa_expert_others", "estimate",
+            "ci_low", "ci_high"]  # fmt: skip
     return "\n".join(
         [
-            f"\n== Judge vs experts, leave one expert out ({dimension}; mean Cohen's kappa with "
-            f"the other experts; {interval})",
-            _fmt(ja, cols, width=width),
+            "\n== Judge vs experts, leave one expert out",
+            *ja.findings(),
+            _fmt(ja.table("differences"), cols, width=width),
         ]
     )
 

@@ -177,8 +177,8 @@ def _rows_for(
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
-        y, X, names, n_resamples=n_resamples, seed=seed, clusters=clusters,
-        method="bca", confidence_level=confidence_level,
+        y, X, names, bootstrap=Bootstrap(n_resamples, seed, method="bca"), clusters=clusters,
+        confidence_level=confidence_level,
     )  # fmt: skip
     rows = []
     for j, nm in enumerate(names):

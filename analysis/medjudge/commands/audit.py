@@ -157,7 +157,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                 bootstrap=settings.bootstrap,
                 confidence_level=settings.confidence_level,
                 clusters=settings.clusters(study.matrix(jd, role="expert").items),
-            ).frame
+            )
         dims3 = [d for d in alt if len(study.matrix(d, role="expert").raters) >= 3]
         if dims3:
             out["stand_in"] = pd.concat(
@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         doc["audit"]["reliability"] = _drop_empty_notes(doc["audit"]["reliability"])
         for k in ("alt_test_table", "judge_vs_experts", "stand_in"):
             if k in doc:
-                doc[k] = doc[k].to_dict(orient="records")
+                doc[k] = getattr(doc[k], "frame", doc[k]).to_dict(orient="records")
         print(dump_json(doc))
         return 0
     who, width = res["expert_label"], term_width()
@@ -201,9 +201,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if "alt_test_table" in res:
         print(alt_test_text(res["alt_test_table"], _epsilon(args), width=width))
-    if "judge_vs_experts" in res:
-        print(expert_agreement_text(res["judge_vs_experts"], res["judge_vs_experts_dimension"],
-                                    width=width))  # fmt: skip
+    if "judge_vs_experts" in res:  # the result's own sentence and tidy table
+        print(expert_agreement_text(res["judge_vs_experts"], width=width))
     if "stand_in" in res:
         print(stand_in_text(res["stand_in"], width=width))
     return 0

@@ -135,6 +135,35 @@ def rater_table(study: StudyLike) -> pd.DataFrame:
     return t.iloc[key].reset_index(drop=True)
 
 
+def parse_status(study: StudyLike, role: str = "judge") -> pd.DataFrame:
+    """Rows per rater of ``role`` and parse status, long: columns ``<role>, status, count``
+    (statuses in :data:`STATUSES` order, raters as in :func:`rater_table`; no zero counts).
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> parse_status(mj.datasets.example()).columns.tolist()
+    ['judge', 'status', 'count']
+    """
+    t = rater_table(study)
+    t = t[t["role"] == role]
+    statuses = [c for c in t.columns if c not in ("role", "rater", "total")]
+    long = t.melt(id_vars="rater", value_vars=statuses, var_name="status", value_name="count")
+    return long[long["count"] > 0].rename(columns={"rater": role}).reset_index(drop=True)
+
+
+def unusable_reasons(study: StudyLike) -> pd.DataFrame:
+    """Why rating rows have no usable value: ``reason, rows`` by decreasing count, one count
+    per row (the rows add up to ``summary()["verdicts_without_value"]``; a ``partial`` row that
+    kept a value is usable and not counted). No rows when every row has a value."""
+    r = study.ratings
+    bad = r[r["value"].isna()]
+    notes = bad["note"] if "note" in bad.columns else pd.Series(index=bad.index, dtype=object)
+    notes = notes.fillna("").astype(str).replace("", "(no reason recorded)")
+    counts = notes.value_counts().sort_values(ascending=False, kind="stable")
+    return pd.DataFrame({"reason": counts.index.astype(str), "rows": counts.to_numpy(int)})
+
+
 def _most_common(col: pd.Series) -> dict[str, int]:
     """``{value: count}`` by decreasing count, ties in order of first appearance
     (``collections.Counter(col).most_common()``, without iterating the column in Python)."""

@@ -37,6 +37,7 @@ from pydantic import (
     ValidationError,
     create_model,
     field_validator,
+    model_validator,
 )
 
 from .errors import InputError
@@ -57,6 +58,18 @@ class ScaleSpec(_Strict):
 
     kind: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
     level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
+
+    @model_validator(mode="after")
+    def _kind(self) -> ScaleSpec:
+        """``kind`` from ``kind`` or its former name ``level`` (both given: they must agree)."""
+        if self.kind and self.level and self.kind != self.level:
+            raise ValueError(
+                f"kind = {self.kind!r} and level = {self.level!r} disagree (write kind = only; "
+                "level = is its former name)"
+            )
+        self.kind = self.kind or self.level or "nominal"
+        return self
+
     categories: list[Label] = Field(default_factory=list)
     low: StrictInt | StrictFloat | None = None
     high: StrictInt | StrictFloat | None = None

@@ -36,6 +36,8 @@ class Scale:
         Optional bounds for interval/ratio scores (values outside are errors).
     tie : str or None, default None
         The category meaning "no preference", if the scale has one (must be a category).
+    level : str, optional
+        Former name of ``kind`` (accepted with a DeprecationWarning).
 
     References
     ----------

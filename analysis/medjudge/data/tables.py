@@ -78,16 +78,8 @@ class TableMapping(MappingKeys):
         d = validate_mapping(d, source)
 
         def scale(s: dict[str, Any], where: str) -> Scale:
-            # ``kind`` is the key; ``level`` its former name, still read (docs/mapping)
-            if s.get("kind") and s.get("level") and s["kind"] != s["level"]:
-                raise InputError(
-                    f"bad [{where}]: kind = {s['kind']!r} and level = {s['level']!r} disagree "
-                    "(write kind = only; level = is its former name)",
-                    file=source,
-                )
-            kind = s.get("kind") or s.get("level") or "nominal"
-            try:
-                return Scale(kind, tuple(s["categories"]), s["low"], s["high"], s["tie"])
+            try:  # kind: the mapping's kind = or its former name level = (mapping.ScaleSpec)
+                return Scale(s["kind"], tuple(s["categories"]), s["low"], s["high"], s["tie"])
             except ValueError as e:
                 raise InputError(f"bad [{where}]: {e}", file=source) from None
 

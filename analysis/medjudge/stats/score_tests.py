@@ -27,12 +27,23 @@ __all__ = [
 ]
 
 
+def _permutation(permutation: Permutation | None) -> Permutation:
+    """``permutation`` checked, or ``Permutation(9999)`` (the sign-flip tests' default)."""
+    if permutation is None:
+        return Permutation(9999)
+    if not isinstance(permutation, Permutation):
+        raise ValueError(
+            f"permutation: {permutation!r} is not allowed (a medjudge.Permutation, e.g. "
+            "Permutation(n_resamples=9999, seed=0), or None)"
+        )
+    return permutation
+
+
 def sign_flip_pvalues(
     diffs: np.ndarray,
     *,
     clusters: np.ndarray | None = None,
-    n_resamples: int = 9999,
-    seed: int = 0,
+    permutation: Permutation | None = None,
     exact_max: int = 16,
 ) -> dict[str, np.ndarray]:
     """Two-sided sign-flip (paired permutation) test of ``E[d] = 0`` for each column of ``diffs``.
@@ -41,9 +52,12 @@ def sign_flip_pvalues(
     cluster sums ``s_c = sum_{i in c} d_i`` are symmetric about 0, so ``T = sum_c s_c`` is
     compared with ``T* = sum_c e_c s_c`` for random signs ``e_c`` (Fisher 1935; Good 2005,
     ch. 3). With ``<= exact_max`` units all ``2^C`` sign vectors are enumerated (exact p);
-    otherwise ``p = (1 + #{|T*| >= |T|}) / (B + 1)`` from ``n_resamples`` random sign vectors
-    shared by all columns. NaN differences are dropped per column (treated as 0 in the sum).
+    otherwise ``p = (1 + #{|T*| >= |T|}) / (B + 1)`` from ``permutation.n_resamples`` random
+    sign vectors drawn from ``permutation.seed`` (default ``Permutation(9999)``), shared by all
+    columns. NaN differences are dropped per column (treated as 0 in the sum).
     """
+    perm = _permutation(permutation)
+    n_resamples, seed = perm.n_resamples, perm.seed
     d = np.asarray(diffs, dtype=float)
     if d.ndim == 1:
         d = d[:, None]
@@ -82,15 +96,17 @@ def sign_flip_test(
     y: np.ndarray,
     *,
     clusters: np.ndarray | None = None,
-    n_resamples: int = 9999,
-    seed: int = 0,
+    permutation: Permutation | None = None,
     exact_max: int = 16,
 ) -> TestResult:
     """Sign-flip permutation test for two score-valued judges on the same items.
 
     The statistic reported is the mean paired difference ``mean(x - y)`` over items where both
-    are present; see :func:`sign_flip_pvalues` for the test.
+    are present; see :func:`sign_flip_pvalues` for the test (``permutation``: the random sign
+    vectors, default ``Permutation(9999)``).
     """
+    perm = _permutation(permutation)
+    n_resamples, seed = perm.n_resamples, perm.seed
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     d = x - y
@@ -98,8 +114,7 @@ def sign_flip_test(
     r = sign_flip_pvalues(
         d[ok],
         clusters=None if clusters is None else np.asarray(clusters)[ok],
-        n_resamples=n_resamples,
-        seed=seed,
+        permutation=perm,
         exact_max=exact_max,
     )
     return TestResult(
@@ -341,12 +356,7 @@ def paired_score_difference(
 
     check_choice("metric", metric, SCORE_METRICS)
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
-    perm = Permutation(9999, seed=0) if permutation is None else permutation
-    if not isinstance(perm, Permutation):
-        raise ValueError(
-            f"permutation: {perm!r} is not allowed (a medjudge.Permutation, e.g. "
-            "Permutation(n_resamples=9999, seed=0), or None)"
-        )
+    perm = _permutation(permutation)
     a, b, g = (
         np.asarray(check_numbers(k, v, "a 1-d array of scores, NaN for missing")).ravel()
         for k, v in (("a", a), ("b", b), ("gold", gold))

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from medjudge.stats.resampling import ResamplePlan, weighted_bootstrap
+from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
 
 __all__ = [
     "table_rank_correlations",
@@ -120,10 +120,8 @@ def rank_correlations(
     scores: np.ndarray,
     judges: Sequence[str] | None = None,
     *,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     clusters: np.ndarray | None = None,
-    method: BootKind = "percentile",
     confidence_level: float = 0.95,
     max_cells: int = 40_000,
 ) -> pd.DataFrame:
@@ -143,12 +141,11 @@ def rank_correlations(
         Each judge's score of each item (NaN = none).
     judges : sequence of str, optional
         Judge names (default ``judge_0``, ``judge_1``, ...).
-    n_resamples, seed : int
-        Bootstrap replicates and seed (the shared resampling engine).
+    bootstrap : Bootstrap, optional
+        Replicates, seed and interval method of the bootstrap (default ``Bootstrap()``: 2,000
+        replicates, seed 0; the interval ``bootstrap.method`` or percentile).
     clusters : array-like, optional
         One label per item: whole clusters are resampled.
-    method : {"percentile", "basic", "bca"}, default "percentile"
-        Bootstrap interval.
     confidence_level : float, default 0.95
         Coverage of the intervals.
     max_cells : int
@@ -174,16 +171,16 @@ def rank_correlations(
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=80)
     >>> s = np.column_stack([x + rng.normal(size=80), rng.normal(size=80)])
-    >>> t = mj.rank_correlations(x, s, ["close", "noise"], n_resamples=200, seed=1)
+    >>> t = mj.rank_correlations(x, s, ["close", "noise"], bootstrap=mj.Bootstrap(200, seed=1))
     >>> t[["judge", "coefficient", "estimate", "n"]].round(2).to_string(index=False)
     '...close ...spearman ...0.68 ...80...'
     """
-    from .._validation import CONFIDENCE_LEVEL, RESAMPLES, SEED, IntRange, check_choice
+    from .._validation import CONFIDENCE_LEVEL, IntRange
 
-    n_resamples = RESAMPLES.check("n_resamples", n_resamples)
-    seed = SEED.check("seed", seed)
-    confidence_level = CONFIDENCE_LEVEL.check("level", confidence_level)
-    check_choice("method", method, ("percentile", "basic", "bca"))
+    boot = as_bootstrap(bootstrap)
+    n_resamples, seed = boot.n_resamples, boot.seed
+    method = boot.interval("percentile", ("percentile", "basic", "bca"))
+    confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
     from .._validation import check_numbers
 
@@ -229,15 +226,18 @@ def pairwise_accuracy_from_scores(
     groups: np.ndarray,
     judges: Sequence[str] | None = None,
     *,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
 ) -> pd.DataFrame:
     """Pairwise accuracy of score-valued judges within groups (tie rule in the module docstring).
 
     Per group ``g`` and judge: ``S_g`` = sum of pair scores (1 right, 0.5 judge tie, 0 wrong),
-    ``N_g`` = pairs counted; accuracy ``sum S_g / sum N_g``; bootstrap over groups (percentile).
+    ``N_g`` = pairs counted; accuracy ``sum S_g / sum N_g``; bootstrap over groups (percentile;
+    ``bootstrap``: replicates and seed, default ``Bootstrap()``).
     """
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", ("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     x = np.asarray(reference, dtype=float)
     y = np.asarray(scores, dtype=float)
     y = y[:, None] if y.ndim == 1 else y
@@ -285,16 +285,19 @@ def calibration(
     outcome: np.ndarray,
     *,
     n_bins: int = 10,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     clusters: np.ndarray | None = None,
     confidence_level: float = 0.95,
 ) -> dict[str, object]:
     """Reliability table and ECE (bootstrap percentile interval) of probabilities ``prob`` for
     binary ``outcome`` (1 = the event the probability is about). NaN pairs are excluded.
 
-    Bins are ``[0, 1/n_bins), …, [(n_bins-1)/n_bins, 1]``.
+    Bins are ``[0, 1/n_bins), …, [(n_bins-1)/n_bins, 1]``; ``bootstrap``: replicates and seed
+    of the interval (default ``Bootstrap()``: 2,000, seed 0).
     """
+    boot = as_bootstrap(bootstrap)
+    boot.interval("percentile", ("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     p = np.asarray(prob, dtype=float)
     y = np.asarray(outcome, dtype=float)
     ok = ~(np.isnan(p) | np.isnan(y))

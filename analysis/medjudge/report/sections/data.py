@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...data.accounting import parse_status, unusable_reasons
 from ...data.model import Study
 from ...plots.parse_status import parse_status_bars
 from ..context import ReportContext
@@ -19,7 +20,7 @@ KEY = "data"
 TITLE = "Data and parse accounting"
 
 
-def summary_frame(summary: Mapping[str, Any], ctx: ReportContext | None = None) -> pd.DataFrame:
+def summary_table(summary: Mapping[str, Any], ctx: ReportContext | None = None) -> pd.DataFrame:
     """``quantity, value`` rows of :meth:`Study.summary` for display."""
     name = ctx.names_of if ctx is not None else (lambda r, n=None: r + "s")
     roles = summary.get("roles", {})
@@ -42,16 +43,6 @@ def summary_frame(summary: Mapping[str, Any], ctx: ReportContext | None = None) 
     return pd.DataFrame(rows, columns=["quantity", "value"])
 
 
-def parse_status_frame(study: Study, role: str = "judge") -> pd.DataFrame:
-    """Long ``judge, status, count`` table (for :func:`~medjudge.plots.parse_status.parse_status_bars`)."""
-    t = study.rater_table()
-    t = t[t["role"] == role]
-    statuses = [c for c in t.columns if c not in ("role", "rater", "total")]
-    long = t.melt(id_vars="rater", value_vars=statuses, var_name="status", value_name="count")
-    long = long[long["count"] > 0].rename(columns={"rater": "judge"})
-    return long.reset_index(drop=True)
-
-
 def _in_order(frame: pd.DataFrame, order: list[str] | None) -> pd.DataFrame:
     """Rows of ``frame`` with judges in the report's one order (the leaderboard's)."""
     if not order:
@@ -65,7 +56,7 @@ def parse_status_table(study: Study, order: list[str] | None = None) -> pd.DataF
     """Rows per rater and parse status, with the share of rows without a usable value.
 
     A ``partial`` row may still carry a value (the dimensions that parsed), so the share is
-    computed from the rows *without a value*, as in :func:`unusable_reasons_frame`.
+    computed from the rows *without a value*, as in :func:`unusable_reasons_table`.
     """
     t = study.rater_table().copy()
     no_value = study.ratings.groupby("rater")["value"].apply(lambda v: int(v.isna().sum()))
@@ -88,24 +79,17 @@ def parse_status_table(study: Study, order: list[str] | None = None) -> pd.DataF
     return t.reset_index(drop=True)
 
 
-def unusable_reasons_frame(study: Study) -> pd.DataFrame:
-    """Why rating rows have no usable value (reason, rows): one count per row, so the rows add
-    up to "rows without a usable value" of the summary table. ``partial`` rows that kept a
-    value are usable and not counted here."""
-    r = study.ratings
-    bad = r[r["value"].isna()]
-    if bad.empty:
+def unusable_reasons_table(study: Study) -> pd.DataFrame:
+    """Display rows of :func:`medjudge.data.accounting.unusable_reasons`, with the total."""
+    t = unusable_reasons(study)
+    if t.empty:
         return pd.DataFrame({"reason": ["(none: every row has a usable value)"], "rows": ["0"]})
-    notes = bad["note"] if "note" in bad.columns else pd.Series(index=bad.index, dtype=object)
-    notes = notes.fillna("").astype(str).replace("", "(no reason recorded)")
-    counts = notes.value_counts()
-    counts = counts.sort_values(ascending=False, kind="stable")
-    rows = [(k, fmt_int(v)) for k, v in counts.items()]
-    rows.append(("total", fmt_int(int(counts.sum()))))
+    rows = [(k, fmt_int(v)) for k, v in zip(t["reason"], t["rows"], strict=True)]
+    rows.append(("total", fmt_int(int(t["rows"].sum()))))
     return pd.DataFrame(rows, columns=["reason", "rows"])
 
 
-def gold_frame(summary: Mapping[str, Any]) -> pd.DataFrame:
+def gold_table(summary: Mapping[str, Any]) -> pd.DataFrame:
     """Gold-label method and counts per dimension, from :meth:`Study.summary`."""
     rows = []
     mism = summary.get("supplied_vs_majority_mismatch", {})
@@ -157,7 +141,7 @@ def build(ctx: ReportContext) -> Section:
     sec = Section(KEY, TITLE)
     n_bad = int(summary["verdicts_without_value"])
     n_rows = int(summary["n_ratings"])
-    gold = gold_frame(summary)
+    gold = gold_table(summary)
     gold_text = (
         " @tbl-data-gold states how the gold label was derived in each dimension and how many "
         "items have none."
@@ -170,7 +154,7 @@ def build(ctx: ReportContext) -> Section:
         "@tbl-data-reasons); nothing was dropped. Rows without a usable value: "
         f"{md(ctx.unusable_rule())}." + gold_text
     )
-    sec.table("tbl-data-summary", "What was read.", summary_frame(summary, ctx))
+    sec.table("tbl-data-summary", "What was read.", summary_table(summary, ctx))
     order = None
     if study.judges:
         from ._results import headline_board, why_no_judge_evaluation
@@ -182,7 +166,7 @@ def build(ctx: ReportContext) -> Section:
         sec.figure(
             "fig-data-status",
             f"Parse status of the verdict rows (share of rows per {md(ctx.name('judge'))}).",
-            lambda: at_page_width(parse_status_bars(_in_order(parse_status_frame(study), order))),
+            lambda: at_page_width(parse_status_bars(_in_order(parse_status(study), order))),
         )
     sec.table(
         "tbl-data-status",
@@ -193,7 +177,7 @@ def build(ctx: ReportContext) -> Section:
     sec.table(
         "tbl-data-reasons",
         f"Why rows have no usable value (each row counted once; total {fmt_int(n_bad)}).",
-        unusable_reasons_frame(study),
+        unusable_reasons_table(study),
     )
     if len(gold):
         sec.table(
