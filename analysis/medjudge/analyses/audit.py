@@ -338,6 +338,91 @@ class AuditReport(Result):
         }
 
 
+def _dimension_audit(
+    study: Any,
+    dim: str,
+    role: str,
+    st: AuditSettings,
+    subgroups: list[str],
+    top: int,
+    with_dawid_skene: bool,
+) -> dict[str, Any]:
+    """One dimension of the audit: each rater against the others, pairwise and per-category κ,
+    subgroup reliability, Dawid–Skene (or why not) and the most disputed items."""
+    m = study.matrix(dim, role=role)
+    scale = m.scale
+    if m.values.shape[1] < 2:
+        return {"skipped": f"fewer than two {role} raters"}
+    cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
+    labels = list(scale.categories) if scale.is_categorical else None
+    kw = st.arguments(m.items)
+    d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
+    if role in getattr(study, "exchangeable", ()):
+        # rater ids are annotation slots: per-rater tables and Dawid-Skene mean nothing
+        d["per_rater_skipped"] = (
+            f"the {role} rater ids are exchangeable annotation slots, not persons: "
+            "per-annotator agreement, pairwise kappa and Dawid-Skene are not defined"
+        )
+    elif scale.is_categorical:
+        d["annotators"] = annotator_agreement(
+            m.values, raters=m.raters, categories=cats, confidence_level=st.confidence_level,
+            ci=kw["ci"], bootstrap=st.bootstrap, clusters=kw["clusters"],
+        )  # fmt: skip
+        plan = st.bootstrap.plan(m.values.shape[0], kw["clusters"])
+        d["pairwise"] = pairwise_matrix(
+            m.values, raters=m.raters, categories=cats, ci=kw["ci"], plan=plan,
+            confidence_level=st.confidence_level, method=st.bootstrap.method,
+        )  # fmt: skip
+        d["categories"] = category_agreement(
+            m.values, categories=cats, labels=labels, confidence_level=st.confidence_level
+        )
+    d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, settings=st)
+    post = _dawid_skene_part(study, dim, role, st.bootstrap.seed, with_dawid_skene, d)
+    if scale.is_categorical:
+        dis = disputed_items(
+            m.values,
+            items=m.items,
+            raters=m.raters,
+            labels=labels,
+            categories=cats,
+            posteriors=post,
+            top=top,
+        )
+        d["disputed"] = dis
+        d["n_disputed"] = dis.attrs["n_disputed"]
+    return d
+
+
+def _dawid_skene_part(
+    study: Any, dim: str, role: str, seed: int, with_dawid_skene: bool, d: dict[str, Any]
+) -> np.ndarray | None:
+    """Fit Dawid–Skene into ``d`` (or record why not); the posteriors, or None."""
+    scale = study.scales[dim]
+    labels = list(scale.categories) if scale.is_categorical else None
+    ds: DawidSkeneResult | None = None
+    if "per_rater_skipped" in d:
+        d["dawid_skene_skipped"] = (
+            f"the {role} rater ids are exchangeable annotation slots (one confusion matrix "
+            "per rater needs the same rater across items)"
+        )
+    elif not scale.is_categorical:
+        d["dawid_skene_skipped"] = f"on an {scale.kind} scale (the model needs categorical labels)"
+    elif not with_dawid_skene:
+        d["dawid_skene_skipped"] = "not requested (with_dawid_skene=False)"
+    else:
+        try:
+            ds = study_dawid_skene(study, dim, role=role, seed=seed)
+        except ValueError as e:  # not identifiable / not diagonally dominant: say why
+            d["dawid_skene_skipped"] = str(e)
+    if ds is not None:
+        d["dawid_skene"] = ds.summary(labels)
+        maj = study.gold(dim, "majority").codes if role == "expert" else None
+        if maj is not None:
+            both = np.isfinite(maj) & np.isfinite(ds.labels)
+            d["dawid_skene"]["differs_from_majority"] = int((maj[both] != ds.labels[both]).sum())
+    return None if ds is None else ds.posteriors
+
+
 def audit_study(
     study: Any,
     *,
@@ -421,7 +506,6 @@ def audit_study(
     st = settings or audit_settings(
         study, ci=ci, confidence_level=confidence_level, bootstrap=bootstrap, cluster=cluster
     )
-    seed = st.bootstrap.seed
     TOP.check("top", top)
     from ._arguments import check_dimensions, resolve_by
 
@@ -442,75 +526,8 @@ def audit_study(
         settings_out["exchangeable"] = True
     rel = dimension_reliability(study, role=role, settings=st)
     rel = rel[rel["dimension"].isin(dims)].reset_index(drop=True) if len(rel) else rel
-    out: dict[str, dict[str, Any]] = {}
-    for dim in dims:
-        m = study.matrix(dim, role=role)
-        scale = m.scale
-        if m.values.shape[1] < 2:
-            out[dim] = {"skipped": f"fewer than two {role} raters"}
-            continue
-        cats = np.arange(len(scale.categories), dtype=float) if scale.is_categorical else None
-        labels = list(scale.categories) if scale.is_categorical else None
-        kw = st.arguments(m.items)
-        d: dict[str, Any] = {"raters": m.raters, "n_items": len(m.items)}
-        if role in getattr(study, "exchangeable", ()):
-            # rater ids are annotation slots: per-rater tables and Dawid-Skene mean nothing
-            d["per_rater_skipped"] = (
-                f"the {role} rater ids are exchangeable annotation slots, not persons: "
-                "per-annotator agreement, pairwise kappa and Dawid-Skene are not defined"
-            )
-        elif scale.is_categorical:
-            d["annotators"] = annotator_agreement(
-                m.values, raters=m.raters, categories=cats, confidence_level=st.confidence_level,
-                ci=kw["ci"], bootstrap=st.bootstrap, clusters=kw["clusters"],
-            )  # fmt: skip
-            plan = st.bootstrap.plan(m.values.shape[0], kw["clusters"])
-            d["pairwise"] = pairwise_matrix(
-                m.values, raters=m.raters, categories=cats, ci=kw["ci"], plan=plan,
-                confidence_level=st.confidence_level, method=st.bootstrap.method,
-            )  # fmt: skip
-            d["categories"] = category_agreement(
-                m.values, categories=cats, labels=labels, confidence_level=st.confidence_level
-            )
-        d["subgroups"] = subgroup_reliability(study, dim, by=subgroups, role=role, settings=st)
-        post = None
-        ds: DawidSkeneResult | None = None
-        if "per_rater_skipped" in d:
-            d["dawid_skene_skipped"] = (
-                f"the {role} rater ids are exchangeable annotation slots (one confusion matrix "
-                "per rater needs the same rater across items)"
-            )
-        elif not scale.is_categorical:
-            d["dawid_skene_skipped"] = (
-                f"on an {scale.kind} scale (the model needs categorical labels)"
-            )
-        elif not with_dawid_skene:
-            d["dawid_skene_skipped"] = "not requested (with_dawid_skene=False)"
-        else:
-            try:
-                ds = study_dawid_skene(study, dim, role=role, seed=seed)
-            except ValueError as e:  # not identifiable / not diagonally dominant: say why
-                d["dawid_skene_skipped"] = str(e)
-        if ds is not None:
-            d["dawid_skene"] = ds.summary(labels)
-            maj = study.gold(dim, "majority").codes if role == "expert" else None
-            if maj is not None:
-                both = np.isfinite(maj) & np.isfinite(ds.labels)
-                d["dawid_skene"]["differs_from_majority"] = int(
-                    (maj[both] != ds.labels[both]).sum()
-                )
-            post = ds.posteriors
-        if scale.is_categorical:
-            dis = disputed_items(
-                m.values,
-                items=m.items,
-                raters=m.raters,
-                labels=labels,
-                categories=cats,
-                posteriors=post,
-                top=top,
-            )
-            d["disputed"] = dis
-            d["n_disputed"] = dis.attrs["n_disputed"]
-        out[dim] = d
+    out = {
+        dim: _dimension_audit(study, dim, role, st, subgroups, top, with_dawid_skene)
+        for dim in dims
+    }
     return AuditReport(reliability=rel, dimensions=out, settings=settings_out)
