@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name, None) is None:
             setattr(args, name, default)
 
-    from ._progress import progress
+    from ._progress import counted, progress
 
     with progress(args, f"loading {args.path}"):
         study, _ = study_of(args, "compare")
@@ -93,10 +93,12 @@ def run(args: argparse.Namespace) -> int:
     if num:
         from medjudge.analyses.score_study import score_study
 
-        out["scores"] = score_study(
-            study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
-            interval=args.score_intervals, **resampling(args),
-        )  # fmt: skip
+        with counted(args, ["scores"]) as step:
+            out["scores"] = score_study(
+                study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
+                interval=args.score_intervals, baselines=True, **resampling(args),
+                progress=lambda done, total, dim: step("scores", f"dimension {dim}", done, total),
+            )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
             print(dump_json({k: v.to_dict() for k, v in out.items()}))
@@ -104,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
             _print_scores(out["scores"])
         return 0
 
-    with progress(args, "leaderboards, pairwise tests and judges against gold"):
-        ev, jg = _evaluate(args, study, cat)
+    with counted(args, ["compare"]) as step:
+        ev, jg = _evaluate(args, study, cat, lambda what, done: step("compare", what, done, 2))
     cal = _calibration(args, study, cat)
     if args.json:
         d = ev.to_dict()
@@ -205,12 +207,14 @@ def _declares_confidence(mapping: str | None) -> bool:
     )
 
 
-def _evaluate(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
+def _evaluate(args: argparse.Namespace, study, cat: list[str], step):  # noqa: ANN001, ANN202
     from medjudge.analyses.evaluation import evaluate_judges
     from medjudge.analyses.judge_vs_gold import judge_vs_gold
 
     common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
               "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
+    step("leaderboards and pairwise tests", 0)
     ev = evaluate_judges(study, family=args.family, alpha=args.alpha, **common)
+    step("judges against gold", 1)
     jg = judge_vs_gold(study, kappa_weights=args.kappa_weights, alpha=args.alpha, **common)
     return ev, jg

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -87,10 +87,14 @@ def render_reports(
     title: str | None = None,
     author: str | None = None,
     headline: str | None = None,
+    progress: Callable[[str, str, int, int], None] | None = None,
     checklist: str | None = None,
     keep_source: bool = False,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
+
+    ``progress(kind, step, done, total)`` is called as each report's steps start (its sections,
+    then typesetting; ``kind`` is the template's stem with ``template``).
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
@@ -164,7 +168,7 @@ def render_reports(
         kept = {k: v for k, v in params.items() if k in declared}
         files = render_qmd(
             tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
-            command=command, metadata=metadata,
+            command=command, metadata=metadata, progress=_for(progress, tpl.stem),
         )  # fmt: skip
         if keep_source:
             from ..report.keep_source import write_source
@@ -182,6 +186,7 @@ def render_reports(
             engine=engine,  # type: ignore[arg-type]
             command=command,
             metadata=metadata,
+            progress=_for(progress, kind),
         )
 
     files = _render_all(kinds, one, workers)
@@ -191,6 +196,13 @@ def render_reports(
         for kind in kinds:
             write_source(template_path(kind), params, out, command=command)
     return files
+
+
+def _for(progress: Callable[[str, str, int, int], None] | None, kind: str) -> Any:
+    """``progress`` with its first argument (the report) bound, as :func:`render_qmd` takes it."""
+    if progress is None:
+        return None
+    return lambda what, done, total: progress(kind, what, done, total)
 
 
 def _render_all(kinds: list[str], one: Any, workers: int) -> dict[str, dict[str, Path]]:
@@ -347,7 +359,7 @@ def run(args: argparse.Namespace) -> int:
         names[key.strip()] = value.strip()
     from ..report.render import RenderError, _normalise_to
     from ._output import output_folder
-    from ._progress import progress
+    from ._progress import counted
 
     try:
         _normalise_to(args.to)
@@ -364,12 +376,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         with (
             output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage,
-            progress(args, f"rendering the {' and '.join(kinds)} report(s) of {data.name}"),
+            counted(args, [Path(args.template).stem] if args.template else kinds) as step,
         ):
             results = render_reports(
                 args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-                engine=renderer(args),
+                engine=renderer(args), progress=step,
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
                             "author", "headline", "checklist", "keep_source"),

@@ -78,8 +78,16 @@ class TableMapping(MappingKeys):
         d = validate_mapping(d, source)
 
         def scale(s: dict[str, Any], where: str) -> Scale:
+            # ``kind`` is the key; ``level`` its former name, still read (docs/mapping)
+            if s.get("kind") and s.get("level") and s["kind"] != s["level"]:
+                raise InputError(
+                    f"bad [{where}]: kind = {s['kind']!r} and level = {s['level']!r} disagree "
+                    "(write kind = only; level = is its former name)",
+                    file=source,
+                )
+            kind = s.get("kind") or s.get("level") or "nominal"
             try:
-                return Scale(s["level"], tuple(s["categories"]), s["low"], s["high"], s["tie"])
+                return Scale(kind, tuple(s["categories"]), s["low"], s["high"], s["tie"])
             except ValueError as e:
                 raise InputError(f"bad [{where}]: {e}", file=source) from None
 
@@ -456,7 +464,7 @@ def scales_of(
             raise InputError(
                 "no labels to infer a scale from (every cell is empty or invalid)",
                 file=mapping.source,
-                hint='declare [scale] with level = "nominal" and categories = [...]',
+                hint='declare [scale] with kind = "nominal" and categories = [...]',
             )
         default = Scale("nominal", tuple(cats))
     return {d: mapping.scales.get(d, default) for d in dims}  # type: ignore[misc]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
@@ -28,7 +29,9 @@ SECTIONS = [
 ]  # fmt: skip
 
 
-def audit_report(study: Study, **settings: Any) -> Report:
+def audit_report(
+    study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
+) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
     sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
-    return build_report("audit", sections, ReportContext(study, **settings))
+    return build_report("audit", sections, ReportContext(study, **settings), progress)

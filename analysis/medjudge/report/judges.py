@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
@@ -39,7 +40,9 @@ SECTIONS = [
 ]  # fmt: skip
 
 
-def judges_report(study: Study, **settings: Any) -> Report:
+def judges_report(
+    study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
+) -> Report:
     """Build every section of the judge evaluation report (settings: :class:`ReportContext`)."""
     sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
-    return build_report("judges", sections, ReportContext(study, **settings))
+    return build_report("judges", sections, ReportContext(study, **settings), progress)
