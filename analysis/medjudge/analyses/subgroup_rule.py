@@ -1,8 +1,7 @@
 """Which item attributes a breakdown uses when none is named: one documented rule.
 
 :func:`default_subgroup_attributes` is the rule of the command line, both reports and every
-analysis whose ``by=`` is left out; :func:`subgroup_attributes` lists every named attribute with
-two or more values.
+analysis whose ``by=`` is left out (the audit's subgroup reliability too).
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 from medjudge.data.model import Study
 
 __all__ = [
-    "MAX_SUBGROUPS", "SUBGROUP_ATTRIBUTES", "default_subgroup_attributes", "subgroup_attributes",
+    "MAX_SUBGROUPS", "SUBGROUP_ATTRIBUTES", "default_subgroup_attributes",
 ]  # fmt: skip
 
 
@@ -19,22 +18,6 @@ __all__ = [
 SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
 #: another item attribute is a subgroup when it has this many distinct values at most
 MAX_SUBGROUPS = 30
-
-
-def subgroup_attributes(study: Study) -> list[str]:
-    """Every one of :data:`SUBGROUP_ATTRIBUTES` the items carry with two or more values (the
-    audit's subgroup reliability when ``by`` is not named).
-
-    Examples
-    --------
-    >>> import medjudge as mj
-    >>> subgroup_attributes(mj.datasets.demo())
-    ['organ_system', 'department', 'modality_type']
-    """
-    items = study.items
-    return [
-        c for c in SUBGROUP_ATTRIBUTES if c in items.columns and items[c].nunique(dropna=True) > 1
-    ]
 
 
 def default_subgroup_attributes(study: Study) -> list[str]:

@@ -38,7 +38,6 @@ from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was 
     MAX_SUBGROUPS,
     SUBGROUP_ATTRIBUTES,
     default_subgroup_attributes,
-    subgroup_attributes,
 )
 
 __all__ = [
