@@ -10,7 +10,9 @@ the cases only group items for the cluster bootstrap. Each replicate runs
 analysis' decision rule (Holm over the two tests at 5%; over-confident when the gap's interval
 lies above 0).
 
-Reported per judge: the flag rate (how often it is called miscalibrated; the calibrated judge's
+Intervals: the ECE's is the cluster-bootstrap percentile interval, the Brier score's and the
+gap's the cluster-robust t interval (``run(n, reps, seed, 20)`` measures those quickly: they do
+not depend on B). Reported per judge: the flag rate (how often it is called miscalibrated; the calibrated judge's
 is the familywise size, the over-confident judge's the power), how often it is called
 over-confident, the mean ECE and the mean ECE expected under calibration, and the coverage of
 the 95% intervals of the ECE, Brier score and gap of their true values.

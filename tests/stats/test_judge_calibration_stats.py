@@ -90,3 +90,21 @@ def test_clusters_widen_the_interval_not_the_estimate() -> None:
     b = calibration_statistics(p, y, clusters=cl, bootstrap=Bootstrap(200))
     assert a["ece"] == b["ece"] and b["n_clusters"] == 100
     assert "cluster bootstrap" in b["ci_method"] and "cluster" not in a["ci_method"]
+
+
+def test_brier_and_gap_intervals_are_t_intervals_on_cluster_means() -> None:
+    """With equal clusters the cluster-robust t interval of a mean is scipy's t interval on the
+    cluster means (G - 1 df); without clusters, scipy's t interval on the items."""
+    from scipy import stats
+
+    p, y = _data(400, 9)
+    cl = np.repeat(np.arange(100), 4)
+    r = calibration_statistics(p, y, clusters=cl, bootstrap=Bootstrap(20))
+    for key, x in (("brier", (p - y) ** 2), ("gap", p - y)):
+        means = x.reshape(100, 4).mean(1)
+        lo, hi = stats.t.interval(0.95, 99, loc=means.mean(), scale=stats.sem(means))
+        assert (r[f"{key}_low"], r[f"{key}_high"]) == pytest.approx((lo, hi), abs=1e-12)
+    r = calibration_statistics(p, y, bootstrap=Bootstrap(20))
+    lo, hi = stats.t.interval(0.95, 399, loc=(p - y).mean(), scale=stats.sem(p - y))
+    assert (r["gap_low"], r["gap_high"]) == pytest.approx((lo, hi), abs=1e-12)
+    assert "cluster-robust t" not in r["mean_ci_method"]

@@ -33,7 +33,7 @@ __all__ = ["CalibrationResult", "judge_calibration", "has_confidence", "why_no_c
 _COLS = [
     "dimension", "judge", "ece", "ece_low", "ece_high", "brier", "brier_low", "brier_high",
     "gap", "gap_low", "gap_high", "mean_confidence", "accuracy", "ece_null", "p_value",
-    "p_holm", "flag", "n", "n_clusters", "excluded", "ci_method", "test",
+    "p_holm", "flag", "n", "n_clusters", "excluded", "ci_method", "mean_ci_method", "test",
 ]  # fmt: skip
 
 
@@ -112,8 +112,10 @@ class CalibrationResult(TablesToDict, Result):
             [
                 Quantity("ECE", "ece", "ece_low", "ece_high", test="test", p_value="p_value",
                          p_adjusted="p_holm"),
-                Quantity("Brier score", "brier", "brier_low", "brier_high"),
-                Quantity("confidence gap", "gap", "gap_low", "gap_high"),
+                Quantity("Brier score", "brier", "brier_low", "brier_high",
+                         ci_method="mean_ci_method"),
+                Quantity("confidence gap", "gap", "gap_low", "gap_high",
+                         ci_method="mean_ci_method"),
             ],
             confidence_level=s["confidence_level"], alpha=s["alpha"],
             family="Holm over every judge × dimension", extra=["ece_null", "flag"],
@@ -161,7 +163,8 @@ class CalibrationResult(TablesToDict, Result):
             lines.append(show.to_string(index=False))
         s = self.settings
         lines.append(
-            f"intervals: {s['ci_method']}, {s['confidence_level']:.0%}; test: {s['test']}, "
+            f"intervals ({s['confidence_level']:.0%}): ECE {s['ci_method']}, Brier and "
+            f"conf - acc {s['mean_ci_method']}; test: {s['test']}, "
             f"Holm over {len(c)} judge x dimension tests at alpha {s['alpha']:g}; "
             f"{s['n_bins']} equal-width bins"
         )
@@ -288,6 +291,7 @@ def judge_calibration(
         "n_bins": n_bins, "n_resamples": boot.n_resamples, "seed": boot.seed,
         "confidence_level": level, "alpha": alpha, "adjustment": "Holm",  # of p_holm
         "ci_method": str(table["ci_method"].iloc[0]) if len(table) else "",
+        "mean_ci_method": str(table["mean_ci_method"].iloc[0]) if len(table) else "",
         "test": str(table["test"].iloc[0]) if len(table) else "",
         "cluster": clusters.column, "gold": gold,
     }  # fmt: skip

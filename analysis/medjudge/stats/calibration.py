@@ -15,14 +15,19 @@ its verdict is right) and correctness ``y_i`` in {0, 1} (verdict equals gold):
   The plug-in ECE is biased upward (a calibrated judge's is above 0 in finite samples), so the
   test, not "the interval covers 0", decides whether the judge is miscalibrated.
 
-ECE, Brier score and gap get cluster-bootstrap percentile intervals (items of one case or image
-resampled together) from the project's :class:`~medjudge.stats.resampling.Bootstrap`.
+The ECE gets a cluster-bootstrap percentile interval (items of one case or image resampled
+together; the project's :class:`~medjudge.stats.resampling.Bootstrap`). The Brier score and the
+gap are means over items: they get the cluster-robust t interval ``mean ± t_{G-1} se`` with
+``se² = G/(G-1) Σ_g (Σ_{i in g} (x_i - mean))² / n²`` over the ``G`` clusters (each item its
+own cluster without clusters), which held 94.4–95.5% coverage with 25 clusters where the
+percentile bootstrap gave 90–93% (docs/calibration.md, "Judge calibration").
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats as sps
 
 from .resampling import Bootstrap, as_bootstrap, weighted_bootstrap
 
@@ -41,6 +46,18 @@ def bin_codes(confidence: np.ndarray, n_bins: int) -> np.ndarray:
 def _ece_rows(resid: np.ndarray, onehot: np.ndarray, w: np.ndarray) -> np.ndarray:
     """ECE under each row of weights ``w`` (k × n): ``Σ_b |Σ_i w_i r_i 1[i in b]| / Σ_i w_i``."""
     return np.abs((w * resid) @ onehot).sum(1) / w.sum(1)
+
+
+def _mean_ci(x: np.ndarray, codes: np.ndarray, level: float) -> tuple[float, float, float]:
+    """Mean of ``x`` and its cluster-robust t interval (module docstring); ``codes`` 0..G-1."""
+    m = float(x.mean())
+    s = np.bincount(codes, weights=x - m)
+    g = s.size
+    if g < 2:
+        return m, np.nan, np.nan
+    se = float(np.sqrt(g / (g - 1) * np.sum(s**2)) / x.size)
+    q = float(sps.t.ppf(0.5 + level / 2, g - 1))
+    return m, m - q * se, m + q * se
 
 
 def calibration_statistics(
@@ -73,8 +90,8 @@ def calibration_statistics(
     -------
     dict
         ``ece, ece_low, ece_high, brier, brier_low, brier_high, gap, gap_low, gap_high,
-        mean_confidence, accuracy, ece_null, p_value, n, n_clusters, excluded, ci_method,
-        test`` and ``bins`` (a DataFrame ``bin, bin_low, bin_high, n, confidence, observed``;
+        mean_confidence, accuracy, ece_null, p_value, n, n_clusters, excluded, ci_method`` (of
+        the ECE), ``mean_ci_method`` (of the Brier score and gap), ``test`` and ``bins`` (a DataFrame ``bin, bin_low, bin_high, n, confidence, observed``;
         bins without items are left out).
 
     Raises
@@ -120,15 +137,15 @@ def calibration_statistics(
     onehot = np.zeros((n, n_bins))
     onehot[np.arange(n), b] = 1.0
     resid = y - p
-    sq = (p - y) ** 2
 
-    def stats(w: np.ndarray) -> np.ndarray:
-        w = np.asarray(w, dtype=float)
-        tot = w.sum(1)
-        return np.column_stack([_ece_rows(resid, onehot, w), (w @ sq) / tot, -(w @ resid) / tot])
+    def ece(w: np.ndarray) -> np.ndarray:
+        return _ece_rows(resid, onehot, np.asarray(w, dtype=float))[:, None]
 
     plan = boot.plan(n, clusters=cl)
-    res = weighted_bootstrap(stats, plan, confidence_level=confidence_level, method="percentile")
+    res = weighted_bootstrap(ece, plan, confidence_level=confidence_level, method="percentile")
+    codes = np.arange(n) if cl is None else pd.factorize(pd.Series(cl), sort=True)[0]
+    brier = _mean_ci((p - y) ** 2, codes, confidence_level)
+    gap = _mean_ci(p - y, codes, confidence_level)
     # consistency resampling: outcomes drawn from the stated confidences (the null)
     rng = np.random.default_rng(boot.seed + 1)
     null = np.empty(boot.n_resamples)
@@ -153,8 +170,8 @@ def calibration_statistics(
     n_cl = n if cl is None else int(pd.unique(cl).size)
     return {
         "ece": float(est[0]), "ece_low": float(low[0]), "ece_high": float(high[0]),
-        "brier": float(est[1]), "brier_low": float(low[1]), "brier_high": float(high[1]),
-        "gap": float(est[2]), "gap_low": float(low[2]), "gap_high": float(high[2]),
+        "brier": brier[0], "brier_low": brier[1], "brier_high": brier[2],
+        "gap": gap[0], "gap_low": gap[1], "gap_high": gap[2],
         "mean_confidence": float(p.mean()), "accuracy": float(y.mean()),
         "ece_null": float(null.mean()),
         "p_value": float((1 + (null >= est[0] - 1e-12).sum()) / (boot.n_resamples + 1)),
@@ -162,6 +179,11 @@ def calibration_statistics(
         "ci_method": (
             f"{'cluster ' if cl is not None else ''}bootstrap percentile "
             f"(B={boot.n_resamples}, seed={boot.seed})"
+        ),
+        "mean_ci_method": (
+            f"cluster-robust t ({n_cl} clusters, {n_cl - 1} df)"
+            if cl is not None
+            else f"t interval (items independent, {n - 1} df)"
         ),
         "test": f"consistency resampling of the ECE (Bröcker & Smith 2007; B={boot.n_resamples})",
         "bins": bins,

@@ -68,7 +68,8 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
         f"*{md(head)}*: the expected calibration error (ECE, {fmt_int(s['n_bins'])} equal-width "
         "bins; the mean gap between stated confidence and observed accuracy, weighted by the "
         "items in each bin), the Brier score and the mean confidence minus the accuracy, with "
-        f"{lvl} intervals ({prose(s['ci_method'])}). The ECE of a perfectly calibrated judge is "
+        f"{lvl} intervals (ECE: {prose(s['ci_method'])}; Brier score and gap: "
+        f"{prose(s['mean_ci_method'])}). The ECE of a perfectly calibrated judge is "
         "above 0 in a finite sample; *ECE if calibrated* is its expected value with these very "
         f"confidences, and the test ({prose(s['test'])}) asks whether the observed ECE exceeds it "
         f"({adj} over {fmt_int(len(c))} tests, α = {s['alpha']:g})."
@@ -112,9 +113,9 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
     )
     sec.methods.append(
         f"Calibration of stated confidence: ECE over {fmt_int(s['n_bins'])} equal-width bins "
-        "(Guo et al. 2017), Brier score (Brier 1950) and confidence gap with "
-        f"{prose(s['ci_method'])} intervals; miscalibration tested by {prose(s['test'])} (items "
-        f"independent given their confidence), {adj}-adjusted."
+        f"(Guo et al. 2017) with {prose(s['ci_method'])} intervals, Brier score (Brier 1950) "
+        f"and confidence gap with {prose(s['mean_ci_method'])} intervals; miscalibration tested "
+        f"by {prose(s['test'])} (items independent given their confidence), {adj}-adjusted."
     )
     sec.references += ["guo2017", "brier1950", "brocker2007", "holm1979"]
     return sec
