@@ -34,13 +34,13 @@ from .resampling import Bootstrap, as_bootstrap, weighted_bootstrap
 __all__ = ["calibration_statistics", "bin_codes"]
 
 
-def bin_codes(confidence: np.ndarray, n_bins: int) -> np.ndarray:
+def bin_codes(stated: np.ndarray, n_bins: int) -> np.ndarray:
     """Equal-width bin of each confidence: ``min(floor(p K), K - 1)`` (1.0 in the last bin).
 
     >>> bin_codes(np.array([0.0, 0.05, 0.1, 0.95, 1.0]), 10).tolist()
     [0, 0, 1, 9, 9]
     """
-    return np.minimum((np.asarray(confidence, dtype=float) * n_bins).astype(int), n_bins - 1)
+    return np.minimum((np.asarray(stated, dtype=float) * n_bins).astype(int), n_bins - 1)
 
 
 def _ece_rows(resid: np.ndarray, onehot: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -61,7 +61,7 @@ def _mean_ci(x: np.ndarray, codes: np.ndarray, level: float) -> tuple[float, flo
 
 
 def calibration_statistics(
-    confidence: np.ndarray,
+    stated: np.ndarray,
     correct: np.ndarray,
     *,
     clusters: np.ndarray | None = None,
@@ -73,7 +73,7 @@ def calibration_statistics(
 
     Parameters
     ----------
-    confidence : array of float
+    stated : array of float
         Stated confidence per item, in [0, 1]; NaN = none stated (the item is left out).
     correct : array of float
         1 when the verdict is right, 0 when wrong, NaN = no usable verdict (left out).
@@ -120,10 +120,10 @@ def calibration_statistics(
     >>> r["p_value"] > 0.05, round(r["brier"], 3) == round(float(np.mean((p - y) ** 2)), 3)
     (True, True)
     """
-    p = np.asarray(confidence, dtype=float)
+    p = np.asarray(stated, dtype=float)
     y = np.asarray(correct, dtype=float)
     if p.shape != y.shape:
-        raise ValueError(f"confidence and correct differ in length ({p.size} vs {y.size})")
+        raise ValueError(f"stated and correct differ in length ({p.size} vs {y.size})")
     ok = np.isfinite(p) & np.isfinite(y)
     if ((p[ok] < 0) | (p[ok] > 1)).any():
         raise ValueError("confidences must lie in [0, 1]")
