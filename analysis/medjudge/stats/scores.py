@@ -92,12 +92,19 @@ def _rank_stat(x: np.ndarray, y: np.ndarray, max_cells: int):
     yc, ky = _codes(y[ok])
     idx = np.flatnonzero(ok)
     if kx * ky <= max_cells:
-        onehot = np.zeros((idx.size, kx * ky))
-        onehot[np.arange(idx.size), xc * ky + yc] = 1.0
+        # the weighted table is a sum of item weights per cell: items sorted by cell, summed
+        # over each run (O(k n), where a one-hot product costs O(k n kx ky)); exact for the
+        # whole-number weights of a resample
+        cell = xc * ky + yc
+        order = np.argsort(cell, kind="stable")
+        cells, starts = np.unique(cell[order], return_index=True)
+        cols = idx[order]
 
         def stat(w: np.ndarray) -> np.ndarray:
-            t = (np.asarray(w)[:, idx] @ onehot).reshape(-1, kx, ky)
-            rho, tau = table_rank_correlations(t)
+            w = np.asarray(w)
+            t = np.zeros((w.shape[0], kx * ky))
+            t[:, cells] = np.add.reduceat(w[:, cols], starts, axis=1)
+            rho, tau = table_rank_correlations(t.reshape(-1, kx, ky))
             return np.column_stack([rho, tau])
 
         return stat
