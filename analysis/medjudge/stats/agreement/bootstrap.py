@@ -81,7 +81,6 @@ class Resampling(NamedTuple):
             method=self.method, n=n, extra=extra, excluded=excluded,
         )  # fmt: skip
 
-
     def estimates(
         self, names: tuple[str, ...], statistic: Statistic, n_items: int, *, n: int | None = None
     ) -> list[Estimate]:

@@ -348,9 +348,7 @@ def icc(
         se, lo, hi, method, more = intervals[j]
         extra.update(more)
         out.append(
-            Estimate(
-                form, float(vals[j]), se, lo, hi, method, confidence, n, excluded, extra
-            )
+            Estimate(form, float(vals[j]), se, lo, hi, method, confidence, n, excluded, extra)
         )
     return out
 
