@@ -59,24 +59,24 @@ def table_rank_correlations(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(t, dtype=float)
     n = t.sum((1, 2))
     r, c = t.sum(2), t.sum(1)
+    # every sum below is of whole numbers (counts, mid-ranks are halves): exact in any order
     # mid-ranks of each row/column value: cumulative count before + (count + 1)/2
     rr = np.cumsum(r, 1) - r + (r + 1) / 2
     cr = np.cumsum(c, 1) - c + (c + 1) / 2
     mean = (n + 1) / 2
     dx, dy = rr - mean[:, None], cr - mean[:, None]
-    cov = np.einsum("bij,bi,bj->b", t, dx, dy)
+    cov = (np.matmul(t, dy[:, :, None])[:, :, 0] * dx).sum(1)
     vx, vy = (r * dx**2).sum(1), (c * dy**2).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = cov / np.sqrt(vx * vy)
-    # Kendall: S = sum_ij t_ij (#{i'>i, j'>j} - #{i'>i, j'<j})
-    rev = np.flip(np.cumsum(np.flip(t, 1), 1), 1)  # sum over i' >= i
-    below = np.zeros_like(rev)
-    below[:, :-1] = rev[:, 1:]  # sum over i' > i
-    cum_j = np.cumsum(below, 2)  # sum over j' <= j of rows i' > i
-    tot = cum_j[:, :, -1:]
-    gt = tot - cum_j  # j' > j
-    lt = cum_j - below  # j' < j
-    s = (t * (gt - lt)).sum((1, 2))
+    # Kendall: S = sum_ij t_ij (#{i'>i, j'>j} - #{i'>i, j'<j}); with b_ij = sum_{i'>i} t_i'j
+    # and its running sum over j, u_ij = sum_{j'<=j} b_ij', the bracket is
+    # (u_i,last - u_ij) - (u_ij - b_ij)
+    below = c[:, None, :] - np.cumsum(t, 1)  # sum over i' > i
+    u = np.cumsum(below, 2)
+    below += u[:, :, -1:]
+    below -= 2 * u
+    s = (t * below).sum((1, 2))
     n0 = n * (n - 1) / 2
     n1 = (r * (r - 1) / 2).sum(1)
     n2 = (c * (c - 1) / 2).sum(1)
