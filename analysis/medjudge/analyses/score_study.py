@@ -35,7 +35,7 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
-from ..stats.agreement.icc import icc
+from ..stats.agreement.icc import icc, icc_a1_against, icc_core
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
@@ -44,6 +44,7 @@ from ..stats.score_agreement import (
     lin_ccc,
     pearson_interval,
     score_agreement_core,
+    score_agreement_many,
 )
 from ..stats.scores import rank_correlations
 from ._result import Quantity, Result, long_table
@@ -173,28 +174,17 @@ def _rows_for(
         y, X, names, n_resamples=n_resamples, seed=seed, clusters=clusters,
         method="bca", confidence_level=confidence_level,
     )  # fmt: skip
+    est_all = _bootstrap_all(X, y, W, J, confidence_level, bmeth)
     rows = []
     for j, nm in enumerate(names):
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
-        theta = score_agreement_core(x, y)
-        boot = score_agreement_core(x, y, W)
-        jack = score_agreement_core(x, y, J)
-        with np.errstate(invalid="ignore"):
-            lo, hi = bootstrap_interval(
-                theta, boot, confidence_level=confidence_level, method="bca", jack=jack
-            )
-        se = bootstrap_se(boot)
-        est = {
-            s: (float(theta[k]), float(se[k]), float(lo[k]), float(hi[k]), bmeth)
-            for k, s in enumerate(SCORE_STATISTICS)
-        }
+        est = est_all[j]
         for _, r in ranks[ranks["judge"] == nm].iterrows():
             est[str(r["coefficient"])] = (
                 float(r["estimate"]), float(r["se"]), float(r["ci_low"]), float(r["ci_high"]),
                 bmeth,
             )  # fmt: skip
-        pair = np.c_[x, y]
         if interval == "analytic":
             ba = bland_altman(x, y, confidence_level=confidence_level)
             for key in ("bias", "loa_low", "loa_high"):
@@ -208,20 +198,11 @@ def _rows_for(
             ic = {
                 e.name: e
                 for e in icc(
-                    pair, ci="analytic", confidence_level=confidence_level, clusters=clusters
-                )
-            }["ICC2"]
-        else:
-            ic = {
-                e.name: e
-                for e in icc(
-                    pair,
-                    ci="bootstrap",
-                    confidence_level=confidence_level,
-                    **plan_arguments(plan, "bca"),
+                    np.c_[x, y], ci="analytic", confidence_level=confidence_level,
+                    clusters=clusters,
                 )  # fmt: skip
             }["ICC2"]
-        est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
+            est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
         flat = constant_side(x, y)
         for metric in METRIC_ORDER:
             e, s, a, b, meth = est[metric]
@@ -247,6 +228,55 @@ def _rows_for(
                 }
             )
     return rows
+
+
+#: a replicate within this relative distance of the estimate equals it (rounding residue of
+#: the summation order; with discrete scores a resample often has exactly the estimate's value)
+_TIE = 1e-12
+
+
+def _bootstrap_all(
+    X: np.ndarray,
+    y: np.ndarray,
+    W: np.ndarray,
+    J: np.ndarray,
+    confidence_level: float,
+    method: str,
+) -> list[dict[str, tuple]]:
+    """BCa intervals of :data:`SCORE_STATISTICS` and ICC(A,1) for every column of ``X``
+    against ``y``: all columns and statistics on the same resamples, in one product with the
+    resample weights ``W`` and one with the jackknife weights ``J``. The estimates are those of
+    :func:`score_agreement_core` and :func:`~medjudge.stats.agreement.icc.icc_core`; a
+    replicate equal to its estimate up to rounding counts as a tie in BCa's bias correction."""
+    m = X.shape[1]
+    theta = np.empty((m, len(SCORE_STATISTICS) + 1))
+    for j in range(m):
+        theta[j, :-1] = score_agreement_core(X[:, j], y)
+        with np.errstate(all="ignore"):
+            theta[j, -1] = icc_core(np.c_[X[:, j], y], form="ICC2")
+    theta[~np.isfinite(theta)] = np.nan
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [score_agreement_many(X, y, w), icc_a1_against(X, y, w)[:, :, None]], axis=2
+        )
+
+    boot, jack = stat(W), stat(J)
+    with np.errstate(invalid="ignore"):
+        tie = np.abs(boot - theta) <= _TIE * np.maximum(np.abs(theta), 1.0)
+        boot = np.where(tie, theta, boot)
+        lo, hi = bootstrap_interval(
+            theta, boot, confidence_level=confidence_level, method="bca", jack=jack
+        )
+    se = bootstrap_se(boot)
+    names = (*SCORE_STATISTICS, "icc_a1")
+    return [
+        {
+            s: (float(theta[j, k]), float(se[j, k]), float(lo[j, k]), float(hi[j, k]), method)
+            for k, s in enumerate(names)
+        }
+        for j in range(m)
+    ]
 
 
 #: what a constant rater is scored on (its correlations are undefined)
