@@ -36,7 +36,7 @@ from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc, icc_a1_against, icc_core
-from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
+from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
@@ -198,7 +198,9 @@ def _rows_for(
             ic = {
                 e.name: e
                 for e in icc(
-                    np.c_[x, y], ci="analytic", confidence_level=confidence_level,
+                    np.c_[x, y],
+                    ci="analytic",
+                    confidence_level=confidence_level,
                     clusters=clusters,
                 )  # fmt: skip
             }["ICC2"]
