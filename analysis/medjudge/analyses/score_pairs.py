@@ -1,0 +1,245 @@
+"""Paired comparisons of score judges against the same gold score (issue 37, item 6).
+
+Every pair of judges on one interval/ratio dimension: the difference of their MAE, bias, RMSE
+or CCC against gold on the items both scored, with the interval and test of
+:func:`medjudge.stats.score_tests.paired_score_difference` (MAE and bias: the cluster
+sign-flip test and the interval that inverts it; RMSE and CCC: the cluster jackknife t), and
+Holm's adjustment over the rows of a dimension.
+
+The sign-flip rows of all pairs are computed together: the flip sums ``A_k = sum_c e_kc S_c``
+and ``B_k = sum_c e_kc n_c`` of every pair come from one matrix product with the sign patterns,
+and the interval is solved in closed form — flip ``k`` is as extreme as the data at
+``theta0`` exactly when ``|A_k - theta0 B_k| >= |T - theta0 N|``, which holds between the roots
+``(A_k - T) / (B_k - N)`` and ``(A_k + T) / (B_k + N)``, so the set of ``theta0`` not rejected
+at level ``alpha`` runs from the ``m``-th smallest lower root to the ``m``-th largest upper
+root, ``m = floor(alpha K) + 1`` of the ``K`` patterns. :func:`invert_sign_flip` finds the same
+limits by bisection (equal to its tolerance); the p-values are the same patterns' counts.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..data.model import Study
+from ..stats.resampling import Permutation
+from .evaluation import cluster_ids
+
+#: the columns of a pairs table (one row per dimension, judge pair and metric)
+PAIR_COLUMNS = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "estimate_b",
+                "difference", "ci_low", "ci_high", "confidence_level", "p_value", "p_holm", "n",
+                "n_clusters", "method"]  # fmt: skip
+
+
+def _signs(g: int, perm: Permutation) -> np.ndarray:
+    """The sign patterns of :func:`~medjudge.stats.score_tests.invert_sign_flip` for ``g``
+    clusters: all ``2^g`` up to 14 clusters, else the identity and ``n_resamples`` random ones
+    from ``perm.seed`` (the same patterns, so the same p-values)."""
+    from ..stats.score_tests import EXACT_FLIPS_UP_TO
+
+    if g <= EXACT_FLIPS_UP_TO:
+        return 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
+    rng = np.random.default_rng(perm.seed)
+    return np.vstack([np.ones((1, g)), 1.0 - 2.0 * rng.integers(0, 2, (perm.n_resamples, g))])
+
+
+def _flip_columns(
+    S: np.ndarray, N: np.ndarray, level: float, perm: Permutation
+) -> list[dict[str, Any]]:
+    """Test of mean 0 and inverted interval for each column of cluster sums ``S`` with cluster
+    sizes ``N`` (both ``(g, P)``, every size > 0): the closed form in the module docstring."""
+    g = S.shape[0]
+    signs = _signs(g, perm)
+    K = signs.shape[0]
+    A, Bn = signs @ S, signs @ N
+    T, Ntot = S.sum(0), N.sum(0)
+    tol = 1e-9 * (1 + np.abs(S).sum(0))
+    p = np.mean(np.abs(A) >= np.abs(T) - tol, axis=0)
+    alpha = 1 - level
+    m = int(np.floor(alpha * K)) + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r1, r2 = (A - T) / (Bn - Ntot), (A + T) / (Bn + Ntot)
+    always = np.abs(np.abs(Bn) - Ntot) <= 1e-12 * Ntot  # every sign the same: always extreme
+    low = np.where(always, -np.inf, np.fmin(r1, r2))
+    high = np.where(always, np.inf, np.fmax(r1, r2))
+    lo = np.partition(low, m - 1, axis=0)[m - 1] if m <= K else np.full(T.shape, -np.inf)
+    hi = np.partition(high, K - m, axis=0)[K - m] if m <= K else np.full(T.shape, np.inf)
+    est = T / Ntot
+    kind = "exact, all 2^G patterns" if g <= 14 else (
+        f"{perm.n_resamples} random patterns, seed {perm.seed}")  # fmt: skip
+    out = []
+    for c in range(S.shape[1]):
+        a, b = float(lo[c]), float(hi[c])
+        if p[c] > alpha and not a <= 0 <= b:  # the interval and the test agree (as inverted)
+            a, b = min(a, 0.0), max(b, 0.0)
+        elif p[c] <= alpha and a <= 0 <= b:
+            a, b = (float(np.nextafter(0, 1)), b) if est[c] > 0 else (a, float(np.nextafter(0, -1)))
+        out.append({
+            "difference": float(est[c]), "ci_low": a, "ci_high": b, "p_value": float(p[c]),
+            "n_clusters": g,
+            "method": f"cluster sign-flip test ({kind}; {g} clusters), interval by inverting it",
+        })  # fmt: skip
+    return out
+
+
+def _sign_flip_pairs(
+    E: np.ndarray, codes: np.ndarray, pairs: list[tuple[int, int]], level: float,
+    perm: Permutation,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """MAE or bias rows (per-item errors ``E``, ``(n, judges)``, NaN = no score or no gold)
+    of every pair, pairs with the same number of clusters sharing one product."""
+    G = int(codes.max()) + 1 if codes.size else 0
+    rows: list[dict[str, Any] | None] = [None] * len(pairs)
+    by_g: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    for k, (i, j) in enumerate(pairs):
+        ok = ~(np.isnan(E[:, i]) | np.isnan(E[:, j]))
+        d = np.where(ok, E[:, i] - E[:, j], 0.0)
+        s = np.bincount(codes, weights=d, minlength=G)
+        nc = np.bincount(codes, weights=ok.astype(float), minlength=G)
+        keep = nc > 0
+        est_a = float(E[ok, i].mean()) if ok.any() else np.nan
+        est_b = float(E[ok, j].mean()) if ok.any() else np.nan
+        rows[k] = {"estimate_a": est_a, "estimate_b": est_b, "n": int(ok.sum())}
+        by_g.setdefault(int(keep.sum()), []).append((k, s[keep], nc[keep]))
+    for g, members in by_g.items():
+        if g == 0:
+            for k, _, _ in members:
+                rows[k].update(difference=np.nan, ci_low=np.nan, ci_high=np.nan,  # type: ignore[union-attr]
+                               p_value=np.nan, n_clusters=0, method="not defined: no cluster")  # fmt: skip
+            continue
+        S = np.column_stack([s for _, s, _ in members])
+        N = np.column_stack([nc for _, _, nc in members])
+        for (k, _, _), r in zip(members, _flip_columns(S, N, level, perm), strict=True):
+            rows[k].update(r)  # type: ignore[union-attr]
+    return rows  # type: ignore[return-value]
+
+
+def judge_pairs_table(
+    dimension: str,
+    judges: list[str],
+    X: np.ndarray,
+    gold: np.ndarray,
+    clusters: np.ndarray | None,
+    *,
+    metrics: tuple[str, ...] = ("mae", "bias"),
+    confidence_level: float = 0.95,
+    permutation: Permutation | None = None,
+) -> pd.DataFrame:
+    """The pairs table of one dimension from the judges' scores ``X`` (``(n, judges)``) and
+    the gold scores (NaN = none): columns :data:`PAIR_COLUMNS`, Holm over its rows."""
+    from ..stats.groups import group_codes
+    from ..stats.multiplicity import adjust_pvalues
+    from ..stats.score_tests import paired_score_difference
+
+    perm = Permutation(9999, seed=0) if permutation is None else permutation
+    pairs = list(combinations(range(len(judges)), 2))
+    cl = np.arange(gold.size) if clusters is None else np.asarray(clusters)
+    codes = group_codes(cl)[0] if gold.size else np.zeros(0, int)
+    out = []
+    for m in metrics:
+        if m in ("mae", "bias"):
+            with np.errstate(invalid="ignore"):
+                E = X - gold[:, None]
+            rows = _sign_flip_pairs(np.abs(E) if m == "mae" else E, codes, pairs,
+                                    confidence_level, perm)  # fmt: skip
+            rows = [{**r, "metric": m, "confidence_level": confidence_level} for r in rows]
+        else:
+            rows = [paired_score_difference(X[:, i], X[:, j], gold, metric=m, clusters=clusters,
+                                            confidence_level=confidence_level, permutation=perm)
+                    for i, j in pairs]  # fmt: skip
+        out += [{"dimension": dimension, "judge_a": judges[i], "judge_b": judges[j], **r}
+                for (i, j), r in zip(pairs, rows, strict=True)]  # fmt: skip
+    t = pd.DataFrame(out, columns=[c for c in PAIR_COLUMNS if c != "p_holm"])
+    if len(t):
+        t["p_holm"] = adjust_pvalues(t["p_value"].to_numpy(float), "holm")
+    else:
+        t["p_holm"] = pd.Series(dtype=float)
+    return t[PAIR_COLUMNS]
+
+
+def score_judge_pairs(
+    study: Study,
+    dimension: str,
+    *,
+    judges: list[str] | None = None,
+    metrics: tuple[str, ...] = ("mae", "bias"),
+    gold: str = "auto",
+    cluster: str | None = "auto",
+    confidence_level: float = 0.95,
+    permutation: Permutation | None = None,
+) -> pd.DataFrame:
+    """Every pair of score judges compared on the same items against the gold score.
+
+    One row per judge pair and metric: the metric of each judge, their difference (first
+    minus second) with the interval and test of
+    :func:`medjudge.stats.score_tests.paired_score_difference` (MAE and bias: the cluster
+    sign-flip test and the interval inverting it; RMSE and CCC: the cluster jackknife t), and
+    ``p_holm`` over every row of the table. Items are those with both judges' scores and a
+    gold score; clusters as :func:`score_study` resolves them.
+
+    Parameters
+    ----------
+    study : Study
+    dimension : str
+        An interval or ratio dimension.
+    judges : list of str, optional
+        Default: every judge.
+    metrics : tuple of str, default ("mae", "bias")
+        Any of ``"mae"``, ``"rmse"``, ``"bias"``, ``"ccc"``.
+    gold, cluster : str
+        As in :func:`score_study`.
+    confidence_level : float, default 0.95
+    permutation : Permutation, optional
+        Random sign patterns (more than 14 clusters) and their seed, as in
+        :func:`~medjudge.stats.score_tests.paired_score_difference`.
+
+    Returns
+    -------
+    DataFrame
+        ``dimension, judge_a, judge_b, metric, estimate_a, estimate_b, difference, ci_low,
+        ci_high, confidence_level, p_value, p_holm, n, n_clusters, method``.
+
+    References
+    ----------
+    Fisher (1935) The Design of Experiments; Holm (1979) Scand J Stat 6:65-70.
+
+    Examples
+    --------
+    >>> from medjudge.data.model import Study
+    >>> from medjudge.data.scale import Scale
+    >>> rng = np.random.default_rng(0)
+    >>> truth = rng.integers(1, 6, 40).astype(float)
+    >>> rows = [(f"i{i}", r, "judge", "q", float(np.clip(t + rng.integers(-k, k + 1), 1, 5)))
+    ...         for i, t in enumerate(truth) for r, k in (("a", 1), ("b", 2))]
+    >>> st = Study(pd.DataFrame(rows, columns=["item", "rater", "role", "dimension", "value"]),
+    ...            pd.DataFrame({"item": [f"i{i}" for i in range(40)]}),
+    ...            {"q": Scale("interval", low=1, high=5)},
+    ...            gold_table=pd.DataFrame({"item": [f"i{i}" for i in range(40)], "dimension": "q",
+    ...                                     "value": truth}))
+    >>> t = score_judge_pairs(st, "q")
+    >>> list(t["metric"]), bool((t["ci_low"] <= t["difference"]).all())
+    (['mae', 'bias'], True)
+    """
+    from ..stats.score_tests import SCORE_METRICS
+    from ._arguments import check_dimensions
+
+    check_dimensions(study, [dimension], "dimension")
+    if study.scales[dimension].is_categorical:
+        raise ValueError(f"{dimension!r} is categorical; paired score comparisons need scores")
+    for m in metrics:
+        if m not in SCORE_METRICS:
+            raise ValueError(f"metrics: {m!r} is not allowed (any of {', '.join(SCORE_METRICS)})")
+    judges = list(study.judges) if judges is None else list(judges)
+    g = study.gold(dimension, gold)  # type: ignore[arg-type]
+    clusters, _ = cluster_ids(study, cluster)
+    X = study.matrix(dimension, raters=judges, items=list(g.items)).values
+    cl = None
+    if clusters is not None:
+        cl = pd.Series(clusters, index=study.item_ids).loc[list(g.items)].to_numpy()
+    return judge_pairs_table(
+        dimension, judges, X, np.asarray(g.codes, dtype=float), cl, metrics=metrics,
+        confidence_level=confidence_level, permutation=permutation,
+    )  # fmt: skip
