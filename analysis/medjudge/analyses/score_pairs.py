@@ -47,14 +47,12 @@ def _signs(g: int, perm: Permutation) -> np.ndarray:
 
 
 def _flip_columns(
-    S: np.ndarray, N: np.ndarray, level: float, perm: Permutation
+    S: np.ndarray, N: np.ndarray, A: np.ndarray, Bn: np.ndarray, level: float, kind: str
 ) -> list[dict[str, Any]]:
     """Test of mean 0 and inverted interval for each column of cluster sums ``S`` with cluster
-    sizes ``N`` (both ``(g, P)``, every size > 0): the closed form in the module docstring."""
-    g = S.shape[0]
-    signs = _signs(g, perm)
-    K = signs.shape[0]
-    A, Bn = signs @ S, signs @ N
+    sizes ``N`` (``(g, P)``, every size > 0), given their flip sums ``A = signs @ S`` and
+    ``Bn = signs @ N`` (``(K, P)``): the closed form in the module docstring."""
+    g, K = S.shape[0], A.shape[0]
     T, Ntot = S.sum(0), N.sum(0)
     tol = 1e-9 * (1 + np.abs(S).sum(0))
     p = np.mean(np.abs(A) >= np.abs(T) - tol, axis=0)
@@ -68,8 +66,6 @@ def _flip_columns(
     lo = np.partition(low, m - 1, axis=0)[m - 1] if m <= K else np.full(T.shape, -np.inf)
     hi = np.partition(high, K - m, axis=0)[K - m] if m <= K else np.full(T.shape, np.inf)
     est = T / Ntot
-    kind = "exact, all 2^G patterns" if g <= 14 else (
-        f"{perm.n_resamples} random patterns, seed {perm.seed}")  # fmt: skip
     out = []
     for c in range(S.shape[1]):
         a, b = float(lo[c]), float(hi[c])
@@ -85,36 +81,70 @@ def _flip_columns(
     return out
 
 
+def _kind(g: int, perm: Permutation) -> str:
+    if g <= 14:
+        return "exact, all 2^G patterns"
+    return f"{perm.n_resamples} random patterns, seed {perm.seed}"
+
+
 def _sign_flip_pairs(
     E: np.ndarray, codes: np.ndarray, pairs: list[tuple[int, int]], level: float,
     perm: Permutation,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """MAE or bias rows (per-item errors ``E``, ``(n, judges)``, NaN = no score or no gold)
-    of every pair, pairs with the same number of clusters sharing one product."""
+    of every pair. Judges with every error present share one product with the sign patterns
+    (a pair's flip sums are the difference of its judges'); the other pairs are grouped by
+    their number of clusters, one product per group."""
     G = int(codes.max()) + 1 if codes.size else 0
-    rows: list[dict[str, Any] | None] = [None] * len(pairs)
+    rows: list[dict[str, Any]] = []
+    complete = ~np.isnan(E).any(0)
+    full = np.bincount(codes, minlength=G).astype(float)
     by_g: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+    shared: list[tuple[int, int, int]] = []
     for k, (i, j) in enumerate(pairs):
         ok = ~(np.isnan(E[:, i]) | np.isnan(E[:, j]))
+        rows.append({
+            "estimate_a": float(E[ok, i].mean()) if ok.any() else np.nan,
+            "estimate_b": float(E[ok, j].mean()) if ok.any() else np.nan, "n": int(ok.sum()),
+        })  # fmt: skip
+        if complete[i] and complete[j] and G > 0:
+            shared.append((k, i, j))
+            continue
         d = np.where(ok, E[:, i] - E[:, j], 0.0)
-        s = np.bincount(codes, weights=d, minlength=G)
         nc = np.bincount(codes, weights=ok.astype(float), minlength=G)
         keep = nc > 0
-        est_a = float(E[ok, i].mean()) if ok.any() else np.nan
-        est_b = float(E[ok, j].mean()) if ok.any() else np.nan
-        rows[k] = {"estimate_a": est_a, "estimate_b": est_b, "n": int(ok.sum())}
-        by_g.setdefault(int(keep.sum()), []).append((k, s[keep], nc[keep]))
+        by_g.setdefault(int(keep.sum()), []).append(
+            (k, np.bincount(codes, weights=d, minlength=G)[keep], nc[keep])
+        )
+    if shared:
+        cols = sorted({c for _, i, j in shared for c in (i, j)})
+        where = {c: q for q, c in enumerate(cols)}
+        Sj = np.column_stack([np.bincount(codes, weights=E[:, c], minlength=G) for c in cols])
+        signs = _signs(G, perm)
+        Aj, Bn = signs @ Sj, signs @ full
+        ia = [where[i] for _, i, _ in shared]
+        ib = [where[j] for _, _, j in shared]
+        S = Sj[:, ia] - Sj[:, ib]
+        N = np.repeat(full[:, None], len(shared), axis=1)
+        A = Aj[:, ia] - Aj[:, ib]
+        res = _flip_columns(S, N, A, np.repeat(Bn[:, None], len(shared), 1), level,
+                            _kind(G, perm))  # fmt: skip
+        for (k, _, _), r in zip(shared, res, strict=True):
+            rows[k].update(r)
     for g, members in by_g.items():
         if g == 0:
             for k, _, _ in members:
-                rows[k].update(difference=np.nan, ci_low=np.nan, ci_high=np.nan,  # type: ignore[union-attr]
+                rows[k].update(difference=np.nan, ci_low=np.nan, ci_high=np.nan,
                                p_value=np.nan, n_clusters=0, method="not defined: no cluster")  # fmt: skip
             continue
         S = np.column_stack([s for _, s, _ in members])
         N = np.column_stack([nc for _, _, nc in members])
-        for (k, _, _), r in zip(members, _flip_columns(S, N, level, perm), strict=True):
-            rows[k].update(r)  # type: ignore[union-attr]
-    return rows  # type: ignore[return-value]
+        signs = _signs(g, perm)
+        for (k, _, _), r in zip(
+            members, _flip_columns(S, N, signs @ S, signs @ N, level, _kind(g, perm)), strict=True
+        ):
+            rows[k].update(r)
+    return rows
 
 
 def judge_pairs_table(

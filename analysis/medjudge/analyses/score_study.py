@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc, icc_a1_against, icc_core
@@ -50,10 +50,11 @@ from ..stats.scores import rank_correlations
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
+from .score_pairs import PAIR_COLUMNS, judge_pairs_table
 from .score_pairs import score_judge_pairs as score_judge_pairs  # its first home
 
 INTERVALS = ("bootstrap", "analytic")
-TABLES = ("metrics", "reliability")
+TABLES = ("metrics", "reliability", "pairs")
 #: row order of ``metrics``: the score statistics, with the rank correlations after Pearson's
 METRIC_ORDER = (
     *SCORE_STATISTICS[: SCORE_STATISTICS.index("pearson") + 1],
@@ -80,6 +81,14 @@ METRIC_WORDS = {
 }
 
 
+#: the metric of a pairs row, in words
+PAIR_WORDS = {"mae": "MAE", "bias": "bias", "rmse": "RMSE", "ccc": "Lin's CCC"}
+#: the multiplicity family of the pairs table, in words (its ``family`` column)
+PAIRS_FAMILY = "Holm over every judge pair and metric of a dimension"
+#: sign patterns of the pairs' sign-flip tests (more than 14 clusters)
+PAIR_FLIPS = 9999
+
+
 @dataclass(frozen=True, repr=False)
 class ScoreStudyResult(TablesToDict, Result):
     """Scores against gold, experts against each other, and reliability within roles.
@@ -103,6 +112,7 @@ class ScoreStudyResult(TablesToDict, Result):
     headline: dict[str, str]
     not_applicable: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
+    pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def wide(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
         """One of the analysis' wide tables (optionally one dimension's rows); :meth:`table`
@@ -126,6 +136,30 @@ class ScoreStudyResult(TablesToDict, Result):
                 confidence_level=level,
                 warning="note",
                 extra=["raters", "items_with_missing_rating"],
+            )
+        if name == "pairs":
+            p = self.pairs
+            p = p.assign(_what=[f"difference in {PAIR_WORDS.get(k, k)} against gold (first "
+                                "judge minus second)" for k in p.get("metric", [])])  # fmt: skip
+            return long_table(
+                p,
+                ["dimension", "judge_a", "judge_b", "metric"],
+                [
+                    Quantity(
+                        "_what",
+                        "difference",
+                        ci_method="method",
+                        n_unit="items",
+                        test="method",
+                        p_value="p_value",
+                        p_adjusted="p_holm",
+                        estimand_column=True,
+                    )
+                ],  # fmt: skip
+                confidence_level=level,
+                family=str(self.settings.get("pairs_family", "")),
+                family_by=["dimension"],
+                extra=["estimate_a", "estimate_b", "n_clusters"],
             )
         m = self.metrics
         m = m.assign(_what=m["metric"].map(lambda k: METRIC_WORDS.get(k, k)))
@@ -428,6 +462,7 @@ def score_study(
     }
     metrics: list[dict[str, Any]] = []
     reliability: list[dict[str, Any]] = []
+    pairs: list[pd.DataFrame] = []
     headline: dict[str, str] = {}
     na: dict[str, str] = {}
     gold_rule: dict[str, str] = {}
@@ -448,6 +483,12 @@ def score_study(
                     X = study.matrix(d, raters=judges, items=items).values
                     cl = None if cluster_of is None else cluster_of.loc[items].to_numpy()
                     metrics += _rows_for(d, judges, "judge", "gold", X, g.codes[has], cl, **kw)
+                    if len(judges) >= 2:
+                        pairs.append(judge_pairs_table(
+                            d, judges, X, np.asarray(g.codes[has], dtype=float), cl,
+                            confidence_level=confidence_level,
+                            permutation=Permutation(PAIR_FLIPS, seed=seed),
+                        ))  # fmt: skip
                     if baselines:
                         metrics += _baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
         else:
@@ -488,10 +529,13 @@ def score_study(
         "n_resamples": n_resamples,
         "seed": seed,
         "confidence_level": confidence_level,
+        "pairs_family": PAIRS_FAMILY,
+        "pair_flips": PAIR_FLIPS,
     }
     return ScoreStudyResult(
-        pd.DataFrame(metrics), pd.DataFrame(reliability), headline, na, settings
-    )
+        pd.DataFrame(metrics), pd.DataFrame(reliability), headline, na, settings,
+        pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame(columns=PAIR_COLUMNS),
+    )  # fmt: skip
 
 
 def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) -> str:
