@@ -26,6 +26,7 @@ in docs/calibration.md ("Judges against gold and score studies").
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,10 +173,38 @@ class ScoreStudyResult(TablesToDict, Result):
         )
 
     def findings(self) -> list[str]:
-        """The headline sentence of each dimension, then what did not run and why."""
+        """The headline sentence of each dimension and its judge pairs, then what did not run
+        and why."""
+        out = []
+        for d in self.settings.get("dimensions", []):
+            out += [self.headline[d]] if d in self.headline else []
+            out += self.pair_findings(d)
+        return out + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+
+    def pair_findings(self, dimension: str) -> list[str]:
+        """The judge pairs of ``dimension`` in one sentence: how many pairs differ in each
+        metric at the Holm-adjusted level, with the test and the family named from the table
+        (``[]`` without pairs)."""
+        p = self.pairs
+        p = p[p["dimension"] == dimension] if len(p) else p
+        if p.empty:
+            return []
+        alpha = float(self.settings.get("alpha", 0.05))
+        n_pairs = len(p.drop_duplicates(["judge_a", "judge_b"]))
+        parts = []
+        for m, rows in p.groupby("metric", sort=False):
+            k = int((rows["p_holm"] <= alpha).sum())
+            parts.append(f"{PAIR_WORDS.get(str(m), m)} in {k} of {len(rows)}")
+        # one phrase per method, the cluster counts (pairs differ in missing scores) as a range
+        methods = "; ".join(dict.fromkeys(re.sub(r"; \d+ clusters\)", ")", str(t))
+                                          for t in p["method"]))  # fmt: skip
+        lo, hi = int(p["n_clusters"].min()), int(p["n_clusters"].max())
+        methods += f"; {lo}{'' if lo == hi else f'-{hi}'} clusters"
         return [
-            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
-        ] + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+            f"{dimension}: {n_pairs} judge pair(s) compared on the same items against gold — "
+            f"they differ ({self.settings.get('pairs_family', '')}, adjusted p <= {alpha:g}) "
+            f"in {', '.join(parts)} pairs ({methods})."
+        ]
 
     def __repr__(self) -> str:
         s = self.settings
@@ -389,6 +418,7 @@ def score_study(
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
     baselines: bool = False,
+    alpha: float = 0.05,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
 
@@ -401,6 +431,8 @@ def score_study(
     bootstrap : the shared bootstrap (Bootstrap). confidence_level : coverage of every interval.
     interval : ``bootstrap`` (BCa, cluster-aware) or ``analytic`` (closed forms, independent
         items) for bias, limits of agreement, Pearson, CCC and ICC.
+    alpha : level of the judge pairs' tests in the findings (the pairs table holds every
+        p-value and its Holm adjustment within the dimension).
     baselines : also score two constant raters against gold (role ``baseline``): always the
         mean gold score and always the scale's midpoint (when the scale has both ends) — the
         error a judge must beat; only MAE, RMSE and bias (a constant has no association).
@@ -530,6 +562,7 @@ def score_study(
         "seed": seed,
         "confidence_level": confidence_level,
         "pairs_family": PAIRS_FAMILY,
+        "alpha": alpha,
         "pair_flips": PAIR_FLIPS,
     }
     return ScoreStudyResult(

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
         out["scores"] = score_study(
             study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
-            interval=args.score_intervals, **resampling(args),
+            interval=args.score_intervals, alpha=args.alpha, **resampling(args),
         )  # fmt: skip
     if not cat or not study.judges:
         if args.json:
@@ -143,6 +143,10 @@ def _print_judge_vs_gold(jg) -> None:
             print(table_text(t.round(3), na_rep="not defined"))
 
 
+#: a dimension's judge pairs are listed up to this many rows (else the sentence, and --json)
+_PAIR_ROWS_SHOWN = 30
+
+
 def _print_scores(res) -> None:
     """Score dimensions: judge/expert against the reference, and reliability within roles."""
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -158,6 +162,13 @@ def _print_scores(res) -> None:
             if len(r):
                 cols = ["role", "form", "estimate", "ci_low", "ci_high", "n"]
                 print(table_text(r[cols].round(3), index=False, na_rep="not defined"))
+            for line in res.pair_findings(d):
+                print(line)
+            p = res.wide("pairs", d)
+            if 0 < len(p) <= _PAIR_ROWS_SHOWN:
+                cols = ["judge_a", "judge_b", "metric", "difference", "ci_low", "ci_high",
+                        "p_value", "p_holm"]  # fmt: skip
+                print(table_text(p[cols].round(4), index=False, na_rep="not defined"))
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
 
