@@ -139,22 +139,19 @@ class ScoreStudyResult(TablesToDict, Result):
                 extra=["raters", "items_with_missing_rating"],
             )
         if name == "pairs":
-            p = self.pairs
-            p = p.assign(_what=[f"difference in {PAIR_WORDS.get(k, k)} against gold (first "
-                                "judge minus second)" for k in p.get("metric", [])])  # fmt: skip
+            # one estimand for every metric: Holm's family spans the metrics of a dimension
             return long_table(
-                p,
+                self.pairs,
                 ["dimension", "judge_a", "judge_b", "metric"],
                 [
                     Quantity(
-                        "_what",
+                        "difference of the metric against gold (first judge minus second)",
                         "difference",
                         ci_method="method",
                         n_unit="items",
                         test="method",
                         p_value="p_value",
                         p_adjusted="p_holm",
-                        estimand_column=True,
                     )
                 ],  # fmt: skip
                 confidence_level=level,
@@ -199,7 +196,8 @@ class ScoreStudyResult(TablesToDict, Result):
         methods = "; ".join(dict.fromkeys(re.sub(r"; \d+ clusters\)", ")", str(t))
                                           for t in p["method"]))  # fmt: skip
         lo, hi = int(p["n_clusters"].min()), int(p["n_clusters"].max())
-        methods += f"; {lo}{'' if lo == hi else f'-{hi}'} clusters"
+        unit = "items" if str(self.settings.get("cluster", "")).startswith("none") else "clusters"
+        methods += f"; {lo}{'' if lo == hi else f'-{hi}'} {unit}"
         return [
             f"{dimension}: {n_pairs} judge pair(s) compared on the same items against gold — "
             f"they differ ({self.settings.get('pairs_family', '')}, adjusted p <= {alpha:g}) "
