@@ -18,6 +18,7 @@ limits by bisection (equal to its tolerance); the p-values are the same patterns
 
 from __future__ import annotations
 
+import re
 from itertools import combinations
 from typing import Any
 
@@ -273,3 +274,33 @@ def score_judge_pairs(
         dimension, judges, X, np.asarray(g.codes, dtype=float), cl, metrics=metrics,
         confidence_level=confidence_level, permutation=permutation,
     )  # fmt: skip
+
+
+#: the metric of a pairs row, in words
+PAIR_WORDS = {"mae": "MAE", "bias": "bias", "rmse": "RMSE", "ccc": "Lin's CCC"}
+
+
+def pair_sentence(pairs: pd.DataFrame, settings: dict[str, Any], dimension: str) -> list[str]:
+    """The judge pairs of ``dimension`` in one sentence (``[]`` without pairs): how many pairs
+    differ in each metric at the Holm-adjusted level ``settings["alpha"]``, with the family
+    (``settings["pairs_family"]``) and the test named from the table's ``method`` column."""
+    p = pairs[pairs["dimension"] == dimension] if len(pairs) else pairs
+    if p.empty:
+        return []
+    alpha = float(settings.get("alpha", 0.05))
+    n_pairs = len(p.drop_duplicates(["judge_a", "judge_b"]))
+    parts = []
+    for m, rows in p.groupby("metric", sort=False):
+        k = int((rows["p_holm"] <= alpha).sum())
+        parts.append(f"{PAIR_WORDS.get(str(m), m)} in {k} of {len(rows)}")
+    # one phrase per method, the cluster counts (pairs differ in missing scores) as a range
+    methods = "; ".join(dict.fromkeys(re.sub(r"; \d+ clusters\)", ")", str(t))
+                                      for t in p["method"]))  # fmt: skip
+    lo, hi = int(p["n_clusters"].min()), int(p["n_clusters"].max())
+    unit = "items" if str(settings.get("cluster", "")).startswith("none") else "clusters"
+    methods += f"; {lo}{'' if lo == hi else f'-{hi}'} {unit}"
+    return [
+        f"{dimension}: {n_pairs} judge pair(s) compared on the same items against gold — "
+        f"they differ ({settings.get('pairs_family', '')}, adjusted p <= {alpha:g}) "
+        f"in {', '.join(parts)} pairs ({methods})."
+    ]

@@ -26,7 +26,7 @@ in docs/calibration.md ("Judges against gold and score studies").
 from __future__ import annotations
 
 import math
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +51,7 @@ from ..stats.scores import rank_correlations
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
-from .score_pairs import PAIR_COLUMNS, judge_pairs_table
+from .score_pairs import PAIR_COLUMNS, judge_pairs_table, pair_sentence
 from .score_pairs import score_judge_pairs as score_judge_pairs  # its first home
 
 INTERVALS = ("bootstrap", "analytic")
@@ -82,8 +82,6 @@ METRIC_WORDS = {
 }
 
 
-#: the metric of a pairs row, in words
-PAIR_WORDS = {"mae": "MAE", "bias": "bias", "rmse": "RMSE", "ccc": "Lin's CCC"}
 #: the multiplicity family of the pairs table, in words (its ``family`` column)
 PAIRS_FAMILY = "Holm over every judge pair and metric of a dimension"
 #: sign patterns of the pairs' sign-flip tests (more than 14 clusters)
@@ -182,27 +180,7 @@ class ScoreStudyResult(TablesToDict, Result):
         """The judge pairs of ``dimension`` in one sentence: how many pairs differ in each
         metric at the Holm-adjusted level, with the test and the family named from the table
         (``[]`` without pairs)."""
-        p = self.pairs
-        p = p[p["dimension"] == dimension] if len(p) else p
-        if p.empty:
-            return []
-        alpha = float(self.settings.get("alpha", 0.05))
-        n_pairs = len(p.drop_duplicates(["judge_a", "judge_b"]))
-        parts = []
-        for m, rows in p.groupby("metric", sort=False):
-            k = int((rows["p_holm"] <= alpha).sum())
-            parts.append(f"{PAIR_WORDS.get(str(m), m)} in {k} of {len(rows)}")
-        # one phrase per method, the cluster counts (pairs differ in missing scores) as a range
-        methods = "; ".join(dict.fromkeys(re.sub(r"; \d+ clusters\)", ")", str(t))
-                                          for t in p["method"]))  # fmt: skip
-        lo, hi = int(p["n_clusters"].min()), int(p["n_clusters"].max())
-        unit = "items" if str(self.settings.get("cluster", "")).startswith("none") else "clusters"
-        methods += f"; {lo}{'' if lo == hi else f'-{hi}'} {unit}"
-        return [
-            f"{dimension}: {n_pairs} judge pair(s) compared on the same items against gold — "
-            f"they differ ({self.settings.get('pairs_family', '')}, adjusted p <= {alpha:g}) "
-            f"in {', '.join(parts)} pairs ({methods})."
-        ]
+        return pair_sentence(self.pairs, self.settings, dimension)
 
     def __repr__(self) -> str:
         s = self.settings
@@ -229,14 +207,13 @@ def _rows_for(
 ) -> list[dict[str, Any]]:
     """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
     plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
-    W, J = plan.weights(), plan.jackknife()
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
         y, X, names, n_resamples=n_resamples, seed=seed, clusters=clusters,
         method="bca", confidence_level=confidence_level,
     )  # fmt: skip
-    est_all = _bootstrap_all(X, y, W, J, confidence_level, bmeth)
+    est_all = _bootstrap_all(X, y, plan, confidence_level, bmeth)
     rows = []
     for j, nm in enumerate(names):
         x = X[:, j]
@@ -300,12 +277,7 @@ _TIE = 1e-12
 
 
 def _bootstrap_all(
-    X: np.ndarray,
-    y: np.ndarray,
-    W: np.ndarray,
-    J: np.ndarray,
-    confidence_level: float,
-    method: str,
+    X: np.ndarray, y: np.ndarray, plan: ResamplePlan, confidence_level: float, method: str
 ) -> list[dict[str, tuple]]:
     """BCa intervals of :data:`SCORE_STATISTICS` and ICC(A,1) for every column of ``X``
     against ``y``: all columns and statistics on the same resamples, in one product with the
@@ -325,7 +297,7 @@ def _bootstrap_all(
             [score_agreement_many(X, y, w), icc_a1_against(X, y, w)[:, :, None]], axis=2
         )
 
-    boot, jack = stat(W), stat(J)
+    boot, jack = stat(plan), stat(plan.cluster_jackknife())
     with np.errstate(invalid="ignore"):
         tie = np.abs(boot - theta) <= _TIE * np.maximum(np.abs(theta), 1.0)
         boot = np.where(tie, theta, boot)
@@ -376,7 +348,7 @@ def _reliability(
     m = study.matrix(dimension, role=role)
     if m.values.shape[1] < 2:
         return []
-    exch = getattr(study, "is_exchangeable", lambda r: False)(role)
+    exch = role in getattr(study, "exchangeable", ())
     forms = ("ICC1",) if exch else ("ICC1", "ICC2", "ICC2k")
     cl = None if cluster_of is None else cluster_of.loc[list(m.items)].to_numpy()
     res = {
@@ -417,6 +389,7 @@ def score_study(
     interval: str = "bootstrap",
     baselines: bool = False,
     alpha: float = 0.05,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
 
@@ -434,6 +407,8 @@ def score_study(
     baselines : also score two constant raters against gold (role ``baseline``): always the
         mean gold score and always the scale's midpoint (when the scale has both ends) — the
         error a judge must beat; only MAE, RMSE and bias (a constant has no association).
+    progress : called as ``progress(done, total, dimension)`` before each dimension (the
+        command line's progress display); ``None``: silent.
 
     Returns
     -------
@@ -483,7 +458,10 @@ def score_study(
     clusters, cluster_col = cluster_ids(study, cluster)
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
     judges, experts = list(study.judges), list(study.experts)
-    exch = getattr(study, "is_exchangeable", lambda r: False)
+
+    def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
+        return role in getattr(study, "exchangeable", ())
+
     kw = {
         "n_resamples": n_resamples,
         "seed": seed,
@@ -496,7 +474,9 @@ def score_study(
     headline: dict[str, str] = {}
     na: dict[str, str] = {}
     gold_rule: dict[str, str] = {}
-    for d in dims:
+    for done, d in enumerate(dims):
+        if progress is not None:
+            progress(done, len(dims), d)
         if judges:
             try:
                 g = study.gold(d, gold)  # type: ignore[arg-type]
@@ -585,6 +565,20 @@ def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) ->
         f"{lvl} CI {best['ci_low']:.2f}–{best['ci_high']:.2f}; CCC {ccc['estimate']:.2f}; "
         f"bias {bias['estimate']:+.2f}, {lvl} CI {bias['ci_low']:+.2f} to {bias['ci_high']:+.2f})."
     )
+    base = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "baseline")]
+    base = base[base["metric"] == "mae"].sort_values(["estimate", "rater"])
+    if len(base):
+        b = base.iloc[0]
+        closer = b["estimate"] < best["estimate"]
+        s += (
+            f" The constant baseline {b['rater']!r} has MAE {b['estimate']:.2f} ({lvl} CI "
+            f"{b['ci_low']:.2f}–{b['ci_high']:.2f}): "
+            + (
+                "closer to gold than every judge."
+                if closer
+                else "farther from gold than this judge."
+            )
+        )
     ex = metrics[(metrics["dimension"] == dimension) & (metrics["role"] == "expert")]
     ex = ex[ex["metric"] == "mae"]
     if len(ex):

@@ -166,7 +166,7 @@ def score_agreement_many(
     d = x0 - y0
     F = np.concatenate([ok.astype(float), x0, y0, x0**2, y0**2, x0 * y0, np.abs(d), d**2], 1)
     m = X.shape[1]
-    sums = (np.asarray(W, dtype=float) @ F).reshape(-1, 8, m)
+    sums = (W @ F).reshape(-1, 8, m)  # W: weights, or a plan that forms W @ F itself
     n, sx, sy, sx2, sy2, sxy2, sad, sd2 = np.moveaxis(sums, 1, 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         mx, my = sx / n, sy / n

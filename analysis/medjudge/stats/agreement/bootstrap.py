@@ -90,8 +90,8 @@ class Resampling(NamedTuple):
         interval is then the one :meth:`estimate` gives, number for number."""
         plan = default_plan(n_items, self.plan)
         full = np.asarray(statistic(np.ones((1, n_items))))[0]
-        boot = np.asarray(statistic(plan.weights()))
-        jack = np.asarray(statistic(plan.jackknife())) if self.method == "bca" else None
+        boot = plan.apply(statistic)
+        jack = plan.jackknife_apply(statistic) if self.method == "bca" else None
         label = _plan_label(plan, self.method)
         n = n_items if n is None else n
         out = []

@@ -145,7 +145,7 @@ def icc_a1_against(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
     r = (a + b) / 2
     F = np.concatenate([ok.astype(float), r, r**2, a, b, a**2 + b**2], 1)
     m = X.shape[1]
-    n, sr, sr2, sa, sb, sq = np.moveaxis((np.asarray(W, dtype=float) @ F).reshape(-1, 6, m), 1, 0)
+    n, sr, sr2, sa, sb, sq = np.moveaxis((W @ F).reshape(-1, 6, m), 1, 0)
     k = 2
     with np.errstate(invalid="ignore", divide="ignore"):
         grand = sr / n
