@@ -19,6 +19,7 @@ limits by bisection (equal to its tolerance); the p-values are the same patterns
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -35,23 +36,29 @@ PAIR_COLUMNS = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "esti
                 "n_clusters", "method"]  # fmt: skip
 
 
-def _signs(g: int, perm: Permutation) -> np.ndarray:
+@lru_cache(maxsize=2)
+def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
     """The sign patterns of :func:`~medjudge.stats.score_tests.invert_sign_flip` for ``g``
-    clusters: all ``2^g`` up to 14 clusters, else the identity and ``n_resamples`` random ones
-    from ``perm.seed`` (the same patterns, so the same p-values)."""
+    clusters, transposed (``(g, K)``, read-only; the dimensions of a study share them): all
+    ``2^g`` up to 14 clusters, else the identity and ``n_resamples`` random ones from
+    ``seed`` (the same patterns, so the same p-values)."""
     from ..stats.score_tests import EXACT_FLIPS_UP_TO
 
     if g <= EXACT_FLIPS_UP_TO:
-        return 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
-    rng = np.random.default_rng(perm.seed)
-    return np.vstack([np.ones((1, g)), 1.0 - 2.0 * rng.integers(0, 2, (perm.n_resamples, g))])
+        e = 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
+    else:
+        rng = np.random.default_rng(seed)
+        e = np.vstack([np.ones((1, g)), 1.0 - 2.0 * rng.integers(0, 2, (n_resamples, g))])
+    out = np.ascontiguousarray(e.T)
+    out.flags.writeable = False
+    return out
 
 
 def _flip_columns(
     S: np.ndarray, N: np.ndarray, A: np.ndarray, Bn: np.ndarray, level: float, kind: str
 ) -> list[dict[str, Any]]:
     """Test of mean 0 and inverted interval for each column of cluster sums ``S`` with cluster
-    sizes ``N`` (``(g, P)``, every size > 0), given their flip sums ``A = signs @ S`` and
+    sizes ``N`` (``(G, P)``; a cluster of size 0 adds nothing), given their flip sums ``A = signs @ S`` and
     ``Bn = signs @ N`` (``(K, P)``): the closed form in the module docstring."""
     g, K = S.shape[0], A.shape[0]
     T, Ntot = S.sum(0), N.sum(0)
@@ -93,58 +100,58 @@ def _sign_flip_pairs(
     perm: Permutation,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """MAE or bias rows (per-item errors ``E``, ``(n, judges)``, NaN = no score or no gold)
-    of every pair. Judges with every error present share one product with the sign patterns
-    (a pair's flip sums are the difference of its judges'); the other pairs are grouped by
-    their number of clusters, one product per group."""
+    of every pair, every pair on the same sign patterns over all ``G`` clusters (a cluster
+    where the pair has no item adds 0 to every flip sum, so the test is that of the clusters
+    with items). A pair's flip sums are its judges' (one product with the patterns for all
+    judges) corrected on the few clusters where one of the two has no score."""
     G = int(codes.max()) + 1 if codes.size else 0
-    rows: list[dict[str, Any]] = []
-    complete = ~np.isnan(E).any(0)
-    full = np.bincount(codes, minlength=G).astype(float)
-    by_g: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
-    shared: list[tuple[int, int, int]] = []
-    for k, (i, j) in enumerate(pairs):
-        ok = ~(np.isnan(E[:, i]) | np.isnan(E[:, j]))
+    if G == 0:
+        return [{"estimate_a": np.nan, "estimate_b": np.nan, "n": 0, "difference": np.nan,
+                 "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "n_clusters": 0,
+                 "method": "not defined: no cluster"} for _ in pairs]  # fmt: skip
+    miss = np.isnan(E)
+    Z = np.where(miss, 0.0, E)
+
+    def csum(v: np.ndarray) -> np.ndarray:  # per-cluster sums of the columns of v
+        return np.stack([np.bincount(codes, weights=c, minlength=G) for c in v.T], axis=1)
+
+    P = _patterns(G, perm.n_resamples, perm.seed)  # (G, K)
+    Sz, Sm, full = csum(Z), csum(miss.astype(float)), np.bincount(codes, minlength=G) * 1.0
+    Az, Am, Bfull = P.T @ Sz, P.T @ Sm, full @ P
+
+    def part(mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(per-cluster sums, their flip sums) of ``values`` on the items of ``mask``."""
+        if not mask.any():
+            return np.zeros(G), np.zeros(P.shape[1])
+        c = np.bincount(codes[mask], weights=values[mask], minlength=G)
+        u = np.flatnonzero(c)
+        return c, c[u] @ P[u]
+
+    S, N, A, Bn, rows = [], [], [], [], []
+    for i, j in pairs:
+        ok = ~(miss[:, i] | miss[:, j])
+        ci, ai = part(miss[:, j] & ~miss[:, i], Z[:, i])  # i's errors where j has none
+        cj, aj = part(miss[:, i] & ~miss[:, j], Z[:, j])
+        cm, am = part(miss[:, i] & miss[:, j], np.ones(len(codes)))
+        S.append(Sz[:, i] - Sz[:, j] - ci + cj)
+        A.append(Az[:, i] - Az[:, j] - ai + aj)
+        N.append(full - Sm[:, i] - Sm[:, j] + cm)
+        Bn.append(Bfull - Am[:, i] - Am[:, j] + am)
         rows.append({
             "estimate_a": float(E[ok, i].mean()) if ok.any() else np.nan,
             "estimate_b": float(E[ok, j].mean()) if ok.any() else np.nan, "n": int(ok.sum()),
         })  # fmt: skip
-        if complete[i] and complete[j] and G > 0:
-            shared.append((k, i, j))
-            continue
-        d = np.where(ok, E[:, i] - E[:, j], 0.0)
-        nc = np.bincount(codes, weights=ok.astype(float), minlength=G)
-        keep = nc > 0
-        by_g.setdefault(int(keep.sum()), []).append(
-            (k, np.bincount(codes, weights=d, minlength=G)[keep], nc[keep])
-        )
-    if shared:
-        cols = sorted({c for _, i, j in shared for c in (i, j)})
-        where = {c: q for q, c in enumerate(cols)}
-        Sj = np.column_stack([np.bincount(codes, weights=E[:, c], minlength=G) for c in cols])
-        signs = _signs(G, perm)
-        Aj, Bn = signs @ Sj, signs @ full
-        ia = [where[i] for _, i, _ in shared]
-        ib = [where[j] for _, _, j in shared]
-        S = Sj[:, ia] - Sj[:, ib]
-        N = np.repeat(full[:, None], len(shared), axis=1)
-        A = Aj[:, ia] - Aj[:, ib]
-        res = _flip_columns(S, N, A, np.repeat(Bn[:, None], len(shared), 1), level,
-                            _kind(G, perm))  # fmt: skip
-        for (k, _, _), r in zip(shared, res, strict=True):
-            rows[k].update(r)
-    for g, members in by_g.items():
+    S, N = np.column_stack(S), np.column_stack(N)
+    res = _flip_columns(S, N, np.column_stack(A), np.column_stack(Bn), level, "")
+    for r, x, nc in zip(rows, res, N.T, strict=True):
+        g = int((nc > 0).sum())
+        kind = _kind(G, perm)
+        x.update(n_clusters=g, method=f"cluster sign-flip test ({kind}; {g} clusters), "
+                                      "interval by inverting it")  # fmt: skip
         if g == 0:
-            for k, _, _ in members:
-                rows[k].update(difference=np.nan, ci_low=np.nan, ci_high=np.nan,
-                               p_value=np.nan, n_clusters=0, method="not defined: no cluster")  # fmt: skip
-            continue
-        S = np.column_stack([s for _, s, _ in members])
-        N = np.column_stack([nc for _, _, nc in members])
-        signs = _signs(g, perm)
-        for (k, _, _), r in zip(
-            members, _flip_columns(S, N, signs @ S, signs @ N, level, _kind(g, perm)), strict=True
-        ):
-            rows[k].update(r)
+            x.update(difference=np.nan, ci_low=np.nan, ci_high=np.nan, p_value=np.nan,
+                     method="not defined: no cluster")  # fmt: skip
+        r.update(x)
     return rows
 
 

@@ -203,24 +203,26 @@ def rank_correlations(
         check_labels("clusters", clusters, x.size)
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
     plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)
+    # every judge on the same resamples, drawn once (a statistic of shape (k, judges, 2))
+    kernels = [_rank_stat(x, y[:, j], max_cells) for j in range(y.shape[1])]
+    res = weighted_bootstrap(
+        lambda w: np.stack([f(w) for f in kernels], axis=1),
+        plan,
+        confidence_level=confidence_level,
+        method=method,
+    )
     rows = []
     for j, name in enumerate(judges):
-        res = weighted_bootstrap(
-            _rank_stat(x, y[:, j], max_cells),
-            plan,
-            confidence_level=confidence_level,
-            method=method,
-        )
         n = int((~(np.isnan(x) | np.isnan(y[:, j]))).sum())
         for k, coef in enumerate(("spearman", "kendall_tau_b")):
             rows.append(
                 {
                     "judge": name,
                     "coefficient": coef,
-                    "estimate": float(res["estimate"][k]),
-                    "se": float(res["se"][k]),
-                    "ci_low": float(res["low"][k]),
-                    "ci_high": float(res["high"][k]),
+                    "estimate": float(res["estimate"][j, k]),
+                    "se": float(res["se"][j, k]),
+                    "ci_low": float(res["low"][j, k]),
+                    "ci_high": float(res["high"][j, k]),
                     "ci_method": f"{'cluster ' if clusters is not None else ''}bootstrap {method} "
                     f"(B={n_resamples}, seed={seed})",
                     "n": n,
