@@ -12,6 +12,7 @@ from typing import Any
 
 from .._validation import check_choice, check_names
 from ..stats.accuracy import POLICIES
+from .subgroup_rule import default_subgroup_attributes, subgroup_attributes
 
 
 def check_policy(policy: Any) -> str:
@@ -81,8 +82,6 @@ def resolve_by(
             raise ValueError(f"{old_name}: give by= only ({old_name}= is its former name)")
         by = old
     if by is None:
-        from .subgroups import default_subgroup_attributes, subgroup_attributes
-
         by = subgroup_attributes(study) if default == "all" else default_subgroup_attributes(study)
         if not by and default != "all":
             raise ValueError(
