@@ -154,3 +154,9 @@ def test_judges_report_shows_the_pairs_from_the_result() -> None:
     pairs = [t for t in sec.tables.values() if "pair" in t.columns]
     assert len(pairs) == 1 and len(pairs[0]) == len(res.wide("pairs"))
     assert any(m.startswith("Judge pairs: Holm over every judge pair") for m in sec.methods)
+
+
+def test_one_judge_has_no_pairs() -> None:
+    st, wide, img = _study()
+    t = judge_pairs_table("q", ["a"], wide[["a"]].to_numpy(), wide["gold"].to_numpy(), img)
+    assert t.empty and list(t.columns) == PAIR_COLUMNS

@@ -105,6 +105,8 @@ def _sign_flip_pairs(
     with items). A pair's flip sums are its judges' (one product with the patterns for all
     judges) corrected on the few clusters where one of the two has no score."""
     G = int(codes.max()) + 1 if codes.size else 0
+    if not pairs:
+        return []
     if G == 0:
         return [{"estimate_a": np.nan, "estimate_b": np.nan, "n": 0, "difference": np.nan,
                  "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "n_clusters": 0,

@@ -36,16 +36,15 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
-from ..stats.agreement.icc import icc, icc_a1_against, icc_core
-from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ..stats.agreement.icc import icc
+from ..stats.resampling import ResamplePlan
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
+    bootstrap_raters,
     constant_side,
     lin_ccc,
     pearson_interval,
-    score_agreement_core,
-    score_agreement_many,
 )
 from ..stats.scores import rank_correlations
 from ._result import Quantity, Result, long_table
@@ -213,7 +212,7 @@ def _rows_for(
         y, X, names, n_resamples=n_resamples, seed=seed, clusters=clusters,
         method="bca", confidence_level=confidence_level,
     )  # fmt: skip
-    est_all = _bootstrap_all(X, y, plan, confidence_level, bmeth)
+    est_all = bootstrap_raters(X, y, plan, confidence_level, bmeth)
     rows = []
     for j, nm in enumerate(names):
         x = X[:, j]
@@ -271,50 +270,6 @@ def _rows_for(
     return rows
 
 
-#: a replicate within this relative distance of the estimate equals it (rounding residue of
-#: the summation order; with discrete scores a resample often has exactly the estimate's value)
-_TIE = 1e-12
-
-
-def _bootstrap_all(
-    X: np.ndarray, y: np.ndarray, plan: ResamplePlan, confidence_level: float, method: str
-) -> list[dict[str, tuple]]:
-    """BCa intervals of :data:`SCORE_STATISTICS` and ICC(A,1) for every column of ``X``
-    against ``y``: all columns and statistics on the same resamples, in one product with the
-    resample weights ``W`` and one with the jackknife weights ``J``. The estimates are those of
-    :func:`score_agreement_core` and :func:`~medjudge.stats.agreement.icc.icc_core`; a
-    replicate equal to its estimate up to rounding counts as a tie in BCa's bias correction."""
-    m = X.shape[1]
-    theta = np.empty((m, len(SCORE_STATISTICS) + 1))
-    for j in range(m):
-        theta[j, :-1] = score_agreement_core(X[:, j], y)
-        with np.errstate(all="ignore"):
-            theta[j, -1] = icc_core(np.c_[X[:, j], y], form="ICC2")
-    theta[~np.isfinite(theta)] = np.nan
-
-    def stat(w: np.ndarray) -> np.ndarray:
-        return np.concatenate(
-            [score_agreement_many(X, y, w), icc_a1_against(X, y, w)[:, :, None]], axis=2
-        )
-
-    boot, jack = stat(plan), stat(plan.cluster_jackknife())
-    with np.errstate(invalid="ignore"):
-        tie = np.abs(boot - theta) <= _TIE * np.maximum(np.abs(theta), 1.0)
-        boot = np.where(tie, theta, boot)
-        lo, hi = bootstrap_interval(
-            theta, boot, confidence_level=confidence_level, method="bca", jack=jack
-        )
-    se = bootstrap_se(boot)
-    names = (*SCORE_STATISTICS, "icc_a1")
-    return [
-        {
-            s: (float(theta[j, k]), float(se[j, k]), float(lo[j, k]), float(hi[j, k]), method)
-            for k, s in enumerate(names)
-        }
-        for j in range(m)
-    ]
-
-
 #: what a constant rater is scored on (its correlations are undefined)
 BASELINE_METRICS = ("mae", "rmse", "bias")
 
@@ -334,6 +289,41 @@ def _baseline_rows(
         warnings.simplefilter("ignore", RuntimeWarning)
         rows = _rows_for(dimension, list(consts), "baseline", "gold", X, y, clusters, **kw)
     return [r for r in rows if r["metric"] in BASELINE_METRICS]
+
+
+def _judge_rows(
+    study: Study, d: str, judges: list[str], items: list[str], y: np.ndarray,
+    cl: np.ndarray | None, kw: dict[str, Any],
+) -> tuple[list[dict[str, Any]], pd.DataFrame]:  # fmt: skip
+    """The judges' metric rows against gold ``y`` on ``items`` and their pairs table."""
+    X = study.matrix(d, raters=judges, items=items).values
+    pairs = judge_pairs_table(
+        d, judges, X, np.asarray(y, dtype=float), cl, confidence_level=kw["confidence_level"],
+        permutation=Permutation(PAIR_FLIPS, seed=kw["seed"]),
+    )  # fmt: skip
+    return _rows_for(d, judges, "judge", "gold", X, y, cl, **kw), pairs
+
+
+def _expert_rows(
+    study: Study, d: str, experts: list[str], clusters: np.ndarray | None, kw: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each named expert against the mean of the other experts (items with both)."""
+    rows: list[dict[str, Any]] = []
+    M = study.matrix(d, raters=experts).values
+    for e, name in enumerate(experts):
+        others = np.delete(M, e, axis=1)
+        n_o = np.isfinite(others).sum(1)
+        with np.errstate(invalid="ignore"):
+            ref = np.where(n_o > 0, np.nansum(others, 1) / np.maximum(n_o, 1), np.nan)
+        keep = np.isfinite(ref) & np.isfinite(M[:, e])
+        if keep.sum() < 3:
+            continue
+        cl = None if clusters is None else clusters[keep]
+        rows += _rows_for(
+            d, [name], "expert", "mean of the other experts", M[keep, e : e + 1], ref[keep],
+            cl, **kw,
+        )  # fmt: skip
+    return rows
 
 
 def _reliability(
@@ -490,34 +480,15 @@ def score_study(
                 if len(items) < 3:
                     na[f"{d}: judges against gold"] = f"only {len(items)} item(s) have a gold score"
                 else:
-                    X = study.matrix(d, raters=judges, items=items).values
                     cl = None if cluster_of is None else cluster_of.loc[items].to_numpy()
-                    metrics += _rows_for(d, judges, "judge", "gold", X, g.codes[has], cl, **kw)
-                    if len(judges) >= 2:
-                        pairs.append(judge_pairs_table(
-                            d, judges, X, np.asarray(g.codes[has], dtype=float), cl,
-                            confidence_level=confidence_level,
-                            permutation=Permutation(PAIR_FLIPS, seed=seed),
-                        ))  # fmt: skip
-                    if baselines:
-                        metrics += _baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
+                    rows, p = _judge_rows(study, d, judges, items, g.codes[has], cl, kw)
+                    metrics += rows + (_baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
+                                       if baselines else [])  # fmt: skip
+                    pairs += [p] if len(p) else []
         else:
             na[f"{d}: judges against gold"] = "the study has no judges"
         if len(experts) >= 2 and not exch("expert"):
-            M = study.matrix(d, raters=experts).values
-            for e, name in enumerate(experts):
-                others = np.delete(M, e, axis=1)
-                n_o = np.isfinite(others).sum(1)
-                with np.errstate(invalid="ignore"):
-                    ref = np.where(n_o > 0, np.nansum(others, 1) / np.maximum(n_o, 1), np.nan)
-                keep = np.isfinite(ref) & np.isfinite(M[:, e])
-                if keep.sum() < 3:
-                    continue
-                cl = None if clusters is None else clusters[keep]
-                metrics += _rows_for(
-                    d, [name], "expert", "mean of the other experts", M[keep, e : e + 1],
-                    ref[keep], cl, **kw,
-                )  # fmt: skip
+            metrics += _expert_rows(study, d, experts, clusters, kw)
         elif len(experts) >= 2:
             na[f"{d}: each expert against the others"] = (
                 "the experts are exchangeable (rater ids are slots), so no expert can be "

@@ -33,6 +33,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from .agreement.icc import icc_a1_against, icc_core
+from .resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from .results import Estimate
 
 SCORE_STATISTICS: tuple[str, ...] = (
@@ -189,6 +191,50 @@ def score_agreement_many(
             ],
             axis=-1,
         )
+
+
+#: a replicate within this relative distance of the estimate equals it (rounding residue of
+#: the summation order; with discrete scores a resample often has exactly the estimate's value)
+_TIE = 1e-12
+
+
+def bootstrap_raters(
+    X: np.ndarray, y: np.ndarray, plan: ResamplePlan, confidence_level: float, method: str
+) -> list[dict[str, tuple]]:
+    """BCa intervals of :data:`SCORE_STATISTICS` and ICC(A,1) for every column of ``X``
+    against ``y``: all columns and statistics on the same resamples, in one product with the
+    resample weights ``W`` and one with the jackknife weights ``J``. The estimates are those of
+    :func:`score_agreement_core` and :func:`~medjudge.stats.agreement.icc.icc_core`; a
+    replicate equal to its estimate up to rounding counts as a tie in BCa's bias correction."""
+    m = X.shape[1]
+    theta = np.empty((m, len(SCORE_STATISTICS) + 1))
+    for j in range(m):
+        theta[j, :-1] = score_agreement_core(X[:, j], y)
+        with np.errstate(all="ignore"):
+            theta[j, -1] = icc_core(np.c_[X[:, j], y], form="ICC2")
+    theta[~np.isfinite(theta)] = np.nan
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [score_agreement_many(X, y, w), icc_a1_against(X, y, w)[:, :, None]], axis=2
+        )
+
+    boot, jack = stat(plan), stat(plan.cluster_jackknife())
+    with np.errstate(invalid="ignore"):
+        tie = np.abs(boot - theta) <= _TIE * np.maximum(np.abs(theta), 1.0)
+        boot = np.where(tie, theta, boot)
+        lo, hi = bootstrap_interval(
+            theta, boot, confidence_level=confidence_level, method="bca", jack=jack
+        )
+    se = bootstrap_se(boot)
+    names = (*SCORE_STATISTICS, "icc_a1")
+    return [
+        {
+            s: (float(theta[j, k]), float(se[j, k]), float(lo[j, k]), float(hi[j, k]), method)
+            for k, s in enumerate(names)
+        }
+        for j in range(m)
+    ]
 
 
 def bland_altman(
