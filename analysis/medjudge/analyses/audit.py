@@ -25,6 +25,9 @@ from medjudge.stats.audit import (
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
+from .audit_tables import audit_table
+from .audit_text import audit_summary
+
 #: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
 MIN_ITEMS = 10
 
@@ -273,8 +276,6 @@ class AuditReport(Result):
     }
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .audit_tables import audit_table
-
         return audit_table(self, name)
 
     def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
@@ -302,6 +303,11 @@ class AuditReport(Result):
             + f" (n = {int(g['n'].max())} {g['n_unit'].iloc[0]})"
             for d, g in t.groupby("dimension", sort=False)
         ]
+
+    def summary(self, *, who: str = "experts", width: int = 100) -> str:
+        """The audit as terminal text (:func:`medjudge.analyses.audit_text.audit_summary`);
+        ``who`` names the raters audited (the study's own role name)."""
+        return audit_summary(self, who=who, width=width)
 
     def __repr__(self) -> str:
         s = self.settings
