@@ -10,6 +10,8 @@ kernels), every run's wall time and the ratio new / old of the medians.
 
     python benchmarks/bench_ab.py --old 8c71b52 --runs 10 -- run data/demo --report none
     python benchmarks/bench_ab.py --old HEAD~1 --runs 5 -- report data/demo
+    python benchmarks/bench_ab.py --old 30b8968 --runs 3 --no-out -- compare \
+        data/external/hanna/hanna_long.csv --mapping data/mappings/hanna_long.toml
 """
 
 from __future__ import annotations
@@ -28,15 +30,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run(command: list[str], analysis: Path, out: Path) -> tuple[float, float]:
-    shutil.rmtree(out, ignore_errors=True)
+def _run(command: list[str], analysis: Path, out: Path | None) -> tuple[float, float]:
+    if out is not None:
+        shutil.rmtree(out, ignore_errors=True)
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as after `pip install`: bytecode is read
     env["PYTHONPATH"] = str(analysis)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "medjudge.cli", *command, "--out", str(out)],
+        [sys.executable, "-m", "medjudge.cli", *command,
+         *(["--out", str(out)] if out is not None else [])],
         env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
     )  # fmt: skip
     wall = time.perf_counter() - t0
@@ -49,6 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True, help="git revision of the code before the change")
     ap.add_argument("--runs", type=int, default=10, help="runs per version (default 10)")
+    ap.add_argument(
+        "--no-out",
+        action="store_true",
+        help="the command writes no files (compare, audit): no --out is added",
+    )
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- then the medjudge command")
     ns = ap.parse_args(argv)
     command = ns.command[1:] if ns.command[:1] == ["--"] else ns.command
@@ -63,10 +72,11 @@ def main(argv: list[str] | None = None) -> int:
             versions = {"old": tree / "analysis", "new": ROOT / "analysis"}
             times: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
             for analysis in versions.values():  # warm the file cache and bytecode
-                _run(command, analysis, Path(tmp) / "out")
+                _run(command, analysis, None if ns.no_out else Path(tmp) / "out")
             for _ in range(ns.runs):
                 for name, analysis in versions.items():
-                    times[name].append(_run(command, analysis, Path(tmp) / "out"))
+                    out = None if ns.no_out else Path(tmp) / "out"
+                    times[name].append(_run(command, analysis, out))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT)
     print(f"medjudge {' '.join(command)}: old = {ns.old}, new = the work tree, "

@@ -1,18 +1,203 @@
-"""Every pair of score judges compared on the same items against the gold score (the paired
-tests of :func:`medjudge.stats.score_tests.paired_score_difference`, Holm over the table).
+"""Paired comparisons of score judges against the same gold score (issue 37, item 6).
 
-Split from :mod:`medjudge.analyses.score_study`, which re-exports :func:`score_judge_pairs`.
+Every pair of judges on one interval/ratio dimension: the difference of their MAE, bias, RMSE
+or CCC against gold on the items both scored, with the interval and test of
+:func:`medjudge.stats.score_tests.paired_score_difference` (MAE and bias: the cluster
+sign-flip test and the interval that inverts it; RMSE and CCC: the cluster jackknife t), and
+Holm's adjustment over the rows of a dimension.
+
+The sign-flip rows of all pairs are computed together: the flip sums ``A_k = sum_c e_kc S_c``
+and ``B_k = sum_c e_kc n_c`` of every pair come from one matrix product with the sign patterns,
+and the interval is solved in closed form — flip ``k`` is as extreme as the data at
+``theta0`` exactly when ``|A_k - theta0 B_k| >= |T - theta0 N|``, which holds between the roots
+``(A_k - T) / (B_k - N)`` and ``(A_k + T) / (B_k + N)``, so the set of ``theta0`` not rejected
+at level ``alpha`` runs from the ``m``-th smallest lower root to the ``m``-th largest upper
+root, ``m = floor(alpha K) + 1`` of the ``K`` patterns. :func:`invert_sign_flip` finds the same
+limits by bisection (equal to its tolerance); the p-values are the same patterns' counts.
 """
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
+from itertools import combinations
+from typing import Any
+
+import numpy as np
 import pandas as pd
 
 from ..data.model import Study
 from ..stats.resampling import Permutation
 from .evaluation import cluster_ids
 
-__all__ = ["score_judge_pairs"]
+#: the columns of a pairs table (one row per dimension, judge pair and metric)
+PAIR_COLUMNS = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "estimate_b",
+                "difference", "ci_low", "ci_high", "confidence_level", "p_value", "p_holm", "n",
+                "n_clusters", "method"]  # fmt: skip
+
+
+@lru_cache(maxsize=2)
+def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The sign patterns of :func:`~medjudge.stats.score_tests.invert_sign_flip` for ``g``
+    clusters, transposed (``(g, K)``, read-only; the dimensions of a study share them): all
+    ``2^g`` up to 14 clusters, else the identity and ``n_resamples`` random ones from
+    ``seed`` (the same patterns, so the same p-values)."""
+    from ..stats.score_tests import EXACT_FLIPS_UP_TO
+
+    if g <= EXACT_FLIPS_UP_TO:
+        e = 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
+    else:
+        rng = np.random.default_rng(seed)
+        e = np.vstack([np.ones((1, g)), 1.0 - 2.0 * rng.integers(0, 2, (n_resamples, g))])
+    out = np.ascontiguousarray(e.T)
+    out.flags.writeable = False
+    return out
+
+
+def _flip_columns(
+    S: np.ndarray, N: np.ndarray, A: np.ndarray, Bn: np.ndarray, level: float, kind: str
+) -> list[dict[str, Any]]:
+    """Test of mean 0 and inverted interval for each column of cluster sums ``S`` with cluster
+    sizes ``N`` (``(G, P)``; a cluster of size 0 adds nothing), given their flip sums ``A = signs @ S`` and
+    ``Bn = signs @ N`` (``(K, P)``): the closed form in the module docstring."""
+    g, K = S.shape[0], A.shape[0]
+    T, Ntot = S.sum(0), N.sum(0)
+    tol = 1e-9 * (1 + np.abs(S).sum(0))
+    p = np.mean(np.abs(A) >= np.abs(T) - tol, axis=0)
+    alpha = 1 - level
+    m = int(np.floor(alpha * K)) + 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r1, r2 = (A - T) / (Bn - Ntot), (A + T) / (Bn + Ntot)
+    always = np.abs(np.abs(Bn) - Ntot) <= 1e-12 * Ntot  # every sign the same: always extreme
+    low = np.where(always, -np.inf, np.fmin(r1, r2))
+    high = np.where(always, np.inf, np.fmax(r1, r2))
+    lo = np.partition(low, m - 1, axis=0)[m - 1] if m <= K else np.full(T.shape, -np.inf)
+    hi = np.partition(high, K - m, axis=0)[K - m] if m <= K else np.full(T.shape, np.inf)
+    est = T / Ntot
+    out = []
+    for c in range(S.shape[1]):
+        a, b = float(lo[c]), float(hi[c])
+        if p[c] > alpha and not a <= 0 <= b:  # the interval and the test agree (as inverted)
+            a, b = min(a, 0.0), max(b, 0.0)
+        elif p[c] <= alpha and a <= 0 <= b:
+            a, b = (float(np.nextafter(0, 1)), b) if est[c] > 0 else (a, float(np.nextafter(0, -1)))
+        out.append({
+            "difference": float(est[c]), "ci_low": a, "ci_high": b, "p_value": float(p[c]),
+            "n_clusters": g,
+            "method": f"cluster sign-flip test ({kind}; {g} clusters), interval by inverting it",
+        })  # fmt: skip
+    return out
+
+
+def _kind(g: int, perm: Permutation) -> str:
+    if g <= 14:
+        return "exact, all 2^G patterns"
+    return f"{perm.n_resamples} random patterns, seed {perm.seed}"
+
+
+def _sign_flip_pairs(
+    E: np.ndarray, codes: np.ndarray, pairs: list[tuple[int, int]], level: float,
+    perm: Permutation,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """MAE or bias rows (per-item errors ``E``, ``(n, judges)``, NaN = no score or no gold)
+    of every pair, every pair on the same sign patterns over all ``G`` clusters (a cluster
+    where the pair has no item adds 0 to every flip sum, so the test is that of the clusters
+    with items). A pair's flip sums are its judges' (one product with the patterns for all
+    judges) corrected on the few clusters where one of the two has no score."""
+    G = int(codes.max()) + 1 if codes.size else 0
+    if not pairs:
+        return []
+    if G == 0:
+        return [{"estimate_a": np.nan, "estimate_b": np.nan, "n": 0, "difference": np.nan,
+                 "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "n_clusters": 0,
+                 "method": "not defined: no cluster"} for _ in pairs]  # fmt: skip
+    miss = np.isnan(E)
+    Z = np.where(miss, 0.0, E)
+
+    def csum(v: np.ndarray) -> np.ndarray:  # per-cluster sums of the columns of v
+        return np.stack([np.bincount(codes, weights=c, minlength=G) for c in v.T], axis=1)
+
+    P = _patterns(G, perm.n_resamples, perm.seed)  # (G, K)
+    Sz, Sm, full = csum(Z), csum(miss.astype(float)), np.bincount(codes, minlength=G) * 1.0
+    Az, Am, Bfull = P.T @ Sz, P.T @ Sm, full @ P
+
+    def part(mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(per-cluster sums, their flip sums) of ``values`` on the items of ``mask``."""
+        if not mask.any():
+            return np.zeros(G), np.zeros(P.shape[1])
+        c = np.bincount(codes[mask], weights=values[mask], minlength=G)
+        u = np.flatnonzero(c)
+        return c, c[u] @ P[u]
+
+    S, N, A, Bn, rows = [], [], [], [], []
+    for i, j in pairs:
+        ok = ~(miss[:, i] | miss[:, j])
+        ci, ai = part(miss[:, j] & ~miss[:, i], Z[:, i])  # i's errors where j has none
+        cj, aj = part(miss[:, i] & ~miss[:, j], Z[:, j])
+        cm, am = part(miss[:, i] & miss[:, j], np.ones(len(codes)))
+        S.append(Sz[:, i] - Sz[:, j] - ci + cj)
+        A.append(Az[:, i] - Az[:, j] - ai + aj)
+        N.append(full - Sm[:, i] - Sm[:, j] + cm)
+        Bn.append(Bfull - Am[:, i] - Am[:, j] + am)
+        rows.append({
+            "estimate_a": float(E[ok, i].mean()) if ok.any() else np.nan,
+            "estimate_b": float(E[ok, j].mean()) if ok.any() else np.nan, "n": int(ok.sum()),
+        })  # fmt: skip
+    S, N = np.column_stack(S), np.column_stack(N)
+    res = _flip_columns(S, N, np.column_stack(A), np.column_stack(Bn), level, "")
+    for r, x, nc in zip(rows, res, N.T, strict=True):
+        g = int((nc > 0).sum())
+        kind = _kind(G, perm)
+        x.update(n_clusters=g, method=f"cluster sign-flip test ({kind}; {g} clusters), "
+                                      "interval by inverting it")  # fmt: skip
+        if g == 0:
+            x.update(difference=np.nan, ci_low=np.nan, ci_high=np.nan, p_value=np.nan,
+                     method="not defined: no cluster")  # fmt: skip
+        r.update(x)
+    return rows
+
+
+def judge_pairs_table(
+    dimension: str,
+    judges: list[str],
+    X: np.ndarray,
+    gold: np.ndarray,
+    clusters: np.ndarray | None,
+    *,
+    metrics: tuple[str, ...] = ("mae", "bias"),
+    confidence_level: float = 0.95,
+    permutation: Permutation | None = None,
+) -> pd.DataFrame:
+    """The pairs table of one dimension from the judges' scores ``X`` (``(n, judges)``) and
+    the gold scores (NaN = none): columns :data:`PAIR_COLUMNS`, Holm over its rows."""
+    from ..stats.groups import group_codes
+    from ..stats.multiplicity import adjust_pvalues
+    from ..stats.score_tests import paired_score_difference
+
+    perm = Permutation(9999, seed=0) if permutation is None else permutation
+    pairs = list(combinations(range(len(judges)), 2))
+    cl = np.arange(gold.size) if clusters is None else np.asarray(clusters)
+    codes = group_codes(cl)[0] if gold.size else np.zeros(0, int)
+    out = []
+    for m in metrics:
+        if m in ("mae", "bias"):
+            with np.errstate(invalid="ignore"):
+                E = X - gold[:, None]
+            rows = _sign_flip_pairs(np.abs(E) if m == "mae" else E, codes, pairs,
+                                    confidence_level, perm)  # fmt: skip
+            rows = [{**r, "metric": m, "confidence_level": confidence_level} for r in rows]
+        else:
+            rows = [paired_score_difference(X[:, i], X[:, j], gold, metric=m, clusters=clusters,
+                                            confidence_level=confidence_level, permutation=perm)
+                    for i, j in pairs]  # fmt: skip
+        out += [{"dimension": dimension, "judge_a": judges[i], "judge_b": judges[j], **r}
+                for (i, j), r in zip(pairs, rows, strict=True)]  # fmt: skip
+    t = pd.DataFrame(out, columns=[c for c in PAIR_COLUMNS if c != "p_holm"])
+    if len(t):
+        t["p_holm"] = adjust_pvalues(t["p_value"].to_numpy(float), "holm")
+    else:
+        t["p_holm"] = pd.Series(dtype=float)
+    return t[PAIR_COLUMNS]
 
 
 def score_judge_pairs(
@@ -63,7 +248,6 @@ def score_judge_pairs(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from medjudge.data.model import Study
     >>> from medjudge.data.scale import Scale
     >>> rng = np.random.default_rng(0)
@@ -79,10 +263,7 @@ def score_judge_pairs(
     >>> list(t["metric"]), bool((t["ci_low"] <= t["difference"]).all())
     (['mae', 'bias'], True)
     """
-    from itertools import combinations
-
-    from ..stats.multiplicity import adjust_pvalues
-    from ..stats.score_tests import SCORE_METRICS, paired_score_difference
+    from ..stats.score_tests import SCORE_METRICS
     from ._arguments import check_dimensions
 
     check_dimensions(study, [dimension], "dimension")
@@ -98,19 +279,37 @@ def score_judge_pairs(
     cl = None
     if clusters is not None:
         cl = pd.Series(clusters, index=study.item_ids).loc[list(g.items)].to_numpy()
-    rows = []
-    for (i, a), (j, b) in combinations(enumerate(judges), 2):
-        for m in metrics:
-            r = paired_score_difference(
-                X[:, i], X[:, j], g.codes, metric=m, clusters=cl,
-                confidence_level=confidence_level, permutation=permutation,
-            )  # fmt: skip
-            rows.append({"dimension": dimension, "judge_a": a, "judge_b": b, **r})
-    out = pd.DataFrame(rows)
-    if len(out):
-        out["p_holm"] = adjust_pvalues(out["p_value"].to_numpy(float), "holm")
-        cols = ["dimension", "judge_a", "judge_b", "metric", "estimate_a", "estimate_b",
-                "difference", "ci_low", "ci_high", "confidence_level", "p_value", "p_holm", "n",
-                "n_clusters", "method"]  # fmt: skip
-        out = out[cols]
-    return out
+    return judge_pairs_table(
+        dimension, judges, X, np.asarray(g.codes, dtype=float), cl, metrics=metrics,
+        confidence_level=confidence_level, permutation=permutation,
+    )  # fmt: skip
+
+
+#: the metric of a pairs row, in words
+PAIR_WORDS = {"mae": "MAE", "bias": "bias", "rmse": "RMSE", "ccc": "Lin's CCC"}
+
+
+def pair_sentence(pairs: pd.DataFrame, settings: dict[str, Any], dimension: str) -> list[str]:
+    """The judge pairs of ``dimension`` in one sentence (``[]`` without pairs): how many pairs
+    differ in each metric at the Holm-adjusted level ``settings["alpha"]``, with the family
+    (``settings["pairs_family"]``) and the test named from the table's ``method`` column."""
+    p = pairs[pairs["dimension"] == dimension] if len(pairs) else pairs
+    if p.empty:
+        return []
+    alpha = float(settings.get("alpha", 0.05))
+    n_pairs = len(p.drop_duplicates(["judge_a", "judge_b"]))
+    parts = []
+    for m, rows in p.groupby("metric", sort=False):
+        k = int((rows["p_holm"] <= alpha).sum())
+        parts.append(f"{PAIR_WORDS.get(str(m), m)} in {k} of {len(rows)}")
+    # one phrase per method, the cluster counts (pairs differ in missing scores) as a range
+    methods = "; ".join(dict.fromkeys(re.sub(r"; \d+ clusters\)", ")", str(t))
+                                      for t in p["method"]))  # fmt: skip
+    lo, hi = int(p["n_clusters"].min()), int(p["n_clusters"].max())
+    unit = "items" if str(settings.get("cluster", "")).startswith("none") else "clusters"
+    methods += f"; {lo}{'' if lo == hi else f'-{hi}'} {unit}"
+    return [
+        f"{dimension}: {n_pairs} judge pair(s) compared on the same items against gold — "
+        f"they differ ({settings.get('pairs_family', '')}, adjusted p <= {alpha:g}) "
+        f"in {', '.join(parts)} pairs ({methods})."
+    ]

@@ -33,27 +33,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from medjudge.stats.resampling import Bootstrap, as_bootstrap
+from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
-from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se, plan_arguments
+from ..stats.resampling import ResamplePlan
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
     bland_altman,
+    bootstrap_raters,
     constant_side,
     lin_ccc,
     pearson_interval,
-    score_agreement_core,
 )
 from ..stats.scores import rank_correlations
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
-from .score_pairs import score_judge_pairs  # noqa: F401  (re-exported: its old home)
+from .score_pairs import PAIR_COLUMNS, judge_pairs_table, pair_sentence
+from .score_pairs import score_judge_pairs as score_judge_pairs  # its first home
 
 INTERVALS = ("bootstrap", "analytic")
-TABLES = ("metrics", "reliability")
+TABLES = ("metrics", "reliability", "pairs")
 #: row order of ``metrics``: the score statistics, with the rank correlations after Pearson's
 METRIC_ORDER = (
     *SCORE_STATISTICS[: SCORE_STATISTICS.index("pearson") + 1],
@@ -80,6 +81,12 @@ METRIC_WORDS = {
 }
 
 
+#: the multiplicity family of the pairs table, in words (its ``family`` column)
+PAIRS_FAMILY = "Holm over every judge pair and metric of a dimension"
+#: sign patterns of the pairs' sign-flip tests (more than 14 clusters)
+PAIR_FLIPS = 9999
+
+
 @dataclass(frozen=True, repr=False)
 class ScoreStudyResult(TablesToDict, Result):
     """Scores against gold, experts against each other, and reliability within roles.
@@ -103,6 +110,7 @@ class ScoreStudyResult(TablesToDict, Result):
     headline: dict[str, str]
     not_applicable: dict[str, str]
     settings: dict[str, Any] = field(default_factory=dict)
+    pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def wide(self, name: str = "metrics", dimension: str | None = None) -> pd.DataFrame:
         """One of the analysis' wide tables (optionally one dimension's rows); :meth:`table`
@@ -127,6 +135,27 @@ class ScoreStudyResult(TablesToDict, Result):
                 warning="note",
                 extra=["raters", "items_with_missing_rating"],
             )
+        if name == "pairs":
+            # one estimand for every metric: Holm's family spans the metrics of a dimension
+            return long_table(
+                self.pairs,
+                ["dimension", "judge_a", "judge_b", "metric"],
+                [
+                    Quantity(
+                        "difference of the metric against gold (first judge minus second)",
+                        "difference",
+                        ci_method="method",
+                        n_unit="items",
+                        test="method",
+                        p_value="p_value",
+                        p_adjusted="p_holm",
+                    )
+                ],  # fmt: skip
+                confidence_level=level,
+                family=str(self.settings.get("pairs_family", "")),
+                family_by=["dimension"],
+                extra=["estimate_a", "estimate_b", "n_clusters"],
+            )
         m = self.metrics
         m = m.assign(_what=m["metric"].map(lambda k: METRIC_WORDS.get(k, k)))
         return long_table(
@@ -138,10 +167,19 @@ class ScoreStudyResult(TablesToDict, Result):
         )
 
     def findings(self) -> list[str]:
-        """The headline sentence of each dimension, then what did not run and why."""
-        return [
-            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
-        ] + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+        """The headline sentence of each dimension and its judge pairs, then what did not run
+        and why."""
+        out = []
+        for d in self.settings.get("dimensions", []):
+            out += [self.headline[d]] if d in self.headline else []
+            out += self.pair_findings(d)
+        return out + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+
+    def pair_findings(self, dimension: str) -> list[str]:
+        """The judge pairs of ``dimension`` in one sentence: how many pairs differ in each
+        metric at the Holm-adjusted level, with the test and the family named from the table
+        (``[]`` without pairs)."""
+        return pair_sentence(self.pairs, self.settings, dimension)
 
     def __repr__(self) -> str:
         s = self.settings
@@ -168,39 +206,23 @@ def _rows_for(
 ) -> list[dict[str, Any]]:
     """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
     plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
-
-    def every_column(W: np.ndarray) -> np.ndarray:  # (k, n) weights -> (k, columns, 8)
-        return np.stack([score_agreement_core(X[:, j], y, W) for j in range(X.shape[1])], 1)
-
-    # replicates and leave-one-cluster-out values in blocks of rows (no B x n matrix held)
-    boots, jacks = plan.apply(every_column), plan.jackknife_apply(every_column)
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
     ranks = rank_correlations(
         y, X, names, bootstrap=Bootstrap(n_resamples, seed, method="bca"), clusters=clusters,
         confidence_level=confidence_level,
     )  # fmt: skip
+    est_all = bootstrap_raters(X, y, plan, confidence_level, bmeth)
     rows = []
     for j, nm in enumerate(names):
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
-        theta = score_agreement_core(x, y)
-        boot, jack = boots[:, j], jacks[:, j]
-        with np.errstate(invalid="ignore"):
-            lo, hi = bootstrap_interval(
-                theta, boot, confidence_level=confidence_level, method="bca", jack=jack
-            )
-        se = bootstrap_se(boot)
-        est = {
-            s: (float(theta[k]), float(se[k]), float(lo[k]), float(hi[k]), bmeth)
-            for k, s in enumerate(SCORE_STATISTICS)
-        }
+        est = est_all[j]
         for _, r in ranks[ranks["judge"] == nm].iterrows():
             est[str(r["coefficient"])] = (
                 float(r["estimate"]), float(r["se"]), float(r["ci_low"]), float(r["ci_high"]),
                 bmeth,
             )  # fmt: skip
-        pair = np.c_[x, y]
         if interval == "analytic":
             ba = bland_altman(x, y, confidence_level=confidence_level)
             for key in ("bias", "loa_low", "loa_high"):
@@ -214,20 +236,13 @@ def _rows_for(
             ic = {
                 e.name: e
                 for e in icc(
-                    pair, ci="analytic", confidence_level=confidence_level, clusters=clusters
-                )
-            }["ICC2"]
-        else:
-            ic = {
-                e.name: e
-                for e in icc(
-                    pair,
-                    ci="bootstrap",
+                    np.c_[x, y],
+                    ci="analytic",
                     confidence_level=confidence_level,
-                    **plan_arguments(plan, "bca"),
+                    clusters=clusters,
                 )  # fmt: skip
             }["ICC2"]
-        est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
+            est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
         flat = constant_side(x, y)
         for metric in METRIC_ORDER:
             e, s, a, b, meth = est[metric]
@@ -274,6 +289,41 @@ def _baseline_rows(
         warnings.simplefilter("ignore", RuntimeWarning)
         rows = _rows_for(dimension, list(consts), "baseline", "gold", X, y, clusters, **kw)
     return [r for r in rows if r["metric"] in BASELINE_METRICS]
+
+
+def _judge_rows(
+    study: Study, d: str, judges: list[str], items: list[str], y: np.ndarray,
+    cl: np.ndarray | None, kw: dict[str, Any],
+) -> tuple[list[dict[str, Any]], pd.DataFrame]:  # fmt: skip
+    """The judges' metric rows against gold ``y`` on ``items`` and their pairs table."""
+    X = study.matrix(d, raters=judges, items=items).values
+    pairs = judge_pairs_table(
+        d, judges, X, np.asarray(y, dtype=float), cl, confidence_level=kw["confidence_level"],
+        permutation=Permutation(PAIR_FLIPS, seed=kw["seed"]),
+    )  # fmt: skip
+    return _rows_for(d, judges, "judge", "gold", X, y, cl, **kw), pairs
+
+
+def _expert_rows(
+    study: Study, d: str, experts: list[str], clusters: np.ndarray | None, kw: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each named expert against the mean of the other experts (items with both)."""
+    rows: list[dict[str, Any]] = []
+    M = study.matrix(d, raters=experts).values
+    for e, name in enumerate(experts):
+        others = np.delete(M, e, axis=1)
+        n_o = np.isfinite(others).sum(1)
+        with np.errstate(invalid="ignore"):
+            ref = np.where(n_o > 0, np.nansum(others, 1) / np.maximum(n_o, 1), np.nan)
+        keep = np.isfinite(ref) & np.isfinite(M[:, e])
+        if keep.sum() < 3:
+            continue
+        cl = None if clusters is None else clusters[keep]
+        rows += _rows_for(
+            d, [name], "expert", "mean of the other experts", M[keep, e : e + 1], ref[keep],
+            cl, **kw,
+        )  # fmt: skip
+    return rows
 
 
 def _reliability(
@@ -328,6 +378,7 @@ def score_study(
     confidence_level: float = 0.95,
     interval: str = "bootstrap",
     baselines: bool = False,
+    alpha: float = 0.05,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> ScoreStudyResult:
     """Everything that applies to the interval/ratio dimensions of a study.
@@ -341,6 +392,8 @@ def score_study(
     bootstrap : the shared bootstrap (Bootstrap). confidence_level : coverage of every interval.
     interval : ``bootstrap`` (BCa, cluster-aware) or ``analytic`` (closed forms, independent
         items) for bias, limits of agreement, Pearson, CCC and ICC.
+    alpha : level of the judge pairs' tests in the findings (the pairs table holds every
+        p-value and its Holm adjustment within the dimension).
     baselines : also score two constant raters against gold (role ``baseline``): always the
         mean gold score and always the scale's midpoint (when the scale has both ends) — the
         error a judge must beat; only MAE, RMSE and bias (a constant has no association).
@@ -407,6 +460,7 @@ def score_study(
     }
     metrics: list[dict[str, Any]] = []
     reliability: list[dict[str, Any]] = []
+    pairs: list[pd.DataFrame] = []
     headline: dict[str, str] = {}
     na: dict[str, str] = {}
     gold_rule: dict[str, str] = {}
@@ -426,28 +480,15 @@ def score_study(
                 if len(items) < 3:
                     na[f"{d}: judges against gold"] = f"only {len(items)} item(s) have a gold score"
                 else:
-                    X = study.matrix(d, raters=judges, items=items).values
                     cl = None if cluster_of is None else cluster_of.loc[items].to_numpy()
-                    metrics += _rows_for(d, judges, "judge", "gold", X, g.codes[has], cl, **kw)
-                    if baselines:
-                        metrics += _baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
+                    rows, p = _judge_rows(study, d, judges, items, g.codes[has], cl, kw)
+                    metrics += rows + (_baseline_rows(d, study.scales[d], g.codes[has], cl, kw)
+                                       if baselines else [])  # fmt: skip
+                    pairs += [p] if len(p) else []
         else:
             na[f"{d}: judges against gold"] = "the study has no judges"
         if len(experts) >= 2 and not exch("expert"):
-            M = study.matrix(d, raters=experts).values
-            for e, name in enumerate(experts):
-                others = np.delete(M, e, axis=1)
-                n_o = np.isfinite(others).sum(1)
-                with np.errstate(invalid="ignore"):
-                    ref = np.where(n_o > 0, np.nansum(others, 1) / np.maximum(n_o, 1), np.nan)
-                keep = np.isfinite(ref) & np.isfinite(M[:, e])
-                if keep.sum() < 3:
-                    continue
-                cl = None if clusters is None else clusters[keep]
-                metrics += _rows_for(
-                    d, [name], "expert", "mean of the other experts", M[keep, e : e + 1],
-                    ref[keep], cl, **kw,
-                )  # fmt: skip
+            metrics += _expert_rows(study, d, experts, clusters, kw)
         elif len(experts) >= 2:
             na[f"{d}: each expert against the others"] = (
                 "the experts are exchangeable (rater ids are slots), so no expert can be "
@@ -469,10 +510,14 @@ def score_study(
         "n_resamples": n_resamples,
         "seed": seed,
         "confidence_level": confidence_level,
+        "pairs_family": PAIRS_FAMILY,
+        "alpha": alpha,
+        "pair_flips": PAIR_FLIPS,
     }
     return ScoreStudyResult(
-        pd.DataFrame(metrics), pd.DataFrame(reliability), headline, na, settings
-    )
+        pd.DataFrame(metrics), pd.DataFrame(reliability), headline, na, settings,
+        pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame(columns=PAIR_COLUMNS),
+    )  # fmt: skip
 
 
 def _headline(dimension: str, metrics: pd.DataFrame, confidence_level: float) -> str:

@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         with counted(args, ["scores"]) as step:
             out["scores"] = score_study(
                 study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
-                interval=args.score_intervals, baselines=True, **resampling(args),
+                interval=args.score_intervals, baselines=True, alpha=args.alpha,
+                **resampling(args),
                 progress=lambda done, total, dim: step("scores", f"dimension {dim}", done, total),
             )  # fmt: skip
     if not cat or not study.judges:
@@ -152,6 +153,10 @@ def _print_judge_vs_gold(jg) -> None:
             print(table_text(t.round(3), na_rep="not defined"))
 
 
+#: a dimension's judge pairs are listed up to this many rows (else the sentence, and --json)
+_PAIR_ROWS_SHOWN = 30
+
+
 def _print_scores(res) -> None:
     """Score dimensions: judge/expert against the reference, and reliability within roles."""
     with pd.option_context("display.width", 200, "display.max_columns", 20):
@@ -167,6 +172,13 @@ def _print_scores(res) -> None:
             if len(r):
                 cols = ["role", "form", "estimate", "ci_low", "ci_high", "n"]
                 print(table_text(r[cols].round(3), index=False, na_rep="not defined"))
+            for line in res.pair_findings(d):
+                print(line)
+            p = res.wide("pairs", d)
+            if 0 < len(p) <= _PAIR_ROWS_SHOWN:
+                cols = ["judge_a", "judge_b", "metric", "difference", "ci_low", "ci_high",
+                        "p_value", "p_holm"]  # fmt: skip
+                print(table_text(p[cols].round(4), index=False, na_rep="not defined"))
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
 

@@ -59,24 +59,24 @@ def table_rank_correlations(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t = np.asarray(t, dtype=float)
     n = t.sum((1, 2))
     r, c = t.sum(2), t.sum(1)
+    # every sum below is of whole numbers (counts, mid-ranks are halves): exact in any order
     # mid-ranks of each row/column value: cumulative count before + (count + 1)/2
     rr = np.cumsum(r, 1) - r + (r + 1) / 2
     cr = np.cumsum(c, 1) - c + (c + 1) / 2
     mean = (n + 1) / 2
     dx, dy = rr - mean[:, None], cr - mean[:, None]
-    cov = np.einsum("bij,bi,bj->b", t, dx, dy)
+    cov = (np.matmul(t, dy[:, :, None])[:, :, 0] * dx).sum(1)
     vx, vy = (r * dx**2).sum(1), (c * dy**2).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         rho = cov / np.sqrt(vx * vy)
-    # Kendall: S = sum_ij t_ij (#{i'>i, j'>j} - #{i'>i, j'<j})
-    rev = np.flip(np.cumsum(np.flip(t, 1), 1), 1)  # sum over i' >= i
-    below = np.zeros_like(rev)
-    below[:, :-1] = rev[:, 1:]  # sum over i' > i
-    cum_j = np.cumsum(below, 2)  # sum over j' <= j of rows i' > i
-    tot = cum_j[:, :, -1:]
-    gt = tot - cum_j  # j' > j
-    lt = cum_j - below  # j' < j
-    s = (t * (gt - lt)).sum((1, 2))
+    # Kendall: S = sum_ij t_ij (#{i'>i, j'>j} - #{i'>i, j'<j}); with b_ij = sum_{i'>i} t_i'j
+    # and its running sum over j, u_ij = sum_{j'<=j} b_ij', the bracket is
+    # (u_i,last - u_ij) - (u_ij - b_ij)
+    below = c[:, None, :] - np.cumsum(t, 1)  # sum over i' > i
+    u = np.cumsum(below, 2)
+    below += u[:, :, -1:]
+    below -= 2 * u
+    s = (t * below).sum((1, 2))
     n0 = n * (n - 1) / 2
     n1 = (r * (r - 1) / 2).sum(1)
     n2 = (c * (c - 1) / 2).sum(1)
@@ -92,12 +92,19 @@ def _rank_stat(x: np.ndarray, y: np.ndarray, max_cells: int):
     yc, ky = _codes(y[ok])
     idx = np.flatnonzero(ok)
     if kx * ky <= max_cells:
-        onehot = np.zeros((idx.size, kx * ky))
-        onehot[np.arange(idx.size), xc * ky + yc] = 1.0
+        # the weighted table is a sum of item weights per cell: items sorted by cell, summed
+        # over each run (O(k n), where a one-hot product costs O(k n kx ky)); exact for the
+        # whole-number weights of a resample
+        cell = xc * ky + yc
+        order = np.argsort(cell, kind="stable")
+        cells, starts = np.unique(cell[order], return_index=True)
+        cols = idx[order]
 
         def stat(w: np.ndarray) -> np.ndarray:
-            t = (np.asarray(w)[:, idx] @ onehot).reshape(-1, kx, ky)
-            rho, tau = table_rank_correlations(t)
+            w = np.asarray(w)
+            t = np.zeros((w.shape[0], kx * ky))
+            t[:, cells] = np.add.reduceat(w[:, cols], starts, axis=1)
+            rho, tau = table_rank_correlations(t.reshape(-1, kx, ky))
             return np.column_stack([rho, tau])
 
         return stat
@@ -193,24 +200,26 @@ def rank_correlations(
         check_labels("clusters", clusters, x.size)
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
     plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)
+    # every judge on the same resamples, drawn once (a statistic of shape (k, judges, 2))
+    kernels = [_rank_stat(x, y[:, j], max_cells) for j in range(y.shape[1])]
+    res = weighted_bootstrap(
+        lambda w: np.stack([f(w) for f in kernels], axis=1),
+        plan,
+        confidence_level=confidence_level,
+        method=method,
+    )
     rows = []
     for j, name in enumerate(judges):
-        res = weighted_bootstrap(
-            _rank_stat(x, y[:, j], max_cells),
-            plan,
-            confidence_level=confidence_level,
-            method=method,
-        )
         n = int((~(np.isnan(x) | np.isnan(y[:, j]))).sum())
         for k, coef in enumerate(("spearman", "kendall_tau_b")):
             rows.append(
                 {
                     "judge": name,
                     "coefficient": coef,
-                    "estimate": float(res["estimate"][k]),
-                    "se": float(res["se"][k]),
-                    "ci_low": float(res["low"][k]),
-                    "ci_high": float(res["high"][k]),
+                    "estimate": float(res["estimate"][j, k]),
+                    "se": float(res["se"][j, k]),
+                    "ci_low": float(res["low"][j, k]),
+                    "ci_high": float(res["high"][j, k]),
                     "ci_method": f"{'cluster ' if clusters is not None else ''}bootstrap {method} "
                     f"(B={n_resamples}, seed={seed})",
                     "n": n,

@@ -46,7 +46,7 @@ def result(ctx: Any) -> Any:
         lambda: score_study(
             ctx.study, dimensions=numeric_dimensions(ctx),
             bootstrap=Bootstrap(ctx.n_resamples, ctx.seed), confidence_level=ctx.confidence_level,
-            baselines=True,
+            baselines=True, alpha=ctx.alpha,
         ),
     )  # fmt: skip
 
@@ -158,6 +158,37 @@ def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]
 
 APPLIES = why_not
 
+#: a dimension's judge pairs are listed in full up to this many rows; beyond it, the pairs
+#: of the judge closest to the reference (the caption says so)
+PAIR_ROWS = 30
+
+
+def pairs_table(ctx: Any, sec: Section, res: Any, dimension: str) -> None:
+    """The judge pairs of ``dimension``: the result's sentence and its table (difference in
+    MAE and bias, interval, Holm-adjusted p)."""
+    p = res.wide("pairs", dimension)
+    words = res.pair_findings(dimension)
+    if p.empty or not words:
+        return
+    sec.text(prose(words[0]))
+    caption = f"*{md(dimension)}*: judge pairs, first minus second ({ctx.level} intervals)"
+    if len(p) > PAIR_ROWS:
+        j = res.wide("metrics", dimension)
+        mae = j[(j["role"] == "judge") & (j["metric"] == "mae")].sort_values(["estimate", "rater"])
+        best = str(mae.iloc[0]["rater"])
+        p = p[(p["judge_a"] == best) | (p["judge_b"] == best)]
+        caption += (
+            f", the pairs of {md(best)}, the {md(ctx.name('judge'))} closest to the reference"
+        )
+    cells = pd.DataFrame({
+        "pair": [f"{a} − {b}" for a, b in zip(p["judge_a"], p["judge_b"], strict=True)],
+        "metric": [SCORE_LABELS.get(k, k) for k in p["metric"]],
+        "difference": [fmt_num(v, 3) for v in p["difference"]],
+        "interval": [fmt_ci(a, b, 3) for a, b in zip(p["ci_low"], p["ci_high"], strict=True)],
+        "p (Holm)": [fmt_num(v, 4) for v in p["p_holm"]],
+    })  # fmt: skip
+    sec.table(f"tbl-{KEY}-{len(sec.blocks)}", caption + ".", cells)
+
 
 def present(ctx: Any, res: Any) -> Section:
     lvl = ctx.level
@@ -238,6 +269,7 @@ def present(ctx: Any, res: Any) -> Section:
                     f"across models, F-based {lvl} intervals).",
                     per,
                 )
+        pairs_table(ctx, sec, res, d)
         if len(m) and (d == head or (head not in dims and d == dims[0])):
             sec.findings.extend(score_findings(ctx, res, d))
     for part, why in res.not_applicable.items():
@@ -254,6 +286,17 @@ def present(ctx: Any, res: Any) -> Section:
             else ""
         )
     )
+    pairs = res.wide("pairs")
+    if len(pairs):
+        sec.methods.append(
+            f"Judge pairs: {md(st.get('pairs_family', ''))}; "
+            + "; ".join(
+                dict.fromkeys(
+                    md(t) for t in pairs["method"].str.replace(r"; \d+ clusters\)", ")", regex=True)
+                )
+            )  # fmt: skip
+            + "."
+        )
     sec.references += ["bland1986", "lin1989", "mcgraw1996"]
     return sec
 

@@ -22,7 +22,14 @@ import numpy as np
 
 from ..._lazy import stats
 from ..groups import group_codes
-from ..resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
+from ..resampling import (
+    Bootstrap,
+    ResamplePlan,
+    as_bootstrap,
+    bootstrap_interval,
+    bootstrap_se,
+    weighted_bootstrap,
+)
 from ..results import Estimate
 
 CI = Literal["analytic", "bootstrap", "none"]
@@ -73,6 +80,30 @@ class Resampling(NamedTuple):
             name, statistic, n_items, plan=self.plan, confidence_level=self.confidence_level,
             method=self.method, n=n, extra=extra, excluded=excluded,
         )  # fmt: skip
+
+    def estimates(
+        self, names: tuple[str, ...], statistic: Statistic, n_items: int, *, n: int | None = None
+    ) -> list[Estimate]:
+        """:meth:`estimate` of several statistics from one evaluation: ``statistic(W)``
+        returns ``(k, len(names))``, every column on the same resamples (the data, the
+        resamples and the jackknife are weighted once, not once per statistic); each column's
+        interval is then the one :meth:`estimate` gives, number for number."""
+        plan = default_plan(n_items, self.plan)
+        full = np.asarray(statistic(np.ones((1, n_items))))[0]
+        boot = plan.apply(statistic)
+        jack = plan.jackknife_apply(statistic) if self.method == "bca" else None
+        label = _plan_label(plan, self.method)
+        n = n_items if n is None else n
+        out = []
+        for j, name in enumerate(names):
+            b = np.ascontiguousarray(boot[:, j])
+            jk = None if jack is None else np.ascontiguousarray(jack[:, j])
+            low, high = bootstrap_interval(
+                full[j], b, confidence_level=self.confidence_level, method=self.method, jack=jk
+            )
+            res = {"estimate": full[j], "boot": b, "se": bootstrap_se(b), "low": low, "high": high}
+            out.append(_from_replicates(name, res, plan, label, self.confidence_level, n, None))
+        return out
 
 
 def resampling(

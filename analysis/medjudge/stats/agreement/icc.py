@@ -115,6 +115,51 @@ def _forms(ms: dict[str, np.ndarray]) -> np.ndarray:
         )
 
 
+def icc_a1_against(X: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """ICC(A,1) of each column of ``X`` (``(n, m)``) paired with ``y`` under each row of
+    ``W`` (``(B, n)``): shape ``(B, m)``.
+
+    The two-rater ANOVA of :func:`mean_squares` (rows with a NaN get weight 0, the scores
+    shifted by their mean first, a sum of squares within rounding of 0 is 0) from five
+    weighted sums per column — ``sum w``, ``sum w r``, ``sum w r^2``, ``sum w a``,
+    ``sum w b`` and ``sum w (a^2 + b^2)`` with ``r = (a + b) / 2`` — so one matrix product
+    serves every column and resample; the same numbers as :func:`icc_core` with
+    ``form="ICC2"`` up to the order of summation.
+
+    Examples
+    --------
+    >>> X = np.array([[9.0, 2], [6, 1], [8, 4], [7, 1], [10, 5], [6, 2]])
+    >>> y = np.array([5.0, 3, 6, 2, 6, 4])
+    >>> r = icc_a1_against(X, y, np.ones((1, 6)))[0]
+    >>> bool(np.allclose(r, [icc_core(np.c_[X[:, j], y], form="ICC2") for j in range(2)]))
+    True
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ok = ~(np.isnan(X) | np.isnan(y)[:, None])
+    a = np.where(ok, X, 0.0)
+    b = np.where(ok, y[:, None], 0.0)
+    scale = np.maximum(np.abs(a).max(0), np.abs(b).max(0)) if a.size else np.zeros(X.shape[1])
+    shift = (a.sum(0) + b.sum(0)) / (2 * max(a.shape[0], 1))
+    a, b = (a - shift) * ok, (b - shift) * ok
+    r = (a + b) / 2
+    F = np.concatenate([ok.astype(float), r, r**2, a, b, a**2 + b**2], 1)
+    m = X.shape[1]
+    n, sr, sr2, sa, sb, sq = np.moveaxis((W @ F).reshape(-1, 6, m), 1, 0)
+    k = 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = sr / n
+        ss_tot = sq - n * k * grand**2
+        ss_r = k * (sr2 - n * grand**2)
+        ss_c = n * ((sa / n) ** 2 + (sb / n) ** 2 - k * grand**2)
+        ss_e = ss_tot - ss_r - ss_c
+        floor = np.maximum(1e-12 * ss_tot, n * k * (64 * np.finfo(float).eps * scale) ** 2)
+        ss_r, ss_c, ss_e = (np.where(ss <= floor, 0.0, ss) for ss in (ss_r, ss_c, ss_e))
+        msr, msc, mse = ss_r / (n - 1), ss_c / (k - 1), ss_e / ((n - 1) * (k - 1))
+        out = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
 def icc_core(X: Any, w: np.ndarray | None = None, *, form: str | None = None) -> np.ndarray | float:
     """ICCs of the complete rows of ``X`` under item weights ``w``.
 
@@ -309,39 +354,30 @@ def icc(
     rs = resampling(bootstrap, clusters, X.shape[0], confidence_level)
     confidence = rs.confidence_level
     excluded = {"items_with_missing_rating": int((~ok).sum())} if (~ok).any() else {}
-    Xc = X[ok]
     n = int(ok.sum())
-    ms1 = {key: float(v[0]) for key, v in mean_squares(Xc, np.ones((1, n))).items()}
+    ms1 = {key: float(v[0]) for key, v in mean_squares(X[ok], np.ones((1, n))).items()}
     vals = _forms({key: np.array([v]) for key, v in ms1.items()})[0]
     # a form dividing by a zero variance (MSR = 0 in an average-measure form: -inf) is not
     # defined, like 0/0 (no variance at all): NaN, with the reason in ``extra``
     vals = np.where(np.isfinite(vals), vals, np.nan)
-    undefined = _no_variance_reason(ms1)
-    boot: dict[str, Estimate] = {}
-    if ci == "bootstrap":
-        # rows with a missing rating get weight 0 — and a 0 in place of the NaN, which would
-        # otherwise make every resample (0 * NaN) and so the interval NaN
-        Xz = np.where(ok[:, None], X, 0.0)
-        for j, form in enumerate(ICC_FORMS):
-
-            def stat(W: np.ndarray, j: int = j) -> np.ndarray:
-                return _forms(mean_squares(Xz, W * ok[None, :]))[:, j]
-
-            boot[form] = rs.estimate(form, stat, X.shape[0], n=n)
+    # rows with a missing rating get weight 0 — and a 0 in place of the NaN, which would
+    # otherwise make every resample (0 * NaN) and so the interval NaN
+    Xz = np.where(ok[:, None], X, 0.0)
     fint = _f_intervals(ms1, vals, confidence) if n >= 2 else [(math.nan,) * 6] * 6
-    clustered = ci == "analytic" and rs.plan.clusters is not None
-    if clustered:
-        Xz = np.where(ok[:, None], X, 0.0)
-        c_se, c_lo, c_hi, n_clusters = _cluster_intervals(
-            Xz, ok, rs.plan.clusters, vals, confidence
-        )
-        c_method = (
-            f"cluster jackknife on the log F scale ({n_clusters} clusters, t df={n_clusters - 1})"
-        )
+    if ci == "bootstrap":
+        intervals = _bootstrap_intervals(Xz, ok, rs)
+    elif ci == "analytic" and rs.plan.clusters is not None:
+        intervals = _clustered(Xz, ok, rs.plan.clusters, vals, confidence)
+    elif ci == "analytic":
+        intervals = [
+            (math.nan, min(f[4], 1.0), min(f[5], 1.0), "F-based (McGraw & Wong 1996)", {})
+            for f in fint
+        ]  # the limits are at most 1 (rounding only; NaN kept)
+    else:
+        intervals = [(math.nan, math.nan, math.nan, "", {})] * 6
     out = []
     for j, form in enumerate(ICC_FORMS):
-        f, d1, d2, pv, lo, hi = fint[j]
-        lo, hi = min(lo, 1.0), min(hi, 1.0)  # rounding only: the limits are at most 1 (NaN kept)
+        f, d1, d2, pv = fint[j][:4]
         extra = {
             "shrout_fleiss": SHROUT_FLEISS[form],
             "mcgraw_wong": MCGRAW_WONG[form],
@@ -353,60 +389,44 @@ def icc(
             **{key: ms1[key] for key in ("msr", "msc", "mse", "msw")},
         }
         if math.isnan(vals[j]) and n >= 2:
-            extra["not_defined"] = undefined
-        if ci == "bootstrap":
-            b = boot[form]
-            extra.update({key: b.extra[key] for key in ("n_resamples", "seed", "boot_undefined")})
-            out.append(
-                Estimate(
-                    form,
-                    float(vals[j]),
-                    b.se,
-                    b.ci_low,
-                    b.ci_high,
-                    b.ci_method,
-                    confidence,
-                    n,
-                    excluded,
-                    extra,
-                )
-            )
-        elif clustered:
-            extra.update(n_clusters=n_clusters, df=n_clusters - 1, **cluster_note(n_clusters))
-            ok_j = np.isfinite(c_lo[j]) and np.isfinite(c_hi[j])
-            out.append(
-                Estimate(
-                    form,
-                    float(vals[j]),
-                    float(c_se[j]) if ok_j else math.nan,
-                    float(c_lo[j]) if ok_j else math.nan,
-                    float(min(c_hi[j], 1.0)) if ok_j else math.nan,
-                    c_method,
-                    confidence,
-                    n,
-                    excluded,
-                    extra,
-                )
-            )
-        elif ci == "analytic":
-            out.append(
-                Estimate(
-                    form,
-                    float(vals[j]),
-                    math.nan,
-                    float(lo),
-                    float(hi),
-                    "F-based (McGraw & Wong 1996)",
-                    confidence,
-                    n,
-                    excluded,
-                    extra,
-                )
-            )
+            extra["not_defined"] = _no_variance_reason(ms1)
+        se, lo, hi, method, more = intervals[j]
+        extra.update(more)
+        out.append(
+            Estimate(form, float(vals[j]), se, lo, hi, method, confidence, n, excluded, extra)
+        )
+    return out
+
+
+def _bootstrap_intervals(
+    Xz: np.ndarray, ok: np.ndarray, rs: Any
+) -> list[tuple[float, float, float, str, dict[str, Any]]]:
+    """(se, low, high, method, extra) of the six forms from one (cluster) bootstrap: every
+    form is evaluated on the same resamples in one call (they share the mean squares)."""
+
+    def stat(W: np.ndarray) -> np.ndarray:
+        return _forms(mean_squares(Xz, W * ok[None, :]))
+
+    est = rs.estimates(ICC_FORMS, stat, Xz.shape[0], n=int(ok.sum()))
+    keys = ("n_resamples", "seed", "boot_undefined")
+    return [
+        (e.se, e.ci_low, e.ci_high, e.ci_method, {k: e.extra[k] for k in keys if k in e.extra})
+        for e in est
+    ]
+
+
+def _clustered(
+    Xz: np.ndarray, ok: np.ndarray, clusters: Any, vals: np.ndarray, confidence: float
+) -> list[tuple[float, float, float, str, dict[str, Any]]]:
+    """(se, low, high, method, extra) of the six forms from the cluster jackknife on the
+    ``log F`` scale (:func:`_cluster_intervals`)."""
+    c_se, c_lo, c_hi, g = _cluster_intervals(Xz, ok, clusters, vals, confidence)
+    method = f"cluster jackknife on the log F scale ({g} clusters, t df={g - 1})"
+    extra = {"n_clusters": g, "df": g - 1, **cluster_note(g)}
+    out = []
+    for j in range(len(ICC_FORMS)):
+        if np.isfinite(c_lo[j]) and np.isfinite(c_hi[j]):
+            out.append((float(c_se[j]), float(c_lo[j]), float(min(c_hi[j], 1.0)), method, extra))
         else:
-            out.append(
-                Estimate(
-                    form, float(vals[j]), level=confidence, n=n, excluded=excluded, extra=extra
-                )
-            )
+            out.append((math.nan, math.nan, math.nan, method, extra))
     return out
