@@ -31,6 +31,7 @@ from medjudge.analyses._tables import with_adjusted
 from medjudge.data.model import Study
 from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
+from medjudge.stats.intervals import clopper_pearson_interval, pooled_icc, wilson_interval
 from medjudge.stats.pairwise import all_pairs
 
 from .subgroup_results import SubgroupAccuracy
@@ -49,6 +50,10 @@ __all__ = [
 
 MIN_N = 30
 MAX_HALF_WIDTH = 0.15
+#: A cell with fewer clusters borrows its judge's intra-cluster correlation pooled over all
+#: cells when that rests on at least this many clusters beyond the cells (docs/calibration.md,
+#: "Subgroup intervals in small clustered cells": own-cell Korn-Graubard covered 98-99.5%).
+POOL_BELOW = 20
 SMALL_RULE = "small = n < {min_n} or interval half-width > {hw}"
 
 
@@ -193,6 +198,49 @@ def default_subgroup_attributes(study: Study) -> list[str]:
     return []
 
 
+def _borrow_correlation(
+    t: pd.DataFrame,
+    y: np.ndarray,
+    clusters: np.ndarray,
+    pool: tuple[np.ndarray, np.ndarray],
+    n_cells: int,
+    method: str,
+    level: float,
+) -> None:
+    """Re-take a small cell's interval at ``n / deff`` with the judge's pooled correlation.
+
+    ``deff = 1 + rho (sum_c n_c^2 / n - 1)`` (``n_c`` the judge's counted units in cluster
+    ``c`` of the cell, ``rho`` from :func:`medjudge.stats.intervals.pooled_icc`); only where
+    the cell has fewer than :data:`POOL_BELOW` clusters and ``rho`` rests on at least that many
+    error degrees of freedom. Updates ``t`` in place (``se``, ``ci_low``, ``ci_high``,
+    ``ci_method``) and adds ``icc_pooled`` and ``design_effect`` (NaN where not used).
+    """
+    rho, df = pool
+    m = ~np.isnan(y)
+    codes = pd.factorize(clusters)[0]
+    nc = np.zeros((codes.max() + 1, y.shape[1]))
+    np.add.at(nc, codes, m.astype(float))
+    n = m.sum(0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        deff = 1.0 + rho * ((nc**2).sum(0) / n - 1.0)
+        ne = n / deff
+    use = (t["n_clusters"].to_numpy() < POOL_BELOW) & (df >= POOL_BELOW) & np.isfinite(ne)
+    use &= ne > 0
+    t["icc_pooled"] = np.where(use, rho, np.nan)
+    t["design_effect"] = np.where(use, deff, np.nan)
+    if not use.any():
+        return
+    p = t["accuracy"].to_numpy()
+    fn = wilson_interval if method == "wilson" else clopper_pearson_interval
+    lo, hi = fn(p * ne, ne, level)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(p * (1 - p) / ne)
+    for col, v in (("ci_low", lo), ("ci_high", hi), ("se", se)):
+        t[col] = np.where(use, v, t[col].to_numpy())
+    label = f"{method} (effective n, intra-cluster correlation pooled over {n_cells} cells)"
+    t["ci_method"] = np.where(use, label, t["ci_method"].to_numpy())
+
+
 def subgroup_accuracy(
     study: Study,
     by: Sequence[str] = ("organ_system",),
@@ -310,7 +358,14 @@ default "wilson"
         cl_all = None
     frames = []
     res, bad = so.resolved(policy), so.n_invalid()
-    for key, idx in _cells(rows, keys):
+    cells = list(_cells(rows, keys))
+    pool = None
+    if cl_all is not None and method in ("wilson", "clopper-pearson") and len(cells) > 1:
+        cell_codes = np.zeros(len(rows), dtype=np.intp)
+        for c, (_, idx) in enumerate(cells):
+            cell_codes[idx] = c
+        pool = pooled_icc(res, cell_codes, cl_all)
+    for key, idx in cells:
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
@@ -321,6 +376,8 @@ default "wilson"
             method=method,
             confidence_level=level,
         )
+        if pool is not None:
+            _borrow_correlation(t, res[idx], cl, pool, len(cells), method, level)
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy
         t = t[t["n"] > 0]
