@@ -103,13 +103,7 @@ def heterogeneity_table(
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
     check_attribute(study, across, "across", extra=("dimension",))
-    b = Permutation() if permutation is None else permutation
-    if not isinstance(b, Permutation):
-        raise ValueError(
-            f"permutation: {b!r} is not allowed (a medjudge.Permutation, e.g. "
-            "Permutation(n_resamples=999, seed=0), or None)"
-        )
-    n_permutations, seed = b.n_resamples, b.seed
+    b = _permutation(permutation)
     so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     rows = so.rows
@@ -119,71 +113,120 @@ def heterogeneity_table(
         if across == "dimension"
         else list(rows.groupby("dimension", sort=False).indices.items())
     )
-    rng_seed = int(seed)
     out = []
     for dim, idx in groups:
-        sub = rows.iloc[idx]
-        codes, labels = pd.factorize(sub[across], sort=True)
+        codes, labels = pd.factorize(rows.iloc[idx][across], sort=True)
         onehot = np.zeros((len(idx), labels.size))
         onehot[np.arange(len(idx)), codes] = 1.0
         kk = onehot.T @ (m[idx] * y[idx])
         nn = onehot.T @ m[idx]
-        perm_p = None
-        test = "Pearson chi-square (items independent)"
-        if cl_col is not None and across != "dimension":
-            ccodes = pd.factorize(sub[cl_col].astype(str))[0]
-            per_cluster = pd.Series(codes).groupby(ccodes).nunique()
-            if (per_cluster == 1).all():
-                perm_p = _cluster_permutation_p(
-                    codes, ccodes, m[idx] * y[idx], m[idx], labels.size, n_permutations, rng_seed
-                )
-                test = (
-                    f"cluster permutation of Pearson's chi-square ({cl_col}; "
-                    f"B={n_permutations}, seed {rng_seed})"
-                )
-            else:
-                perm_p = _within_cluster_permutation_p(
-                    codes, ccodes, y[idx], m[idx], labels.size, n_permutations, rng_seed
-                )
-                test = (
-                    f"within-{cl_col} permutation of Pearson's chi-square ({across} varies "
-                    f"within {cl_col}; B={n_permutations}, seed {rng_seed})"
-                )
-        for j, judge in enumerate(so.judges):
-            chi = homogeneity_chi2(kk[:, j], nn[:, j])
-            q = cochran_q_subgroups(kk[:, j], nn[:, j], level)
-            acc = kk[:, j] / np.where(nn[:, j] > 0, nn[:, j], np.nan)
-            out.append(
-                {
-                    "judge": judge,
-                    "dimension": dim,
-                    "across": across,
-                    "groups": chi.counts["groups"],
-                    "chi2": chi.statistic,
-                    "df": chi.df,
-                    "pvalue": chi.pvalue if perm_p is None else perm_p[j],
-                    "test": test,
-                    "p_pearson": chi.pvalue,
-                    "Q": q.statistic,
-                    "p_q": q.pvalue,
-                    "I2": q.extra["I2"],
-                    "min_accuracy": np.nanmin(acc),
-                    "max_accuracy": np.nanmax(acc),
-                    "n": int(nn[:, j].sum()),
-                    "policy": policy,
-                }
-            )
+        clusters = (
+            rows.iloc[idx][cl_col].astype(str)
+            if cl_col is not None and across != "dimension"
+            else None
+        )
+        perm_p, test = _headline_test(codes, labels.size, clusters, y[idx], m[idx], across, b)
+        out += _judge_rows(so.judges, dim, across, kk, nn, perm_p, test, level, policy)
     t = pd.DataFrame(out)
+    _adjust_families(t)
+    return Heterogeneity(t, across, level)
+
+
+def _permutation(permutation: Permutation | None) -> Permutation:
+    """The given :class:`Permutation` (default 999, seed 0); anything else is refused."""
+    b = Permutation() if permutation is None else permutation
+    if not isinstance(b, Permutation):
+        raise ValueError(
+            f"permutation: {b!r} is not allowed (a medjudge.Permutation, e.g. "
+            "Permutation(n_resamples=999, seed=0), or None)"
+        )
+    return b
+
+
+def _headline_test(
+    codes: np.ndarray,
+    n_groups: int,
+    clusters: pd.Series | None,
+    y: np.ndarray,
+    m: np.ndarray,
+    across: str,
+    b: Permutation,
+) -> tuple[np.ndarray | None, str]:
+    """The permutation p-value per judge (None: Pearson's own) and the test's name.
+
+    Groups constant within clusters: whole clusters permuted; groups varying within clusters:
+    groups permuted within each cluster; no clusters: Pearson's chi-square.
+    """
+    if clusters is None:
+        return None, "Pearson chi-square (items independent)"
+    cl_col = clusters.name
+    ccodes = pd.factorize(clusters)[0]
+    seed = int(b.seed)
+    if (pd.Series(codes).groupby(ccodes).nunique() == 1).all():
+        p = _cluster_permutation_p(codes, ccodes, m * y, m, n_groups, b.n_resamples, seed)
+        return p, (
+            f"cluster permutation of Pearson's chi-square ({cl_col}; "
+            f"B={b.n_resamples}, seed {seed})"
+        )
+    p = _within_cluster_permutation_p(codes, ccodes, y, m, n_groups, b.n_resamples, seed)
+    return p, (
+        f"within-{cl_col} permutation of Pearson's chi-square ({across} varies "
+        f"within {cl_col}; B={b.n_resamples}, seed {seed})"
+    )
+
+
+def _judge_rows(
+    judges: Sequence[str],
+    dim: str,
+    across: str,
+    kk: np.ndarray,
+    nn: np.ndarray,
+    perm_p: np.ndarray | None,
+    test: str,
+    level: float,
+    policy: Policy,
+) -> list[dict]:
+    """One row per judge of a dimension: Pearson, Cochran's Q, I² and the headline p-value
+    from the group successes ``kk`` and sizes ``nn`` (groups x judges)."""
+    out = []
+    for j, judge in enumerate(judges):
+        chi = homogeneity_chi2(kk[:, j], nn[:, j])
+        q = cochran_q_subgroups(kk[:, j], nn[:, j], level)
+        acc = kk[:, j] / np.where(nn[:, j] > 0, nn[:, j], np.nan)
+        out.append(
+            {
+                "judge": judge,
+                "dimension": dim,
+                "across": across,
+                "groups": chi.counts["groups"],
+                "chi2": chi.statistic,
+                "df": chi.df,
+                "pvalue": chi.pvalue if perm_p is None else perm_p[j],
+                "test": test,
+                "p_pearson": chi.pvalue,
+                "Q": q.statistic,
+                "p_q": q.pvalue,
+                "I2": q.extra["I2"],
+                "min_accuracy": np.nanmin(acc),
+                "max_accuracy": np.nanmax(acc),
+                "n": int(nn[:, j].sum()),
+                "policy": policy,
+            }
+        )
+    return out
+
+
+def _adjust_families(t: pd.DataFrame) -> None:
+    """Holm within a judge, Holm over every judge x dimension (the family of "some judge is
+    heterogeneous") and BH over the table, each family stated in a column."""
     with_adjusted(t, within="judge", p_holm="holm")
     with_adjusted(t, p_fdr_bh="fdr_bh")
-    # the family "some judge is heterogeneous": Holm over every judge x dimension test
     with_adjusted(t, p_holm_all="holm")
     if len(t):
         m_all = int(t["pvalue"].notna().sum())
         per = t.groupby("judge")["pvalue"].transform(lambda p: int(p.notna().sum()))
         t["holm_family"] = [f"within judge ({int(k)} dimensions)" for k in per]
         t["holm_all_family"] = f"all judges x dimensions ({m_all} tests)"
-    return Heterogeneity(t, across, level)
 
 
 def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:
