@@ -274,3 +274,51 @@ def test_the_environment_scan_finds_each_form():
     assert sorted(_environment_reads(src)) == [
         "MEDJUDGE_A", "MEDJUDGE_B", "MEDJUDGE_C", "MEDJUDGE_E", "MEDJUDGE_X",
     ]  # fmt: skip
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_imports(path: Path, known: set[str]) -> set[str]:
+    """The package's modules that ``path`` imports anywhere in the file (type-checking blocks and
+    function bodies included: a circle through a lazy import is still a circle to a reader)."""
+    name = _module_name(path)
+    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            target = ".".join(base + [m for m in (node.module or "").split(".") if m])
+            for alias in node.names:  # "from .x import y": y may be a module
+                sub = f"{target}.{alias.name}"
+                out.add(sub if sub in known else target)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+    return {m for m in out if m in known and m != name}
+
+
+def test_no_import_circle_in_the_package():
+    """DESIGN "layers": no two modules import each other, directly or through others (the one
+    lazy upward import, ``Result.plot`` -> ``plots``, closes no circle either)."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    known = {_module_name(p) for p in paths}
+    graph = {_module_name(p): _package_imports(p, known) for p in paths}
+    graph["medjudge"] = set()  # the front door loads names lazily (PEP 562), never at import
+    state: dict[str, int] = {}
+    circles: list[str] = []
+
+    def visit(m: str, trail: list[str]) -> None:
+        state[m] = 1
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                circles.append(" -> ".join(trail[trail.index(n) :] + [n]))
+            elif n not in state:
+                visit(n, [*trail, n])
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m, [m])
+    assert not circles, "import circles:\n" + "\n".join(circles)

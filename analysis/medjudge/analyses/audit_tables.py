@@ -8,15 +8,12 @@ per-category kappas and the subgroup reliability, stacked over the audited dimen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._result import Quantity, long_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .audit import AuditReport
+from ._result import Quantity, Result, long_table
 
 #: a coefficient's name as a reader knows it
 COEFFICIENT_NAMES = {
@@ -50,7 +47,7 @@ def coefficient_label(coefficient: str, weights: Any) -> str:
     return f"{name} ({w} weights)"
 
 
-def _stacked(res: AuditReport, key: str) -> pd.DataFrame:
+def _stacked(res: Result, key: str) -> pd.DataFrame:
     """The per-dimension table ``key`` of every audited dimension, with a ``dimension`` column."""
     frames = [
         d[key].assign(dimension=dim)
@@ -73,7 +70,7 @@ def _agreement_pair(
     return long_table(t, keys, [quantities[w] for w in which], confidence_level=level)
 
 
-def audit_table(res: AuditReport, name: str) -> pd.DataFrame:
+def audit_table(res: Result, name: str) -> pd.DataFrame:
     """The tidy long table ``name`` of ``res`` (one of ``AuditReport.TABLES``)."""
     level = float(res.settings.get("confidence_level", 0.95))
     if name == "reliability":

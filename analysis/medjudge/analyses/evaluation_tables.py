@@ -6,21 +6,16 @@ Each wide table of the evaluation becomes one long table of the result contract
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
-from ._result import Quantity, long_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .evaluation import JudgeEvaluation
+from ._result import Quantity, Result, long_table
 
 #: the reason an interval is absent where the analysis computes none
 NO_INTERVAL = "none (no interval computed)"
 POLICIES = ("wrong", "exclude", "half")
 
 
-def _leaderboard(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _leaderboard(ev: Result, level: float) -> pd.DataFrame:
     return long_table(
         ev.leaderboard,
         ["judge", "dimension"],
@@ -32,7 +27,7 @@ def _leaderboard(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def _pairs(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _pairs(ev: Result, level: float) -> pd.DataFrame:
     m = ev.settings.get("multiplicity") or {}
     return long_table(
         ev.pairs.drop(columns=["alpha", "family", "family_size"], errors="ignore"),
@@ -53,7 +48,7 @@ def _pairs(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     )  # fmt: skip
 
 
-def _sensitivity(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _sensitivity(ev: Result, level: float) -> pd.DataFrame:
     return long_table(
         ev.sensitivity,
         ["judge", "dimension"],
@@ -74,7 +69,7 @@ def _sensitivity(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     )
 
 
-def _classification(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _classification(ev: Result, level: float) -> pd.DataFrame:
     c = ev.classification
     metrics = [col for col in c.columns if col not in ("dimension", "judge", "n_invalid", "policy")]
     n = ev.settings.get("n_items_with_gold", {})
@@ -88,7 +83,7 @@ def _classification(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     )
 
 
-def _baselines(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _baselines(ev: Result, level: float) -> pd.DataFrame:
     return long_table(
         ev.baselines,
         ["judge", "dimension"],
@@ -98,7 +93,7 @@ def _baselines(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
     )
 
 
-def _ceiling(ev: JudgeEvaluation, level: float) -> pd.DataFrame:
+def _ceiling(ev: Result, level: float) -> pd.DataFrame:
     return long_table(
         ev.expert_ceiling,
         ["expert", "dimension"],
@@ -127,7 +122,7 @@ _BUILDERS = {
 }
 
 
-def evaluation_table(ev: JudgeEvaluation, name: str) -> pd.DataFrame:
+def evaluation_table(ev: Result, name: str) -> pd.DataFrame:
     """The tidy long table ``name`` of ``ev`` (one of ``JudgeEvaluation.TABLES``)."""
     return _BUILDERS[name](ev, float(ev.settings.get("level", 0.95)))
 
@@ -136,7 +131,7 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{lo:.3f}, {hi:.3f}]"
 
 
-def evaluation_findings(ev: JudgeEvaluation) -> list[str]:
+def evaluation_findings(ev: Result) -> list[str]:
     """Per dimension: the most accurate judge with its interval, and how many others the
     pairwise tests of the stated family cannot tell apart from it."""
     s = ev.settings
@@ -173,7 +168,7 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items()) or "none"
 
 
-def _pairs_text(ev: JudgeEvaluation, width: int) -> list[str]:
+def _pairs_text(ev: Result, width: int) -> list[str]:
     """How many pairwise tests decide at the evaluation's alpha in its family, the pairs that
     cannot decide whatever the verdicts, and the 30 smallest p-values."""
     s, pairs = ev.settings, ev.pairs
@@ -224,7 +219,7 @@ def _board_text(lb: pd.DataFrame, width: int) -> str:
     return t.to_string(line_width=width, index=False)
 
 
-def evaluation_summary(ev: JudgeEvaluation, width: int = 100) -> str:
+def evaluation_summary(ev: Result, width: int = 100) -> str:
     """The terminal text of an evaluation: per dimension the leaderboard, the trivial baselines
     and the expert ceiling; then the pairwise tests."""
     s = ev.settings

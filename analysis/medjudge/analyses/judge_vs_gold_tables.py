@@ -5,26 +5,21 @@ Each wide table becomes one long table of the result contract (:mod:`medjudge.an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
-from ._result import Quantity, long_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .judge_vs_gold import JudgeGoldResult
+from ._result import Quantity, Result, long_table
 
 NO_INTERVAL = "none (no interval computed)"
 
 
-def _rate_method(res: JudgeGoldResult) -> str:
+def _rate_method(res: Result) -> str:
     """The interval of a per-class rate: the same (clustered) Wilson interval as the ordinal
     error rates (:func:`medjudge.stats.confusion.rate_intervals`)."""
     clustered = not str(res.settings.get("cluster", "none")).startswith("none")
     return "wilson (effective n, Korn-Graubard df)" if clustered else "wilson"
 
 
-def gold_table(res: JudgeGoldResult, name: str) -> pd.DataFrame:
+def gold_table(res: Result, name: str) -> pd.DataFrame:
     """The tidy long table ``name`` (one of ``metrics, classes, confusion, baseline_tests``)."""
     level = float(res.settings.get("confidence_level", 0.95))
     alpha = float(res.settings.get("alpha", 1.0 - level))

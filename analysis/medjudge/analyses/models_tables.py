@@ -5,19 +5,14 @@ Each wide table becomes one long table of the result contract (:mod:`medjudge.an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pandas as pd
 
-from ._result import Quantity, long_table
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .models import ModelRankingResult
+from ._result import Quantity, Result, long_table
 
 NO_INTERVAL = "none (no interval computed)"
 
 
-def ranking_table(res: ModelRankingResult, name: str) -> pd.DataFrame:
+def ranking_table(res: Result, name: str) -> pd.DataFrame:
     """The tidy long table ``name`` of ``res``."""
     s = res.settings
     level = float(s.get("confidence_level", 0.95))

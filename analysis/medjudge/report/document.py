@@ -10,15 +10,12 @@ displayed image. The built-in renderer (``qmd.lua``) and Quarto both number and 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
 from .context import ReportContext
-from .escape import trusted_raw
-from .sections import Figure, Section, Table, Text
-from .tables import html_table
+from .sections import Section, section_markdown, show_section
 
 __all__ = ["Report", "build_report", "show_section", "section_markdown"]
 
@@ -72,57 +69,3 @@ def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -
         if getattr(mod, "COLLECTS", False):
             built[mod.KEY] = mod.build(ctx, ordinary)
     return Report(kind, [built[m.KEY] for m in modules], ctx)
-
-
-# ---------------------------------------------------------------------------- markdown
-def _heading(section: Section) -> str:
-    hashes = "#" * (section.level + 1)
-    return f"{hashes} {section.title} {{#sec-{section.key}}}\n"
-
-
-def _table_html(block: Table) -> str:
-    return html_table(block.frame, formatters=block.formatters, digits=block.digits)._repr_html_()
-
-
-def _fence(text: str, info: str) -> str:
-    return f"```{info}\n{text.rstrip()}\n```\n"
-
-
-def section_markdown(section: Section) -> str:
-    """The section as markdown, figures as ``[figure: label]`` placeholders (for tests/notes)."""
-    out = [_heading(section)]
-    for b in section.blocks:
-        if isinstance(b, Text):
-            out.append(b.markdown.rstrip() + "\n")
-        elif isinstance(b, Table):
-            out.append(
-                f"::: {{#{b.label}}}\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n:::\n"
-            )
-        elif isinstance(b, Figure):
-            out.append(f"::: {{#{b.label}}}\n[figure: {b.label}]\n\n{b.caption}\n:::\n")
-    return "\n".join(out)
-
-
-def show_section(section: Section) -> None:
-    """Print ``section`` as pandoc markdown; figures are displayed (then closed) in place."""
-    import matplotlib.pyplot as plt
-    from IPython.display import display
-
-    def emit(text: str) -> None:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
-
-    emit(_heading(section))
-    for b in section.blocks:
-        if isinstance(b, Text):
-            emit(b.markdown.rstrip() + "\n")
-        elif isinstance(b, Table):
-            emit(
-                f"::: {{#{b.label}}}\n\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n\n:::\n"
-            )
-        elif isinstance(b, Figure):
-            fig = b.draw()
-            emit(f"::: {{#{b.label}}}\n")
-            display(fig)
-            emit(f"\n{b.caption}\n\n:::\n")
-            plt.close(fig)

@@ -58,15 +58,29 @@ one entry in that list. Templates call ``report.show()`` (everything) or
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from ..escape import markdown, prose
+from ..escape import markdown, prose, trusted_raw
+from ..tables import html_table
 
-__all__ = ["Text", "Table", "Figure", "Finding", "Section", "Block", "assemble", "builder", "md"]
+__all__ = [
+    "Text",
+    "Table",
+    "Figure",
+    "Finding",
+    "Section",
+    "Block",
+    "assemble",
+    "builder",
+    "md",
+    "section_markdown",
+    "show_section",
+]
 
 
 def md(value: Any) -> str:
@@ -186,8 +200,6 @@ class Section:
 
     def show(self) -> None:
         """Print this section as pandoc markdown (in an ``output: asis`` chunk)."""
-        from ..document import show_section
-
         show_section(self)
 
 
@@ -237,3 +249,57 @@ def builder(
 
     build.__doc__ = f"The {title!r} section of ``ctx``'s study (applies / compute / present)."
     return build
+
+
+# ---------------------------------------------------------------------------- markdown
+def _heading(section: Section) -> str:
+    hashes = "#" * (section.level + 1)
+    return f"{hashes} {section.title} {{#sec-{section.key}}}\n"
+
+
+def _table_html(block: Table) -> str:
+    return html_table(block.frame, formatters=block.formatters, digits=block.digits)._repr_html_()
+
+
+def _fence(text: str, info: str) -> str:
+    return f"```{info}\n{text.rstrip()}\n```\n"
+
+
+def section_markdown(section: Section) -> str:
+    """The section as markdown, figures as ``[figure: label]`` placeholders (for tests/notes)."""
+    out = [_heading(section)]
+    for b in section.blocks:
+        if isinstance(b, Text):
+            out.append(b.markdown.rstrip() + "\n")
+        elif isinstance(b, Table):
+            out.append(
+                f"::: {{#{b.label}}}\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n:::\n"
+            )
+        elif isinstance(b, Figure):
+            out.append(f"::: {{#{b.label}}}\n[figure: {b.label}]\n\n{b.caption}\n:::\n")
+    return "\n".join(out)
+
+
+def show_section(section: Section) -> None:
+    """Print ``section`` as pandoc markdown; figures are displayed (then closed) in place."""
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    def emit(text: str) -> None:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+    emit(_heading(section))
+    for b in section.blocks:
+        if isinstance(b, Text):
+            emit(b.markdown.rstrip() + "\n")
+        elif isinstance(b, Table):
+            emit(
+                f"::: {{#{b.label}}}\n\n{_fence(_table_html(b), trusted_raw('html'))}\n{b.caption}\n\n:::\n"
+            )
+        elif isinstance(b, Figure):
+            fig = b.draw()
+            emit(f"::: {{#{b.label}}}\n")
+            display(fig)
+            emit(f"\n{b.caption}\n\n:::\n")
+            plt.close(fig)
