@@ -104,11 +104,7 @@ def pooled_rho(y, organ, img):
     cell_of_img = np.zeros(g, int)
     cell_of_img[img] = organ
     n = img.size
-    n0 = (
-        n
-        - np.bincount(cell_of_img, nc**2, k).sum() / 1.0 * 0
-        - sum(np.bincount(cell_of_img, nc**2, k) / ncell)
-    ) / (g - k)
+    n0 = (n - (np.bincount(cell_of_img, nc**2, k) / ncell).sum()) / (g - k)
     out = []
     for j in range(y.shape[1]):
         mc = np.bincount(img, y[:, j], g) / nc
