@@ -441,3 +441,20 @@ def test_report_margin_option_reaches_render_reports(monkeypatch, tmp_path, caps
     assert e.value.code == 2 and "--margin" in capsys.readouterr().err
     with pytest.raises(ValueError, match="--margin must be in"):
         real(DEMO, margin=0.0)
+
+
+def test_methods_name_a_family_of_cluster_counts_once():
+    """Subgroups with their own cluster counts: one method with the range, not 17 strings."""
+    from medjudge.report.sections._audit_text import methods
+
+    got = methods(
+        ["cluster jackknife (445 clusters, t df=444)", "wilson", "cluster jackknife (19 clusters, "
+         "t df=18)", "bootstrap-bca (clusters, B=2000, seed=0)", "cluster jackknife (60 clusters, "
+         "t df=59)"]
+    )  # fmt: skip
+    assert got == (
+        r"cluster jackknife \(19–445 clusters\, t df\=18–444\); wilson; "
+        r"bootstrap\-bca \(clusters\, B\=2000\, seed\=0\)"
+    )
+    assert methods(["t df=4.5", "t df=3.5"]) == r"t df\=4\.5; t df\=3\.5"  # decimals kept apart
+    assert methods([None, ""]) == "no interval"
