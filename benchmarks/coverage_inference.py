@@ -52,7 +52,7 @@ def sim_accuracy(rng: np.random.Generator, reps: int, nboot: int) -> None:
             for m in ("wilson", "clopper-pearson", "wald"):
                 df = judge_accuracy(y, method=m)
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
-            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).weights()
+            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).apply(lambda w: w)
             for m in ("bootstrap-percentile", "bootstrap-bca"):
                 df = judge_accuracy(y, method=m, weights=w, bootstrap=Bootstrap(nboot))
                 record("accuracy", sc, m, cover(df.ci_low, df.ci_high, pr), reps)
@@ -83,7 +83,9 @@ def sim_clustered(rng: np.random.Generator, reps: int, nboot: int) -> None:
                 cover(df.ci_low, df.ci_high, truth),
                 reps,
             )
-        w = ResamplePlan(c * size, nboot, int(rng.integers(1 << 31)), clusters=cl).weights()
+        w = ResamplePlan(c * size, nboot, int(rng.integers(1 << 31)), clusters=cl).apply(
+            lambda w: w
+        )
         for m in ("bootstrap-percentile", "bootstrap-bca"):
             df = judge_accuracy(y, clusters=cl, method=m, weights=w, bootstrap=Bootstrap(nboot))
             record(
@@ -119,7 +121,7 @@ def sim_paired(rng: np.random.Generator, reps: int, nboot: int) -> None:
                 lo, hi = paired_difference_interval(n11, n12, n21, n22, method=m)
                 record("paired difference", sc, m, cover(lo, hi, truth), reps)
             d = y1 - y2
-            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).weights()
+            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).apply(lambda w: w)
             boot = (w @ d) / n
             jack = (d.sum(0) - d) / (n - 1)
             for m in ("percentile", "bca"):
@@ -148,11 +150,11 @@ def sim_kappa(rng: np.random.Generator, reps: int, nboot: int) -> None:
             pe = pp * prev + (1 - pp) * (1 - prev)
             truth = (acc - pe) / (1 - pe)
             sc = f"n={n}, prevalence {prev}, accuracy {acc} (kappa {truth:.2f})"
-            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).weights()
+            w = ResamplePlan(n, nboot, int(rng.integers(1 << 31))).apply(lambda w: w)
             full = kappa_from_counts(np.ones((1, n)), pred, gold)[0]
             boot = kappa_from_counts(w, pred, gold)
             # closed-form leave-one-out counts for the jackknife
-            jw = ResamplePlan(n, 1).jackknife()
+            jw = ResamplePlan(n, 1).jackknife_apply(lambda w: w)
             jack = kappa_from_counts(jw, pred, gold)
             for m in ("percentile", "bca"):
                 lo, hi = bootstrap_interval(full, boot, method=m, jack=jack)

@@ -134,3 +134,48 @@ def write_score_study(folder: Path, n_items: int = 80, seed: int = 7) -> tuple[P
     mapping = Path(folder) / "scores.toml"
     mapping.write_text(SCORE_MAPPING, encoding="utf-8")
     return table, mapping
+
+
+SMALL_MAPPING = """\
+# a small study of one's own: 3 LLM judges (some junk outputs) and 3 experts, one row per label
+layout = "long"
+item = "item"
+rater = "rater"
+role_column = "role"
+value = "verdict"
+dimension = "overall"
+cluster = "case"
+attributes = ["specialty"]
+invalid = ["ERROR: rate limit", "I cannot answer"]
+
+[scale]
+level = "nominal"
+categories = ["A", "B"]
+"""
+
+
+def write_small_study(folder: Path, n_cases: int = 15, seed: int = 3) -> tuple[Path, Path]:
+    """3 judges × 3 experts on 4 questions in each of ``n_cases`` cases (3 specialties)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    specialties = ("cardiology", "oncology", "neurology")
+    for c in range(n_cases):
+        case, spec = f"case{c + 1:02d}", specialties[c % 3]
+        for q in range(4):
+            item, truth = f"{case}_q{q + 1}", int(rng.integers(2))
+            for e, skill in (("dr_ahmed", 0.92), ("dr_brown", 0.88), ("dr_chen", 0.85)):
+                v = truth if rng.uniform() < skill else 1 - truth
+                rows.append((item, e, "expert", "AB"[v], case, spec))
+            for j, skill in (("gpt-4o", 0.85), ("llama-3-70b", 0.75), ("mistral-7b", 0.62)):
+                u = rng.uniform()
+                if u < 0.05:
+                    text = "ERROR: rate limit" if u < 0.03 else "I cannot answer"
+                else:
+                    text = "AB"[truth if rng.uniform() < skill else 1 - truth]
+                rows.append((item, j, "judge", text, case, spec))
+    df = pd.DataFrame(rows, columns=["item", "rater", "role", "verdict", "case", "specialty"])
+    table = Path(folder) / "small.csv"
+    df.to_csv(table, index=False)
+    mapping = Path(folder) / "small.toml"
+    mapping.write_text(SMALL_MAPPING, encoding="utf-8")
+    return table, mapping

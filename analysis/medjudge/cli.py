@@ -269,6 +269,8 @@ def _main(argv: list[str] | None) -> int:
         args.engine_settings = engine_settings()
         with warnings.catch_warnings(record=True) as caught, _stdout(guard):
             warnings.simplefilter("default")
+            # sockets the Spark gateway (py4j) leaves to the collector: not the command's
+            warnings.simplefilter("ignore", ResourceWarning)
             code = int(args.func(args) or 0)
         _warning_note(caught, args.debug)
         return code

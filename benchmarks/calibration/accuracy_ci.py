@@ -72,7 +72,9 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
                 ne = p * (1 - p) / se**2
             ne = np.where((se > 0) & np.isfinite(ne) & (ne > 0), ne, n)
             res["wilson (effective n, no df; before)"] = wilson_interval(p * ne, ne)
-        w = ResamplePlan(design.n_items, boot, int(rng.integers(1 << 31)), clusters=cl).weights()
+        w = ResamplePlan(design.n_items, boot, int(rng.integers(1 << 31)), clusters=cl).apply(
+            lambda w: w
+        )
         for m in ("bootstrap-percentile", "bootstrap-bca"):
             f = judge_accuracy(y, clusters=cl, method=m, weights=w, bootstrap=Bootstrap(boot))
             res[f"{m} (+ boundary fallback)"] = (f.ci_low.to_numpy(), f.ci_high.to_numpy())

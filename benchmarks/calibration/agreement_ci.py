@@ -99,7 +99,7 @@ def run(seed: int, reps: int, boot: int, scenarios=SCENARIOS) -> list[dict]:
         lab, _ = rater_labels(rng, d, prev, list(accs), sd_total)
         hits = {(c, m): [] for c in coefs for m in ("analytic", "percentile", "bca")}
         plan = ResamplePlan(design.n_items, boot, int(rng.integers(1 << 31)), clusters=cl)
-        W, J = plan.weights(), plan.jackknife()
+        W, J = plan.apply(lambda w: w), plan.jackknife_apply(lambda w: w)
         for r in range(reps):
             X = lab[:, :, r].T
             for c, (fn, core) in coefs.items():

@@ -99,7 +99,7 @@ def scenario(rng, label, g, q, prev_mean, conc, accs, sd_c, sd_i, reps, boot, si
     X, cl = draw(rng, sizes, q, prev_mean, conc, accs, sd_c, sd_i, reps)
     n = cl.size
     plan = ResamplePlan(n, boot, int(rng.integers(1 << 31)), clusters=cl)
-    W, J = plan.weights(), plan.jackknife()
+    W, J = plan.apply(lambda w: w), plan.jackknife_apply(lambda w: w)
     tq = st.t.ppf(0.975, g - 1)
     cats = list(range(q))
     hits = {(c, m): [] for c in cs for m in METHODS}

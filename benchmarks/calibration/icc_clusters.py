@@ -75,7 +75,7 @@ def scenario(rng, label, g, bias, s, sd_c, sd_i, sd_e, reps, boot, forms=("ICC2"
     X, cl = draw(rng, rng.integers(2, 7, g), bias, s, sd_c, sd_i, sd_e, reps)
     n = cl.size
     plan = ResamplePlan(n, boot, int(rng.integers(1 << 31)), clusters=cl)
-    W, J = plan.weights(), plan.jackknife()
+    W, J = plan.apply(lambda w: w), plan.jackknife_apply(lambda w: w)
     hits = {(f, m): [] for f in forms for m in METHODS}
     for r in range(reps):
         x = X[r]

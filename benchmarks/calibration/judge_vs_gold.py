@@ -86,8 +86,8 @@ def main() -> None:
             plan = ResamplePlan(g.size, a.resamples, int(rng.integers(1 << 31)), clusters=cl)
             k = gold_kappa_core(g, p[:, None], Q, kind="linear")
             lo, hi = bootstrap_interval(
-                k, gold_kappa_core(g, p[:, None], Q, plan.weights(), kind="linear"), confidence_level=a.level,
-                method="bca", jack=gold_kappa_core(g, p[:, None], Q, plan.jackknife(), kind="linear"),
+                k, gold_kappa_core(g, p[:, None], Q, plan.apply(lambda w: w), kind="linear"), confidence_level=a.level,
+                method="bca", jack=gold_kappa_core(g, p[:, None], Q, plan.jackknife_apply(lambda w: w), kind="linear"),
             )  # fmt: skip
             ints = [
                 (r["ci_low"][0, 2], r["ci_high"][0, 2]),
@@ -118,8 +118,8 @@ def main() -> None:
             plan = ResamplePlan(x.size, a.resamples, int(rng.integers(1 << 31)), clusters=cl)
             th = score_agreement_core(x, y)
             lo, hi = bootstrap_interval(
-                th, score_agreement_core(x, y, plan.weights()), confidence_level=a.level, method="bca",
-                jack=score_agreement_core(x, y, plan.jackknife()),
+                th, score_agreement_core(x, y, plan.apply(lambda w: w)), confidence_level=a.level, method="bca",
+                jack=score_agreement_core(x, y, plan.jackknife_apply(lambda w: w)),
             )  # fmt: skip
             ba = bland_altman(x, y, confidence_level=a.level)
             cc = lin_ccc(x, y, confidence_level=a.level)

@@ -84,11 +84,11 @@ def run(seed: int, reps: int, n_clusters: int, size: float, n_judges: int, boot:
         for organ_per_image in (True, False):
             st = _study(rng, design, n_judges, 0.8, organ_per_image)
             so = stack_outcomes(st)
-            h = heterogeneity_table(st, "organ", stacked=so, permutation=Permutation(boot, seed=1))
+            h = heterogeneity_table(st, "organ", _stacked=so, permutation=Permutation(boot, seed=1))
             if organ_per_image:
                 res["het_perm"].append(list(h["pvalue"] < 0.05))
                 res["het_pearson_a"].append(list(h["p_pearson"] < 0.05))
-                b = best_judge_by_subgroup(st, ("organ",), stacked=so)
+                b = best_judge_by_subgroup(st, ("organ",), _stacked=so)
                 res["best_new"].append(list(b["excluded_from_best_set"] != ""))
                 f, c = _old_best_flags(st, so)
                 res["best_old"].append([1] * f + [0] * (c - f))
@@ -129,7 +129,7 @@ def _marginal_excludes(st, boot, n_judges) -> bool:
 
     o = st.outcomes(st.dimensions[0])
     cl, _ = cluster_ids(st)
-    w = ResamplePlan(len(o.items), boot, 0, clusters=cl).weights()
+    w = ResamplePlan(len(o.items), boot, 0, clusters=cl).apply(lambda w: w)
     lo, hi = rank_intervals(bootstrap_ranks(bootstrap_accuracy(o.outcome, weights=w)), 0.95)
     return bool(((lo > 1) | (hi < n_judges)).any())
 

@@ -224,7 +224,7 @@ def test_hanna_rank_correlations_and_bootstrap_replicates():
     # one bootstrap replicate recomputed on the expanded resample (independent path)
     from medjudge.stats.scores import _rank_stat
 
-    w = ResamplePlan(x.size, 3, seed=5).weights()
+    w = ResamplePlan(x.size, 3, seed=5).apply(lambda w: w)
     boot = _rank_stat(x, y, 40_000)(w)
     idx = np.flatnonzero(ok)
     for b in range(3):

@@ -251,8 +251,8 @@ def test_quick_coverage_clustered_recall_too_low_and_kappa():
         hits[1] += e["ci_low"][0] <= true_low <= e["ci_high"][0]
         plan = ResamplePlan(g.size, 300, int(rng.integers(1 << 30)), clusters=cl)
         k = gold_kappa_core(g, p[:, None], q, kind="linear")
-        kb = gold_kappa_core(g, p[:, None], q, plan.weights(), kind="linear")
-        kj = gold_kappa_core(g, p[:, None], q, plan.jackknife(), kind="linear")
+        kb = gold_kappa_core(g, p[:, None], q, plan, kind="linear")
+        kj = gold_kappa_core(g, p[:, None], q, plan.cluster_jackknife(), kind="linear")
         lo, hi = bootstrap_interval(k, kb, method="bca", jack=kj)
         hits[2] += lo[0] <= true_kappa <= hi[0]
     cover = hits / reps

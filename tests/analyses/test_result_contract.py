@@ -22,7 +22,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from medjudge.analyses._result import CONTRACT, TAIL, TEST  # noqa: E402
+from medjudge.analyses.bias import length_bias  # noqa: E402
 from medjudge.analyses.bias_suite import bias_suite  # noqa: E402
+from medjudge.analyses.judge_vs_experts import judge_expert_agreement  # noqa: E402
 from medjudge.analyses.judge_vs_gold import judge_vs_gold  # noqa: E402
 from medjudge.analyses.models import answer_model_ranking  # noqa: E402
 from medjudge.analyses.score_study import score_study  # noqa: E402
@@ -48,7 +50,39 @@ def _analyses(study: mj.Study, attribute: str) -> dict[str, object]:
     }
     if len(study.experts) >= 2:
         out["audit_study"] = mj.audit_study(study, bootstrap=B, with_dawid_skene=False)
+    out["bias_report"] = mj.bias_report(study)
+    out["length_bias"] = length_bias(study)
+    out["run_consistency"] = mj.run_consistency(_with_runs(study))
+    out["judge_assisted_estimate"] = mj.judge_assisted_estimate(
+        study, study.dimensions[-1], judges=study.judges[:3], keep_labels=60
+    )
     return out
+
+
+def _experts(study: mj.Study, d: str) -> dict[str, object]:
+    """The judge-versus-experts analyses (experts who are persons: the demo's physicians,
+    PandaLM's three annotators)."""
+    alt = mj.study_alt_test(study, d)
+    agreement = judge_expert_agreement(study, d, bootstrap=B)
+    return {
+        "study_alt_test": alt,
+        "judge_expert_agreement": agreement,
+        "study_stand_in": mj.study_stand_in(study, d, alt=alt, agreement=agreement),
+    }
+
+
+def _with_runs(study: mj.Study) -> mj.Study:
+    """The study with each of two judges' verdicts repeated in a second run, a tenth of them
+    changed (``run_consistency`` needs repeated runs; the bundled studies have none)."""
+    r = study.ratings[study.ratings["rater"].isin(study.judges[:2])]
+    again = r.assign(run="2")
+    cats = {d: list(study.scales[d].categories) for d in study.dimensions}
+    flip = np.arange(len(again)) % 10 == 0
+    again.loc[flip, "value"] = [
+        cats[d][(cats[d].index(v) + 1) % len(cats[d])] if v in cats[d] else v
+        for d, v in zip(again.loc[flip, "dimension"], again.loc[flip, "value"], strict=True)
+    ]
+    return mj.Study(pd.concat([r.assign(run="1"), again]), study.items, study.scales)
 
 
 def _hanna_scores() -> dict[str, object]:
@@ -69,8 +103,9 @@ def results(demo_study, llmbar_study, pandalm_study):
         "pandalm": {
             "answer_model_ranking": answer_model_ranking(pandalm_study, bootstrap=B),
             "audit_study": mj.audit_study(pandalm_study, bootstrap=B, with_dawid_skene=False),
+            **_experts(pandalm_study, "preference"),
         },
-        "demo": _analyses(demo_study, "organ_system"),
+        "demo": {**_analyses(demo_study, "organ_system"), **_experts(demo_study, "overall")},
         "llmbar": _analyses(llmbar_study, "subset"),
         "hanna": _hanna_scores(),
     }

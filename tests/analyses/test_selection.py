@@ -158,7 +158,7 @@ def test_best_set_keeps_every_equal_judge_and_drops_a_clearly_worse_one():
     cells = flagged = 0
     for _ in range(8):
         st = _null_study(rng, design)
-        b = best_judge_by_subgroup(st, ("organ",), stacked=stack_outcomes(st))
+        b = best_judge_by_subgroup(st, ("organ",), _stacked=stack_outcomes(st))
         cells += len(b)
         flagged += int((b["excluded_from_best_set"] != "").sum())
     assert flagged / cells <= 0.05

@@ -53,7 +53,7 @@ def _long(so):
 def test_cells_match_pandas_counts_and_statsmodels_wilson(demo_study, so, policy):
     # items as independent (cluster=None): the textbook Wilson interval of every cell
     t = subgroup_accuracy(
-        demo_study, ["organ_system", "dimension"], policy=policy, stacked=so, cluster=None
+        demo_study, ["organ_system", "dimension"], policy=policy, _stacked=so, cluster=None
     )
     lg = _long(so)
     if policy == "wrong":
@@ -76,15 +76,15 @@ def test_cells_match_pandas_counts_and_statsmodels_wilson(demo_study, so, policy
 
 def test_default_clusters_are_the_studys_like_everywhere_else(demo_study, so):
     """cluster="auto" is the default of every study-level function: the demo's images."""
-    t = subgroup_accuracy(demo_study, ["organ_system", "dimension"], stacked=so)
+    t = subgroup_accuracy(demo_study, ["organ_system", "dimension"], _stacked=so)
     assert t["ci_method"].str.contains("effective n").all()
     assert (t["n_clusters"] < t["n"]).any()  # several questions per image in a cell
-    none = subgroup_accuracy(demo_study, ["organ_system", "dimension"], stacked=so, cluster=None)
+    none = subgroup_accuracy(demo_study, ["organ_system", "dimension"], _stacked=so, cluster=None)
     assert (none["ci_method"] == "wilson").all()
 
 
 def test_pooled_over_dimensions_uses_item_clustered_se(demo_study, so):
-    t = subgroup_accuracy(demo_study, ["organ_system"], stacked=so, cluster=None)
+    t = subgroup_accuracy(demo_study, ["organ_system"], _stacked=so, cluster=None)
     row = t[(t["judge"] == "sim-med-7b") & (t["organ_system"] == "heart")].iloc[0]
     lg = _long(so)
     sub = lg[(lg["judge"] == "sim-med-7b") & (lg["organ_system"] == "heart")]
@@ -127,7 +127,7 @@ def test_i2_interval_bounds():
 
 
 def test_heterogeneity_table_multiplicity(demo_study, so):
-    h = heterogeneity_table(demo_study, stacked=so)
+    h = heterogeneity_table(demo_study, _stacked=so)
     assert len(h) == 12 * 6
     sub = h[h["judge"] == "sim-med-8b"]
     np.testing.assert_allclose(sub["p_holm"], multipletests(sub["pvalue"], method="holm")[1])
@@ -139,7 +139,7 @@ def test_heterogeneity_table_multiplicity(demo_study, so):
 
 
 def test_organ_effects_detect_planted_and_spare_control(demo_study, so):
-    o = organ_effect_tests(demo_study, stacked=so).set_index("judge")
+    o = organ_effect_tests(demo_study, _stacked=so).set_index("judge")
     # strongly planted organ effects are flagged after Holm over the 12 judges
     for j in ("sim-med-8b", "sim-proprietary-b", "sim-med-7b"):
         assert o.loc[j, "flag"], o.loc[j]
@@ -153,7 +153,7 @@ def test_organ_effects_detect_planted_and_spare_control(demo_study, so):
 
 def test_wald_matches_statsmodels_wald_test(demo_study, so):
     j = so.judges.index("sim-proprietary-b")
-    o = organ_effect_tests(demo_study, judges=None, stacked=so).set_index("judge")
+    o = organ_effect_tests(demo_study, judges=None, _stacked=so).set_index("judge")
     df = so.rows.assign(y=np.nan_to_num(so.outcome[:, j]))
     x = pd.get_dummies(df[["organ_system", "dimension"]], drop_first=True, dtype=float)
     x.insert(0, "const", 1.0)
@@ -176,7 +176,7 @@ def test_gee_agrees_with_cluster_glm(demo_study, so):
 
 
 def test_cell_grid_fisher_and_holm(demo_study, so):
-    g = cell_grid(demo_study, stacked=so)
+    g = cell_grid(demo_study, _stacked=so)
     assert len(g) == 12 * 6 * 13
     r = g.iloc[5]
     lg = _long(so)
@@ -195,7 +195,7 @@ def test_cell_grid_fisher_and_holm(demo_study, so):
 def test_best_judge_uses_mcnemar(demo_study, so):
     from medjudge.stats.mcnemar import mcnemar
 
-    b = best_judge_by_subgroup(demo_study, ["organ_system"], stacked=so)
+    b = best_judge_by_subgroup(demo_study, ["organ_system"], _stacked=so)
     assert len(b) == 6 * 13
     r = b.iloc[0]
     idx = np.flatnonzero(

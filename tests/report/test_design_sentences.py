@@ -135,3 +135,46 @@ def test_renamed_roles_are_used_in_the_unusable_rule(tmp_path):
     ctx = ReportContext(load_any(table, mapping), n_resamples=50)
     rule = ctx.unusable_rule()
     assert "unusable crowd worker labels" in rule and "expert" not in rule
+
+
+def _sparse_study(folder: Path, seed: int = 3, n_items: int = 60):
+    """3 experts, each label present with probability 0.55 (many items with one label), and
+    two judges."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n_items):
+        g = int(rng.integers(2))
+        for e in range(3):
+            if rng.uniform() < 0.55:
+                v = g if rng.uniform() < 0.8 else 1 - g
+                rows.append((f"q{i:02d}", f"exp{e}", "expert", str(v)))
+        for j in range(2):
+            rows.append(
+                (f"q{i:02d}", f"judge{j}", "judge", str(g if rng.uniform() < 0.7 else 1 - g))
+            )
+    path, mapping = folder / "sparse.csv", folder / "sparse.toml"
+    pd.DataFrame(rows, columns=["item", "rater", "role", "value"]).to_csv(path, index=False)
+    mapping.write_text(
+        'layout = "long"\nitem = "item"\nrater = "rater"\nrole_column = "role"\nvalue = "value"\n'
+    )
+    return load_table(path, TableMapping.from_toml(mapping))
+
+
+def test_reliability_finding_counts_the_items_the_coefficient_used(tmp_path):
+    # the key finding's n is the items with at least two labels (what an agreement coefficient
+    # uses), not every item with a label (issue 36, item 4): counted here with numpy
+    import numpy as np
+    from medjudge.report.sections import reliability
+
+    study = _sparse_study(tmp_path)
+    v = study.matrix(study.dimensions[0], role="expert").values
+    labelled = int((np.isfinite(v).sum(1) >= 1).sum())
+    pairable = int((np.isfinite(v).sum(1) >= 2).sum())
+    assert pairable < labelled
+    sec = reliability.build(ReportContext(study, n_resamples=50))
+    key = sec.findings[0].text
+    assert f"n = {pairable} items with at least two labels" in key, key
+    assert f"n = {labelled} " not in key

@@ -81,7 +81,7 @@ def test_bootstrap_matches_engine_and_scipy():
     rng = np.random.default_rng(2)
     y = (rng.random((150, 3)) < [0.6, 0.75, 0.9]).astype(float)
     plan = ResamplePlan(150, 3000, seed=4)
-    boot = bootstrap_accuracy(y, weights=plan.weights())
+    boot = bootstrap_accuracy(y, weights=plan)
     assert boot.shape == (3000, 3)
     df = judge_accuracy(y, method="bootstrap-bca", bootstrap=Bootstrap(3000, 4))
     for j in range(3):

@@ -373,7 +373,7 @@ def test_study_level_matches_kernel(pandalm):
         seed=2,
         interval="normal",
     )
-    row = res.table("ppi++").iloc[0]
+    row = res.estimates("ppi++").iloc[0]
     # rebuild the arrays independently from the raw wide file
     import pandas as pd
 
@@ -406,7 +406,7 @@ def test_study_level_rate_rows_take_the_proportion_interval(pandalm):
     res = judge_assisted_estimate(
         pandalm, judges=["pandalm-7b"], categories=["tie"], keep_labels=50, seed=2
     )
-    row = res.table("ppi++").iloc[0]
+    row = res.estimates("ppi++").iloc[0]
     raw = pd.read_csv(ROOT / "data/external/pandalm_testset/verdicts_wide.csv")
     ann = raw[["annotator1", "annotator2", "annotator3"]].to_numpy()
     gold_tie = (np.sum(ann == 0, axis=1) >= 2).astype(float)
@@ -507,7 +507,7 @@ def test_report_section(pandalm):
     s = sec_ppi.build(ctx)
     assert s.applies and "fig-ppi" in s.figures and s.findings
     est = s.tables["tbl-ppi"]
-    pp = judge_assisted_estimate(study, "preference").table("ppi++")
+    pp = judge_assisted_estimate(study, "preference").estimates("ppi++")
     # the section presents the library's numbers unchanged (rounded for display)
     shown = est.loc[est["method"].str.startswith("PPI++"), "estimate"].astype(float)
     assert sorted(shown) == sorted(round(v, 3) for v in pp["estimate"])

@@ -79,9 +79,17 @@ def audit_table(res: Result, name: str) -> pd.DataFrame:
             coefficient_label(c, w) for c, w in zip(r["coefficient"], r["weights"], strict=True)
         ]
         return long_table(
-            r.assign(_what=what),
+            r.assign(_what=what, _n=r["n_pairable"] if "n_pairable" in r else r["n"]),
             ["dimension", "coefficient"],
-            [Quantity("_what", "estimate", n_unit="items", estimand_column=True)],
+            [
+                Quantity(
+                    "_what",
+                    "estimate",
+                    n="_n",
+                    n_unit="items with at least two labels",
+                    estimand_column=True,
+                )
+            ],
             confidence_level=level,
             extra=["se", "measurement", "weights", "pa", "pe", "n_raters"],
         )

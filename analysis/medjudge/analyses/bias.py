@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from medjudge.analyses._tables import gold_dimensions, with_adjusted
+from medjudge.analyses.bias_results import BiasReport, LengthBias
 from medjudge.analyses.position import paired_rates
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
@@ -199,16 +200,17 @@ def length_bias(
     order: str = "AB",
     confidence_level: float = 0.95,
     include_experts: bool = True,
-) -> pd.DataFrame:
+) -> LengthBias:
     """Does a rater pick the longer answer more often than the gold does? (paired, per dimension).
 
     Items where the lengths are equal, or the rater or the gold has no verdict, are excluded
     and counted. ``b`` = rater picks longer while gold is the shorter, ``c`` = the reverse;
     ``difference = P(rater longer) - P(gold longer) = (b - c)/n``; Tango score interval;
-    McNemar mid-p; Holm over the table (``p_holm``).
+    McNemar mid-p; Holm over the table (``p_holm``). The wide table is the result's
+    ``frame``; ``table("length_gap")`` and ``table("longer_rate")`` are its tidy tables.
     """
     if len_a not in study.items.columns or len_b not in study.items.columns:
-        return pd.DataFrame()
+        return LengthBias(pd.DataFrame(), confidence_level)
     la = pd.to_numeric(study.items[len_a], errors="coerce").to_numpy(dtype=float)
     lb = pd.to_numeric(study.items[len_b], errors="coerce").to_numpy(dtype=float)
     longer = np.where(la > lb, 0.0, np.where(lb > la, 1.0, np.nan))
@@ -257,7 +259,7 @@ def length_bias(
                 }
             )
     t = with_adjusted(pd.DataFrame(rows), p_holm="holm")
-    return with_adjusted(t, "gap_pvalue", gap_p_holm="holm")
+    return LengthBias(with_adjusted(t, "gap_pvalue", gap_p_holm="holm"), confidence_level)
 
 
 def _two_sample(
@@ -278,7 +280,7 @@ def _two_sample(
 
 def bias_report(
     study: Study, *, cluster: str | None = "auto", confidence_level: float = 0.95
-) -> dict[str, pd.DataFrame]:
+) -> BiasReport:
     """Every diagnostic that applies to ``study``, as tidy tables (keys name the analysis).
 
     ``cluster="auto"``: the study's clusters (:func:`medjudge.analyses.design.resolve_clusters`)
@@ -301,8 +303,10 @@ def bias_report(
 
     Returns
     -------
-    dict of str to pandas.DataFrame
-        The tables that apply, by name:
+    BiasReport
+        A dict of the wide tables that apply, by name, with the result contract
+        (``table("length_gap")``, ``"longer_rate"``, ``"prevalence"``, ``"constant_answers"``,
+        ``"flips"``; ``plot("length")``):
 
         - ``position_swap`` (judges seen in both orders): per dimension and judge the
           counts of consistent and inconsistent pairs, ``consistency``, ``first_shown_rate``
@@ -375,8 +379,8 @@ def bias_report(
         out["dimension_pairs"] = ds["pairs"]
     lb = length_bias(study, confidence_level=level)
     if len(lb):
-        out["length_bias"] = lb
+        out["length_bias"] = lb.frame
     rc = run_consistency(study, confidence_level=level)
     if len(rc):
-        out["run_consistency"] = rc
-    return out
+        out["run_consistency"] = rc.frame
+    return BiasReport(out, level)

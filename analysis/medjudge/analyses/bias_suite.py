@@ -35,10 +35,14 @@ import pandas as pd
 
 from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
+from medjudge.data.design import presentation_design
 from medjudge.data.model import Study
 from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.self_preference import self_preference
+
+from .design import resolve_clusters
+from .position import a_rate_table, swap_table
 
 __all__ = ["BiasSuiteResult", "bias_suite"]
 
@@ -74,7 +78,10 @@ class BiasSuiteResult(TablesToDict, Result):
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, ``1 - confidence_level``."""
+        """The decision threshold: ``settings["alpha"]`` (the ``alpha`` the suite was given),
+        else ``1 - confidence_level``."""
+        if self.settings.get("alpha") is not None:
+            return float(self.settings["alpha"])
         return round(1.0 - float(self.settings.get("confidence_level", 0.95)), 12)
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -122,7 +129,8 @@ class BiasSuiteResult(TablesToDict, Result):
     def findings(self) -> list[str]:
         lines = [
             f"{r.judge} {r.effect}: {r.estimate:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] "
-            f"({r.scale}; {r.method}), Holm p = {r.p_holm:.3g} over the "
+            f"({r.scale}; {r.method}), {self.settings.get('adjustment', 'Holm')} p = "
+            f"{r.p_holm:.3g} over the "
             f"{self.settings.get('family_size')} tests of the suite"
             + (" — significant" if r.p_holm < self.alpha else "")
             for r in self.effects.itertuples()
@@ -136,97 +144,36 @@ class BiasSuiteResult(TablesToDict, Result):
         )
 
 
-def _signed_difference(study: Study, cols: Sequence[str], item_ids: list[str]) -> np.ndarray:
-    it = study.items.set_index("item").loc[item_ids]
-    a = pd.to_numeric(it[cols[0]], errors="coerce").to_numpy(dtype=float)
-    b = pd.to_numeric(it[cols[1]], errors="coerce").to_numpy(dtype=float)
-    return a - b
+@dataclass(frozen=True)
+class _Suite:
+    """What every effect of the suite reads: the outcomes, per-item correctness (NaN where not
+    scored), gold codes, the non-tie mask, cluster labels, the level and the notes to fill."""
+
+    study: Study
+    oc: Any
+    correct: np.ndarray
+    gold: np.ndarray
+    non_tie: np.ndarray
+    cl: np.ndarray | None
+    level: float
+    notes: dict[str, str]
+
+    def unpack(self) -> tuple:
+        return (self.study, self.oc, self.correct, self.gold, self.non_tie, self.cl,
+                self.level, self.notes)  # fmt: skip
 
 
-def bias_suite(
-    study: Study,
-    *,
-    dimension: str | None = None,
-    judges: Sequence[str] | None = None,
-    models: Sequence[str] | None = None,
-    length: Sequence[str] = ("answer1_len", "answer2_len"),
-    style: Sequence[str] | None = None,
-    cluster: str | None = "auto",
-    order: str | None = None,
-    confidence_level: float = 0.95,
-) -> BiasSuiteResult:
-    """Self-preference, length, style and position effects per judge, Holm over the suite.
-
-    Parameters
-    ----------
-    study : a pairwise study (two answers per item, gold from experts or supplied).
-    dimension : the dimension to test (default: the first).
-    judges : judges to test (default: all).
-    models : the two item columns naming the answer models (default: the study's
-        ``answer_models``).
-    length : item columns with the lengths of answer 1 and answer 2.
-    style : item columns with another attribute of answer 1 and answer 2 (optional).
-    cluster : item attribute for cluster-robust standard errors (e.g. image id); ``"auto"``
-        (default) the study's clusters (:func:`medjudge.analyses.design.resolve_clusters`),
-        ``None`` independent items.
-    order : presentation order whose verdicts are tested (default: the study's presentation
-        design — judges seen in both orders from AB, every other verdict as given).
-    confidence_level : interval coverage.
-
-    Returns
-    -------
-    BiasSuiteResult
-
-    References
-    ----------
-    Holm, S. (1979). Scand. J. Statist. 6:65–70. Dubois et al. (2024), arXiv:2404.04475
-    (length control). Panickssery, Bowman & Feng (2024), NeurIPS (self-preference).
-
-    Examples
-    --------
-    >>> from medjudge.data.tables import load_any
-    >>> s = load_any("data/external/pandalm_testset/verdicts_wide.csv",
-    ...              "data/mappings/pandalm_wide.toml")                # doctest: +SKIP
-    >>> bias_suite(s).table()[["judge", "effect"]].head(2)           # doctest: +SKIP
-    """
-    if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
-        raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
-    dimension = dimension if dimension is not None else study.dimensions[0]
-    if dimension not in study.scales:
-        raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
-    from .design import resolve_clusters
-
-    clusters = resolve_clusters(study, cluster)
-    cl_col = clusters.column if clusters.labels is not None else None
-    judges = list(judges) if judges is not None else study.judges
-    for j in judges:
-        if j not in study.judges:
-            raise ValueError(f"judges: {j!r} is not a judge; judges are {study.judges}")
-    models = tuple(models) if models is not None else tuple(study.answer_models)
-    notes: dict[str, str] = {}
-    scale = study.scales[dimension]
-    oc = study.outcomes(dimension, judges=judges, order=order)
-    tie_code = scale.categories.index(scale.tie) if scale.tie is not None else -1
-    gold = oc.gold
-    non_tie = gold != tie_code
-    # items a judge was not given (inf) are left out like unusable verdicts
-    correct = np.where(non_tie[:, None] & ~np.isinf(oc.outcome), oc.outcome, np.nan)
-    items = oc.items
-    cl = (
-        study.items.set_index("item").loc[items, cl_col].astype(str).to_numpy()
-        if cl_col is not None
-        else None
-    )
+def _self_preference_rows(s: _Suite, models: tuple) -> list[dict[str, Any]]:
+    """Self-preference rows: each judge's accuracy gap when its own family wrote the gold answer
+    (:func:`medjudge.stats.self_preference.self_preference`); the reason in ``notes`` if none."""
+    study, oc, correct, gold, non_tie, cl, level, notes = s.unpack()
     rows: list[dict[str, Any]] = []
-    level = float(confidence_level)
-
-    # self-preference
     if len(models) != 2 or any(c not in study.items.columns for c in models):
         notes["self_preference"] = "the study does not name the answer models (mapping key models)"
     elif not study.judge_families:
         notes["self_preference"] = "no judge has a model family ([judge_families] in the mapping)"
     else:
-        it = study.items.set_index("item").loc[items]
+        it = study.items.set_index("item").loc[oc.items]
         fam = study.model_families
         f1 = it[models[0]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
         f2 = it[models[1]].astype(str).map(lambda m: fam.get(m, m)).to_numpy()
@@ -273,7 +220,15 @@ def bias_suite(
                 "against another model)"
             )
 
-    # length and style
+    return rows
+
+
+def _attribute_rows(s: _Suite, length: Any, style: Any) -> list[dict[str, Any]]:
+    """Length and style rows: the log-odds effect of the gold answer's attribute advantage
+    (:func:`medjudge.stats.length_control.length_controlled_accuracy`)."""
+    study, oc, correct, gold, _, cl, level, notes = s.unpack()
+    items = oc.items
+    rows: list[dict[str, Any]] = []
     for effect, cols in (("length", length), ("style", style)):
         if cols is None:
             notes[effect] = "no answer attribute named for this effect"
@@ -309,13 +264,22 @@ def bias_suite(
                 }
             )
 
-    # position: as the presentation design allows (swap judges from both orders, the others
-    # from the first-shown rate against the gold's; ties excluded); not at all without
-    # positions or a recorded order
-    from medjudge.data.design import presentation_design
+    return rows
 
-    from .position import a_rate_table, swap_table
 
+def _position_rows(
+    study: Study,
+    dimension: str,
+    judges: list[str],
+    cluster: Any,
+    cl_col: str | None,
+    level: float,
+    notes: dict[str, str],
+) -> list[dict[str, Any]]:
+    """Position rows as the presentation design allows: swap judges from both orders, the
+    others from the first-shown rate against the gold's (ties excluded); none without positions
+    or a recorded order (reason in ``notes``)."""
+    rows: list[dict[str, Any]] = []
     design = presentation_design(study, dimension)
     if design.position_reason is not None:
         notes["position"] = design.position_reason
@@ -369,6 +333,99 @@ def bias_suite(
                     "excluded": r.excluded_no_verdict_or_gold + r.excluded_ties,
                 }
             )
+    return rows
+
+
+def _signed_difference(study: Study, cols: Sequence[str], item_ids: list[str]) -> np.ndarray:
+    it = study.items.set_index("item").loc[item_ids]
+    a = pd.to_numeric(it[cols[0]], errors="coerce").to_numpy(dtype=float)
+    b = pd.to_numeric(it[cols[1]], errors="coerce").to_numpy(dtype=float)
+    return a - b
+
+
+def bias_suite(
+    study: Study,
+    *,
+    dimension: str | None = None,
+    judges: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    length: Sequence[str] = ("answer1_len", "answer2_len"),
+    style: Sequence[str] | None = None,
+    cluster: str | None = "auto",
+    order: str | None = None,
+    confidence_level: float = 0.95,
+    alpha: float | None = None,
+) -> BiasSuiteResult:
+    """Self-preference, length, style and position effects per judge, Holm over the suite.
+
+    Parameters
+    ----------
+    study : a pairwise study (two answers per item, gold from experts or supplied).
+    dimension : the dimension to test (default: the first).
+    judges : judges to test (default: all).
+    models : the two item columns naming the answer models (default: the study's
+        ``answer_models``).
+    length : item columns with the lengths of answer 1 and answer 2.
+    style : item columns with another attribute of answer 1 and answer 2 (optional).
+    cluster : item attribute for cluster-robust standard errors (e.g. image id); ``"auto"``
+        (default) the study's clusters (:func:`medjudge.analyses.design.resolve_clusters`),
+        ``None`` independent items.
+    order : presentation order whose verdicts are tested (default: the study's presentation
+        design — judges seen in both orders from AB, every other verdict as given).
+    confidence_level : interval coverage.
+    alpha : the decision threshold of the findings (a Holm-adjusted p below it); default
+        ``1 - confidence_level``.
+
+    Returns
+    -------
+    BiasSuiteResult
+
+    References
+    ----------
+    Holm, S. (1979). Scand. J. Statist. 6:65–70. Dubois et al. (2024), arXiv:2404.04475
+    (length control). Panickssery, Bowman & Feng (2024), NeurIPS (self-preference).
+
+    Examples
+    --------
+    >>> from medjudge.data.tables import load_any
+    >>> s = load_any("data/external/pandalm_testset/verdicts_wide.csv",
+    ...              "data/mappings/pandalm_wide.toml")                # doctest: +SKIP
+    >>> bias_suite(s).table()[["judge", "effect"]].head(2)           # doctest: +SKIP
+    """
+    if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
+        raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
+    if alpha is not None:
+        from .._validation import ALPHA
+
+        alpha = float(ALPHA.check("alpha", alpha))
+    dimension = dimension if dimension is not None else study.dimensions[0]
+    if dimension not in study.scales:
+        raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
+    clusters = resolve_clusters(study, cluster)
+    cl_col = clusters.column if clusters.labels is not None else None
+    judges = list(judges) if judges is not None else study.judges
+    for j in judges:
+        if j not in study.judges:
+            raise ValueError(f"judges: {j!r} is not a judge; judges are {study.judges}")
+    models = tuple(models) if models is not None else tuple(study.answer_models)
+    notes: dict[str, str] = {}
+    scale = study.scales[dimension]
+    oc = study.outcomes(dimension, judges=judges, order=order)
+    tie_code = scale.categories.index(scale.tie) if scale.tie is not None else -1
+    gold = oc.gold
+    non_tie = gold != tie_code
+    # items a judge was not given (inf) are left out like unusable verdicts
+    correct = np.where(non_tie[:, None] & ~np.isinf(oc.outcome), oc.outcome, np.nan)
+    items = oc.items
+    cl = (
+        study.items.set_index("item").loc[items, cl_col].astype(str).to_numpy()
+        if cl_col is not None
+        else None
+    )
+    level = float(confidence_level)
+    suite = _Suite(study, oc, correct, gold, non_tie, cl, level, notes)
+    rows = _self_preference_rows(suite, models) + _attribute_rows(suite, length, style)
+    rows += _position_rows(study, dimension, judges, cluster, cl_col, level, notes)
     t = pd.DataFrame(rows)
     if len(t):
         p = t["pvalue"].to_numpy(dtype=float)
@@ -380,6 +437,9 @@ def bias_suite(
         "dimension": dimension,
         "order": order if order is not None else presentation_design(study, dimension).describe(),
         "confidence_level": level,
+        "alpha": alpha,
+        "adjustment": "Holm",
+        "adjustment_cited": "Holm (1979)",
         "multiplicity": "Holm over every test in the suite",
         "family_size": int(np.isfinite(t["pvalue"].to_numpy(dtype=float)).sum()) if len(t) else 0,
         "cluster": clusters.describe(),

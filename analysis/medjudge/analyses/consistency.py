@@ -8,8 +8,10 @@ from medjudge.data.model import Study
 from medjudge.stats.consistency import consistency_arrays
 from medjudge.stats.intervals import wilson_interval
 
+from .bias_results import RunConsistency
 
-def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFrame:
+
+def run_consistency(study: Study, confidence_level: float = 0.95) -> RunConsistency:
     """One row per rater x dimension (x order) with more than one run; empty when there is none.
 
     On the items a rater rated in at least two runs: an item *flips* when its runs do not all
@@ -27,8 +29,9 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
 
     Returns
     -------
-    pandas.DataFrame
-        One row per rater x dimension x order with two or more runs, columns ``rater``,
+    RunConsistency
+        The wide table as ``frame`` (and DataFrame access), with the result contract
+        (``table("flips")``, ``plot("forest")``): one row per rater x dimension x order with two or more runs, columns ``rater``,
         ``dimension``, ``order``, ``runs``, ``n_items``, ``flips``, ``flip_rate``,
         ``pairwise_disagreement``, ``within_item_variance``, ``mean_runs``, ``ci_low``,
         ``ci_high`` (the interval of ``flip_rate``) and ``level``; no rows and no columns
@@ -44,8 +47,8 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
     >>> import medjudge as mj
     >>> study = mj.datasets.example()  # 60 simulated items, 12 judges, 3 experts
     >>> t = mj.run_consistency(study)
-    >>> type(t).__name__
-    'DataFrame'
+    >>> type(t).__name__, t.tables
+    ('RunConsistency', ['flips'])
     >>> import pandas as pd  # one judge, three items, two runs: q2 flips
     >>> r = pd.DataFrame({'item': ['q1', 'q2', 'q3'] * 2, 'rater': 'j', 'role': 'judge',
     ...                   'dimension': 'overall', 'value': ['A', 'B', 'A', 'A', 'A', 'A'],
@@ -86,4 +89,4 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> pd.DataFram
                 "level": level,
             }
         )
-    return pd.DataFrame(rows)
+    return RunConsistency(pd.DataFrame(rows), level)

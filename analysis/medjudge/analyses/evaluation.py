@@ -420,7 +420,7 @@ def evaluate_judges(
         return None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
 
     shared_w = (
-        ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first)).weights()
+        ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first))
         if same_items
         else None
     )
@@ -431,7 +431,7 @@ def evaluate_judges(
         w = (
             shared_w
             if shared_w is not None
-            else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl).weights()
+            else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl)
         )
         lb = leaderboard(
             o.outcome,

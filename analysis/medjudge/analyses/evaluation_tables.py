@@ -206,9 +206,12 @@ def _pairs_text(ev: Result, width: int) -> list[str]:
 
 
 def _board_text(lb: pd.DataFrame, width: int) -> str:
-    """One dimension's leaderboard as text; a judge without a verdict is listed, never ranked."""
+    """One dimension's leaderboard as text; a judge without a verdict is listed, never ranked.
+    Each judge's item count ``n`` is a column when the judges saw different numbers of items."""
     cols = ["rank", "judge", "accuracy", "ci_low", "ci_high", "rank_low", "rank_high", "group",
             "n_invalid"]  # fmt: skip
+    if "n" in lb and lb["n"].nunique(dropna=False) > 1:
+        cols.insert(cols.index("n_invalid"), "n")
     t = lb[cols].round(3).astype(object)
     unranked = lb["rank"].isna().to_numpy()
     for c in ("rank", "rank_low", "rank_high", "ci_low", "ci_high"):

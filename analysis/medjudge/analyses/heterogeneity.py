@@ -25,16 +25,18 @@ from medjudge.stats.resampling import Permutation
 
 def heterogeneity_table(
     study: Study,
-    across: str = "organ_system",
+    by: str | Sequence[str] | None = None,
     *,
     judges: Sequence[str] | None = None,
     policy: Policy = "wrong",
     confidence_level: float = 0.95,
     cluster: str | None = "auto",
     permutation: Permutation | None = None,
-    stacked: StackedOutcomes | None = None,
+    across: str | None = None,
+    _stacked: StackedOutcomes | None = None,
+    alpha: float | None = None,
 ) -> Heterogeneity:
-    """Per judge x dimension: does accuracy differ across the groups of ``across``?
+    """Per judge x dimension: does accuracy differ across the groups of ``by``?
 
     The headline ``pvalue`` honours clusters. When items are clustered (several questions per
     image) and ``across`` is constant within each cluster (organ, department), it is a
@@ -56,8 +58,11 @@ def heterogeneity_table(
     Parameters
     ----------
     study : Study
-    across : str, default "organ_system"
-        The item attribute whose groups are compared.
+    by : str or list of one str, optional
+        The item attribute whose groups are compared (``across`` in the text below). Default:
+        the study's subgroup attribute by the one documented rule
+        (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`); an error naming
+        ``by`` when it has none.
     judges : sequence of str, optional
         Judges to test (default: all).
     policy : {"wrong", "exclude", "half"}, default "wrong"
@@ -70,9 +75,14 @@ def heterogeneity_table(
     permutation : Permutation, optional
         Number of random permutations and seed of the permutation tests (default
         ``Permutation()``: 999 permutations, seed 0).
-    stacked : StackedOutcomes, optional
-        The judges' outcomes stacked over dimensions, when the caller already has them
-        (:func:`medjudge.analyses.subgroups.stack_outcomes`).
+    across : str, optional
+        Former name of ``by`` (accepted with a DeprecationWarning).
+    _stacked : StackedOutcomes, optional
+        Private hand-over: the judges' outcomes stacked over dimensions, when the caller
+        already has them (:func:`medjudge.analyses.subgroups.stack_outcomes`).
+    alpha : float, optional
+        The decision threshold of the findings (a Holm-adjusted p below it); default
+        ``1 - confidence_level``.
 
     Returns
     -------
@@ -97,14 +107,18 @@ def heterogeneity_table(
     True
     """
     from .._validation import CONFIDENCE_LEVEL
-    from ._arguments import check_attribute, check_policy
+    from ._arguments import check_policy, resolve_by
     from .evaluation import cluster_ids
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if alpha is not None:
+        from .._validation import ALPHA
+
+        alpha = float(ALPHA.check("alpha", alpha))
     check_policy(policy)
-    check_attribute(study, across, "across", extra=("dimension",))
+    across = resolve_by(study, by, extra=("dimension",), old=across, old_name="across", one=True)[0]
     b = _permutation(permutation)
-    so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
+    so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     rows = so.rows
     _, cl_col = cluster_ids(study, cluster)
@@ -129,7 +143,7 @@ def heterogeneity_table(
         out += _judge_rows(so.judges, dim, across, kk, nn, perm_p, test, level, policy)
     t = pd.DataFrame(out)
     _adjust_families(t)
-    return Heterogeneity(t, across, level)
+    return Heterogeneity(t, across, level, alpha)
 
 
 def _permutation(permutation: Permutation | None) -> Permutation:
@@ -395,23 +409,28 @@ def _excluded_note(excluded: dict[str, str]) -> str:
 
 def organ_effect_tests(
     study: Study,
-    across: str = "organ_system",
+    by: str | Sequence[str] | None = None,
     *,
     adjust_for: Sequence[str] = ("dimension",),
     judges: Sequence[str] | None = None,
     policy: Literal["wrong", "exclude"] = "wrong",
     method: ModelMethod = "glm-cluster",
     alpha: float = 0.05,
-    stacked: StackedOutcomes | None = None,
+    across: str | None = None,
+    _stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Per judge: ``logit P(correct) ~ C(across) + C(adjust_for…)``; joint robust Wald test of ``across``.
 
     Rows are (item, dimension) outcomes with gold; groups = item (GEE exchangeable, or GLM with
     cluster-robust SEs — the default: same robust Wald statistic to within 1% on the demo, 4x
     faster). ``flag`` = Holm-adjusted p (over judges) < ``alpha``. Also reports the
-    range of the ``across`` coefficients (log odds ratios vs the reference level).
+    range of the ``across`` coefficients (log odds ratios vs the reference level). ``by``: one
+    item attribute (default and the deprecated ``across=`` as in :func:`heterogeneity_table`).
     """
-    so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
+    from ._arguments import resolve_by
+
+    across = resolve_by(study, by, old=across, old_name="across", one=True)[0]
+    so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     rows = so.rows
     terms = [across] + [t for t in adjust_for if t != across and rows[t].nunique() > 1]
     x, names, blocks = _dummies(rows, terms)
@@ -482,6 +501,8 @@ def organ_effect_tests(
         )
     t = with_adjusted(pd.DataFrame(out), p_holm="holm")
     t["flag"] = t["p_holm"] < alpha
+    t["test"] = "logistic, robust Wald"
+    t["adjustment"] = "Holm over judges"  # of p_holm
     return t
 
 
@@ -494,7 +515,7 @@ def correctness_model(
     policy: Literal["wrong", "exclude"] = "wrong",
     method: ModelMethod = "glm-cluster",
     confidence_level: float = 0.95,
-    stacked: StackedOutcomes | None = None,
+    _stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Logistic model of correctness over all judges as a tidy coefficient table.
 
@@ -504,7 +525,7 @@ def correctness_model(
     (log odds), se, z, pvalue, ci_low, ci_high, odds_ratio, p_holm, p_fdr_bh`` plus a ``joint``
     row per term/interaction block (robust Wald chi-square).
     """
-    so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
+    so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     n_rows, n_j = y.shape
     long = so.rows.loc[np.repeat(np.arange(n_rows), n_j)].reset_index(drop=True)
@@ -561,20 +582,25 @@ def correctness_model(
 
 def cell_grid(
     study: Study,
-    across: str = "organ_system",
+    by: str | Sequence[str] | None = None,
     *,
     judges: Sequence[str] | None = None,
     policy: Policy = "wrong",
     alpha: float = 0.05,
-    stacked: StackedOutcomes | None = None,
+    across: str | None = None,
+    _stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Each judge x dimension x ``across`` cell against the rest of the dimension (Fisher exact).
 
     ``p_holm`` adjusts within a judge (the 6 x 13 grid), ``p_fdr_bh`` over every cell of every
     judge; ``flag`` = ``p_holm < alpha``. ``difference = accuracy(cell) - accuracy(rest)``.
-    Under the ``half`` policy counts are rounded to integers for the exact test.
+    Under the ``half`` policy counts are rounded to integers for the exact test. ``by``: one
+    item attribute (default and the deprecated ``across=`` as in :func:`heterogeneity_table`).
     """
-    so = stacked if stacked is not None else stack_outcomes(study, judges=judges)
+    from ._arguments import resolve_by
+
+    across = resolve_by(study, by, old=across, old_name="across", one=True)[0]
+    so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     rows = so.rows
     out = []

@@ -18,6 +18,8 @@ from medjudge.stats.judge_vs_experts import (
 )
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 
+from .expert_results import AltTests, ExpertAgreement, StandIn
+
 
 # ---------------------------------------------------------------------------------------------
 # study-level wrappers
@@ -49,7 +51,7 @@ def study_alt_test(
     q: float = 0.05,
     policy: InvalidPolicy = "exclude",
     min_items_per_annotator: int = 30,
-) -> list[AltTestResult]:
+) -> AltTests:
     """The alt-test of every judge against the study's experts on one dimension.
 
     For each judge, :func:`medjudge.stats.judge_vs_experts.alt_test` with the study's experts as
@@ -75,9 +77,10 @@ def study_alt_test(
 
     Returns
     -------
-    list of AltTestResult
-        One per judge (``winning_rate``, ``passed``, ``n_items``, ``epsilon`` and the table of
-        per-annotator tests).
+    AltTests
+        A list of :class:`~medjudge.stats.judge_vs_experts.AltTestResult`, one per judge
+        (``winning_rate``, ``passed``, ``n_items``, ``epsilon`` and the table of per-annotator
+        tests), with the result contract: ``table("judges")``, ``table("annotators")``.
 
     References
     ----------
@@ -107,27 +110,30 @@ def study_alt_test(
         raise ValueError(
             f"the alt-test needs at least 2 experts; {dimension!r} has {len(ex.raters)}"
         )
-    scoring: Scoring = "accuracy" if scale.level == "nominal" else "neg_rmse"
-    if scale.is_categorical and scale.level == "ordinal":
+    scoring: Scoring = "accuracy" if scale.kind == "nominal" else "neg_rmse"
+    if scale.is_categorical and scale.kind == "ordinal":
         vals = scale.numeric_values()
         ex_v = np.where(np.isnan(ex.values), np.nan, vals[np.nan_to_num(ex.values).astype(int)])
         j_v = np.where(np.isnan(jm.values), np.nan, vals[np.nan_to_num(jm.values).astype(int)])
     else:
         ex_v, j_v = ex.values, jm.values
-    return [
-        alt_test(
-            j_v[:, k],
-            ex_v,
-            annotator_names=ex.raters,
-            judge_name=name,
-            epsilon=epsilon,
-            q=q,
-            scoring=scoring,
-            policy=policy,
-            min_items_per_annotator=min_items_per_annotator,
-        )
-        for k, name in enumerate(jm.raters)
-    ]
+    return AltTests(
+        [
+            alt_test(
+                j_v[:, k],
+                ex_v,
+                annotator_names=ex.raters,
+                judge_name=name,
+                epsilon=epsilon,
+                q=q,
+                scoring=scoring,
+                policy=policy,
+                min_items_per_annotator=min_items_per_annotator,
+            )
+            for k, name in enumerate(jm.raters)
+        ],
+        dimension,
+    )
 
 
 def judge_expert_agreement(
@@ -138,7 +144,7 @@ def judge_expert_agreement(
     bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     clusters: Any = None,
-) -> pd.DataFrame:
+) -> ExpertAgreement:
     """Judge vs expert agreement against the experts' agreement with each other (leave-one-out).
 
     One row per judge x left-out expert ``e``: ``kappa_judge_e`` (Cohen's kappa with ``e``,
@@ -157,7 +163,7 @@ def judge_expert_agreement(
         study.require_persons("expert", "leave-one-expert-out agreement")
     scale = study.scales[dimension]
     if not scale.is_categorical:
-        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.level}")
+        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.kind}")
     ex, jm = judge_and_expert_matrices(study, dimension, judges)
     cats = np.arange(len(scale.categories), dtype=float)
     n = ex.values.shape[0]
@@ -191,6 +197,7 @@ def judge_expert_agreement(
     }
 
     rows = []
+    kappa_method = ""
     for jj, judge in enumerate(jm.raters):
         for e, expert in enumerate(ex.raters):
             others = np.delete(E, e, axis=1)
@@ -198,6 +205,7 @@ def judge_expert_agreement(
                 np.c_[J[:, jj], E[:, e]], categories=cats, confidence_level=confidence_level,
                 clusters=None if clusters is None else np.asarray(clusters),
             )  # fmt: skip
+            kappa_method = kappa_method or str(k1.ci_method)
             row: dict[str, Any] = {
                 "judge": judge,
                 "expert": expert,
@@ -228,7 +236,7 @@ def judge_expert_agreement(
                     n_items=n,
                 )
             rows.append(row)
-    return pd.DataFrame(rows)
+    return ExpertAgreement(pd.DataFrame(rows), dimension, confidence_level, kappa_method)
 
 
 def study_stand_in(
@@ -241,7 +249,7 @@ def study_stand_in(
     confidence_level: float = 0.95,
     alt: list[AltTestResult] | None = None,
     agreement: pd.DataFrame | None = None,
-) -> pd.DataFrame:
+) -> StandIn:
     """Can each judge stand in for an expert? The decision, per judge, with its evidence.
 
     The decision is the non-inferiority test of
@@ -310,6 +318,8 @@ def study_stand_in(
 
     margin = STAND_IN_MARGIN if margin is None else margin
     confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
+    if isinstance(agreement, ExpertAgreement):
+        agreement = agreement.frame
     ex, jm = _stand_in_inputs(study, dimension, judges, alt, agreement)
     cl = None if clusters is None else np.asarray(clusters)
     alt_by = {r.judge: r for r in (alt or [])}
@@ -333,7 +343,7 @@ def study_stand_in(
                 dimension, judge, t, below, alt_by.get(judge), eps_acc, margin, confidence_level
             )
         )
-    return pd.DataFrame(rows)
+    return StandIn(pd.DataFrame(rows), confidence_level)
 
 
 def _stand_in_inputs(
@@ -350,7 +360,7 @@ def _stand_in_inputs(
 
     check_dimensions(study, [dimension], "dimension")
     if alt is not None and not (
-        isinstance(alt, list) and all(isinstance(r, AltTestResult) for r in alt)
+        isinstance(alt, list | AltTests) and all(isinstance(r, AltTestResult) for r in alt)
     ):
         raise ValueError(f"alt: {alt!r} is not allowed (the list study_alt_test returns, or None)")
     if agreement is not None and not isinstance(agreement, pd.DataFrame):

@@ -310,7 +310,7 @@ def judge_vs_gold(
         roles = ["judge"] * len(judges) + ["baseline"] * len(base_names)
         pred = np.column_stack([o.pred, base_pred])
         outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
-        kind = kappa_weights if scale.level == "ordinal" else "identity"
+        kind = kappa_weights if scale.kind == "ordinal" else "identity"
         values = scale.numeric_values()
 
         # accuracy (the leaderboard's interval), one call for judges and baselines
@@ -323,10 +323,9 @@ def judge_vs_gold(
         )
         # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
         plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)
-        W = plan.weights()
         pol = "exclude" if policy == "exclude" else "wrong"
         kap = gold_kappa_core(g, pred, q, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
-        kboot = gold_kappa_core(g, pred, q, W, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        kboot = gold_kappa_core(g, pred, q, plan, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
         kjack = gold_kappa_core(  # the cluster jackknife, without a clusters x items matrix
             g,
             pred,
@@ -376,7 +375,7 @@ def judge_vs_gold(
                     "weights": kind,
                 }
             )
-        if scale.level == "ordinal":
+        if scale.kind == "ordinal":
             err = ordinal_error_rates(
                 g,
                 pred,
@@ -444,7 +443,8 @@ def judge_vs_gold(
         y, m = apply_policy(outcome, policy)  # type: ignore[arg-type]
         bi = names.index(best)
         with np.errstate(invalid="ignore", divide="ignore"):
-            accb = (W @ (y * m)) / (W @ m)
+            z = plan @ np.concatenate([y * m, m], axis=1)
+            accb = z[:, : y.shape[1]] / z[:, y.shape[1] :]
         diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
         point = (y * m).sum(0) / m.sum(0)
         diff = point[: len(judges)] - point[bi]
@@ -504,12 +504,13 @@ def judge_vs_gold(
         "gold": gold_methods,
         "cluster": cluster_col or "none (items independent)",
         "kappa_weights": {
-            d: (kappa_weights if study.scales[d].level == "ordinal" else "identity") for d in dims
+            d: (kappa_weights if study.scales[d].kind == "ordinal" else "identity") for d in dims
         },
         "n_resamples": int(n_resamples),
         "seed": int(seed),
         "confidence_level": confidence_level,
         "alpha": alpha,
+        "adjustment": "Holm",  # of p_holm, over the judges of a dimension
         "dimensions": dims,
         "judges": judges,
         "n_items_with_gold": n_items,

@@ -283,7 +283,7 @@ def answer_model_ranking(
         else np.asarray(study.item_ids, dtype=str)[keep]
     )
     plan = ResamplePlan(len(keep), n_resamples, seed, clusters=clusters)
-    weights = plan.weights()
+    weights = plan  # W @ X without the (B x comparisons) matrix
 
     level = float(confidence_level)
     strength_rows, win_rows, count_rows = [], [], []
@@ -375,6 +375,10 @@ def answer_model_ranking(
         "seed": int(seed),
         "confidence_level": level,
         "interval": "cluster bootstrap percentile",
+        "resampling": "bootstrap",
+        # the joint interval of each judge's τ with the experts' ranking (_correlations)
+        "joint": "simultaneous",
+        "joint_method": "Bonferroni-simultaneous",
         "rank_sets": "simultaneous max-t (Mogstad et al. 2024)"
         if simultaneous
         else "marginal max-t (Mogstad et al. 2024)",

@@ -46,10 +46,16 @@ class PositionBias(Result):
     not_applicable: dict[str, str] = field(default_factory=dict)
     by: tuple[str, ...] = ()
     confidence_level: float = 0.95
+    decision_alpha: float | None = None
+    #: the multiplicity adjustment of every table's p-values (``p_first_holm``, ``p_holm``)
+    adjustment: str = "Holm"
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, ``1 - confidence_level``."""
+        """The decision threshold: the ``alpha`` the analysis was given, else
+        ``1 - confidence_level``."""
+        if self.decision_alpha is not None:
+            return float(self.decision_alpha)
         return round(1.0 - self.confidence_level, 12)
 
     # the dict this result used to be
@@ -100,7 +106,7 @@ class PositionBias(Result):
                 ],  # fmt: skip
                 confidence_level=level,
                 alpha=self.alpha,
-                family="Holm over the judge x dimension tests",
+                family=f"{self.adjustment} over the judge x dimension tests",
                 extra=["first_first", "second_second"],
             )
         if name == "swap":
@@ -132,7 +138,7 @@ class PositionBias(Result):
             ],  # fmt: skip
             confidence_level=level,
             alpha=self.alpha,
-            family="Holm over the judge x dimension tests",
+            family=f"{self.adjustment} over the judge x dimension tests",
             warning="note",
             extra=["judge_a_rate", "gold_a_rate", "n_clusters"],
         )
@@ -146,18 +152,20 @@ class PositionBias(Result):
             out.append(
                 f"{r['judge']} on {r['dimension']} chose the first-shown answer both times in "
                 f"{int(r['first_first'])} of {int(r['first_first'] + r['second_second'])} "
-                f"inconsistent pairs ({r['p_first_inconsistent']:.3f}; {r['p_first_test']}, Holm "
-                f"p = {r['p_first_holm']:.3g}, alpha = {self.alpha:g})."
+                f"inconsistent pairs ({r['p_first_inconsistent']:.3f}; {r['p_first_test']}, "
+                f"{self.adjustment} p = {r['p_first_holm']:.3g}, alpha = {self.alpha:g})."
             )
         for _, r in single.iterrows():
             out.append(
                 f"{r['judge']} on {r['dimension']} answers first-shown at {r['judge_a_rate']:.3f} "
-                f"against the gold's {r['gold_a_rate']:.3f} ({r['test']}, Holm p = "
+                f"against the gold's {r['gold_a_rate']:.3f} ({r['test']}, {self.adjustment} p = "
                 f"{r['p_holm']:.3g}, alpha = {self.alpha:g}; n = {int(r['n'])} {r['n_unit']})."
             )
         for d, why in self.not_applicable.items():
             out.append(f"{d}: no position analysis ({why}).")
-        return out or [f"No judge shows a position effect (Holm, alpha = {self.alpha:g})."]
+        return out or [
+            f"No judge shows a position effect ({self.adjustment}, alpha = {self.alpha:g})."
+        ]
 
     def __repr__(self) -> str:
         return (

@@ -99,10 +99,16 @@ class Heterogeneity(FrameResult):
     frame: pd.DataFrame
     across: str
     confidence_level: float
+    decision_alpha: float | None = None
+    #: the multiplicity adjustment of ``p_holm`` (within a judge) and ``p_holm_all``
+    adjustment: str = "Holm"
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, ``1 - confidence_level``."""
+        """The decision threshold: the ``alpha`` the analysis was given, else
+        ``1 - confidence_level``."""
+        if self.decision_alpha is not None:
+            return float(self.decision_alpha)
         return round(1.0 - self.confidence_level, 12)
 
     def _table(self, name: str) -> pd.DataFrame:
@@ -119,7 +125,7 @@ class Heterogeneity(FrameResult):
             ],  # fmt: skip
             confidence_level=self.confidence_level,
             alpha=self.alpha,
-            family="Holm within each judge",
+            family=f"{self.adjustment} within each judge",
             family_by=("judge",),
             extra=["groups", "chi2", "df", "p_pearson", "Q", "p_q", "I2", "min_accuracy",
                    "max_accuracy", "p_fdr_bh"],
@@ -131,9 +137,9 @@ class Heterogeneity(FrameResult):
         f = self.frame
         col = "p_holm_all" if "p_holm_all" in f else "p_holm"
         fam = (
-            f"Holm over all {int(f['pvalue'].notna().sum())} judge x dimension tests"
+            f"{self.adjustment} over all {int(f['pvalue'].notna().sum())} judge x dimension tests"
             if col == "p_holm_all"
-            else "Holm within each judge"
+            else f"{self.adjustment} within each judge"
         )
         hits = f[f[col] < self.alpha] if len(f) else f
         if hits.empty:

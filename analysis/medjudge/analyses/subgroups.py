@@ -162,6 +162,22 @@ SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
 MAX_SUBGROUPS = 30
 
 
+def subgroup_attributes(study: Study) -> list[str]:
+    """Every one of :data:`SUBGROUP_ATTRIBUTES` the items carry with two or more values (the
+    audit's subgroup reliability when ``by`` is not named).
+
+    Examples
+    --------
+    >>> import medjudge as mj
+    >>> subgroup_attributes(mj.datasets.demo())
+    ['organ_system', 'department', 'modality_type']
+    """
+    items = study.items
+    return [
+        c for c in SUBGROUP_ATTRIBUTES if c in items.columns and items[c].nunique(dropna=True) > 1
+    ]
+
+
 def default_subgroup_attributes(study: Study) -> list[str]:
     """The item attribute to break accuracy down by when none is named (``[]``: none).
 
@@ -243,7 +259,7 @@ def _borrow_correlation(
 
 def subgroup_accuracy(
     study: Study,
-    by: Sequence[str] = ("organ_system",),
+    by: str | Sequence[str] | None = None,
     *,
     judges: Sequence[str] | None = None,
     dimensions: Sequence[str] | None = None,
@@ -254,7 +270,7 @@ def subgroup_accuracy(
     min_n: int = MIN_N,
     max_half_width: float = MAX_HALF_WIDTH,
     order: str | None = None,
-    stacked: StackedOutcomes | None = None,
+    _stacked: StackedOutcomes | None = None,
 ) -> SubgroupAccuracy:
     """Accuracy of every judge in every cell of ``by``: one tidy row per judge x cell.
 
@@ -269,8 +285,10 @@ def subgroup_accuracy(
     ----------
     study : Study
         The study (judges' verdicts and a gold per item and dimension).
-    by : sequence of str, default ("organ_system",)
-        The keys of a cell: item attributes, ``dimension`` and/or ``judge``.
+    by : str or sequence of str, optional
+        The keys of a cell: a column name or a list of names (item attributes, ``dimension``
+        and/or ``judge``). Default: the study's subgroup attribute by the one documented rule
+        (:func:`default_subgroup_attributes`); an error naming ``by`` when it has none.
     judges : sequence of str, optional
         The judges to include (default: all).
     dimensions : sequence of str, optional
@@ -294,9 +312,9 @@ default "wilson"
     order : str, optional
         Use only the verdicts given in this presentation order (e.g. ``"AB"``); default: as
         :meth:`Study.outcomes` chooses. An order no judge verdict has is an error.
-    stacked : StackedOutcomes, optional
-        Precomputed :func:`medjudge.analyses.subgroups.stack_outcomes` of the same study,
-        judges, dimensions and order, to reuse across calls (default: computed here).
+    _stacked : StackedOutcomes, optional
+        Private hand-over: precomputed :func:`medjudge.analyses.subgroups.stack_outcomes` of
+        the same study, judges, dimensions and order (default: computed here).
 
     Returns
     -------
@@ -329,7 +347,7 @@ default "wilson"
     from .._validation import CONFIDENCE_LEVEL
     from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
     from .._validation import MIN_N as MIN_N_RANGE
-    from ._arguments import check_attributes, check_dimensions, check_policy
+    from ._arguments import check_dimensions, check_policy, resolve_by
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
@@ -337,15 +355,15 @@ default "wilson"
     HALF_WIDTH_RANGE.check("max_half_width", max_half_width)
     if dimensions is not None:
         check_dimensions(study, dimensions)
-    check_attributes(study, by, "by", extra=("dimension", "judge"))
+    by = resolve_by(study, by, extra=("dimension", "judge"))
     from .design import resolve_clusters
 
     clusters = resolve_clusters(study, cluster)
     cluster = clusters.column if clusters.labels is not None else None
     keys = [k for k in by if k != "judge"]
     so = (
-        stacked
-        if stacked is not None
+        _stacked
+        if _stacked is not None
         else stack_outcomes(study, dimensions=dimensions, judges=judges, order=order)
     )
     rows = so.rows
@@ -400,7 +418,7 @@ default "wilson"
 
 def subgroup_agreement(
     study: Study,
-    by: Sequence[str] = ("organ_system",),
+    by: str | Sequence[str] | None = None,
     *,
     coefficient: str = "fleiss_kappa",
     role: str = "expert",
@@ -418,7 +436,10 @@ def subgroup_agreement(
     """
     from medjudge.stats.agreement import COEFFICIENTS
 
+    from ._arguments import resolve_by
+
     fn = COEFFICIENTS[coefficient]
+    by = resolve_by(study, by, extra=("dimension", "judge"))
     keys = [k for k in by if k not in ("dimension", "judge")]
     attrs = study.items
     rows = []
@@ -458,7 +479,7 @@ def subgroup_agreement(
 
 def best_judge_by_subgroup(
     study: Study,
-    by: Sequence[str] = ("organ_system",),
+    by: str | Sequence[str] | None = None,
     *,
     dimensions: Sequence[str] | None = None,
     judges: Sequence[str] | None = None,
@@ -466,7 +487,7 @@ def best_judge_by_subgroup(
     alpha: float = 0.05,
     confidence_level: float = 0.95,
     cluster: str | None = "auto",
-    stacked: StackedOutcomes | None = None,
+    _stacked: StackedOutcomes | None = None,
 ) -> pd.DataFrame:
     """Best judge within each cell (``dimension`` is always a key), with a confidence set for it.
 
@@ -489,12 +510,14 @@ def best_judge_by_subgroup(
     (:func:`medjudge.stats.pairwise.add_decidability`): where it cannot, a best set holding
     every judge is no evidence that the judges are tied.
     """
+    from ._arguments import resolve_by
     from .evaluation import cluster_ids
 
+    by = resolve_by(study, by, extra=("dimension", "judge"))
     keys = ["dimension"] + [k for k in by if k not in ("dimension", "judge")]
     so = (
-        stacked
-        if stacked is not None
+        _stacked
+        if _stacked is not None
         else stack_outcomes(study, dimensions=dimensions, judges=judges)
     )
     _, cl_col = cluster_ids(study, cluster)

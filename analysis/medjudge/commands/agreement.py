@@ -422,8 +422,8 @@ def run(args: argparse.Namespace) -> int:
         print("categories (code order): " + ", ".join(map(str, res["categories"])))
     if res.get("cluster"):
         print(
-            f"items clustered by {res['cluster']!r} ({res['n_clusters']} clusters): bootstrap "
-            "intervals resample whole clusters; analytic intervals treat items as independent"
+            f"items clustered by {res['cluster']!r} ({res['n_clusters']} clusters): each "
+            "interval's ci_method below says how it keeps them"
         )
     t = pd.DataFrame(res["coefficients"])
     for name, why in res.get("not_computed", {}).items():

@@ -176,7 +176,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                 bootstrap=settings.bootstrap,
                 confidence_level=settings.confidence_level,
                 clusters=settings.clusters(study.matrix(jd, role="expert").items),
-            )
+            ).frame
         dims3 = [d for d in alt if len(study.matrix(d, role="expert").raters) >= 3]
         if dims3:
             out["stand_in"] = pd.concat(
@@ -186,7 +186,7 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
                         clusters=settings.clusters(study.matrix(d, role="expert").items),
                         confidence_level=settings.confidence_level, alt=alt[d],
                         agreement=out.get("judge_vs_experts") if d == jd else None,
-                    )
+                    ).frame
                     for d in dims3
                 ],
                 ignore_index=True,
@@ -240,7 +240,9 @@ def run(args: argparse.Namespace) -> int:
             a = d["annotators"]
             print(
                 "-- each expert vs the leave-one-out majority of the others "
-                f"({_level(a['level'])} intervals: agreement Wilson 1927; kappa "
+                f"({_level(a['level'])} intervals: agreement "
+                + _methods(a["agreement_ci_method"])
+                + "; kappa "
                 + _methods(a["kappa_ci_method"])
                 + ")"
             )

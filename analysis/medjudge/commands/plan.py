@@ -255,7 +255,11 @@ def run_kappa(args: argparse.Namespace) -> int:
 
 
 def run_paired(args: argparse.Namespace) -> int:
-    from ..stats.power import mcnemar_sample_size, minimum_detectable_difference
+    from ..stats.power import (
+        MCNEMAR_SAMPLE_SIZE_METHOD,
+        mcnemar_sample_size,
+        minimum_detectable_difference,
+    )
 
     if (args.delta is None) == (args.n is None):
         raise ValueError("plan paired: give exactly one of --delta (-> items) or --n (-> MDE)")
@@ -265,7 +269,7 @@ def run_paired(args: argparse.Namespace) -> int:
         n = float(mcnemar_sample_size(args.delta, args.discordance, args.alpha, args.power))
         n = math.ceil(n * args.design_effect)
         row = {"discordance": args.discordance, "delta": args.delta, "items": n}
-        return _print(row, args, "items to detect the difference (McNemar, Connor 1987)")
+        return _print(row, args, f"items to detect the difference ({MCNEMAR_SAMPLE_SIZE_METHOD})")
     mde = float(
         minimum_detectable_difference(
             args.n / args.design_effect, args.discordance, args.alpha, args.power
@@ -276,21 +280,21 @@ def run_paired(args: argparse.Namespace) -> int:
 
 
 def run_decide(args: argparse.Namespace) -> int:
-    from ..stats.planning import units_to_decide
+    from ..stats.planning import DECIDE_ADJUSTMENT, DECIDE_TESTS, units_to_decide
 
     m = args.judges * (args.judges - 1) // 2 * args.families
     u = units_to_decide(m, args.alpha)
     df = pd.DataFrame(
         [
-            {"test": "clustered McNemar (Durkalski)", "unit": "clusters", "needed": u["clusters"]},
-            {"test": "McNemar mid-p", "unit": "items", "needed": u["items_midp"]},
-            {"test": "McNemar exact", "unit": "items", "needed": u["items_exact"]},
+            {"test": test, "unit": key.split("_")[0], "needed": u[key]}
+            for key, test in DECIDE_TESTS.items()
         ]
     )
     return _print(
         df,
         args,
-        f"fewest units with which any pair can reach p_holm < {args.alpha:g} (Holm over {m} "
+        f"fewest units with which any pair can reach p_holm < {args.alpha:g} "
+        f"({DECIDE_ADJUSTMENT} over {m} "
         "pairwise tests); fewer cannot decide whatever the verdicts — a necessary condition, "
         "not power",
         {"n_tests": m, "alpha": args.alpha},

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if print_json(args, res):
         return 0
-    t = res.table()
+    t = res.estimates()
     cols = ["dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high", "lam",
             "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias"]  # fmt: skip
     with pd.option_context(
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             )  # fmt: skip
         print(t[cols].to_string(line_width=term_width(), index=False))
-        sub = res.table(subgroup=None)
+        sub = res.estimates(subgroup=None)
         sub = sub[sub["subgroup"] != "all"]
         if len(sub):
             print(f"\n# per {args.by}")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -46,7 +46,9 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
     """Canonical command line recorded in the reports' provenance (deterministic)."""
     parts = ["medjudge", *prog, path]
     for key, value in options.items():
-        if value is not None and value is not False:
+        if value is True:  # a flag
+            parts.append(f"--{key}")
+        elif value is not None and value is not False:
             parts += [f"--{key}", str(value)]
     return shlex.join(parts)
 
@@ -86,14 +88,23 @@ def render_reports(
     title: str | None = None,
     author: str | None = None,
     headline: str | None = None,
+    progress: Callable[[str, str, int, int], None] | None = None,
+    checklist: str | None = None,
+    keep_source: bool = False,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
+
+    ``progress(kind, step, done, total)`` is called as each report's steps start (its sections,
+    then typesetting; ``kind`` is the template's stem with ``template``).
 
     ``path`` (bundle directory or table) and ``mapping`` are passed to the templates as
     absolute paths, so the reports do not depend on the working directory.
 
     ``workers`` reports are rendered at the same time, each in its own kernel process (the
     kernels are the parallelism; each report's own computations are serial).
+
+    ``keep_source``: also write each report's ``.qmd``, its data and its parameters into
+    ``out/source`` (:mod:`medjudge.report.keep_source`), for ``quarto render``.
     """
     from ..report.render import render_qmd
 
@@ -120,6 +131,10 @@ def render_reports(
         raise ValueError(f"--margin must be in (0, 1), got {margin}")
     if resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {resamples}")
+    from ..report.checklist import CHECKLISTS
+
+    if checklist is not None and checklist not in CHECKLISTS:
+        raise ValueError(f"--checklist must be one of {', '.join(CHECKLISTS)}, not {checklist!r}")
     params = {
         "data": str(data.resolve()),
         "mapping": str(Path(mapping).resolve()) if mapping is not None else None,
@@ -134,6 +149,8 @@ def render_reports(
         "names": dict(names) if names else None,
         "headline": headline,
     }
+    if checklist is not None:  # only then: a template without the parameter still renders
+        params["checklist"] = checklist
     from ..report.escape import markdown as literal_markdown
 
     # the front matter is read as markdown: --title/--author are literal text there (a raw
@@ -155,8 +172,12 @@ def render_reports(
         kept = {k: v for k, v in params.items() if k in declared}
         files = render_qmd(
             tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
-            command=command, metadata=metadata,
+            command=command, metadata=metadata, progress=_for(progress, tpl.stem),
         )  # fmt: skip
+        if keep_source:
+            from ..report.keep_source import write_source
+
+            write_source(tpl, kept, out, command=command)
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
 
@@ -169,9 +190,23 @@ def render_reports(
             engine=engine,  # type: ignore[arg-type]
             command=command,
             metadata=metadata,
+            progress=_for(progress, kind),
         )
 
-    return _render_all(kinds, one, workers)
+    files = _render_all(kinds, one, workers)
+    if keep_source:  # one after the other: the reports share the copied data
+        from ..report.keep_source import write_source
+
+        for kind in kinds:
+            write_source(template_path(kind), params, out, command=command)
+    return files
+
+
+def _for(progress: Callable[[str, str, int, int], None] | None, kind: str) -> Any:
+    """``progress`` with its first argument (the report) bound, as :func:`render_qmd` takes it."""
+    if progress is None:
+        return None
+    return lambda what, done, total: progress(kind, what, done, total)
 
 
 def _render_all(kinds: list[str], one: Any, workers: int) -> dict[str, dict[str, Path]]:
@@ -268,6 +303,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the headline dimension of the findings and single-dimension tables (default: "
         "overall if present, else the first)",
     )
+    p.add_argument(
+        "--checklist",
+        choices=["tripod-llm", "stard"],
+        help="append a reporting checklist to each report: TRIPOD-LLM (Gallifant et al. 2025) "
+        "or STARD 2015 (Bossuyt et al. 2015), each item answered from the study or left to "
+        "the authors",
+    )
+    p.add_argument(
+        "--keep-source",
+        action="store_true",
+        help="also write each report's .qmd, a copy of its data and its parameters into "
+        "OUT/source, so that 'quarto render' gives the same report",
+    )
     p.set_defaults(func=run)
 
 
@@ -305,6 +353,8 @@ def run(args: argparse.Namespace) -> int:
             "margin": args.margin,
             "by": args.by,
             "names": args.names,
+            "checklist": args.checklist,
+            "keep-source": args.keep_source,
         },
     )
     names = {}
@@ -319,7 +369,7 @@ def run(args: argparse.Namespace) -> int:
         names[key.strip()] = value.strip()
     from ..report.render import RenderError, _normalise_to
     from ._output import output_folder
-    from ._progress import progress
+    from ._progress import counted
 
     try:
         _normalise_to(args.to)
@@ -336,15 +386,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         with (
             output_folder(final, inputs=inputs, argv=getattr(args, "argv", None)) as stage,
-            progress(args, f"rendering the {' and '.join(kinds)} report(s) of {data.name}"),
+            counted(args, [Path(args.template).stem] if args.template else kinds) as step,
         ):
             results = render_reports(
                 args.path, kinds=kinds, out=stage, command=command, by=by, names=names or None,
                 workers=2,  # the command line renders the reports side by side
-                engine=renderer(args),
+                engine=renderer(args), progress=step,
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "margin", "title",
-                            "author", "headline"),
+                            "author", "headline", "checklist", "keep_source"),
             )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
@@ -361,7 +411,7 @@ _DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
 _TEMPLATE_PARAMETERS = {
     "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
     "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
-    "--margin": "margin", "--names": "names", "--headline": "headline",
+    "--margin": "margin", "--names": "names", "--headline": "headline", "--checklist": "checklist",
 }  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
@@ -134,8 +135,7 @@ def run(args: argparse.Namespace) -> int:
             except BaseException:
                 reports.cancel()
                 raise
-            with progress(args, "rendering the reports"):
-                rc = reports.finish()
+            rc = reports.finish(args)
     except _ReportFailed as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
         return 1
@@ -248,6 +248,10 @@ class _Reports:
         self.results: dict[str, dict[str, Path]] = {}
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
+        self.kinds: list[str] = []
+        # each report's latest step (kind -> (step, done, total)), shown by finish()
+        self.steps: dict[str, tuple[str, int, int]] = {}
+        self.show: Callable[[str, str, int, int], None] | None = None
         choice = getattr(args, "report", "none")
         if choice == "none":
             return
@@ -276,6 +280,13 @@ class _Reports:
              **({"policy": args.policy} if args.policy != "wrong" else {})},
         )  # fmt: skip
 
+        self.kinds = kinds
+
+        def step(kind: str, what: str, done: int, total: int) -> None:
+            self.steps[kind] = (what, done, total)
+            if self.show is not None:
+                self.show(kind, what, done, total)
+
         def render() -> None:
             try:
                 self.results = report_cmd.render_reports(
@@ -289,6 +300,7 @@ class _Reports:
                     confidence_level=args.confidence_level,
                     by=args.by_list if args.by else None,  # else the reports' own default
                     command=command,
+                    progress=step,
                     workers=2,  # the command line renders the reports side by side
                     engine=report_cmd.renderer(
                         argparse.Namespace(
@@ -312,16 +324,25 @@ class _Reports:
             cancel_renders()  # again, should a kernel have started after the last call
             self.thread.join(0.1)
 
-    def finish(self) -> int:
-        """Wait for the reports; print what was skipped and what was written (exit status)."""
+    def finish(self, args: argparse.Namespace | None = None) -> int:
+        """Wait for the reports (their steps counted on a terminal); print what was skipped and
+        what was written (exit status)."""
+        from ._progress import counted
+
         if self.skipped:
             print("reports skipped: " + " ".join(self.skipped))
         if self.thread is None:
             return 0
         try:
-            while self.thread.is_alive():  # a timeout keeps Ctrl-C deliverable
-                self.thread.join(0.2)
+            with counted(args, self.kinds) as show:
+                self.show = show
+                for kind, (what, done, total) in list(self.steps.items()):
+                    show(kind, what, done, total)
+                while self.thread.is_alive():  # a timeout keeps Ctrl-C deliverable
+                    self.thread.join(0.2)
+                self.show = None
         except BaseException:
+            self.show = None
             self.cancel()
             raise
         from ..report.render import RenderError

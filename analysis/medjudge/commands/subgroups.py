@@ -69,22 +69,24 @@ def run(args: argparse.Namespace) -> int:
         "breakdown": subgroup_accuracy(
             study,
             by,
-            stacked=so,
+            _stacked=so,
             **from_args(args, "policy", "cluster", "min_n", "max_half_width", "confidence_level"),
         )  # fmt: skip
     }
     if attrs:
         across = attrs[0]
         out["heterogeneity"] = heterogeneity_table(
-            study, across, policy=args.policy, cluster=args.cluster, stacked=so,
+            study, across, policy=args.policy, cluster=args.cluster, _stacked=so,
             confidence_level=args.confidence_level,
         )  # fmt: skip
         if args.model != "none" and args.policy != "half":
+            # flagged at the heterogeneity tests' α (1 - confidence level), one rule per command
             out["organ_effects"] = organ_effect_tests(
-                study, across, policy=args.policy, method=args.model, stacked=so
-            )
+                study, across, policy=args.policy, method=args.model, _stacked=so,
+                alpha=out["heterogeneity"].alpha,
+            )  # fmt: skip
     out["best"] = best_judge_by_subgroup(
-        study, by, policy=args.policy, cluster=args.cluster, stacked=so,
+        study, by, policy=args.policy, cluster=args.cluster, _stacked=so,
         confidence_level=args.confidence_level,
     )  # fmt: skip
     if args.json:
@@ -113,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
                       "I2"]  # fmt: skip
             print(table_text(h.table("tests")[cols_h], 80, index=False))
         if "organ_effects" in out:
-            print(f"\n# {attrs[0]} effect per judge (logistic, robust Wald; Holm over judges)")
             eff = out["organ_effects"].copy()
+            words = "; ".join(str(eff[c].iloc[0]) for c in ("test", "adjustment") if len(eff))
+            print(f"\n# {attrs[0]} effect per judge ({words})")
             if "note" in eff.columns:
                 # an untested row says why, never a bare NaN
                 untested = eff["pvalue"].isna() & eff["note"].astype(str).ne("")

@@ -16,18 +16,26 @@ Presentation design (per dimension)
     1. the judges' rows record both presentation orders, ``AB`` and ``BA`` (the same item in
        both orders, or items randomised between them) → **pairwise**: an order of answers
        exists only when two answers are shown;
-    2. one order or none recorded → the data cannot tell; pairwise only if the scale's first
-       two categories name the first and second answer (``A``/``B``, ``1``/``2``, …). This is
-       the one case where names are read, and ``source`` says so (declare the design to
-       override it);
-    3. otherwise → **single**.
+    2. two non-tie categories swapped consistently by order → **pairwise**: the same judge
+       gave the same item a verdict under each of two recorded order values (``AB``/``BA`` or
+       any two labels), and among the verdict pairs that change between the two orders, one
+       pair of categories is exchanged more often than any other pair (at least
+       :data:`MIN_SWAPS` times): a preference for a position exchanges the two *answers*
+       between the orders, never a tie. These two categories are the answers (first and second
+       in the scale's order) and a third category is the tie;
+    3. neither → the data cannot tell; pairwise only if the scale's first two categories name
+       the first and second answer (``A``/``B``, ``1``/``2``, …). This is the one case where
+       names are read, and ``source`` says so (declare the design to override it);
+    4. otherwise → **single**.
 
-    A pairwise dimension's ``first`` and ``second`` categories are the first two categories of
-    its scale in the scale's order (declared categories, else the natural order of the labels)
-    other than the scale's tie category, and ``tie`` is the scale's tie category or the
-    remaining category of a three-category scale: ``"0"/"1"/"2"`` gives first ``0``, second
-    ``1``, tie ``2``. Accuracy of a judge seen in both orders uses ``accuracy_order``
-    (default ``AB``, the first presentation).
+    A pairwise dimension's ``first`` and ``second`` categories are those rule 2 finds (a
+    three-category scale without a declared tie: ``"0"`` tie, ``"1"``/``"2"`` answers is told
+    from ``"0"``/``"1"`` answers, ``"2"`` tie by which two categories swap), else the first two
+    categories of its scale in the scale's order (declared categories, else the natural order
+    of the labels) other than the scale's tie category, and ``tie`` is the scale's tie category
+    or the remaining category of a three-category scale. ``source`` names the rule that fired.
+    Accuracy of a judge seen in both orders uses ``accuracy_order`` (default ``AB``, the first
+    presentation).
 
     ``kind`` is one of
 
@@ -76,6 +84,9 @@ __all__ = [
 ]  # fmt: skip
 
 PresentationKind = Literal["single", "unknown", "fixed", "randomised", "swapped"]
+
+#: the fewest exchanges of one category pair between the two orders with which rule 2 decides
+MIN_SWAPS = 5
 
 #: category names read as "the first answer" / "the second answer" of a pairwise verdict
 _FIRST = {"a", "1", "answer1", "answer 1", "response1", "response 1", "first", "left", "model_1"}
@@ -214,21 +225,61 @@ def infer_pairwise(scale: Scale, orders: Sequence[str]) -> tuple[bool, str]:
         return False, "inferred: the scale is not categorical with two answers"
     if {"AB", "BA"} <= set(orders):
         return True, (
-            "inferred: the judges' rows record both answer orders (AB and BA), which exist only "
-            "for two shown answers"
+            "inferred (rule 1): the judges' rows record both answer orders (AB and BA), which "
+            "exist only for two shown answers"
         )
     if is_pairwise_scale(scale.categories):
         return True, (
-            "inferred from the category names ("
+            "inferred from the category names (rule 3; "
             + ("one answer order recorded" if orders else "no answer order recorded")
             + "); declare [design] presentation in the mapping to override"
         )
     return False, (
-        "inferred: "
+        "inferred (rule 4): "
         + ("one answer order recorded" if orders else "no answer order recorded")
         + " and the categories do not name two answers; declare [design] presentation in the "
         "mapping to override"
     )
+
+
+def swapped_categories(
+    scale: Scale, swaps: dict[tuple[str, str], int] | None
+) -> tuple[str, str, str | None, str] | None:
+    """Rule 2 of the module docstring: ``(first, second, tie, words)`` when one pair of
+    non-tie categories is exchanged between the two orders more often than any other pair
+    (and at least :data:`MIN_SWAPS` times), else None.
+
+    ``swaps`` counts, per ``(verdict in one order, verdict in the other)``, the same judge's
+    verdicts on the same item under the two recorded order values.
+
+    Examples
+    --------
+    >>> from medjudge.data.scale import Scale
+    >>> s = Scale("nominal", categories=("0", "1", "2"))
+    >>> swapped_categories(s, {("1", "2"): 9, ("2", "1"): 3, ("0", "1"): 2, ("1", "1"): 40})[:3]
+    ('1', '2', '0')
+    """
+    cats = [str(c) for c in scale.categories]
+    tie = getattr(scale, "tie", None)
+    counts: dict[frozenset, int] = {}
+    for (a, b), n in (swaps or {}).items():
+        if a != b and a in cats and b in cats and tie not in (a, b):
+            key = frozenset((a, b))
+            counts[key] = counts.get(key, 0) + int(n)
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    if not ranked or ranked[0][1] < MIN_SWAPS or (len(ranked) > 1 and ranked[1][1] >= ranked[0][1]):
+        return None
+    pair, n_top = ranked[0]
+    first, second = sorted(pair, key=cats.index)
+    rest = [c for c in cats if c not in pair]
+    tie_out = str(tie) if tie is not None else (rest[0] if len(rest) == 1 else None)
+    changed = sum(counts.values())
+    words = (
+        f"inferred (rule 2): {n_top} of {changed} verdict pairs that change between the two "
+        f"orders exchange {first!r} and {second!r}, which a position preference does to the two "
+        "answers, never to a tie"
+    )
+    return first, second, tie_out, words
 
 
 def pairwise_categories(scale: Scale) -> tuple[str, str, str | None]:
@@ -243,20 +294,30 @@ def pairwise_categories(scale: Scale) -> tuple[str, str, str | None]:
 
 
 def resolve_design(
-    scale: Scale, used: Sequence[str], declared: dict | None = None
+    scale: Scale,
+    used: Sequence[str],
+    declared: dict | None = None,
+    swaps: dict[tuple[str, str], int] | None = None,
 ) -> tuple[bool, str | None, str | None, str | None, str | None, dict[str, str]]:
     """``(pairwise, first, second, tie, accuracy_order, source)`` of one dimension from its
-    scale, the orders the judges' rows use and the mapping's declaration (the rule of the
-    module docstring; the in-memory and the engine paths both resolve here)."""
+    scale, the orders the judges' rows use, the mapping's declaration and the verdict pairs
+    of the same judge and item under two orders (``swaps``, :func:`swap_pairs`) — the rule of
+    the module docstring; the in-memory and the engine paths both resolve here."""
     declared = dict(declared or {})
     source: dict[str, str] = {}
+    swapped = (
+        swapped_categories(scale, swaps)
+        if scale.is_categorical and len(scale.categories) >= 2
+        else None
+    )
     if "presentation" in declared:
         pairwise = declared["presentation"] == "pairwise" and scale.is_categorical
         source["presentation"] = "declared in the mapping"
     else:
-        pairwise, source["presentation"] = infer_pairwise(
-            scale, [o for o in sorted(set(used)) if o in ("AB", "BA")]
-        )
+        orders = [o for o in sorted(set(used)) if o in ("AB", "BA")]
+        pairwise, source["presentation"] = infer_pairwise(scale, orders)
+        if swapped is not None and not {"AB", "BA"} <= set(orders):
+            pairwise, source["presentation"] = True, swapped[3]
     first = second = tie = None
     if pairwise:
         f0, s0, t0 = pairwise_categories(scale)
@@ -269,6 +330,9 @@ def resolve_design(
                 left = [str(c) for c in scale.categories if str(c) not in (first, second)]
                 tie = left[0] if len(left) == 1 else None
             source["categories"] = "declared in the mapping"
+        elif swapped is not None:
+            first, second, tie = swapped[:3]
+            source["categories"] = swapped[3]
         else:
             first, second, tie = f0, s0, t0
             source["categories"] = (
@@ -304,7 +368,12 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
         names = [str(o) for o in v.orders]
         known = [k for k, o in enumerate(names) if o in ("AB", "BA")]
         used = [names[k] for k in np.unique(v.order[judge])]
-        pairwise, first, second, tie, acc_order, source = resolve_design(scale, used, declared)
+        swaps = (
+            swap_pairs(v, judge, [str(c) for c in scale.categories]) if scale.is_categorical else {}
+        )
+        pairwise, first, second, tie, acc_order, source = resolve_design(
+            scale, used, declared, swaps
+        )
         kind, orders = order_kind(scale, used, pairwise)
         swap: list[str] = []
         if len(orders) == 2:
@@ -322,6 +391,38 @@ def presentation_design(study: StudyLike, dimension: str) -> PresentationDesign:
         )
 
     return study._cached(("presentation", dimension), compute)
+
+
+def two_orders(used: Sequence[str]) -> tuple[str, str] | None:
+    """The two order values rule 2 compares: ``AB``/``BA`` when both occur, else the two
+    values when exactly two non-empty values occur (None otherwise)."""
+    if {"AB", "BA"} <= set(used):
+        return "AB", "BA"
+    vals = sorted({str(o) for o in used if str(o) not in ("", "nan", "None")})
+    return (vals[0], vals[1]) if len(vals) == 2 else None
+
+
+def swap_pairs(v: object, judge: np.ndarray, labels: Sequence[str]) -> dict[tuple[str, str], int]:
+    """Rule 2's counts from a dimension view: per ``(verdict in the first order, verdict in
+    the second)``, the same judge's usable verdicts on the same item under the two order values
+    of :func:`two_orders` (the first row of each item × judge × order)."""
+    names = [str(o) for o in v.orders]  # type: ignore[attr-defined]
+    pair = two_orders([names[k] for k in np.unique(v.order[judge])])  # type: ignore[attr-defined]
+    if pair is None:
+        return {}
+    code = v.code  # type: ignore[attr-defined]
+    out: dict[tuple[str, str], int] = {}
+    cells = []
+    for o in pair:
+        sel = judge & (v.order == names.index(o)) & np.isfinite(code)  # type: ignore[attr-defined]
+        key = v.item[sel].astype(np.int64) * (len(v.rater_names) + 1) + v.rater[sel]  # type: ignore[attr-defined]
+        keys, first = np.unique(key, return_index=True)
+        cells.append(dict(zip(keys.tolist(), code[sel][first].astype(int).tolist(), strict=True)))
+    for k, a in cells[0].items():
+        b = cells[1].get(k)
+        if b is not None:
+            out[(labels[a], labels[b])] = out.get((labels[a], labels[b]), 0) + 1
+    return out
 
 
 def assignment(

@@ -90,8 +90,50 @@ def load_medrewardbench(
         raise InputError("bundle directory not found", file=root)
     scales = {d: PAIRWISE_AB for d in dimensions}
     sources: list[Path] = []
+    items, gold = _ground_truth(root, dimensions, sources)
+    item_set = set(items["item"])
+    ratings = _Rows()  # columns in the order of _COLUMNS (NaN: not given)
+    counts: dict[str, int] = {}
+    ef = root / EXPERTS_FILE
+    if ef.exists():
+        sources.append(ef)
+        _expert_labels(ef, dimensions, item_set, ratings, counts)
+    pred_files = _prediction_files(root / PRED_DIR)
+    judged_any = _predictions(pred_files, dimensions, broadcast, item_set, ratings, counts, sources)
+    if not ratings:
+        raise InputError(
+            "bundle has neither expert labels nor predictions",
+            file=root,
+            hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl",
+        )
+    frame = ratings.frame()
+    if not judged_any:  # expert labels only: no judge columns (the model fills its defaults)
+        frame = frame.drop(columns=["raw", "run", "note"])
+    study = Study(
+        frame,
+        items,
+        scales,
+        gold_table=gold,
+        sources=sources,
+        name=root.name,
+        load_counts=counts,
+    )
+    study.notes.append(
+        "Med-RewardBench bundle: gold = supplied human_answer unless another method is asked for"
+    )
+    if broadcast:
+        study.notes.append(
+            "single verdicts were broadcast to all dimensions on request (status 'broadcast')"
+        )
+    return study
 
-    # ---- ground truth → items + supplied gold
+
+def _ground_truth(
+    root: Path, dimensions: Sequence[str], sources: list[Path]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The items and the supplied gold from ``pair_gt_all/*.jsonl`` (one line per item)."""
+    items_rows, gold_rows = [], []
+    seen: dict[str, tuple[Path, int]] = {}
     items_rows, gold_rows = [], []
     seen: dict[str, tuple[Path, int]] = {}
     for f, ln, rec in _gt_records(root):
@@ -142,46 +184,43 @@ def load_medrewardbench(
             if reserved in attrs:
                 attrs[f"{reserved} (field)"] = attrs.pop(reserved)
         items_rows.append({**attrs, "item": qid, "organ_system": organ})
-    items = pd.DataFrame(items_rows)
-    gold = pd.DataFrame(gold_rows)
-    item_set = set(items["item"])
+    return pd.DataFrame(items_rows), pd.DataFrame(gold_rows)
 
-    ratings = _Rows()  # columns in the order of _COLUMNS (NaN: not given)
-    counts: dict[str, int] = {}
 
-    # ---- per-annotator expert labels (optional companion file)
-    ef = root / EXPERTS_FILE
-    if ef.exists():
-        sources.append(ef)
-        ef_name = str(ef)
-        for ln, rec in read_jsonl(ef):
-            qid = _known_item(rec, ("question_id", "annotator", "labels"), item_set, ef, ln)
-            labels = rec["labels"]
-            if not isinstance(labels, dict):
-                raise InputError("labels must be an object", file=ef, line=ln, column="labels")
-            dims, values = [], []
-            for d in dimensions:
-                v = labels.get(d)
-                if v is None or v == "":
-                    counts["expert_labels_missing"] = counts.get("expert_labels_missing", 0) + 1
-                    continue
-                label = _ab_label(v)
-                if label is None:
-                    raise InputError(
-                        f"label {v!r} for {d!r} is outside the declared scale A/B",
-                        file=ef,
-                        line=ln,
-                        column=f"labels.{d}",
-                    )
-                dims.append(d)
-                values.append(label)
-            ratings.extend(
-                dims, values, qid, str(rec["annotator"]), "expert", "AB", np.nan, "ok", np.nan,
-                ef_name, ln, np.nan,
-            )  # fmt: skip
+def _expert_labels(
+    ef: Path, dimensions: Sequence[str], item_set: set[str], ratings: _Rows, counts: dict[str, int]
+) -> None:
+    """Append each physician's labels from the companion file to ``ratings`` (blanks counted)."""
+    ef_name = str(ef)
+    for ln, rec in read_jsonl(ef):
+        qid = _known_item(rec, ("question_id", "annotator", "labels"), item_set, ef, ln)
+        labels = rec["labels"]
+        if not isinstance(labels, dict):
+            raise InputError("labels must be an object", file=ef, line=ln, column="labels")
+        dims, values = [], []
+        for d in dimensions:
+            v = labels.get(d)
+            if v is None or v == "":
+                counts["expert_labels_missing"] = counts.get("expert_labels_missing", 0) + 1
+                continue
+            label = _ab_label(v)
+            if label is None:
+                raise InputError(
+                    f"label {v!r} for {d!r} is outside the declared scale A/B",
+                    file=ef,
+                    line=ln,
+                    column=f"labels.{d}",
+                )
+            dims.append(d)
+            values.append(label)
+        ratings.extend(
+            dims, values, qid, str(rec["annotator"]), "expert", "AB", np.nan, "ok", np.nan,
+            ef_name, ln, np.nan,
+        )  # fmt: skip
 
-    # ---- predictions
-    pred_dir = root / PRED_DIR
+
+def _prediction_files(pred_dir: Path) -> list[Path]:
+    """The JSONL files under ``predictions/``; a broken link or a folder is refused."""
     pred_files = sorted(pred_dir.rglob("*.jsonl")) if pred_dir.is_dir() else []
     for pf in pred_files:
         if pf.is_symlink() and not pf.exists():
@@ -196,6 +235,20 @@ def load_medrewardbench(
                 file=pf,
                 hint=f"rename it or move it out of {PRED_DIR}/",
             )
+    return pred_files
+
+
+def _predictions(
+    pred_files: list[Path],
+    dimensions: Sequence[str],
+    broadcast: bool,
+    item_set: set[str],
+    ratings: _Rows,
+    counts: dict[str, int],
+    sources: list[Path],
+) -> bool:
+    """Append every judge verdict (parsed once per distinct text) to ``ratings``, and a
+    ``missing`` row for each item a judge skipped; ``True`` when any prediction was read."""
     # verdict text -> its parse and values in the two presentation orders
     parsed_text: dict[str, tuple[ParsedVerdict, list, list]] = {}
     judged_any = False
@@ -246,32 +299,7 @@ def load_medrewardbench(
                     (qid, judge, "judge", d, None, order, None, "missing", run,
                      str(judged_file[key]), np.nan, "no prediction line for this item")
                 )  # fmt: skip
-    if not ratings:
-        raise InputError(
-            "bundle has neither expert labels nor predictions",
-            file=root,
-            hint=f"add {EXPERTS_FILE} or {PRED_DIR}/*.jsonl",
-        )
-    frame = ratings.frame()
-    if not judged_any:  # expert labels only: no judge columns (the model fills its defaults)
-        frame = frame.drop(columns=["raw", "run", "note"])
-    study = Study(
-        frame,
-        items,
-        scales,
-        gold_table=gold,
-        sources=sources,
-        name=root.name,
-        load_counts=counts,
-    )
-    study.notes.append(
-        "Med-RewardBench bundle: gold = supplied human_answer unless another method is asked for"
-    )
-    if broadcast:
-        study.notes.append(
-            "single verdicts were broadcast to all dimensions on request (status 'broadcast')"
-        )
-    return study
+    return judged_any
 
 
 class _Rows:

@@ -39,11 +39,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 
 from .scale import MEDREWARDBENCH_DIMENSIONS as DIMS
+
+_LETTERS = np.array(["A", "B"])
 
 ORGANS = (
     "abdomen",
@@ -273,10 +276,30 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
     """
     rng = np.random.default_rng(seed)
     out = Path(out)
-    (out / "pair_gt_all").mkdir(parents=True, exist_ok=True)
-    (out / "predictions").mkdir(parents=True, exist_ok=True)
-    (out / "truth").mkdir(parents=True, exist_ok=True)
+    for sub in ("pair_gt_all", "predictions", "truth"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    it = _draw_items(rng, n_items)
+    _write_items(out, it)
+    _write_expert_labels(out, it)
+    params_judges = {}
+    for spec in _judges():
+        for order in ["AB"] + (["BA"] if spec.name in SWAP_JUDGES else []):
+            lines = [_judge_line(spec, order, i, it, rng) for i in range(n_items)]
+            suffix = "" if order == "AB" else "_swapped"
+            (out / "predictions" / f"pair_{spec.name}{suffix}.jsonl").write_text(
+                "\n".join(lines) + "\n", encoding="utf-8"
+            )
+        params_judges[spec.name] = _judge_truth(spec)
+    params = _params(seed, n_items, it["exp_acc"], params_judges)
+    (out / "truth" / "params.json").write_text(
+        json.dumps(params, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    (out / "README.md").write_text(_readme(seed, n_items), encoding="utf-8")
+    return params
 
+
+def _draw_items(rng: np.random.Generator, n_items: int) -> dict[str, Any]:
+    """Items, truth, expert labels, gold and answer lengths (the random stream's first part)."""
     organ = rng.choice(len(ORGANS), size=n_items, p=ORGAN_SHARE / ORGAN_SHARE.sum())
     u_dept = rng.random(n_items)
     image = _images_within_organs(organ, rng)
@@ -317,10 +340,19 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
     )  # 0 = answer1 longer
     len1 = np.where(longer_pos == 0, long_, short)
     len2 = np.where(longer_pos == 0, short, long_)
+    return {
+        "organ": organ, "dept": dept, "image": image, "qids": qids, "exp_acc": exp_acc,
+        "expert_labels": expert_labels, "gold": gold, "longer_pos": longer_pos,
+        "len1": len1, "len2": len2,
+    }  # fmt: skip
 
-    letters = np.array(["A", "B"])
+
+def _write_items(out: Path, it: dict[str, Any]) -> None:
+    """``pair_gt_all/<organ>.jsonl``: the items with the experts' majority (no empty file)."""
+    organ, dept, image, qids, gold = it["organ"], it["dept"], it["image"], it["qids"], it["gold"]
+    len1, len2 = it["len1"], it["len2"]
     by_organ: dict[str, list[str]] = {o: [] for o in ORGANS}
-    for i in range(n_items):
+    for i in range(len(qids)):
         rec = {
             "question_id": qids[i],
             "modality_type": ORGANS[organ[i]],
@@ -333,7 +365,7 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
             "answer2_text": f"Synthetic answer 2 ({len2[i]} words).",
             "answer1_len": int(len1[i]),
             "answer2_len": int(len2[i]),
-            "human_answer": {d: str(letters[gold[d][i]]) for d in DIMS},
+            "human_answer": {d: str(_LETTERS[gold[d][i]]) for d in DIMS},
         }
         by_organ[ORGANS[organ[i]]].append(json.dumps(rec))
     for o, lines in by_organ.items():
@@ -341,71 +373,70 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
             continue
         (out / "pair_gt_all" / f"{o}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
+
+def _write_expert_labels(out: Path, it: dict[str, Any]) -> None:
+    """``expert_labels.jsonl``: each physician's labels, one line per item and expert."""
+    qids, expert_labels = it["qids"], it["expert_labels"]
     with (out / "expert_labels.jsonl").open("w", encoding="utf-8") as fh:
-        for i in range(n_items):
+        for i in range(len(qids)):
             for e in EXPERTS:
                 fh.write(
                     json.dumps(
                         {
                             "question_id": qids[i],
                             "annotator": e,
-                            "labels": {d: str(letters[expert_labels[e][d][i]]) for d in DIMS},
+                            "labels": {d: str(_LETTERS[expert_labels[e][d][i]]) for d in DIMS},
                         }
                     )
                     + "\n"
                 )
 
-    judges = _judges()
-    params_judges = {}
-    for spec in judges:
-        orders = ["AB"] + (["BA"] if spec.name in SWAP_JUDGES else [])
-        for order in orders:
-            lines = []
-            for i in range(n_items):
-                u_kind = rng.random()
-                first_shown = 0 if order == "AB" else 1  # original index of the answer shown as A
-                choices = {}
-                for d in DIMS:
-                    p = expit(spec.base + spec.dim[d] + spec.organ[ORGANS[organ[i]]])
-                    u = rng.random()
-                    if u < spec.position_bias:
-                        c = first_shown
-                    elif u < spec.position_bias + spec.length_bias:
-                        c = longer_pos[i]
-                    else:
-                        c = gold[d][i] if rng.random() < p else 1 - gold[d][i]
-                    shown = c if order == "AB" else 1 - c  # letter as presented
-                    choices[d] = str(letters[shown])
-                if u_kind < spec.invalid_rate:
-                    raw = str(rng.choice(_INVALID_OUTPUTS))
-                elif u_kind < spec.invalid_rate + spec.broadcast_rate:
-                    raw = f"After comparing both answers, my verdict is [[{choices['overall']}]]."
-                elif u_kind < spec.invalid_rate + spec.broadcast_rate + spec.partial_rate:
-                    drop = DIMS[int(rng.integers(len(DIMS)))]
-                    raw = _render(
-                        {d: c for d, c in choices.items() if d != drop},
-                        spec.style,
-                        rng,
-                        choices["overall"],
-                    )
-                else:
-                    raw = _render(choices, spec.style, rng, choices["overall"])
-                rec = {
-                    "question_id": qids[i],
-                    "modality_type": ORGANS[organ[i]],
-                    "chosen_answer": raw,
-                    "answer_model": spec.name,
-                }
-                if order == "BA":
-                    rec["order"] = "BA"
-                lines.append(json.dumps(rec))
-            suffix = "" if order == "AB" else "_swapped"
-            (out / "predictions" / f"pair_{spec.name}{suffix}.jsonl").write_text(
-                "\n".join(lines) + "\n", encoding="utf-8"
-            )
-        params_judges[spec.name] = _judge_truth(spec)
 
-    params = {
+def _judge_line(spec: Any, order: str, i: int, it: dict[str, Any], rng: np.random.Generator) -> str:
+    """One raw output of judge ``spec`` on item ``i`` shown in ``order`` (draws from ``rng``)."""
+    organ, gold, longer_pos, qids = it["organ"], it["gold"], it["longer_pos"], it["qids"]
+    u_kind = rng.random()
+    first_shown = 0 if order == "AB" else 1  # original index of the answer shown as A
+    choices = {}
+    for d in DIMS:
+        p = expit(spec.base + spec.dim[d] + spec.organ[ORGANS[organ[i]]])
+        u = rng.random()
+        if u < spec.position_bias:
+            c = first_shown
+        elif u < spec.position_bias + spec.length_bias:
+            c = longer_pos[i]
+        else:
+            c = gold[d][i] if rng.random() < p else 1 - gold[d][i]
+        shown = c if order == "AB" else 1 - c  # letter as presented
+        choices[d] = str(_LETTERS[shown])
+    if u_kind < spec.invalid_rate:
+        raw = str(rng.choice(_INVALID_OUTPUTS))
+    elif u_kind < spec.invalid_rate + spec.broadcast_rate:
+        raw = f"After comparing both answers, my verdict is [[{choices['overall']}]]."
+    elif u_kind < spec.invalid_rate + spec.broadcast_rate + spec.partial_rate:
+        drop = DIMS[int(rng.integers(len(DIMS)))]
+        raw = _render(
+            {d: c for d, c in choices.items() if d != drop},
+            spec.style,
+            rng,
+            choices["overall"],
+        )
+    else:
+        raw = _render(choices, spec.style, rng, choices["overall"])
+    rec = {
+        "question_id": qids[i],
+        "modality_type": ORGANS[organ[i]],
+        "chosen_answer": raw,
+        "answer_model": spec.name,
+    }
+    if order == "BA":
+        rec["order"] = "BA"
+    return json.dumps(rec)
+
+
+def _params(seed: int, n_items: int, exp_acc: dict, judges: dict) -> dict:
+    """The true parameters written to ``truth/params.json``."""
+    return {
         "seed": seed,
         "n_items": n_items,
         "organs": list(ORGANS),
@@ -418,17 +449,12 @@ def simulate(out: str | Path, *, seed: int = 20261122, n_items: int = 1026) -> d
         "expert_accuracy_vs_truth": exp_acc,
         "expert_organ_drift": EXPERT_ORGAN_DRIFT,
         "swap_judges": list(SWAP_JUDGES),
-        "judges": params_judges,
+        "judges": judges,
         "gold_A_prevalence_population": {d: _gold_prevalence_a(d) for d in DIMS},
         "notes": "true_accuracy_usable: P(correct | usable verdict), order AB, population over organs; "
         "true_accuracy_wrong_policy: the same times P(verdict usable for that dimension) "
         "(invalid, partial-dropped and, unless broadcasting is enabled, broadcast outputs count wrong).",
     }
-    (out / "truth" / "params.json").write_text(
-        json.dumps(params, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    (out / "README.md").write_text(_readme(seed, n_items), encoding="utf-8")
-    return params
 
 
 def _p_gold_a_given_truth_a(d: str) -> float:

@@ -22,7 +22,8 @@ from typing import Any
 from ..data.errors import InputError
 
 __all__ = [
-    "DUCKDB_MEMORY", "ENGINES", "SPARK_MASTER", "connect", "fetch", "release", "small_table",
+    "DUCKDB_MEMORY", "ENGINES", "SPARK_DEFAULTS", "SPARK_MASTER", "connect", "fetch", "release",
+    "small_table", "spark_session",
 ]  # fmt: skip
 
 ENGINES: tuple[str, ...] = ("duckdb", "spark")
@@ -33,21 +34,55 @@ DUCKDB_MEMORY = "1GB"
 SPARK_MASTER = "local[*]"
 
 
+#: the settings of a Spark session medjudge starts, each kept only where nothing set it before
+#: (``spark-submit --conf``, ``spark-defaults.conf``, ``PYSPARK_SUBMIT_ARGS``); Arrow carries the
+#: reduced matrices to Python in columns instead of one pickled row at a time
+SPARK_DEFAULTS = {
+    "spark.app.name": "medjudge",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+#: local mode only: the driver on the loopback address (no network lookups)
+SPARK_LOCAL = {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+
+
 def spark_session(partitions: int | None = None, master: str | None = None) -> Any:
-    """A local Spark session, created once; UI and network lookups off."""
+    """The Spark session: the running one, kept as it is, or a new one.
+
+    A new session takes ``master``, else the master ``spark-submit`` (or
+    ``spark-defaults.conf``) gave, else :data:`SPARK_MASTER`, and the settings of
+    :data:`SPARK_DEFAULTS` (with :data:`SPARK_LOCAL` in local mode) that nothing set before.
+    A running session (``spark-submit``, a notebook, a test) keeps its master and settings:
+    a different ``master`` is refused in one line. ``partitions`` sets the shuffle partitions.
+    """
+    from pyspark import SparkConf
+    from pyspark.core.context import SparkContext
     from pyspark.sql import SparkSession
 
-    builder = (
-        SparkSession.builder.master(master or SPARK_MASTER)
-        .appName("medjudge")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", str(partitions or 8))
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.ui.showConsoleProgress", "false")
-    )
-    return builder.getOrCreate()
+    session = SparkSession.getActiveSession()
+    if session is None and SparkContext._active_spark_context is not None:
+        session = SparkSession.builder.getOrCreate()  # started in another thread: no options
+    if session is None:
+        SparkContext._ensure_initialized()  # the JVM, holding spark-submit's settings
+        conf = SparkConf()
+        master = master or conf.get("spark.master", None) or SPARK_MASTER
+        builder = SparkSession.builder.master(master)
+        local = SPARK_LOCAL if master.startswith("local") else {}
+        for key, value in (SPARK_DEFAULTS | local).items():
+            if not conf.contains(key):
+                builder = builder.config(key, value)
+        session = builder.getOrCreate()
+    elif master and master != session.sparkContext.master:
+        raise InputError(
+            f"Spark master {master!r}: this process already runs a Spark session on "
+            f"{session.sparkContext.master!r}; use that one (no master given) or a new process"
+        )
+    if partitions:
+        session.conf.set("spark.sql.shuffle.partitions", str(partitions))
+    return session
 
 
 def duckdb_connect(memory_limit: str | None = None) -> Any:

@@ -50,37 +50,37 @@ def columnar_summary(
 
     The counts of the verdict rows come from aggregates; the facts about the study model
     (gold, designs, the judge design) from ``study`` — the table reduced to its matrices
-    (:func:`medjudge.engine.matrices.reduce_to_matrices`, made here when not given) — through
+    (:func:`medjudge.engine.matrices.reduce_to_matrices` of the whole table, made here when
+    not given; its scales and load counts are reported) — through
     :func:`medjudge.data.accounting.study_facts`, as in memory. ``memory_limit`` and
     ``spark_master`` configure the engine (:func:`medjudge.engine.connect.connect`)."""
     from ..data.accounting import study_facts
     from .connect import connect, release
     from .projection import project
 
-    backend = connect(engine, memory_limit=memory_limit, spark_master=spark_master)
-    proj = project(source, mapping, engine=engine, backend=backend)
-    try:
-        counts, table = _summary(proj, source)
-    finally:
-        release(proj.backend)
-    if study is None:
+    if study is None:  # the reduction checks the table (scales, gold, roles, clusters) first
         from .matrices import reduce_to_matrices
 
         study = reduce_to_matrices(
             source, mapping, engine=engine, memory_limit=memory_limit, spark_master=spark_master
         )
+    backend = connect(engine, memory_limit=memory_limit, spark_master=spark_master)
+    proj = project(source, mapping, engine=engine, backend=backend)
+    try:
+        counts, table = _summary(proj, source, study)
+    finally:
+        release(proj.backend)
     return counts | study_facts(study), table
 
 
-def _summary(proj: Any, source: Any) -> tuple[dict, Any]:
-    """The counts of the verdict rows (the summary's keys up to ``notes``) and the rater table."""
+def _summary(proj: Any, source: Any, study: Any) -> tuple[dict, Any]:
+    """The counts of the verdict rows (the summary's keys up to ``notes``) and the rater table;
+    the dimensions and load counts are the reduced ``study``'s (checked once, there)."""
     from ibis import _
 
     from .connect import fetch
-    from .projection import check, dimension_scales
 
-    scales = dimension_scales(proj)
-    load_counts = check(proj, scales)
+    scales, load_counts = study.scales, study.load_counts
     r = proj.ratings
     c = fetch(r.group_by(["role", "rater", "dimension", "status"]).aggregate(n=_.count()))
     c["n"] = c["n"].astype(int)

@@ -14,7 +14,7 @@ from matplotlib.axes import Axes
 
 from ._common import _matrix_axes, _num, _one_axes, _pair_names, _require, _text_color
 from ._literal import literal_figure_args
-from .style import PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
+from .style import MIN_TEXT_PT, PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
 
 __all__ = ["agreement_matrix"]
 
@@ -86,7 +86,7 @@ def agreement_matrix(
             for j in range(k):
                 if i != j and np.isfinite(mat[i, j]):
                     ax.text(
-                        j, i, _num(mat[i, j], 2), ha="center", va="center", fontsize=6.5,
+                        j, i, _num(mat[i, j], 2), ha="center", va="center", fontsize=MIN_TEXT_PT,
                         color=_text_color(cmap(norm(mat[i, j]))),
                     )  # fmt: skip
         _matrix_axes(fig, ax, im, names, names, value_label, 0.045)

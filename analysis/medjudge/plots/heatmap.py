@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 
 from ._common import _matrix, _matrix_axes, _num, _one_axes, _order, _require, _text_color
 from ._literal import literal_figure_args
-from .style import PAGE_WIDTH_IN, SEQUENTIAL_CMAP, style_context
+from .style import MIN_TEXT_PT, SEQUENTIAL_CMAP, style_context
 
 __all__ = ["subgroup_heatmap"]
 
@@ -99,8 +99,7 @@ def subgroup_heatmap(
     n = _matrix(df, row, col, "n", rows, cols)
     flag = _matrix(df, row, col, "_uncertain", rows, cols)
     with style_context():
-        width = min(PAGE_WIDTH_IN, 1.6 + 0.62 * len(cols))
-        fig, ax, owned = _one_axes(ax, (width, 0.9 + 0.36 * len(rows)), "subgroup_heatmap")
+        fig, ax, owned = _one_axes(ax, _heatmap_size(est, n, rows, cols), "subgroup_heatmap")
         norm = Normalize(
             vmin=np.nanmin(est) if vmin is None else vmin,
             vmax=np.nanmax(est) if vmax is None else vmax,
@@ -123,7 +122,7 @@ def subgroup_heatmap(
                         )
                     )  # fmt: skip
                 ax.text(
-                    j, i, f"{text}\nn={int(n[i, j])}", ha="center", va="center", fontsize=6.5,
+                    j, i, f"{text}\nn={int(n[i, j])}", ha="center", va="center", fontsize=MIN_TEXT_PT,
                     color=ink,
                 )  # fmt: skip
         _matrix_axes(fig, ax, im, cols, rows, value_label, 0.04)
@@ -131,7 +130,29 @@ def subgroup_heatmap(
             note = f"hatched, (…): n < {min_n}"
             if max_ci_width is not None:
                 note += f" or CI wider than {_num(max_ci_width, 2)}"
-            ax.set_title(note, fontsize=6.5, fontweight="normal", loc="left", color="0.3")
+            ax.set_title(note, fontsize=MIN_TEXT_PT, fontweight="normal", loc="left", color="0.3")
         if owned:
             fig.tight_layout()
     return ax
+
+
+def _text_in(text: str, size: float) -> float:
+    """Width of ``text`` in DejaVu Sans at ``size`` points, in inches (matplotlib's glyphs)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    path = TextPath((0, 0), text, size=size, prop=FontProperties(family="DejaVu Sans"))
+    return float(path.get_extents().width) / 72.0
+
+
+def _heatmap_size(est: np.ndarray, n: np.ndarray, rows: list, cols: list) -> tuple[float, float]:
+    """Figure size from the content: each cell as wide as its widest text (``(0.62)``,
+    ``n=1234``) at :data:`~medjudge.plots.style.MIN_TEXT_PT`, plus the row labels and the colour
+    bar; at least 3 in wide. A figure wider than the page is scaled to it in the PDF; on a
+    screen it keeps its text size."""
+    texts = [f"({_num(e, 2)})" for e in est.ravel() if np.isfinite(e)]
+    texts += [f"n={int(k)}" for k in n.ravel() if np.isfinite(k)]
+    cell = 0.12 + max((_text_in(t, MIN_TEXT_PT) for t in texts), default=0.3)
+    labels = 0.25 + max((_text_in(str(r), 7.5) for r in rows), default=0.5)
+    width = max(3.0, labels + cell * len(cols) + 0.95)
+    return width, 0.9 + 0.36 * len(rows)

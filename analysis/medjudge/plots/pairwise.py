@@ -15,7 +15,7 @@ from matplotlib.axes import Axes
 
 from ._common import _matrix_axes, _num, _one_axes, _pair_names, _pvalue, _require
 from ._literal import literal_figure_args
-from .style import DIVERGING_CMAP, PAGE_WIDTH_IN, style_context
+from .style import DIVERGING_CMAP, MIN_TEXT_PT, PAGE_WIDTH_IN, style_context
 
 __all__ = ["pairwise_matrix"]
 
@@ -119,12 +119,12 @@ def pairwise_matrix(
                 label = f"{sign}{num}" if compact else f"{sign}{num}\n{_pvalue(pv[i, j])}"
                 ax.text(
                     j, i, label, ha="center", va="center",
-                    fontsize=6.0 if compact else 6.2, fontweight="bold" if sig else "normal",
+                    fontsize=MIN_TEXT_PT, fontweight="bold" if sig else "normal",
                 )  # fmt: skip
         _matrix_axes(fig, ax, im, names, names, value_label, 0.045)
         ax.set_title(
             f"bold: {p_label} < {alpha:g}; hatched: not significant",
-            fontsize=6.5, fontweight="normal", loc="left", color="0.3",
+            fontsize=MIN_TEXT_PT, fontweight="normal", loc="left", color="0.3",
         )  # fmt: skip
         if owned:
             fig.tight_layout()

@@ -24,6 +24,7 @@ __all__ = [
     "SEQUENTIAL_CMAP",
     "DIVERGING_CMAP",
     "PAGE_WIDTH_IN",
+    "MIN_TEXT_PT",
     "RC",
     "style_context",
     "use_style",
@@ -65,6 +66,11 @@ DIVERGING_CMAP = LinearSegmentedColormap.from_list(
 
 #: Full text width of an A4 page with ~2.2 cm margins, in inches.
 PAGE_WIDTH_IN = 6.3
+
+#: Smallest text in any figure, in points (cell values, notes). A report shows a figure at no
+#: less than its natural size (HTML: 1 pt = 4/3 CSS px), so 7 pt is 9.3 px on screen at 100%
+#: zoom, above the 9 px the report's browser test requires.
+MIN_TEXT_PT = 7.0
 
 RC: dict[str, Any] = {
     "font.family": "DejaVu Sans",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
@@ -19,6 +20,7 @@ from .sections import (
     subgroup_reliability,
     summary,
 )
+from .sections import checklist as checklist_appendix
 
 TITLE = "Annotation reliability audit"
 SECTIONS = [
@@ -27,6 +29,9 @@ SECTIONS = [
 ]  # fmt: skip
 
 
-def audit_report(study: Study, **settings: Any) -> Report:
+def audit_report(
+    study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
+) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
-    return build_report("audit", SECTIONS, ReportContext(study, **settings))
+    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
+    return build_report("audit", sections, ReportContext(study, **settings), progress)

@@ -10,7 +10,7 @@ displayed image. The built-in renderer (``qmd.lua``) and Quarto both number and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -58,14 +58,23 @@ class Report:
         return f"Report({self.kind!r}: {shown})"
 
 
-def build_report(kind: str, modules: Sequence[ModuleType], ctx: ReportContext) -> Report:
-    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`."""
+def build_report(
+    kind: str,
+    modules: Sequence[ModuleType],
+    ctx: ReportContext,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Report:
+    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`;
+    ``progress(done, total, title)`` is called before each section is built."""
     built: dict[str, Section] = {}
-    for mod in modules:
-        if not getattr(mod, "COLLECTS", False):
-            built[mod.KEY] = mod.build(ctx)
-    ordinary = [built[m.KEY] for m in modules if m.KEY in built]
-    for mod in modules:
+    order = [m for m in modules if not getattr(m, "COLLECTS", False)]
+    order += [m for m in modules if getattr(m, "COLLECTS", False)]
+    for done, mod in enumerate(order):
+        if progress is not None:
+            progress(done, len(order), str(getattr(mod, "TITLE", mod.KEY)))
         if getattr(mod, "COLLECTS", False):
+            ordinary = [built[m.KEY] for m in modules if not getattr(m, "COLLECTS", False)]
             built[mod.KEY] = mod.build(ctx, ordinary)
+        else:
+            built[mod.KEY] = mod.build(ctx)
     return Report(kind, [built[m.KEY] for m in modules], ctx)

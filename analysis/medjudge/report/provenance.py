@@ -19,15 +19,15 @@ import pandas as pd
 
 __all__ = ["sha256_file", "package_versions", "collect_provenance", "provenance_frame"]
 
-#: Packages whose versions are reported (missing ones show as "not installed").
+#: Packages whose versions are reported: those that compute the numbers and draw the figures
+#: (missing ones show as "not installed"). The cross-check libraries of the ``crosscheck`` extra
+#: (pingouin, krippendorff) produce no number of a report and are not listed.
 PACKAGES = (
     "medjudge",
     "numpy",
     "pandas",
     "scipy",
     "statsmodels",
-    "pingouin",
-    "krippendorff",
     "matplotlib",
 )
 

@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,10 +43,12 @@ from .qmd import QmdError, inject_parameters, parse_qmd
 from .render_options import (
     _ANSI,
     _EXT,
+    PROGRESS_ENV,
     RenderError,
     _asset,
     _doc_option,
     _fig_format,
+    _progress_client,
 )
 
 __all__ = [
@@ -146,13 +148,16 @@ def execute_notebook(
     path: str = "<qmd>",
     timeout: int = 600,
     env: Mapping[str, str] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> nbformat.NotebookNode:
     """Execute ``nb`` in a fresh ``python3`` kernel (in place) with reproducibility settings.
 
     The kernel gets ``SOURCE_DATE_EPOCH=0`` (matplotlib otherwise writes the date into SVGs),
     ``PYTHONHASHSEED=0``, the inline matplotlib backend and the process settings of
     :mod:`medjudge._runtime` (one BLAS thread unless the environment says otherwise). A failing chunk raises
-    :class:`RenderError` naming the chunk label and ``.qmd`` line.
+    :class:`RenderError` naming the chunk label and ``.qmd`` line. With ``progress``, the kernel
+    is asked for the sections it builds (``render_options.kernel_progress``) and
+    ``progress(done, total, title)`` is called as each starts; those lines stay out of ``nb``.
     """
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -167,9 +172,12 @@ def execute_notebook(
     )
     kernel_env.update(env or {})
     kernel_environment(kernel_env)  # one BLAS thread, allocator settings (medjudge._runtime)
+    if progress is not None:
+        kernel_env[PROGRESS_ENV] = "1"
     manager = _kernel_manager_class()
+    client_class = NotebookClient if progress is None else _progress_client(progress)
     for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
-        client = NotebookClient(
+        client = client_class(
             nb,
             kernel_name="python3",
             kernel_manager_class=manager,
@@ -354,6 +362,7 @@ def _render_builtin(
     env: Mapping[str, str],
     timeout: int,
     metadata: Mapping[str, Any] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Path]:
     text = src.read_text(encoding="utf-8")
     try:
@@ -376,8 +385,20 @@ def _render_builtin(
     # neutralise_raw_markdown (this process's environment is left as it was)
     token = secrets.token_hex(16)
     env = {**env, RAW_TOKEN_ENV: token}
-    execute_notebook(nb, cwd=src.parent, path=str(src), timeout=timeout, env=env)
+    steps = [0]  # the sections the kernel builds, then one step of typesetting
+
+    def section(done: int, total: int, title: str) -> None:
+        steps[0] = total
+        if progress is not None:
+            progress(f"section {title}", done, total + 1)
+
+    execute_notebook(
+        nb, cwd=src.parent, path=str(src), timeout=timeout, env=env,
+        progress=None if progress is None else section,
+    )  # fmt: skip
     nbformat.write(nb, work / f"{src.stem}.ipynb")
+    if progress is not None:
+        progress(f"typesetting {', '.join(formats)}", steps[0], steps[0] + 1)
 
     stem = src.stem
     jobs: list[tuple[str, Path, list[str]]] = []
@@ -390,9 +411,6 @@ def _render_builtin(
         md = work / f"{stem}.{fmt}.md"
         md.write_text(head + body, encoding="utf-8")
         jobs.append((fmt, md, flags))
-    if len(jobs) == 1:
-        fmt, md, flags = jobs[0]
-        return {fmt: _typeset(md, fmt, flags, work, stem)}
     # pandoc (HTML) and pandoc + typst (PDF) are separate programs on separate files: run
     # them side by side (the other core is often free by now)
     from concurrent.futures import ThreadPoolExecutor
@@ -401,7 +419,10 @@ def _render_builtin(
         futures = {
             fmt: pool.submit(_typeset, md, fmt, flags, work, stem) for fmt, md, flags in jobs
         }
-        return {fmt: f.result() for fmt, f in futures.items()}
+        produced = {fmt: f.result() for fmt, f in futures.items()}
+    if progress is not None:
+        progress("done", steps[0] + 1, steps[0] + 1)
+    return produced
 
 
 def _typeset(md: Path, fmt: str, flags: list[str], work: Path, stem: str) -> Path:
@@ -487,6 +508,7 @@ def render_qmd(
     timeout: int = 600,
     metadata: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Path]:
     """Render a ``.qmd`` report; return ``{"html": Path, "pdf": Path}`` for the formats asked.
 
@@ -516,6 +538,10 @@ def render_qmd(
         Per-chunk execution timeout in seconds.
     env
         Extra environment variables for the kernel.
+    progress
+        ``progress(step, done, total)`` as each step starts: the report's sections (templates
+        that pass :func:`~medjudge.report.render_options.kernel_progress`), then typesetting, and
+        ``(…, total, total)`` when done (built-in engine).
 
     Raises
     ------
@@ -541,8 +567,9 @@ def render_qmd(
             produced = _render_quarto(src, formats, work, params or {}, env, metadata)
         else:
             produced = _render_builtin(
-                src, formats, work, params or {}, env, timeout, metadata=metadata
-            )
+                src, formats, work, params or {}, env, timeout, metadata=metadata,
+                progress=progress,
+            )  # fmt: skip
         final: dict[str, Path] = {}
         if keep_intermediates:
             for extra in sorted(work.glob(f"{src.stem}.*")):

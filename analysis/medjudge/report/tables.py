@@ -126,6 +126,10 @@ def _label(value: Any) -> str:
     return str(value)
 
 
+#: cells up to this many characters are kept on one line on a phone (class ``nw``)
+NOWRAP_CHARS = 24
+
+
 def frame_to_html(
     df: pd.DataFrame,
     *,
@@ -137,7 +141,9 @@ def frame_to_html(
     """HTML ``<table>`` for ``df`` with every header and cell escaped.
 
     Numbers are formatted with :func:`fmt_num` (``digits`` decimals) unless a per-column
-    formatter is given; MultiIndex column labels are joined with `` / ``.
+    formatter is given; MultiIndex column labels are joined with `` / ``. A cell of at most
+    :data:`NOWRAP_CHARS` characters (a name, an interval) has class ``nw``: on a phone it stays
+    on one line and the table scrolls sideways under its cue (report.css).
     """
     formatters = dict(formatters or {})
     frame = df.reset_index() if index else df
@@ -149,7 +155,8 @@ def frame_to_html(
         out.append("<tr>")
         for col, value in zip(cols, row, strict=True):
             text = _format_cell(value, formatters.get(col), digits)
-            out.append(f"<td>{escape_html(text)}</td>")
+            nowrap = ' class="nw"' if len(text) <= NOWRAP_CHARS else ""
+            out.append(f"<td{nowrap}>{escape_html(text)}</td>")
         out.append("</tr>")
     out += ["</tbody>", "</table>"]
     return "\n".join(out)

@@ -46,6 +46,7 @@ from medjudge.stats.resampling import (
     Bootstrap,
     ResamplePlan,
     as_bootstrap,
+    as_weights,
     bootstrap_interval,
     bootstrap_se,
 )
@@ -205,32 +206,33 @@ def bootstrap_accuracy(
 ) -> np.ndarray:
     """Bootstrap replicates of every judge's accuracy, shape ``(B, n_judges)``.
 
-    Uses the shared weight matrix ``W`` (``weights`` or ``plan.weights()``):
-    micro ``W @ (m*y) / W @ m``; macro: the same per group, then averaged over groups.
-    All judges share ``W``, so differences of columns are paired bootstrap replicates.
+    Uses the shared weights ``W`` (``weights``: an array, or a :class:`ResamplePlan` or its
+    cluster jackknife, which compute ``W @ X`` without holding ``W``; default ``plan``):
+    micro ``W @ (m*y) / W @ m``; macro: the same per group, then averaged over groups. Every
+    product is taken in one call (one pass over the replicates). All judges share ``W``, so
+    differences of columns are paired bootstrap replicates.
     """
     y, m = apply_policy(outcome, policy)
     if weights is None:
         if plan is None:
             raise ValueError("give plan= or weights=")
-        weights = plan.weights()
-    w = np.asarray(weights)
+        weights = plan
+    w = as_weights(weights)
+    J = y.shape[1]
     if aggregation == "micro":
+        z = w @ np.concatenate([m * y, m], axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            if np.all(m == 1.0):
-                return (w @ y) / w.sum(1, keepdims=True)
-            return (w @ (m * y)) / (w @ m)
+            return z[:, :J] / z[:, J:]
     codes, labels = _group_codes(groups, y.shape[0])
-    out = np.zeros((w.shape[0], y.shape[1]))
-    k = np.zeros_like(out)
+    cols = []
+    for gi in range(labels.size):
+        inside = (codes == gi)[:, None]
+        cols += [inside * m * y, inside * m]
+    z = (w @ np.concatenate(cols, axis=1)).reshape(-1, labels.size, 2, J)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for gi in range(labels.size):
-            idx = codes == gi
-            pg = (w[:, idx] @ (m[idx] * y[idx])) / (w[:, idx] @ m[idx])
-            ok = np.isfinite(pg)
-            out += np.where(ok, pg, 0.0)
-            k += ok
-        return out / k
+        pg = z[:, :, 0] / z[:, :, 1]
+        ok = np.isfinite(pg)
+        return np.where(ok, pg, 0.0).sum(1) / ok.sum(1)
 
 
 def _jackknife_accuracy(y: np.ndarray, m: np.ndarray, clusters: np.ndarray | None) -> np.ndarray:
@@ -372,7 +374,7 @@ def judge_accuracy(
             policy=policy,
             groups=groups,
             aggregation=aggregation,
-            weights=weights if weights is not None else plan.weights(),
+            weights=weights if weights is not None else plan,
         )
         jack = None
         if kind == "bca":
@@ -380,7 +382,11 @@ def judge_accuracy(
                 jack = _jackknife_accuracy(*apply_policy(y, policy), clusters)
             else:
                 jack = bootstrap_accuracy(
-                    y, policy=policy, groups=groups, aggregation="macro", weights=plan.jackknife()
+                    y,
+                    policy=policy,
+                    groups=groups,
+                    aggregation="macro",
+                    weights=plan.cluster_jackknife(),
                 )
         lo, hi = bootstrap_interval(p, boot, confidence_level=level, method=kind, jack=jack)
         se = bootstrap_se(boot)

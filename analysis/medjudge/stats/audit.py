@@ -94,6 +94,7 @@ def annotator_agreement(
                 "agreement": k / n if n else math.nan,
                 "agreement_low": float(lo),
                 "agreement_high": float(hi),
+                "agreement_ci_method": "Wilson (1927)",
                 "kappa": kap.estimate,
                 "kappa_low": kap.ci_low,
                 "kappa_high": kap.ci_high,
@@ -176,6 +177,7 @@ def pairwise_matrix(
                     "agreement": k / n if n else math.nan,
                     "agreement_low": float(lo),
                     "agreement_high": float(hi),
+                    "agreement_ci_method": "Wilson (1927)",
                     "level": kap.level,
                 }
             )

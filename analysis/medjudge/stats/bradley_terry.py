@@ -37,6 +37,8 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, logsumexp
 
+from .resampling import as_weights as _weights
+
 __all__ = [
     "BradleyTerryFit",
     "ELO_BASE",
@@ -110,8 +112,8 @@ def comparison_counts(
     if np.any(~np.isin(y[ok], (0.0, 0.5, 1.0))):
         raise ValueError("outcome must be 1 (first wins), 0 (second wins), 0.5 (tie) or NaN")
     single = weights is None
-    w = np.ones((1, a.size)) if single else np.asarray(weights, dtype=float)
-    if w.ndim != 2 or w.shape[1] != a.size:
+    w = np.ones((1, a.size)) if single else _weights(weights)
+    if len(w.shape) != 2 or w.shape[1] != a.size:
         raise ValueError(f"weights must have shape (R, {a.size}), got {w.shape}")
     k2 = n_models * n_models
     win1 = ok & (y == 1.0)

@@ -47,7 +47,7 @@ from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .groups import group_codes
 from .intervals import mean_ci, wilson_interval
-from .resampling import ClusterJackknife
+from .resampling import ClusterJackknife, ResamplePlan, as_weights, weighted_onehot
 
 Policy = Literal["wrong", "exclude", "half"]
 
@@ -116,14 +116,13 @@ def confusion_counts(
     n, J = p.shape
     pc = np.where(np.isnan(p), q, p).astype(int)
     cell = (g.astype(int)[:, None] * (q + 1) + pc) + (np.arange(J) * q * (q + 1))[None, :]
-    onehot = np.zeros((n, J * q * (q + 1)))
-    onehot[np.repeat(np.arange(n), J), cell.ravel()] = 1.0
+    m = J * q * (q + 1)
     if weights is None:
-        return onehot.sum(0).reshape(J, q, q + 1)
-    w = np.asarray(weights, dtype=float)
+        return np.bincount(cell.ravel(), minlength=m).astype(float).reshape(J, q, q + 1)
+    w = as_weights(weights)
     if w.shape[-1] != n:
         raise ValueError(f"weights must have {n} columns (one per item), got shape {w.shape}")
-    out = w @ onehot
+    out = weighted_onehot(w, np.repeat(np.arange(n), J), cell.ravel(), (n, m))
     return out.reshape(*w.shape[:-1], J, q, q + 1)
 
 
@@ -152,7 +151,7 @@ def gold_kappa_core(
     gold: np.ndarray,
     pred: np.ndarray,
     n_categories: int,
-    weights: np.ndarray | ClusterJackknife | None = None,
+    weights: np.ndarray | ClusterJackknife | ResamplePlan | None = None,
     *,
     values: np.ndarray | None = None,
     kind: str = "identity",
@@ -166,7 +165,9 @@ def gold_kappa_core(
     ``values``: numeric category values, default ``0..q-1``). Under ``policy="exclude"`` items
     without a usable verdict are dropped for that judge; otherwise "no verdict" is a category of
     its own. Returns ``(J,)`` for ``weights=None`` or 1-D weights, ``(B, J)`` for 2-D weights
-    (or a :class:`~medjudge.stats.resampling.ClusterJackknife`: one row per left-out cluster).
+    (a :class:`~medjudge.stats.resampling.ResamplePlan`: one row per replicate, without the
+    weight matrix; a :class:`~medjudge.stats.resampling.ClusterJackknife`: one row per
+    left-out cluster).
 
     Examples
     --------

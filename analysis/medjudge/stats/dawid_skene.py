@@ -265,56 +265,14 @@ def dawid_skene(
     cats = np.unique(A[~np.isnan(A)]) if categories is None else np.asarray(categories, dtype=float)
     check_codes(A, cats)
     observed = ~np.isnan(A)
-    q = cats.size
-    if q < 2:
-        raise ValueError("Dawid-Skene needs at least two categories")
-    n_raters_used = int((observed.sum(axis=0) > 0).sum())
-    if n_raters_used < 3:
-        raise ValueError(
-            f"Dawid-Skene is not identifiable with {n_raters_used} raters: it needs at least 3 "
-            "raters whose labels overlap on some item (Kruskal 1977); use majority or reference "
-            "gold instead"
-        )
-    if not (observed.sum(axis=1) >= 3).any():
-        raise ValueError(
-            "Dawid-Skene is not identifiable here: no item was labelled by 3 or more raters "
-            "(Kruskal 1977); use majority or reference gold instead"
-        )
+    _check_identifiable(observed, cats.size)
     Y = _one_hot(A, cats)
     labelled = observed.any(axis=1)
-    if init == "majority":
-        votes = Y.sum(axis=1)
-        T = np.where(
-            labelled[:, None], votes / np.maximum(votes.sum(axis=1, keepdims=True), 1), 1.0 / q
-        )
-    elif init == "random":
-        T = np.random.default_rng(seed).dirichlet(np.ones(q), size=n)
-    else:
-        raise ValueError(f"init must be 'majority' or 'random', got {init!r}")
-    trace: list[float] = []
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):  # noqa: B007 - it is reported
-        theta, pi = _m_step(Y, T, smoothing)
-        T, ll, _ = _e_step(Y, theta, pi)
-        if smoothing > 0:
-            ll += smoothing * (
-                np.log(np.maximum(theta, _TINY)).sum() + np.log(np.maximum(pi, _TINY)).sum()
-            )
-        trace.append(ll)
-        if len(trace) >= 2 and abs(trace[-1] - trace[-2]) <= tol * (1.0 + abs(trace[-1])):
-            converged = True
-            break
-    # anchor: relabel the latent classes to agree best with the majority vote
-    votes = Y.sum(axis=1)
-    maj = votes.argmax(axis=1)
-    cross = np.zeros((q, q))
-    np.add.at(cross, (T[labelled].argmax(axis=1), maj[labelled]), 1.0)
-    _, perm = linear_sum_assignment(-cross)  # latent class k -> category perm[k]
-    inv = np.argsort(perm)
-    T, theta, pi = T[:, inv], theta[:, inv, :], pi[inv]
+    T = _start(Y, labelled, init, seed)
+    T, theta, pi, trace, it, converged = _em(Y, T, smoothing, max_iter, tol)
+    T, theta, pi = _anchor_to_majority(Y, T, theta, pi, labelled)
     mean_conf = theta.mean(axis=0)
-    dominant = bool(np.all(mean_conf.argmax(axis=1) == np.arange(q)))
+    dominant = bool(np.all(mean_conf.argmax(axis=1) == np.arange(cats.size)))
     if not dominant and require_dominance:
         raise ValueError(
             "Dawid-Skene fit is not diagonally dominant (the raters' averaged confusion matrix "
@@ -346,6 +304,69 @@ def dawid_skene(
         tol=tol,
         excluded=excluded,
     )
+
+
+def _check_identifiable(observed: np.ndarray, q: int) -> None:
+    """Refuse a design the model cannot identify: < 2 classes, < 3 raters, or no item with 3
+    labels (Kruskal 1977)."""
+    if q < 2:
+        raise ValueError("Dawid-Skene needs at least two categories")
+    n_raters_used = int((observed.sum(axis=0) > 0).sum())
+    if n_raters_used < 3:
+        raise ValueError(
+            f"Dawid-Skene is not identifiable with {n_raters_used} raters: it needs at least 3 "
+            "raters whose labels overlap on some item (Kruskal 1977); use majority or reference "
+            "gold instead"
+        )
+    if not (observed.sum(axis=1) >= 3).any():
+        raise ValueError(
+            "Dawid-Skene is not identifiable here: no item was labelled by 3 or more raters "
+            "(Kruskal 1977); use majority or reference gold instead"
+        )
+
+
+def _start(Y: np.ndarray, labelled: np.ndarray, init: str, seed: int) -> np.ndarray:
+    """Starting posteriors: vote shares (uniform for unlabelled items) or Dirichlet(1) draws."""
+    n, _, q = Y.shape
+    if init == "random":
+        return np.random.default_rng(seed).dirichlet(np.ones(q), size=n)
+    votes = Y.sum(axis=1)
+    return np.where(
+        labelled[:, None], votes / np.maximum(votes.sum(axis=1, keepdims=True), 1), 1.0 / q
+    )
+
+
+def _em(
+    Y: np.ndarray, T: np.ndarray, smoothing: float, max_iter: int, tol: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[float], int, bool]:
+    """EM from posteriors ``T`` until the (penalised) log-likelihood gain is below
+    ``tol * (1 + |loglik|)``: ``(T, confusion, priors, trace, n_iter, converged)``."""
+    trace: list[float] = []
+    it = 0
+    for it in range(1, max_iter + 1):  # noqa: B007 - it is reported
+        theta, pi = _m_step(Y, T, smoothing)
+        T, ll, _ = _e_step(Y, theta, pi)
+        if smoothing > 0:
+            ll += smoothing * (
+                np.log(np.maximum(theta, _TINY)).sum() + np.log(np.maximum(pi, _TINY)).sum()
+            )
+        trace.append(ll)
+        if len(trace) >= 2 and abs(trace[-1] - trace[-2]) <= tol * (1.0 + abs(trace[-1])):
+            return T, theta, pi, trace, it, True
+    return T, theta, pi, trace, it, False
+
+
+def _anchor_to_majority(
+    Y: np.ndarray, T: np.ndarray, theta: np.ndarray, pi: np.ndarray, labelled: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Relabel the latent classes to agree best with the majority vote (Hungarian matching)."""
+    q = T.shape[1]
+    maj = Y.sum(axis=1).argmax(axis=1)
+    cross = np.zeros((q, q))
+    np.add.at(cross, (T[labelled].argmax(axis=1), maj[labelled]), 1.0)
+    _, perm = linear_sum_assignment(-cross)  # latent class k -> category perm[k]
+    inv = np.argsort(perm)
+    return T[:, inv], theta[:, inv, :], pi[inv]
 
 
 def posterior_given(

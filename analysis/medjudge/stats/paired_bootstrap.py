@@ -19,7 +19,14 @@ from medjudge.stats.accuracy import (
     apply_policy,
     bootstrap_accuracy,
 )
-from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
+from medjudge.stats.resampling import (
+    Bootstrap,
+    Restricted,
+    as_bootstrap,
+    as_weights,
+    bootstrap_interval,
+    bootstrap_se,
+)
 from medjudge.stats.results import Estimate
 
 __all__ = ["paired_bootstrap", "cohen_kappa_weighted"]
@@ -37,16 +44,21 @@ def cohen_kappa_weighted(
     """
     pr = _as_2d(pred)
     g = np.asarray(gold, dtype=float)
-    w = np.asarray(weights, dtype=float)
+    w = as_weights(weights)
     cats = np.unique(g[~np.isnan(g)]) if categories is None else np.asarray(categories, dtype=float)
-    tot = w.sum(1, keepdims=True)
+    j = pr.shape[1]
+    # every weighted sum in one product (one pass over the replicates of a plan)
+    cols = [np.ones((g.size, 1)), (pr == g[:, None]).astype(float)]
+    for k in cats:
+        cols += [(pr == k).astype(float), (g == k).astype(float)[:, None]]
+    z = w @ np.concatenate(cols, axis=1)
+    tot = z[:, :1]
     with np.errstate(invalid="ignore", divide="ignore"):
-        po = (w @ (pr == g[:, None]).astype(float)) / tot
+        po = z[:, 1 : 1 + j] / tot
         pe = np.zeros_like(po)
-        for k in cats:
-            pe += ((w @ (pr == k).astype(float)) / tot) * (
-                (w @ (g == k).astype(float)) / tot[:, 0]
-            )[:, None]
+        for c in range(len(cats)):
+            at = 1 + j + c * (j + 1)
+            pe += (z[:, at : at + j] / tot) * (z[:, at + j] / tot[:, 0])[:, None]
         return (po - pe) / (1.0 - pe)
 
 
@@ -145,7 +157,7 @@ def paired_bootstrap(
 
         check_labels("clusters", clusters, n)
     plan = boot.plan(n, clusters=clusters)
-    w = plan.weights()
+    w = plan
     if statistic == "accuracy":
         y = np.column_stack([a, b])
         boot = bootstrap_accuracy(y, policy=policy, weights=w)
@@ -159,11 +171,11 @@ def paired_bootstrap(
         if policy == "exclude":
             keep = ~np.isnan(pr).any(1)
             pr, gold_k = pr[keep], np.asarray(gold, float)[keep]
-            w = w[:, keep]
-            jw = plan.jackknife()[:, keep]
+            w = plan.restrict(keep)
+            jw = Restricted(plan.cluster_jackknife(), np.flatnonzero(keep))
         else:
             gold_k = np.asarray(gold, float)
-            jw = plan.jackknife()
+            jw = plan.cluster_jackknife()
         boot = cohen_kappa_weighted(pr, gold_k, w)
         full = cohen_kappa_weighted(pr, gold_k, np.ones((1, pr.shape[0])))[0]
         jack = cohen_kappa_weighted(pr, gold_k, jw) if method == "bca" else None

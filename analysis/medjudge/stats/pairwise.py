@@ -21,7 +21,6 @@ from medjudge.stats.accuracy import (
     _as_2d,
     _jackknife_accuracy,
     apply_policy,
-    bootstrap_accuracy,
 )
 from medjudge.stats.mcnemar import (
     McNemarMethod,
@@ -243,17 +242,14 @@ def all_pairs(
     boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
     w = None
     if boot_kind is not None:
-        w = weights if weights is not None else boot.plan(n, clusters=clusters).weights()
-        w = np.asarray(w)
-        # one product for all dimensions and judges
+        # the plan (or an array ``weights``) gives ``W @ X`` without holding ``W``
+        w = weights if weights is not None else boot.plan(n, clusters=clusters)
+        # one product (one pass over the replicates) for all dimensions and judges
         ys = [apply_policy(y3[d], policy) for d in range(n_dim)]
-        if all(np.all(m == 1.0) for _, m in ys):
-            stacked = np.concatenate([y for y, _ in ys], axis=1)
-            boot_all = (w @ stacked) / w.sum(1, keepdims=True)
-        else:
-            boot_all = np.concatenate(
-                [bootstrap_accuracy(y3[d], policy=policy, weights=w) for d in range(n_dim)], axis=1
-            )
+        z = w @ np.concatenate([np.concatenate([m * y, m], axis=1) for y, m in ys], axis=1)
+        z = z.reshape(z.shape[0], n_dim, 2, j)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot_all = (z[:, :, 0] / z[:, :, 1]).reshape(z.shape[0], n_dim * j)
         boot_all = boot_all.astype(BOOT_DTYPE, copy=False)
     frames = []
     for d in range(n_dim):
@@ -296,8 +292,9 @@ def all_pairs(
         diff = acc_a - acc_b
         if boot_kind is not None and common:
             # paired bootstrap on each pair's common items (same resamples for every pair)
+            zd = w @ np.concatenate([mab * (y[:, ii] - y[:, jj]), mab], axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                bd = (w @ (mab * (y[:, ii] - y[:, jj]))) / (w @ mab)
+                bd = zd[:, : ii.size] / zd[:, ii.size :]
             bd = bd.astype(BOOT_DTYPE, copy=False)
             jack = None
             if boot_kind == "bca":

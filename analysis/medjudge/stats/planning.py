@@ -497,6 +497,15 @@ def alt_test_simulation(
     )
 
 
+#: the test behind each count of :func:`units_to_decide`, and the adjustment it assumes
+DECIDE_TESTS = {
+    "clusters": "clustered McNemar (Durkalski)",
+    "items_midp": "McNemar mid-p",
+    "items_exact": "McNemar exact",
+}
+DECIDE_ADJUSTMENT = "Holm"
+
+
 def units_to_decide(n_tests: int, alpha: float = 0.05) -> dict[str, int]:
     """Fewest clusters (clustered McNemar) or items (mid-p McNemar) with which a pairwise
     decision is *possible* after Holm over ``n_tests`` tests.

@@ -45,6 +45,10 @@ def _za(alpha: float) -> float:
     return float(ndtri(1 - alpha / 2))
 
 
+#: the test and formula of :func:`mcnemar_sample_size`
+MCNEMAR_SAMPLE_SIZE_METHOD = "McNemar, Connor 1987"
+
+
 def mcnemar_sample_size(delta, discordance, alpha: float = 0.05, power: float = 0.8) -> np.ndarray:
     """Items needed to detect an accuracy difference ``delta`` with McNemar's test (Connor 1987).
 

@@ -264,11 +264,7 @@ def leaderboard(
         confidence_level=confidence_level,
         bootstrap=Bootstrap(n_resamples, seed),
     )
-    w = (
-        weights
-        if weights is not None
-        else ResamplePlan(n, n_resamples, seed, clusters=clusters).weights()
-    )
+    w = weights if weights is not None else ResamplePlan(n, n_resamples, seed, clusters=clusters)
     boot = bootstrap_accuracy(y, policy=policy, weights=w)
     ranks = bootstrap_ranks(boot)
     share_first = (ranks == 1).mean(0)

@@ -16,10 +16,8 @@ confidence intervals", JASA 82:171-185) with the acceleration from the jackknife
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -194,7 +192,29 @@ def plan_arguments(plan: ResamplePlan | None, method: IntervalMethod | None = No
 
 @dataclass(frozen=True)
 class ResamplePlan:
-    """How to resample: cluster and stratum labels per item, resamples, seed, method."""
+    """How to resample: cluster and stratum labels per item, resamples, seed, method.
+
+    The plan never holds the ``(n_resamples, n_items)`` weight matrix ``W`` of
+    :func:`resample_weights`. Every consumer uses ``W`` through products ``W @ X`` of per-item
+    data, and ``W`` is constant within a cluster, so ``W @ X = counts @ (C X)`` with ``counts``
+    the ``(B, n_clusters)`` resample counts and ``C X`` the per-cluster sums of ``X``.
+    :meth:`sums` (also spelled ``plan @ X``) draws ``counts`` in blocks of replicates from the
+    same random stream as :func:`resample_weights` (numpy draws a block of rows exactly as the
+    rows of one large call), so memory is ``O(block x n_clusters)`` whatever ``B`` is, and the
+    result equals ``resample_weights(...) @ X`` (bit for bit for whole-number ``X``; to the
+    last digits otherwise, because the sums are added in another order). A statistic that is
+    not a product (:func:`weighted_bootstrap`) gets ``W`` one block of rows at a time
+    (:meth:`apply`).
+
+    Examples
+    --------
+    >>> plan = ResamplePlan(4, 50, seed=1, clusters=np.array(["a", "a", "b", "c"]))
+    >>> X = np.array([[1.0], [0.0], [1.0], [1.0]])
+    >>> bool(np.allclose(plan @ X, resample_weights(4, 50, seed=1, clusters=plan.clusters) @ X))
+    True
+    >>> plan.shape
+    (50, 4)
+    """
 
     n_items: int
     n_resamples: int = 2000
@@ -203,76 +223,184 @@ class ResamplePlan:
     strata: np.ndarray | None = None
     method: Method = "multinomial"
 
-    def weights(self) -> np.ndarray:
-        """The ``(n_resamples, n_items)`` weight matrix (read-only; cached per plan).
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(n_resamples, n_items)``, the shape of the weight matrix the plan stands for."""
+        return (int(self.n_resamples), int(self.n_items))
 
-        Plans with the same items, cluster/stratum partition, ``n_resamples``, integer
-        ``seed`` and method share one matrix: the analyses of a report or a ``run`` draw it
-        once instead of once per call (:data:`WEIGHTS_CACHE_BYTES` bounds the memory held).
-        """
+    def _block_rows(self, n_clusters: int, width: int = 1) -> int:
+        """Replicates per block: a block's counts and products stay within
+        :data:`BLOCK_BYTES`."""
+        return max(1, min(self.n_resamples, BLOCK_BYTES // (8 * max(n_clusters, width, 1))))
 
-        def draw() -> np.ndarray:
-            return resample_weights(
-                self.n_items,
-                self.n_resamples,
-                seed=self.seed,
-                clusters=self.clusters,
-                strata=self.strata,
-                method=self.method,
-            )
-
-        return _cached(self._key("weights"), draw)
-
-    def jackknife(self) -> np.ndarray:
-        """Leave-one-cluster-out weights (read-only; cached like :meth:`weights`)."""
-        return _cached(
-            self._key("jackknife"), lambda: jackknife_weights(self.n_items, clusters=self.clusters)
+    def count_blocks(self, rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+        """``(rows, counts)`` for consecutive blocks of replicates: ``counts`` is the float
+        ``(block, n_clusters)`` slice of the resample counts (cluster codes as in
+        :meth:`cluster_sums`), drawn from the plan's seed as :func:`resample_weights` draws
+        them."""
+        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        rows = rows or self._block_rows(n_clusters)
+        if self.n_items <= 0:
+            raise ValueError("cannot resample an empty set of items")
+        seed = self.seed
+        rng = (
+            copy.deepcopy(seed)
+            if isinstance(seed, np.random.Generator)
+            else np.random.default_rng(seed)
         )
+        if self.strata is not None and self.method == "multinomial":
+            # the stream is drawn stratum by stratum over all replicates: one draw, then blocks
+            counts = _draw_counts(
+                rng, self.n_resamples, n_clusters, ccode, self.strata, self.method
+            )
+            for a in range(0, self.n_resamples, rows):
+                yield slice(a, min(a + rows, self.n_resamples)), counts[a : a + rows]
+            return
+        for a in range(0, self.n_resamples, rows):
+            b = min(a + rows, self.n_resamples)
+            yield slice(a, b), _draw_counts(rng, b - a, n_clusters, ccode, None, self.method)
+
+    def cluster_sums(self, X: np.ndarray) -> np.ndarray:
+        """Per-cluster sums ``C X`` of the rows of ``X`` (``(n_items, ...)`` → ``(n_clusters, ...)``;
+        a scipy sparse ``X`` gives sparse sums)."""
+        if self.clusters is None:
+            return X if issparse(X) else np.asarray(X, dtype=np.float64)
+        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        return _indicator_product(ccode, n_clusters, X)
+
+    def sums(self, X: np.ndarray) -> np.ndarray:
+        """``W @ X`` for the plan's weights ``W``, without ``W``: ``(B, ...)`` for ``X`` of
+        shape ``(n_items, ...)`` (or a scipy sparse ``(n_items, m)`` matrix, e.g. one-hot table
+        cells). Pass every column a consumer needs in one call: each call draws the
+        replicates again."""
+        sparse = issparse(X)
+        X = X.tocsr() if sparse else np.asarray(X, dtype=np.float64)
+        if X.shape[0] != self.n_items:
+            raise ValueError(f"sums: {X.shape[0]} rows, the plan has {self.n_items} items")
+        S = self.cluster_sums(X)
+        flat = S.T.tocsr() if sparse else S.reshape(S.shape[0], -1)
+        width = flat.shape[0] if sparse else flat.shape[1]
+        out = np.empty((self.n_resamples, width))
+        for rows, counts in self.count_blocks(self._block_rows(S.shape[0], width)):
+            out[rows] = (flat @ counts.T).T if sparse else counts @ flat
+        return out if sparse else out.reshape((self.n_resamples, *X.shape[1:]))
+
+    __matmul__ = sums
+
+    def sum(self, axis: int = 1, keepdims: bool = False) -> np.ndarray:
+        """Row sums of ``W`` (the resampled number of items), as ``W.sum(1)`` would give."""
+        if axis not in (1, -1):
+            raise ValueError("only the row sums (axis=1) of the weights are defined")
+        tot = self.sums(np.ones(self.n_items))
+        return tot[:, None] if keepdims else tot
+
+    def restrict(self, keep: np.ndarray) -> Restricted:
+        """The columns ``keep`` (a mask or indices) of ``W`` (``W[:, keep]``), without ``W``."""
+        keep = np.asarray(keep)
+        return Restricted(self, np.flatnonzero(keep) if keep.dtype == bool else keep)
+
+    def apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``statistic(W)`` for a statistic that is not a product, evaluated one block of
+        rows of ``W`` at a time (``(block, n_items)`` doubles within :data:`BLOCK_BYTES`)."""
+        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        parts = [
+            np.asarray(statistic(counts if self.clusters is None else counts[:, ccode]))
+            for _, counts in self.count_blocks(self._block_rows(self.n_items))
+        ]
+        return np.concatenate(parts, axis=0)
 
     def cluster_jackknife(self) -> ClusterJackknife:
-        """The leave-one-cluster-out weights of :meth:`jackknife` without the matrix."""
+        """Leave-one-cluster-out weights (:func:`jackknife_weights`) without the matrix."""
         return ClusterJackknife(*_codes(self.clusters, self.n_items))
 
-    def _key(self, what: str) -> tuple | None:
-        """Cache key: everything the weights depend on (the partition, not the label names)."""
-        if not isinstance(self.seed, (int, np.integer)) or isinstance(self.seed, bool):
-            return None
-        ccode, _ = _codes(self.clusters, self.n_items)
-        parts: list[object] = [what, int(self.n_items), int(self.n_resamples), int(self.seed)]
-        parts += [self.method, _digest(ccode)]
-        if self.strata is not None:
-            parts.append(_digest(_codes(self.strata, self.n_items, "strata")[0]))
-        return tuple(parts)
+    def jackknife_apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``statistic(J)`` for the leave-one-cluster-out weights ``J``, in blocks of rows."""
+        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        rows = max(1, BLOCK_BYTES // (8 * max(self.n_items, 1)))
+        parts = []
+        for a in range(0, n_clusters, rows):
+            g = np.arange(a, min(a + rows, n_clusters))
+            J = (ccode[None, :] != g[:, None]).astype(np.float64)
+            parts.append(np.asarray(statistic(J)))
+        return np.concatenate(parts, axis=0)
 
 
-#: Upper bound on the memory held by cached weight matrices (bytes); larger matrices are
-#: recomputed on every call instead of cached.
-WEIGHTS_CACHE_BYTES = 256 * 2**20
-_WEIGHTS: OrderedDict[tuple, np.ndarray] = OrderedDict()
-_WEIGHTS_LOCK = threading.Lock()
+@dataclass(frozen=True)
+class Restricted:
+    """The columns ``keep`` of weights that compute ``W @ X`` without ``W`` (a
+    :class:`ResamplePlan` or a :class:`ClusterJackknife`): ``W[:, keep] @ X`` is ``W @ X``
+    with ``X`` placed on the kept items and zero elsewhere.
+
+    Examples
+    --------
+    >>> jk = ClusterJackknife(np.array([0, 0, 1]), 2)
+    >>> (Restricted(jk, np.array([0, 2])) @ np.array([1.0, 4.0])).tolist()
+    [4.0, 1.0]
+    """
+
+    weights: ResamplePlan | ClusterJackknife
+    keep: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows of the weights, kept items)``."""
+        return (self.weights.shape[0], int(self.keep.size))
+
+    def __matmul__(self, X: np.ndarray) -> np.ndarray:
+        if issparse(X):
+            from scipy.sparse import csr_matrix
+
+            X = X.tocoo()
+            full = csr_matrix(
+                (X.data, (self.keep[X.row], X.col)), shape=(self.weights.shape[1], X.shape[1])
+            )
+            return self.weights @ full
+        X = np.asarray(X, dtype=np.float64)
+        full = np.zeros((self.weights.shape[1], *X.shape[1:]))
+        full[self.keep] = X
+        return self.weights @ full
+
+    def sum(self, axis: int = 1, keepdims: bool = False) -> np.ndarray:
+        """Row sums of ``W[:, keep]``."""
+        tot = self @ np.ones(self.keep.size)
+        return tot[:, None] if keepdims else tot
 
 
-def _digest(codes: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(codes, dtype=np.int64).tobytes()).hexdigest()
+def as_weights(weights: object) -> np.ndarray | ResamplePlan | ClusterJackknife | Restricted:
+    """Item weights as a consumer takes them: a :class:`ResamplePlan`, :class:`ClusterJackknife`
+    or :class:`Restricted` as it is (they compute ``W @ X`` and ``W.sum(1)`` without ``W``),
+    anything else as a float array."""
+    if isinstance(weights, (ResamplePlan, ClusterJackknife, Restricted)):
+        return weights
+    return np.asarray(weights, dtype=float)
 
 
-def _cached(key: tuple | None, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``compute()``, held in the cache under ``key`` (None: not cacheable, computed each time)."""
-    if key is None:
-        return compute()
-    with _WEIGHTS_LOCK:
-        hit = _WEIGHTS.get(key)
-        if hit is not None:
-            _WEIGHTS.move_to_end(key)
-            return hit
-    w = compute()  # outside the lock: two threads may both draw it (identical matrices)
-    w.flags.writeable = False  # shared between callers: nobody may change it in place
-    if w.nbytes <= WEIGHTS_CACHE_BYTES:
-        with _WEIGHTS_LOCK:
-            _WEIGHTS[key] = w
-            while sum(v.nbytes for v in _WEIGHTS.values()) > WEIGHTS_CACHE_BYTES:
-                _WEIGHTS.popitem(last=False)
-    return w
+def weighted_onehot(
+    weights: np.ndarray | ResamplePlan | ClusterJackknife | Restricted,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    shape: tuple[int, int],
+) -> np.ndarray:
+    """``W @ X`` for the 0/1 matrix ``X`` of ``shape`` with ones at ``(rows, cols)`` (one-hot
+    table cells), without the dense ``X``: ``(k, m)`` for ``(k, n)`` weights, ``(m,)`` for 1-D.
+
+    Examples
+    --------
+    >>> weighted_onehot(np.array([[1.0, 2.0]]), np.array([0, 1]), np.array([1, 1]), (2, 3))
+    array([[0., 3., 0.]])
+    """
+    from scipy.sparse import csr_matrix
+
+    X = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+    if isinstance(weights, (ResamplePlan, ClusterJackknife, Restricted)):
+        return weights @ X
+    w = np.asarray(weights, dtype=float)
+    return np.ascontiguousarray(np.asarray(X.T @ w.T).T)
+
+
+#: Memory of one block of resample counts (bytes): the replicates are drawn and multiplied in
+#: blocks of rows this size, so no consumer holds ``B x n_items`` (or ``B x n_clusters``) numbers.
+BLOCK_BYTES = 32 * 2**20
 
 
 def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
@@ -307,35 +435,43 @@ def resample_weights(
     stratum sizes are fixed. ``method="poisson"`` draws independent Poisson(1) counts per
     cluster instead of a multinomial.
 
-    The same ``seed`` gives the same matrix on every machine (numpy's PCG64 stream).
+    The same ``seed`` gives the same matrix on every machine (numpy's PCG64 stream). This is
+    the definition the library's resampling follows; the library itself never forms the
+    matrix (:meth:`ResamplePlan.sums` computes ``W @ X`` block by block from the same stream).
     """
     if n_items <= 0:
         raise ValueError("cannot resample an empty set of items")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     ccode, n_clusters = _codes(clusters, n_items)
-    if strata is None:
-        scode = np.zeros(n_clusters, dtype=int)
-    else:
-        item_strata, _ = _codes(strata, n_items, "strata")
-        scode = np.full(n_clusters, -1)
-        for c, s in zip(ccode, item_strata, strict=True):
-            if scode[c] not in (-1, s):
-                raise ValueError("each cluster must lie inside one stratum")
-            scode[c] = s
+    counts = _draw_counts(rng, n_resamples, n_clusters, ccode, strata, method)
+    return counts if clusters is None else counts[:, ccode]
+
+
+def _draw_counts(
+    rng: np.random.Generator,
+    n_resamples: int,
+    n_clusters: int,
+    ccode: np.ndarray,
+    strata: np.ndarray | None,
+    method: Method,
+) -> np.ndarray:
+    """``(n_resamples, n_clusters)`` float resample counts (see :func:`resample_weights`)."""
     if method == "poisson":
-        counts = rng.poisson(1.0, size=(n_resamples, n_clusters)).astype(np.float64)
-    elif method == "multinomial" and strata is None:
-        counts = _multinomial_counts(rng, n_clusters, n_resamples)
-    elif method == "multinomial":
-        counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
-        for s in np.unique(scode):
-            members = np.flatnonzero(scode == s)
-            counts[:, members] = _multinomial_counts(rng, members.size, n_resamples)
-    else:
+        return rng.poisson(1.0, size=(n_resamples, n_clusters)).astype(np.float64)
+    if method != "multinomial":
         raise ValueError(f"unknown resampling method {method!r}")
-    if clusters is None:
-        return counts
-    return counts[:, ccode]
+    if strata is None:
+        return _multinomial_counts(rng, n_clusters, n_resamples)
+    item_strata, _ = _codes(strata, ccode.size, "strata")
+    scode = np.full(n_clusters, -1)
+    scode[ccode] = item_strata
+    if np.any(scode[ccode] != item_strata):
+        raise ValueError("each cluster must lie inside one stratum")
+    counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
+    for s in np.unique(scode):
+        members = np.flatnonzero(scode == s)
+        counts[:, members] = _multinomial_counts(rng, members.size, n_resamples)
+    return counts
 
 
 def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> np.ndarray:
@@ -352,6 +488,24 @@ def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> n
         .reshape(n_resamples, m)
         .astype(np.float64)
     )
+
+
+def issparse(X: object) -> bool:
+    """Whether ``X`` is a scipy sparse matrix (without importing scipy.sparse at start-up)."""
+    return hasattr(X, "tocsr")
+
+
+def _indicator_product(codes: np.ndarray, n_groups: int, X: np.ndarray) -> np.ndarray:
+    """``C @ X`` with ``C`` the ``(n_groups, n)`` 0/1 indicator of ``codes``: the per-group sums
+    of the rows of ``X`` (sparse for a sparse ``X``)."""
+    from scipy.sparse import csr_matrix
+
+    n = codes.size
+    C = csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(int(n_groups), n))
+    if issparse(X):
+        return C @ X
+    flat = X.reshape(X.shape[0], -1)
+    return np.asarray(C @ flat).reshape((int(n_groups), *X.shape[1:]))
 
 
 def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:
@@ -399,15 +553,24 @@ class ClusterJackknife:
         return (int(self.n_clusters), int(self.codes.size))
 
     def __matmul__(self, X: np.ndarray) -> np.ndarray:
-        from scipy.sparse import csr_matrix
+        return np.concatenate([block for _, block in self.blocks(X)], axis=0)
 
-        X = np.asarray(X, dtype=np.float64)
-        one = X.ndim == 1
+    def blocks(self, X: np.ndarray, rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+        """``(clusters, rows of J @ X)`` for consecutive blocks of left-out clusters, each
+        within :data:`BLOCK_BYTES` (``X`` dense or scipy sparse ``(n_items, m)``)."""
+        sparse = issparse(X)
+        X = X.tocsr() if sparse else np.asarray(X, dtype=np.float64)
+        one = not sparse and X.ndim == 1
         X2 = X[:, None] if one else X
-        n = self.codes.size
-        C = csr_matrix((np.ones(n), (self.codes, np.arange(n))), shape=self.shape)
-        out = X2.sum(axis=0)[None, :] - np.asarray(C @ X2)
-        return out[:, 0] if one else out
+        total = np.asarray(X2.sum(axis=0)).reshape(1, -1)
+        S = _indicator_product(self.codes, self.n_clusters, X2)
+        S = S.tocsr() if sparse else S
+        G = int(self.n_clusters)
+        rows = rows or max(1, BLOCK_BYTES // (8 * max(total.shape[1], 1)))
+        for a in range(0, G, rows):
+            part = S[a : a + rows]
+            block = total - (part.toarray() if sparse else part)
+            yield slice(a, min(a + rows, G)), (block[:, 0] if one else block)
 
 
 def _quantile_rows(
@@ -513,12 +676,13 @@ def weighted_bootstrap(
     """Run ``statistic(weights)`` on the full data, every resample and every jackknife.
 
     ``statistic`` takes a weight array of shape ``(k, n_items)`` and returns shape ``(k, *S)``;
-    it is called three times (full data as ``k=1``, bootstrap, jackknife). Returns a dict with
+    it is called on the full data (``k=1``), then on blocks of rows of the bootstrap and
+    jackknife weights (:meth:`ResamplePlan.apply`, :meth:`ResamplePlan.jackknife_apply`). Returns a dict with
     ``estimate``, ``boot``, ``jack``, ``se``, ``low``, ``high``.
     """
     full = np.asarray(statistic(np.ones((1, plan.n_items))))[0]
-    boot = np.asarray(statistic(plan.weights()))
-    jack = np.asarray(statistic(plan.jackknife())) if method == "bca" else None
+    boot = plan.apply(statistic)
+    jack = plan.jackknife_apply(statistic) if method == "bca" else None
     low, high = bootstrap_interval(
         full, boot, confidence_level=confidence_level, method=method, jack=jack
     )

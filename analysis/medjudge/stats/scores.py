@@ -258,7 +258,7 @@ def pairwise_accuracy_from_scores(
         score = np.where(dy == 0, 0.5, (dy == dx[:, None]).astype(float))
         s[g] = np.where(okj, score, 0.0).sum(0)
         npairs[g] = okj.sum(0)
-    w = ResamplePlan(G, n_resamples, seed).weights()
+    w = ResamplePlan(G, n_resamples, seed)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = s.sum(0) / npairs.sum(0)
         boot = (w @ s) / (w @ npairs)

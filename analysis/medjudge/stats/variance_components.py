@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .resampling import as_weights as _weights
+
 __all__ = ["COMPONENTS", "variance_components", "flip_shares"]
 
 COMPONENTS = ("item", "prompt", "item_x_prompt", "run")
@@ -71,8 +73,8 @@ def variance_components(y: np.ndarray, weights: np.ndarray | None = None) -> dic
     if a < 2 or b < 2:
         raise ValueError(f"need at least 2 items and 2 prompt variants, got {a} x {b}")
     single = weights is None
-    w = np.ones((1, a)) if single else np.asarray(weights, dtype=float)
-    if w.ndim != 2 or w.shape[1] != a:
+    w = np.ones((1, a)) if single else _weights(weights)
+    if len(w.shape) != 2 or w.shape[1] != a:
         raise ValueError(f"weights must have shape (R, {a}), got {w.shape}")
     cell = y.mean(2)  # (a, b)
     item = cell.mean(1)  # (a,)
@@ -138,7 +140,7 @@ def flip_shares(y: np.ndarray, weights: np.ndarray | None = None) -> dict[str, n
         raise ValueError("y must be a complete items x prompts (x runs) array")
     a, b, n = y.shape
     single = weights is None
-    w = np.ones((1, a)) if single else np.asarray(weights, dtype=float)
+    w = np.ones((1, a)) if single else _weights(weights)
     ws = w.sum(1)
     fp = (y[:, :, 0] != y[:, :1, 0]).any(1).astype(float)
     out = {"across_prompts": (w @ fp) / ws}

@@ -54,7 +54,8 @@ def methods(values: Iterable[Any]) -> str:
 def n_items(n: Any, unit: str = "items") -> str:
     """``"n = 827 items"``, flagged when below :data:`MIN_ITEMS` (too few to read much into)."""
     k = int(n)
-    word = unit[:-1] if k == 1 and unit.endswith("s") else unit
+    head, _, rest = unit.partition(" ")
+    word = " ".join(filter(None, [head[:-1] if k == 1 and head.endswith("s") else head, rest]))
     text = f"n = {fmt_int(k)} {word}"
     return text + (f", fewer than {MIN_ITEMS}: too few to judge" if k < MIN_ITEMS else "")
 

@@ -16,7 +16,9 @@ from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.audit import audit_study
 from ...analyses.bias import dimension_structure, length_bias
+from ...analyses.bias_results import LengthBias
 from ...analyses.evaluation import evaluate_judges
+from ...analyses.expert_results import AltTests, ExpertAgreement
 from ...analyses.heterogeneity import heterogeneity_table
 from ...analyses.judge_vs_experts import judge_expert_agreement, study_alt_test
 from ...analyses.position import position_bias
@@ -156,7 +158,7 @@ def subgroups(ctx: ReportContext, attribute: str) -> SubgroupAccuracy:
             ctx.study,
             (attribute,),
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
     )
@@ -169,8 +171,9 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
             ctx.study,
             attribute,
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
+            alpha=ctx.alpha,
         ),
     )
 
@@ -178,11 +181,13 @@ def heterogeneity(ctx: ReportContext, attribute: str) -> Heterogeneity:
 def position(ctx: ReportContext) -> PositionBias:
     return ctx.get(
         "position",
-        lambda: position_bias(ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level),
+        lambda: position_bias(
+            ctx.study, policy=ctx.policy, confidence_level=ctx.confidence_level, alpha=ctx.alpha
+        ),
     )
 
 
-def length(ctx: ReportContext) -> pd.DataFrame:
+def length(ctx: ReportContext) -> LengthBias:
     return ctx.get("length", lambda: length_bias(ctx.study, confidence_level=ctx.confidence_level))
 
 
@@ -192,16 +197,11 @@ def structure(ctx: ReportContext) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------- audit
 def audit_attributes(ctx: ReportContext) -> tuple[str, ...]:
-    """Item attributes of the reliability-by-subgroup table: ``by`` when given, else every
-    default subgroup attribute the items carry with at least two values."""
-    from ..context import SUBGROUP_ATTRIBUTES
-
-    if ctx.by is not None:
-        return tuple(ctx.subgroup_attributes)
-    items = ctx.study.items
-    return tuple(
-        c for c in SUBGROUP_ATTRIBUTES if c in items.columns and items[c].nunique(dropna=True) > 1
-    )
+    """Item attributes of the reliability-by-subgroup table: those the judges report breaks
+    accuracy down by (:attr:`ReportContext.subgroup_attributes`: ``by`` when given, else the
+    one default rule of :func:`~medjudge.analyses.subgroups.default_subgroup_attributes`), so
+    both reports of one command show the same breakdown."""
+    return tuple(ctx.subgroup_attributes)
 
 
 def audit_settings(ctx: ReportContext) -> Any:
@@ -224,14 +224,14 @@ def audit(ctx: ReportContext) -> Any:
         "audit",
         lambda: audit_study(
             ctx.study,
-            subgroups=audit_attributes(ctx),
+            by=list(audit_attributes(ctx)),
             dimension=ctx.headline,
             settings=audit_settings(ctx),
         ),
     )
 
 
-def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
+def judge_agreement(ctx: ReportContext) -> ExpertAgreement:
     st = audit_settings(ctx)
     return ctx.get(
         "judge_agreement",
@@ -245,7 +245,7 @@ def judge_agreement(ctx: ReportContext) -> pd.DataFrame:
     )
 
 
-def alt_results(ctx: ReportContext) -> list[Any]:
+def alt_results(ctx: ReportContext) -> AltTests:
     return ctx.get(
         "alt_test",
         lambda: study_alt_test(

@@ -122,6 +122,12 @@ def why_exchangeable(ctx: ReportContext) -> str | None:
 APPLIES = (why_no_audit, why_exchangeable)
 
 
+def plain(values: Any) -> str:
+    """The distinct method names a result recorded (e.g. "Wilson (1927)"), as written: they
+    are the analysis' own words, not data."""
+    return "; ".join(dict.fromkeys(str(v) for v in values if isinstance(v, str) and v))
+
+
 def present(ctx: ReportContext, au: Any) -> Section:
     head = au.settings.get("headline", ctx.headline)
     expert = ctx.name("expert")
@@ -148,7 +154,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
     sec.table(
         "tbl-annotators",
         f"Each {md(expert)} against the leave-one-out majority of the others. Intervals: "
-        f"agreement Wilson (1927); Cohen's κ {methods(ann['kappa_ci_method'])}.",
+        f"agreement {plain(ann['agreement_ci_method'])}; Cohen's κ "
+        f"{methods(ann['kappa_ci_method'])}.",
         table,
     )
     hd = au.dimensions.get(head, {})
@@ -173,7 +180,7 @@ def present(ctx: ReportContext, au: Any) -> Section:
         sec.table(
             "tbl-annotators-pairwise",
             f"Pairwise agreement on *{md(head)}* ({one_level(pw['level'])} intervals: Cohen's κ "
-            f"{methods(pw['kappa_ci_method'])}; agreement Wilson 1927).",
+            f"{methods(pw['kappa_ci_method'])}; agreement {plain(pw['agreement_ci_method'])}).",
             pairwise_agreement_table(au, head),
         )
     if "categories" in hd and len(hd["categories"]):
@@ -218,8 +225,8 @@ def present(ctx: ReportContext, au: Any) -> Section:
         sec.findings.append(Finding(text.strip(), weight=4))
     sec.methods.append(
         f"Each {md(expert)} was compared with the strict majority of the others (Cohen's 1960 κ, "
-        f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, Wilson 1927 intervals "
-        "that treat items as independent); pairs of annotators with Cohen's κ; categories with "
+        f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, "
+        f"{plain(ann['agreement_ci_method'])} intervals that treat items as independent); pairs of annotators with Cohen's κ; categories with "
         "Fleiss' κ of the category against the rest."
     )
     sec.references += ["cohen1960", "fleiss1971"]

@@ -58,7 +58,7 @@ def why_not(ctx: ReportContext) -> str | None:
 
 
 def result(ctx: ReportContext) -> Any:
-    return on_headline(ctx, "bias_suite", bias_suite)
+    return on_headline(ctx, "bias_suite", bias_suite, alpha=ctx.alpha)
 
 
 def effects_table(res: Any, order: list[str]) -> pd.DataFrame:
@@ -93,6 +93,7 @@ APPLIES = why_not
 
 def present(ctx: ReportContext, res: Any) -> Section:
     st, lvl, head = res.settings, ctx.level, ctx.headline
+    adj = md(st["adjustment"])
     sec = Section(KEY, TITLE)
     if res.effects.empty:
         reasons = "; ".join(f"{EFFECTS.get(k, (k,))[0]}: {v}" for k, v in res.notes.items())
@@ -101,7 +102,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
     sec.text(
         f"Each {md(ctx.name('judge'))}'s biases on *{md(head)}* tested together: "
         + "; ".join(f"*{EFFECTS[e][0]}* — {_estimand_words(res, e)}" for e in present)
-        + f". {lvl} intervals; the p-values are Holm-adjusted over all "
+        + f". {lvl} intervals; the p-values are {adj}-adjusted over all "
         f"{st['family_size']} tests of the suite (@tbl-bias-suite)."
     )
     if res.notes:
@@ -112,18 +113,19 @@ def present(ctx: ReportContext, res: Any) -> Section:
         )
     sec.table(
         "tbl-bias-suite",
-        f"Bias effects on *{md(head)}* ({lvl} intervals; Holm over the {st['family_size']} tests).",
+        f"Bias effects on *{md(head)}* ({lvl} intervals; {adj} over the {st['family_size']} "
+        "tests).",
         effects_table(res, judge_order(ctx)),
     )
     t = res.effects
-    sig = t[t["p_holm"] < ctx.alpha]
+    sig = t[t["p_holm"] < res.alpha]
     if len(sig):
         by_effect = sig.groupby("effect", sort=False).size()
         top = sig.loc[sig["estimate"].abs().idxmax()]
         sec.findings.append(
             Finding(
                 f"Bias suite: {fmt_int(len(sig))} of {st['family_size']} bias tests are significant "
-                f"after Holm adjustment (α = {ctx.alpha:g}; "
+                f"after {adj} adjustment (α = {res.alpha:g}; "
                 + ", ".join(f"{EFFECTS.get(e, (e,))[0]} {n}" for e, n in by_effect.items())
                 + f"); the largest is {md(top['judge'])}'s {EFFECTS.get(top['effect'], (top['effect'],))[0]} "
                 f"effect {fmt_num(top['estimate'], 3)} ({lvl} CI "
@@ -134,8 +136,8 @@ def present(ctx: ReportContext, res: Any) -> Section:
     else:
         sec.findings.append(
             Finding(
-                f"Bias suite: none of the {st['family_size']} bias tests is significant after Holm "
-                f"adjustment (α = {ctx.alpha:g}).",
+                f"Bias suite: none of the {st['family_size']} bias tests is significant after "
+                f"{adj} adjustment (α = {res.alpha:g}).",
                 weight=1,
             )
         )
@@ -145,7 +147,8 @@ def present(ctx: ReportContext, res: Any) -> Section:
         + md(st["cluster"])
         + "): "
         + "; ".join(f"{EFFECTS.get(e, (e,))[0]} — {md(m)}" for e, m in methods.items())
-        + f"; Holm (1979) over the {st['family_size']} tests of the suite."
+        # a method name the analysis records (plain text, not data: shown as written)
+        + f"; {st['adjustment_cited']} over the {st['family_size']} tests of the suite."
     )
     sec.references += ["holm1979", "dubois2024", "panickssery2024", "tango1998"]
     return sec

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...analyses.subgroup_results import Heterogeneity
 from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
@@ -51,16 +52,17 @@ def result(ctx: ReportContext) -> pd.DataFrame:
     return heterogeneity(ctx, ctx.subgroup_attribute)
 
 
-def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
+def present(ctx: ReportContext, tab: Heterogeneity) -> Section:
     attr = ctx.subgroup_attribute
     head = ctx.headline
     per_judge = tab.groupby("judge")["pvalue"].apply(lambda p: int(p.notna().sum()))
     m = int(per_judge.max()) if len(per_judge) else 0
     sec = Section(KEY, TITLE)
+    adj = md(tab.adjustment)
     test = str(tab["test"].iloc[0]) if len(tab) else "Pearson chi-square"
     sec.text(
         f"@tbl-heterogeneity tests, per judge, whether accuracy on *{md(head)}* differs between "
-        f"groups of *{md(ctx.label(attr))}*: {md(test)}, Holm-adjusted within a judge over its "
+        f"groups of *{md(ctx.label(attr))}*: {md(test)}, {adj}-adjusted within a judge over its "
         f"{fmt_int(m)} tests (one per dimension). Pearson's χ² p-value, which treats items as "
         "independent and over-rejects when several items share an image, is shown beside it; "
         "I² (Higgins & Thompson 2002) describes the share of between-group variation beyond "
@@ -69,11 +71,11 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
     sec.table(
         "tbl-heterogeneity",
         f"Heterogeneity of accuracy across {md(ctx.label(attr))} groups on *{md(head)}* "
-        f"(Holm within each judge over {fmt_int(m)} dimensions).",
+        f"({adj} within each judge over {fmt_int(m)} dimensions).",
         heterogeneity_display(tab, head, judge_order(ctx)),
     )
     h = tab[tab["dimension"] == head]
-    n_sig = int((h["p_holm_all"] < ctx.alpha).sum()) if "p_holm_all" in h else 0
+    n_sig = int((h["p_holm_all"] < tab.alpha).sum()) if "p_holm_all" in h else 0
     m_all = int(tab["pvalue"].notna().sum())
     if len(h):
         # "some judge varies" is a claim over every judge and dimension: Holm over all of them
@@ -81,13 +83,13 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
             Finding(
                 f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges' accuracy on *{md(head)}* varies "
                 f"significantly across {md(ctx.label(attr))} groups ({md(test)}, "
-                f"Holm over all {fmt_int(m_all)} judge × dimension tests, "
-                f"α = {ctx.alpha:g}{order_words(ctx, head)}).",
+                f"{adj} over all {fmt_int(m_all)} judge × dimension tests, "
+                f"α = {tab.alpha:g}{order_words(ctx, head)}).",
                 weight=2,
             )
         )
     sec.methods.append(
-        f"Heterogeneity across {md(ctx.label(attr))}: {md(test)}, Holm-adjusted within each "
+        f"Heterogeneity across {md(ctx.label(attr))}: {md(test)}, {adj}-adjusted within each "
         "judge in the table and over every judge × dimension test in the finding; I² "
         "descriptive (Higgins & Thompson 2002)."
     )

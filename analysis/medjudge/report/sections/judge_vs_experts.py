@@ -3,12 +3,13 @@ test (Calderon, Reichart & Dror 2025)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ...plots.forest import forest_plot
+from ...analyses.expert_results import AltTests, ExpertAgreement
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
@@ -26,20 +27,6 @@ from ._results import (
 
 KEY = "judge-vs-experts"
 TITLE = "Can a judge stand in for an expert?"
-
-
-def judge_agreement_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """Forest frame of the leave-one-expert-out κ difference (judge minus expert), one panel per
-    left-out expert."""
-    return pd.DataFrame(
-        {
-            "judge": table["judge"].to_numpy(),
-            "dimension": [f"left out: {e}" for e in table["expert"]],
-            "estimate": table["judge_minus_expert"].to_numpy(float),
-            "ci_low": table["diff_low"].to_numpy(float),
-            "ci_high": table["diff_high"].to_numpy(float),
-        }
-    )
 
 
 def judge_agreement_table(table: pd.DataFrame, level: str = "95%") -> pd.DataFrame:
@@ -230,14 +217,15 @@ def why_not(ctx: ReportContext) -> str | None:
 APPLIES = (why_no_audit, why_not)
 
 
-def result(ctx: ReportContext) -> tuple[pd.DataFrame, list[Any]]:
+def result(ctx: ReportContext) -> tuple[ExpertAgreement, AltTests]:
     return judge_agreement(ctx), alt_results(ctx)
 
 
-def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Section:
+def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Section:
     head, lvl = ctx.headline, ctx.level
     order = report_judge_order(ctx)
-    ja = in_judge_order(results[0], "judge", order)
+    ja = in_judge_order(results[0].frame, "judge", order)
+    agreement = dataclasses.replace(results[0], frame=ja)  # drawn in the report's judge order
     res = results[1]
     alt = alt_test_table(res, head)
     n_exp = len(ctx.study.experts)
@@ -245,7 +233,7 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
     has_ci = len(ja) and np.isfinite(ja["diff_high"].astype(float)).any()
     lvl = one_level(ja["level"].dropna()) if has_ci else lvl
     how = methods(ja["ci_method"].dropna()) if has_ci else "no interval"
-    si = stand_in_table(ctx, res, results[0])
+    si = stand_in_table(ctx, res, results[0].frame)
     pts = f"{100 * float(si['margin'].iloc[0]):g} accuracy points" if len(si) else ""
     sec = Section(KEY, TITLE)
     sec.text(
@@ -272,17 +260,14 @@ def present(ctx: ReportContext, results: tuple[pd.DataFrame, list[Any]]) -> Sect
             else " With fewer than three experts no stand-in decision is made."
         )
     )
-    frame = judge_agreement_frame(ja)
+    drawn = [j for j in order if j in set(ja["judge"])] if order else None
     sec.figure(
         "fig-judge-vs-experts",
         f"Judge minus expert: difference in mean Cohen's κ with the other experts, per "
         f"left-out expert (*{md(head)}*), with {lvl} paired intervals ({how}). Dashed: no "
         "difference.",
-        lambda: forest_plot(frame, baseline=0.0, baseline_label="no difference",
-                            xlabel="κ judge − κ expert",
-                            judge_order=[j for j in order if j in set(frame["judge"])]
-                            if order else None),
-    )  # fmt: skip
+        lambda: agreement.plot("forest", judge_order=drawn),
+    )
     sec.table(
         "tbl-alt-test",
         f"Alternative annotator test on *{md(head)}*: winning rate ω, average advantage "

@@ -100,6 +100,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     judges = ctx.names_of("judge")
     n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
     a = float(res.settings["alpha"])  # the α "beats_baseline" was decided at
+    adj = md(res.settings.get("adjustment", ""))
     below = tests[(tests["difference"] < 0) & (tests["p_holm"] < a)]
     own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
     base = tests.loc[tests["baseline_accuracy"].index[0]]
@@ -111,7 +112,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     )
     lead = (
         f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, α = {a:g})"
+        f"({md(base['baseline'])}, {where}; {test}, {adj} over {n} tests, α = {a:g})"
     )
     tail = (
         f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
@@ -121,7 +122,7 @@ def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
     if n_beat == 0:
         none = (
             f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
-            f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, Holm over {n} tests, "
+            f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, {adj} over {n} tests, "
             f"α = {a:g})"
         )
         return [
@@ -232,7 +233,7 @@ def present(ctx: Any, res: Any) -> Section:
         + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
         + ". Each judge against the best baseline on the items it was given: "
         + _test_names(res.wide("baseline_tests"))
-        + f", Holm-adjusted across judges at alpha {s['alpha']:g}."
+        + f", {md(s.get('adjustment', ''))}-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",
                        "fagerland2013", "durkalski2003", "holm1979"]  # fmt: skip

@@ -3,12 +3,14 @@ the shorter one, per rater."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from ...plots.forest import forest_plot
+from ...analyses.bias_results import LengthBias
 from ..context import ReportContext
 from ..layout import at_page_width
-from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
+from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
 from . import Finding, Section, builder, md
 from ._results import judge_order, length, why_no_judge_evaluation
 
@@ -16,47 +18,31 @@ KEY = "length"
 TITLE = "Length bias"
 
 
-def length_gap_frame(table: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
-    """Forest frame of the accuracy gap per rater (judges in report order, then experts)."""
-    t = table[table["dimension"] == dimension].copy()
+def in_report_order(lb: LengthBias, order: list[str]) -> LengthBias:
+    """The result with its rows in the report's order: judges as ranked, then experts."""
+    t = lb.frame
     rank = {j: i for i, j in enumerate(order)}
-    t["_o"] = [
+    key = [
         rank.get(r, len(rank) + 1) if role != "expert" else len(rank) + 2
         for r, role in zip(t["rater"], t["role"], strict=True)
     ]
-    t = t.sort_values(["_o", "rater"], kind="stable")
-    return pd.DataFrame(
-        {
-            "judge": [
-                f"{r} (expert)" if role == "expert" else r
-                for r, role in zip(t["rater"], t["role"], strict=True)
-            ],
-            "dimension": dimension,
-            "estimate": t["length_gap"].to_numpy(float),
-            "ci_low": t["gap_ci_low"].to_numpy(float),
-            "ci_high": t["gap_ci_high"].to_numpy(float),
-        }
-    )
+    t = t.assign(_o=key).sort_values(["_o", "rater"], kind="stable").drop(columns="_o")
+    return dataclasses.replace(lb, frame=t)
 
 
-def length_bias_table(table: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
-    """Longer-answer rate against the gold's and the accuracy gap, per rater (one dimension)."""
-    frame = length_gap_frame(table, dimension, order)
-    t = table[table["dimension"] == dimension].copy()
-    key = [
-        f"{r} (expert)" if role == "expert" else r
-        for r, role in zip(t["rater"], t["role"], strict=True)
-    ]
-    t = t.assign(_k=key).set_index("_k").loc[frame["judge"]]
+def length_bias_table(gap: pd.DataFrame, rate: pd.DataFrame) -> pd.DataFrame:
+    """Longer-answer rate against the gold's and the accuracy gap, per rater (the rows of
+    ``gap``, the result's ``length_gap`` table of one dimension; ``rate``: its
+    ``longer_rate`` table in the same order)."""
     return pd.DataFrame(
         {
-            "rater": t["rater"].to_numpy(),
-            "role": t["role"].to_numpy(),
-            "picks longer": [fmt_num(v, 3) for v in t["rater_longer_rate"]],
-            "gold longer": [fmt_num(v, 3) for v in t["gold_longer_rate"]],
-            "accuracy gap [CI]": est_ci_column(t, "length_gap", "gap_ci_low", "gap_ci_high"),
-            "p (gap, Holm)": [fmt_p(v) for v in t["gap_p_holm"]],
-            "n": [fmt_int(v) for v in t["n"]],
+            "rater": gap["rater"].to_numpy(),
+            "role": gap["role"].to_numpy(),
+            "picks longer": [fmt_num(v, 3) for v in rate["rater_longer_rate"]],
+            "gold longer": [fmt_num(v, 3) for v in rate["gold_longer_rate"]],
+            "accuracy gap [CI]": est_ci_column(gap, "estimate", "ci_low", "ci_high"),
+            "p (gap, Holm)": [fmt_p(v) for v in gap["p_adjusted"]],
+            "n": [fmt_int(v) for v in gap["n"]],
         }
     )
 
@@ -75,14 +61,15 @@ def why_no_lengths(ctx: ReportContext) -> str | None:
 APPLIES = (why_no_judge_evaluation, why_no_lengths)
 
 
-def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
+def present(ctx: ReportContext, lb: LengthBias) -> Section:
     head, lvl = ctx.headline, ctx.level
-    if tab.empty or head not in set(tab["dimension"]):
+    if lb.frame.empty or head not in set(lb.frame["dimension"]):
         return Section.not_applicable(
             KEY, TITLE, f"no item of “{head}” has two answers of different lengths"
         )
-    order = judge_order(ctx)
-    m = family_size(tab, "gap_pvalue")
+    lb = in_report_order(lb, judge_order(ctx))
+    gap = lb.table("length_gap", dimension=head)
+    m = int(lb.table("length_gap")["family_size"].max())
     sec = Section(KEY, TITLE)
     sec.text(
         "On items whose answers differ in length, @fig-length-gap shows each rater's accuracy "
@@ -91,26 +78,22 @@ def present(ctx: ReportContext, tab: pd.DataFrame) -> Section:
         "first kind and loses on the second. @tbl-length adds how often each rater picks the "
         "longer answer against how often the gold does; the experts are shown for scale."
     )
-    frame = length_gap_frame(tab, head, order)
     sec.figure(
         "fig-length-gap",
         f"Length bias on *{md(head)}*: accuracy gap (gold longer − gold shorter) with {lvl} "
         "intervals; dashed: no gap.",
         lambda: at_page_width(
-            forest_plot(
-                frame, baseline=0.0, baseline_label="no gap", judge_order=list(frame["judge"]),
-                xlabel="accuracy gap (gold longer − gold shorter)",
-            )
+            lb.plot("gap", where={"dimension": head}, judge_order=list(gap["label"]))
         ),
-    )  # fmt: skip
+    )
     sec.table(
         "tbl-length",
         f"Length bias on *{md(head)}*: share choosing the longer answer (rater and gold on the "
         f"same items) and the accuracy gap (Holm over the {fmt_int(m)} rater × dimension tests).",
-        length_bias_table(tab, head, order),
+        length_bias_table(gap, lb.table("longer_rate", dimension=head)),
     )
-    h = tab[(tab["dimension"] == head) & (tab["role"] != "expert")]
-    n_sig = int((h["gap_p_holm"] < ctx.alpha).sum())
+    h = gap[gap["role"] != "expert"]
+    n_sig = int((h["p_adjusted"] < ctx.alpha).sum())
     sec.findings.append(
         Finding(
             f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges show a length bias on *{md(head)}* "

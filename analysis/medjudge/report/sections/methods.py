@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pandas as pd
+
 from ..context import ReportContext
 from ..escape import join_sentence, prose
 from ..tables import fmt_int
@@ -20,10 +22,19 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
     sec = Section(KEY, TITLE)
     ran = [s for s in sections if s.applies and s.methods]
     skipped = [s for s in sections if not s.applies]
+    alphas = decision_alphas(ctx)
+    size = (
+        ""
+        if not alphas
+        else f" and all tests have size α = {alphas[0]:g} after the stated multiplicity adjustment"
+        if len(alphas) == 1
+        else f" and the tests have size α = {' or '.join(f'{a:g}' for a in alphas)} after the "
+        "stated multiplicity adjustment, as each section states"
+    )
     general = (
-        f"All intervals are {ctx.level} intervals and all tests have size α = {ctx.alpha:g} "
-        f"after the stated multiplicity adjustment. Resampling used {fmt_int(ctx.n_resamples)} "
-        f"resamples with seed {ctx.seed}; the same data and seed give the same numbers."
+        f"All intervals are {ctx.level} intervals{size}. Resampling used "
+        f"{fmt_int(ctx.n_resamples)} resamples with seed {ctx.seed}; the same data and seed "
+        "give the same numbers."
     )
     sec.text(general)
     if ran:
@@ -40,6 +51,22 @@ def build(ctx: ReportContext, sections: Sequence[Section]) -> Section:
             + " (full list in @sec-provenance)."
         )
     return sec
+
+
+def decision_alphas(ctx: ReportContext) -> list[float]:
+    """The decision thresholds the report's results recorded (``alpha`` of a result, or its
+    ``settings["alpha"]``), sorted: the α of the tests that ran, read from the results."""
+    found = set()
+    for res in list(ctx._cache.values()):
+        if isinstance(res, pd.DataFrame | pd.Series):
+            continue
+        a = getattr(res, "alpha", None)
+        settings = getattr(res, "settings", None)
+        if a is None and isinstance(settings, dict):
+            a = settings.get("alpha")
+        if isinstance(a, int | float) and not isinstance(a, bool) and 0 < a < 1:
+            found.add(round(float(a), 12))
+    return sorted(found)
 
 
 def not_run(skipped: Sequence[Section]) -> str:

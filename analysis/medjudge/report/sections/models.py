@@ -153,7 +153,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
         f"Each item compares the answers of two of {len(models)} models. @tbl-models gives the "
         f"Bradley–Terry strength of each model (log scale, centred to mean 0; {tie}) as induced "
         f"by the {md(ctx.names_of('expert'))}' gold and by each {md(ctx.name('judge'))}'s "
-        f"verdicts, with {lvl} bootstrap intervals and rank confidence sets; "
+        f"verdicts, with {lvl} {st['resampling']} intervals and rank confidence sets; "
         "@fig-models-strengths plots them."
     )
     sec.table(
@@ -177,7 +177,8 @@ def present(ctx: ReportContext, res: Any) -> Section:
         sec.text(
             f"@tbl-models-tau compares each {md(ctx.name('judge'))}'s ranking of the models with "
             f"the experts': Kendall's τ with its {lvl} interval (and the joint interval, "
-            f"simultaneous over the {len(c)} {md(ctx.names_of('judge', len(c)))}, for picking the "
+            f"{st['joint']} over the {len(c)} {md(ctx.names_of('judge', len(c)))}, for "
+            "picking the "
             "closest), "
             "the pairs of models the two rankings order differently (and how many of these are "
             "significant in both rankings), and the share of resamples in which the judge is "
@@ -199,7 +200,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
             Finding(
                 f"Closest to the experts' ranking of the {len(models)} answer models: {who}, "
                 f"Kendall τ {fmt_num(best['kendall_tau'], 2)} ({lvl} CI "
-                f"{fmt_ci(best['ci_low'], best['ci_high'], 2)}; simultaneous over "
+                f"{fmt_ci(best['ci_low'], best['ci_high'], 2)}; {st['joint']} over "
                 f"{len(c)} {md(ctx.names_of('judge', len(c)))}: "
                 f"{fmt_ci(best['simultaneous_ci_low'], best['simultaneous_ci_high'], 2)}); "
                 f"{int(best['swapped_pairs'])} of {int(best['pairs'])} pairs of models swapped.",
@@ -229,7 +230,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
         f"Answer-model rankings: Bradley–Terry (1952) strengths ({md(st['tie_rule'])}) for the "
         f"experts' gold and each judge, {md(st['interval'])} ({fmt_int(st['n_resamples'])} "
         f"resamples, seed {st['seed']}); rank confidence sets: {md(st['rank_sets'])}; judge against expert ranking: Kendall's τ-b with percentile intervals, "
-        "Bonferroni-simultaneous over judges."
+        f"{st['joint_method']} over judges."
     )
     sec.references += ["bradley1952", "mogstad2024", "kendall1938"]
     return sec

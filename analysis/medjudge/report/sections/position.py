@@ -73,7 +73,7 @@ APPLIES = (why_no_judge_evaluation, why_no_orders)
 
 
 def present(ctx: ReportContext, pos: PositionBias) -> Section:
-    head, lvl = ctx.headline, ctx.level
+    head, lvl, adj = ctx.headline, ctx.level, md(pos.adjustment)
     design = presentation_design(ctx.study, head)
     order = judge_order(ctx)
     swap, single = pos["swap"], pos["single_order"]
@@ -99,17 +99,17 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
         sec.table(
             "tbl-position-swap",
             f"Swap consistency, first-position preference ({swap_test} of first-first "
-            f"against second-second, Holm over the {fmt_int(m)} judge × dimension tests) and "
+            f"against second-second, {adj} over the {fmt_int(m)} judge × dimension tests) and "
             "accuracy per order.",
             position_table(swap, head, order),
         )
         h = swap[swap["dimension"] == head]
-        n_sig = int((h["p_first_holm"] < ctx.alpha).sum())
+        n_sig = int((h["p_first_holm"] < pos.alpha).sum())
         sec.findings.append(
             Finding(
                 f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges seen in both orders prefer one "
-                f"position on *{md(head)}* ({swap_test}, Holm over {fmt_int(m)} tests, "
-                f"α = {ctx.alpha:g}).",
+                f"position on *{md(head)}* ({swap_test}, {adj} over {fmt_int(m)} tests, "
+                f"α = {pos.alpha:g}).",
                 weight=3 if n_sig else 1,
             )
         )
@@ -137,7 +137,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
                 "items; a difference may be position bias or a one-sided disagreement with the "
                 "gold"
             )
-            + f" (@tbl-position-arate; {tests} with {cis} intervals, Holm over the "
+            + f" (@tbl-position-arate; {tests} with {cis} intervals, {adj} over the "
             f"{fmt_int(m)} judge × dimension tests"
             + (f"; {fmt_int(ties)} verdicts with a tie in the verdict or the gold excluded" if ties
                else "")
@@ -146,18 +146,18 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
         sec.table(
             "tbl-position-arate",
             f"Rate of choosing the first-shown answer: judge against gold on *{md(head)}* ({lvl} "
-            f"intervals; Holm over {fmt_int(m)} tests).",
+            f"intervals; {adj} over {fmt_int(m)} tests).",
             a_rate_table(single, head, order),
         )
-        n_sig1 = int((h1["p_holm"] < ctx.alpha).sum())
+        n_sig1 = int((h1["p_holm"] < pos.alpha).sum())
         if n_sig1 and randomised:
             top = h1.loc[h1["difference"].abs().idxmax()]
             sec.findings.append(
                 Finding(
                     f"{fmt_int(n_sig1)} of {fmt_int(len(h1))} judges seen in one randomised "
                     f"order per item choose the first-shown answer at a rate different from "
-                    f"the gold's on *{md(head)}* ({tests}, Holm over {fmt_int(m)} tests, "
-                    f"α = {ctx.alpha:g}); the largest difference is {md(top['judge'])}'s "
+                    f"the gold's on *{md(head)}* ({tests}, {adj} over {fmt_int(m)} tests, "
+                    f"α = {pos.alpha:g}); the largest difference is {md(top['judge'])}'s "
                     f"{fmt_num(top['difference'], 3)} ({lvl} CI "
                     f"{fmt_num(top['ci_low'], 3)} to {fmt_num(top['ci_high'], 3)}).",
                     weight=3,
@@ -180,7 +180,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             + " intervals, ties excluded"
         )
     sec.methods.append(
-        "Position bias (" + "; ".join(parts) + "; Holm over every judge and dimension)."
+        "Position bias (" + "; ".join(parts) + f"; {adj} over every judge and dimension)."
     )
     sec.references += ["tango1998", "holm1979"]
     return sec

@@ -107,7 +107,7 @@ def result(ctx: ReportContext) -> Any:
 
 def estimates_table(res: Any, order: list[str]) -> pd.DataFrame:
     """Target × judge × method display table (judges in the report's order)."""
-    t = res.table(METHODS)
+    t = res.estimates(METHODS)
     rank = {j: i for i, j in enumerate(order)}
     t = t.assign(
         _j=t["judge"].map(lambda j: rank.get(j, -1)),
@@ -132,7 +132,7 @@ def figure(res: Any, order: list[str], level: str):
     """Intervals of experts-only, judge-only, PPI and PPI++ per judge for the first category."""
     import matplotlib.pyplot as plt
 
-    t = res.table(METHODS)
+    t = res.estimates(METHODS)
     target = t["target"].iloc[0]
     t = t[t["target"] == target]
     cls = t[t["method"] == "classical"].head(1)
@@ -189,7 +189,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
         f"*{md(head)}*: experts-only, judge-only and judge-assisted intervals ({lvl}).",
         lambda: figure(res, order, lvl),
     )
-    pp = res.table("ppi++")
+    pp = res.estimates("ppi++")
     if len(pp):
         best = pp.loc[pp["effective_n"].idxmax()]
         sec.findings.append(

@@ -47,10 +47,17 @@ def reliability_table(reliability: pd.DataFrame) -> pd.DataFrame:
     return wide.reset_index()
 
 
+def _n_used(r: pd.Series) -> str:
+    """The n the coefficient used: items with at least two labels (said so when some items
+    have one label only, which the coefficient cannot use)."""
+    n, used = int(r["n"]), int(r.get("n_pairable", r["n"]))
+    return n_items(used) if used == n else n_items(used, "items with at least two labels")
+
+
 def _coefficient_finding(r: pd.Series, lvl: str, what: str) -> str:
     return (
         f"{coefficient_label(r['coefficient'], r['weights'])} = {fmt_num(r['estimate'], 3)} "
-        f"({lvl} CI {fmt_ci(r['ci_low'], r['ci_high'], 3)}, {n_items(r['n'])}) "
+        f"({lvl} CI {fmt_ci(r['ci_low'], r['ci_high'], 3)}, {_n_used(r)}) "
         f"on *{md(r['dimension'])}*{what}"
     )
 
@@ -146,8 +153,8 @@ def _cluster_sentence(au: Any) -> str:
     if not s.get("cluster"):
         return ""
     return (
-        f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters); "
-        "bootstrap intervals resample whole clusters."
+        f" Items are clustered by *{md(s['cluster'])}* ({fmt_int(s['n_clusters'])} clusters), "
+        "as the interval methods above say."
     )
 
 

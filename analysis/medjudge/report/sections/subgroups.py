@@ -72,7 +72,7 @@ def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
             ctx.study,
             (attribute, "dimension"),
             policy=ctx.policy,
-            stacked=stacked(ctx),
+            _stacked=stacked(ctx),
             confidence_level=ctx.confidence_level,
         ),
     )
@@ -86,7 +86,7 @@ def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
 
     het = heterogeneity(ctx, attr)
     row = het[(het["judge"] == judge) & (het["dimension"] == ctx.headline)]
-    if row.empty or not (row["p_holm"].iloc[0] < ctx.alpha):
+    if row.empty or not (row["p_holm"].iloc[0] < het.alpha):
         return []
     cells = headline_cells(ctx, attr)
     weak = weakest_cell(cells, attr, judge)
@@ -96,8 +96,9 @@ def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
     return [
         Finding(
             f"The best judge, **{md(judge)}**, is not equally accurate across *{md(name)}* on "
-            f"*{md(ctx.headline)}* ({md(h['test'])}, p = {fmt_num(h['pvalue'], 3)}, Holm "
-            f"{fmt_num(h['p_holm'], 3)}, α = {ctx.alpha:g}); it is least accurate on "
+            f"*{md(ctx.headline)}* ({md(h['test'])}, p = {fmt_num(h['pvalue'], 3)}, "
+            f"{md(het.adjustment)} {fmt_num(h['p_holm'], 3)}, α = {het.alpha:g}); it is least "
+            "accurate on "
             f"{md(ctx.value_label(weak[attr]))}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
             f"{fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, n = {fmt_int(weak['n'])} "
             f"{md(weak['n_unit'])}).",
