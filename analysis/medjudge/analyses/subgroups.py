@@ -4,7 +4,11 @@ A *cell* is a combination of values of the ``by`` keys: item attributes (``organ
 ``department``, ``modality_type`` …), ``dimension`` and, always, ``judge``. Each cell gets the
 accuracy with its interval from :func:`medjudge.stats.accuracy.judge_accuracy` (Wilson by
 default; with ``cluster=`` the Wilson interval at the Korn–Graubard effective sample size from
-the cluster-robust SE, Miller 2024), ``n`` and ``n_invalid``.
+the cluster-robust SE, Miller 2024), ``n`` and ``n_invalid``. A cell with fewer than
+:data:`~medjudge.analyses.subgroup_intervals.POOL_BELOW` clusters takes its design effect from the judge's intra-cluster correlation
+pooled over all cells (:func:`medjudge.stats.intervals.pooled_icc`): its own variance, from a
+handful of clusters, gave intervals that covered 98-99.5% (docs/calibration.md, "Subgroup
+intervals in small clustered cells").
 
 When ``dimension`` is *not* a key and the study has several dimensions, the outcomes of all
 dimensions are pooled (one row per item x dimension) and the SE is clustered by item (or by the
@@ -31,9 +35,9 @@ from medjudge.analyses._tables import with_adjusted
 from medjudge.data.model import Study
 from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
-from medjudge.stats.intervals import clopper_pearson_interval, pooled_icc, wilson_interval
 from medjudge.stats.pairwise import all_pairs
 
+from .subgroup_intervals import borrow_correlation, pooled_correlation
 from .subgroup_results import SubgroupAccuracy
 
 __all__ = [
@@ -50,10 +54,6 @@ __all__ = [
 
 MIN_N = 30
 MAX_HALF_WIDTH = 0.15
-#: A cell with fewer clusters borrows its judge's intra-cluster correlation pooled over all
-#: cells when that rests on at least this many clusters beyond the cells (docs/calibration.md,
-#: "Subgroup intervals in small clustered cells": own-cell Korn-Graubard covered 98-99.5%).
-POOL_BELOW = 20
 SMALL_RULE = "small = n < {min_n} or interval half-width > {hw}"
 
 
@@ -214,49 +214,6 @@ def default_subgroup_attributes(study: Study) -> list[str]:
     return []
 
 
-def _borrow_correlation(
-    t: pd.DataFrame,
-    y: np.ndarray,
-    clusters: np.ndarray,
-    pool: tuple[np.ndarray, np.ndarray],
-    n_cells: int,
-    method: str,
-    level: float,
-) -> None:
-    """Re-take a small cell's interval at ``n / deff`` with the judge's pooled correlation.
-
-    ``deff = 1 + rho (sum_c n_c^2 / n - 1)`` (``n_c`` the judge's counted units in cluster
-    ``c`` of the cell, ``rho`` from :func:`medjudge.stats.intervals.pooled_icc`); only where
-    the cell has fewer than :data:`POOL_BELOW` clusters and ``rho`` rests on at least that many
-    error degrees of freedom. Updates ``t`` in place (``se``, ``ci_low``, ``ci_high``,
-    ``ci_method``) and adds ``icc_pooled`` and ``design_effect`` (NaN where not used).
-    """
-    rho, df = pool
-    m = ~np.isnan(y)
-    codes = pd.factorize(clusters)[0]
-    nc = np.zeros((codes.max() + 1, y.shape[1]))
-    np.add.at(nc, codes, m.astype(float))
-    n = m.sum(0).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        deff = 1.0 + rho * ((nc**2).sum(0) / n - 1.0)
-        ne = n / deff
-    use = (t["n_clusters"].to_numpy() < POOL_BELOW) & (df >= POOL_BELOW) & np.isfinite(ne)
-    use &= ne > 0
-    t["icc_pooled"] = np.where(use, rho, np.nan)
-    t["design_effect"] = np.where(use, deff, np.nan)
-    if not use.any():
-        return
-    p = t["accuracy"].to_numpy()
-    fn = wilson_interval if method == "wilson" else clopper_pearson_interval
-    lo, hi = fn(p * ne, ne, level)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(p * (1 - p) / ne)
-    for col, v in (("ci_low", lo), ("ci_high", hi), ("se", se)):
-        t[col] = np.where(use, v, t[col].to_numpy())
-    label = f"{method} (effective n, intra-cluster correlation pooled over {n_cells} cells)"
-    t["ci_method"] = np.where(use, label, t["ci_method"].to_numpy())
-
-
 def subgroup_accuracy(
     study: Study,
     by: str | Sequence[str] | None = None,
@@ -276,8 +233,8 @@ def subgroup_accuracy(
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
     n_invalid, n_clusters, policy, small, rule, cluster`` (the column resampled together, or
-    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled). ``judge`` in ``by`` is accepted (it is always
-    a key). ``cluster="auto"`` uses the study's clusters
+    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled).
+    ``judge`` in ``by`` is accepted (it is always a key). ``cluster="auto"`` uses the study's clusters
     (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
     not in ``by``) clusters by item when there are none.
 
@@ -301,8 +258,9 @@ def subgroup_accuracy(
         (pooled dimensions are then still clustered by item).
     method : {"wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"}, \
 default "wilson"
-        Interval of each cell's accuracy (:func:`medjudge.judge_accuracy`); with clusters
-        the Wilson interval is taken at the Korn–Graubard effective sample size.
+        Interval of each cell's accuracy (:func:`medjudge.judge_accuracy`); with clusters at
+        the Korn–Graubard effective n, or in a small cell at ``n / deff`` with the judge's
+        pooled correlation (:mod:`medjudge.analyses.subgroup_intervals`).
     confidence_level : float, default 0.95
         Coverage of the intervals.
     min_n : int, default 30
@@ -324,16 +282,15 @@ default "wilson"
         ``ci_low``, ``ci_high``, ``ci_method``, ``level``, ``n``, ``n_invalid``,
         ``n_not_assigned``, ``n_clusters``, ``policy``, ``aggregation``, ``small``, ``rule``
         (the small-cell rule in words), ``gold`` (how the gold was derived), ``cluster``,
-        ``n_unit`` and ``pooled_dimensions``.
+        ``n_unit``, ``pooled_dimensions``, ``icc_pooled`` and ``design_effect``.
 
     References
     ----------
     Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
     JASA 22:209-212.
-    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
-    expected number of positive counts estimated from survey data. Survey Methodology 24:193-201.
-    Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, appendix A (cluster-robust
-    standard error).
+    Korn, E. L. & Graubard, B. I. (1998). Survey Methodology 24:193-201. Miller, E. (2024).
+    Adding error bars to evals. arXiv:2411.00640, appendix A. Kish, L. (1965). Survey
+    Sampling, sec. 5.4 (design effect).
 
     Examples
     --------
@@ -377,25 +334,16 @@ default "wilson"
     frames = []
     res, bad = so.resolved(policy), so.n_invalid()
     cells = list(_cells(rows, keys))
-    pool = None
-    if cl_all is not None and method in ("wilson", "clopper-pearson") and len(cells) > 1:
-        cell_codes = np.zeros(len(rows), dtype=np.intp)
-        for c, (_, idx) in enumerate(cells):
-            cell_codes[idx] = c
-        pool = pooled_icc(res, cell_codes, cl_all)
+    pool = pooled_correlation(res, cells, cl_all, method)
     for key, idx in cells:
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            res[idx],
-            so.judges,
-            policy="exclude",
-            clusters=cl,
-            method=method,
+            res[idx], so.judges, policy="exclude", clusters=cl, method=method,
             confidence_level=level,
-        )
+        )  # fmt: skip
         if pool is not None:
-            _borrow_correlation(t, res[idx], cl, pool, len(cells), method, level)
+            borrow_correlation(t, res[idx], cl, pool, len(cells), method, level)
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy
         t = t[t["n"] > 0]
