@@ -142,6 +142,8 @@ class IntRange(_Validator):
 
 #: test size (``--alpha``): significance level of a test.
 ALPHA = RealRange(0.0, 1.0, what="a probability")
+#: the decision threshold when none is given: a setting of its own, never ``1 - level``
+DEFAULT_ALPHA = 0.05
 #: interval coverage (``--confidence-level``).
 CONFIDENCE_LEVEL = RealRange(0.0, 1.0, what="a confidence level")
 #: alt-test margin (``--epsilon``), Calderon et al. (2025) use 0.1-0.2.

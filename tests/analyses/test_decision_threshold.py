@@ -174,3 +174,38 @@ def test_a_judge_without_verdicts_in_a_dimension_is_listed_not_ranked():
         ).sum()
     )
     assert lb.loc[("d2", "j1"), "rank_high"] <= 2
+
+
+def test_every_result_decides_at_0_05_when_no_alpha_is_given(demo_study):
+    """docs/inference.md: α is a setting of its own, default 0.05, never ``1 - level`` — for the
+    heterogeneity, position, bias-suite and length results too (they used 1 - level: 0.10 at a
+    90% level)."""
+    from medjudge.analyses.bias import length_bias
+    from medjudge.analyses.bias_suite import bias_suite
+    from medjudge.analyses.heterogeneity import heterogeneity_table
+    from medjudge.analyses.position import position_bias
+    from medjudge.stats.resampling import Permutation
+
+    level = 0.9
+    results = {
+        "heterogeneity": heterogeneity_table(
+            demo_study, by="organ_system", confidence_level=level,
+            permutation=Permutation(99, seed=1),
+        ),
+        "position": position_bias(demo_study, confidence_level=level),
+        "bias suite": bias_suite(demo_study, dimension="overall", confidence_level=level),
+        "length": length_bias(demo_study, confidence_level=level),
+    }  # fmt: skip
+    assert {k: r.alpha for k, r in results.items()} == dict.fromkeys(results, 0.05)
+    given = bias_suite(demo_study, dimension="overall", confidence_level=level, alpha=0.01)
+    assert given.alpha == 0.01
+
+
+def test_bias_command_takes_alpha():
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "medjudge.cli", "bias", "--help"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "--alpha" in out.stdout

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._validation import check_choice, check_names
 from ..stats.accuracy import POLICIES
+from .subgroup_rule import default_subgroup_attributes
 
 
 def check_policy(policy: Any) -> str:
@@ -63,8 +64,8 @@ def resolve_by(
     ``old`` is the value of a retired name of the same argument (``across=``, ``subgroups=``):
     accepted with a :class:`DeprecationWarning`. ``by=None``: the study's subgroup attributes
     by the one documented rule (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`;
-    ``default="all"``: every one of :data:`~medjudge.analyses.subgroups.SUBGROUP_ATTRIBUTES` the
-    items carry with two or more values), and an error naming ``by`` when the items have none.
+    ``default="optional"``: ``[]`` when the items have none), else an error naming ``by`` when
+    the items have none.
     ``one``: exactly one name.
     """
     import warnings
@@ -81,10 +82,8 @@ def resolve_by(
             raise ValueError(f"{old_name}: give by= only ({old_name}= is its former name)")
         by = old
     if by is None:
-        from .subgroups import default_subgroup_attributes, subgroup_attributes
-
-        by = subgroup_attributes(study) if default == "all" else default_subgroup_attributes(study)
-        if not by and default != "all":
+        by = default_subgroup_attributes(study)
+        if not by and default == "first":
             raise ValueError(
                 "by: required (no item attribute is a subgroup by the default rule; name one of "
                 f"{[str(c) for c in study.items.columns if c != 'item']})"

@@ -25,6 +25,9 @@ from medjudge.stats.audit import (
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
+from .audit_tables import audit_table
+from .audit_text import audit_summary
+
 #: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
 MIN_ITEMS = 10
 
@@ -192,9 +195,8 @@ def subgroup_reliability(
 
     The kappa uses the weights of the dimension's scale (as :func:`dimension_reliability`
     does: identity for nominal, ordinal weights for ordinal labels), so subgroup rows compare
-    with the overall row. ``by``: a column name or a list of names (default: every subgroup
-    attribute the items carry with two or more values,
-    :func:`medjudge.analyses.subgroups.subgroup_attributes`). ``bootstrap``: the resampling of
+    with the overall row. ``by``: a column name or a list of names (default: the one rule of
+    :func:`medjudge.analyses.subgroups.default_subgroup_attributes`, as in both reports). ``bootstrap``: the resampling of
     bootstrap intervals (default ``Bootstrap(1000)``). ``settings`` (from
     :func:`audit_settings`) overrides ``ci``, ``bootstrap`` and ``confidence_level``; clusters
     are resampled within each subgroup.
@@ -207,7 +209,7 @@ def subgroup_reliability(
 
     from ._arguments import resolve_by
 
-    by = resolve_by(study, by, default="all")
+    by = resolve_by(study, by, default="optional")
     st = _settings(study, settings, ci, bootstrap or Bootstrap(1000), confidence_level)
     m = study.matrix(dimension, role=role)
     scale = m.scale
@@ -273,8 +275,6 @@ class AuditReport(Result):
     }
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .audit_tables import audit_table
-
         return audit_table(self, name)
 
     def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
@@ -302,6 +302,11 @@ class AuditReport(Result):
             + f" (n = {int(g['n'].max())} {g['n_unit'].iloc[0]})"
             for d, g in t.groupby("dimension", sort=False)
         ]
+
+    def summary(self, *, who: str = "experts", width: int = 100) -> str:
+        """The audit as terminal text (:func:`medjudge.analyses.audit_text.audit_summary`);
+        ``who`` names the raters audited (the study's own role name)."""
+        return audit_summary(self, who=who, width=width)
 
     def __repr__(self) -> str:
         s = self.settings
@@ -362,8 +367,8 @@ def audit_study(
         Whose reliability is audited.
     by : str or list of str, optional
         Item attributes for subgroup reliability (a column name or a list of names). Default:
-        every subgroup attribute the items carry with two or more values
-        (:func:`medjudge.analyses.subgroups.subgroup_attributes`); ``[]``: none.
+        the one rule of :func:`medjudge.analyses.subgroups.default_subgroup_attributes` (as in
+        both reports); ``[]``: none.
     ci : {"auto", "analytic", "bootstrap", None}, default "auto"
         Interval of the agreement coefficients (see :func:`audit_settings`).
     bootstrap : Bootstrap, optional
@@ -426,7 +431,7 @@ def audit_study(
         if dimension not in dims:
             raise ValueError(f"dimension: {dimension!r} is not among the audited dimensions {dims}")
     headline = dimension or ("overall" if "overall" in dims else dims[0])
-    subgroups = resolve_by(study, by, old=subgroups, old_name="subgroups", default="all")
+    subgroups = resolve_by(study, by, old=subgroups, old_name="subgroups", default="optional")
     settings_out = {
         "role": role,
         **st.to_dict(),

@@ -15,6 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge._validation import DEFAULT_ALPHA
+
 from ._result import FrameResult, Quantity, Result, long_table
 
 #: Newcombe's hybrid score interval of two independent proportions (``_two_sample``)
@@ -58,8 +60,8 @@ class LengthBias(FrameResult):
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, ``1 - confidence_level``."""
-        return round(1.0 - self.confidence_level, 12)
+        """The decision threshold, :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05)."""
+        return DEFAULT_ALPHA
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(n_unit=LENGTH_UNIT)

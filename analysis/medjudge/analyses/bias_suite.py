@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge._validation import DEFAULT_ALPHA
 from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.design import presentation_design
@@ -79,10 +80,10 @@ class BiasSuiteResult(TablesToDict, Result):
     @property
     def alpha(self) -> float:
         """The decision threshold: ``settings["alpha"]`` (the ``alpha`` the suite was given),
-        else ``1 - confidence_level``."""
+        else :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
         if self.settings.get("alpha") is not None:
             return float(self.settings["alpha"])
-        return round(1.0 - float(self.settings.get("confidence_level", 0.95)), 12)
+        return DEFAULT_ALPHA
 
     def _table(self, name: str) -> pd.DataFrame:
         e = self.effects
@@ -374,7 +375,7 @@ def bias_suite(
         design — judges seen in both orders from AB, every other verdict as given).
     confidence_level : interval coverage.
     alpha : the decision threshold of the findings (a Holm-adjusted p below it); default
-        ``1 - confidence_level``.
+        0.05 (a setting of its own, not ``1 - confidence_level``).
 
     Returns
     -------

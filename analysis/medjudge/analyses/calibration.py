@@ -286,7 +286,7 @@ def judge_calibration(
         "no_confidence": [j for j in study.judges if j not in judges],
         "no_usable_pair": unusable,
         "n_bins": n_bins, "n_resamples": boot.n_resamples, "seed": boot.seed,
-        "confidence_level": level, "alpha": alpha,
+        "confidence_level": level, "alpha": alpha, "adjustment": "Holm",  # of p_holm
         "ci_method": str(table["ci_method"].iloc[0]) if len(table) else "",
         "test": str(table["test"].iloc[0]) if len(table) else "",
         "cluster": clusters.column, "gold": gold,

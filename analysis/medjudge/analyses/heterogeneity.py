@@ -84,7 +84,7 @@ def heterogeneity_table(
         already has them (:func:`medjudge.analyses.subgroups.stack_outcomes`).
     alpha : float, optional
         The decision threshold of the findings (a Holm-adjusted p below it); default
-        ``1 - confidence_level``.
+        0.05 (a setting of its own, not ``1 - confidence_level``).
 
     Returns
     -------

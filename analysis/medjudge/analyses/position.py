@@ -111,7 +111,7 @@ def position_bias(
     confidence_level : float, default 0.95
     alpha : float, optional
         The decision threshold of the result's findings (a Holm-adjusted p below it); default
-        ``1 - confidence_level``.
+        0.05 (a setting of its own, not ``1 - confidence_level``).
 
     Returns
     -------

@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge._validation import DEFAULT_ALPHA
+
 from ._result import Quantity, Result, long_table
 
 #: the two swap measures that are 0.5 without position bias (the plot's rows)
@@ -53,10 +55,10 @@ class PositionBias(Result):
     @property
     def alpha(self) -> float:
         """The decision threshold: the ``alpha`` the analysis was given, else
-        ``1 - confidence_level``."""
+        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
         if self.decision_alpha is not None:
             return float(self.decision_alpha)
-        return round(1.0 - self.confidence_level, 12)
+        return DEFAULT_ALPHA
 
     # the dict this result used to be
     def __getitem__(self, key: str) -> Any:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from medjudge._validation import DEFAULT_ALPHA
+
 from ._result import FrameResult, Quantity, long_table
 
 
@@ -106,10 +108,10 @@ class Heterogeneity(FrameResult):
     @property
     def alpha(self) -> float:
         """The decision threshold: the ``alpha`` the analysis was given, else
-        ``1 - confidence_level``."""
+        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
         if self.decision_alpha is not None:
             return float(self.decision_alpha)
-        return round(1.0 - self.confidence_level, 12)
+        return DEFAULT_ALPHA
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(_spread=self.frame["max_accuracy"] - self.frame["min_accuracy"])

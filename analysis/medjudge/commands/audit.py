@@ -15,13 +15,13 @@ from typing import Any
 import pandas as pd
 
 from medjudge.analyses.audit import audit_settings, audit_study
+from medjudge.analyses.audit_text import alt_test_text, expert_agreement_text, stand_in_text
 from medjudge.analyses.judge_vs_experts import (
     judge_expert_agreement,
     study_alt_test,
     study_stand_in,
 )
 from medjudge.report.context import alt_invalid_rule
-from medjudge.stats.audit import as_square
 from medjudge.stats.judge_vs_experts import alt_test_table
 
 from ..data.errors import InputError
@@ -84,25 +84,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-judges", action="store_true", help="skip the judge-versus-experts part")
     opt.add(p, "--json")
     p.set_defaults(func=run)
-
-
-def _fmt(df: pd.DataFrame, cols: list[str] | None = None) -> str:
-    """A table as text; an estimate that is not defined shows its reason (``note``), any other
-    missing number ``not defined`` — never a bare NaN."""
-    if df is None or len(df) == 0:
-        return "  (none)"
-    if "note" in df.columns and "estimate" in df.columns:
-        undefined = df["note"].fillna("").astype(str) != ""
-        if undefined.any():
-            df = df.astype({"estimate": object})
-            df.loc[undefined, "estimate"] = df.loc[undefined, "note"]
-    d = df[[c for c in cols if c in df.columns]] if cols else df
-    return d.to_string(
-        line_width=term_width(),
-        index=False,
-        float_format=lambda v: f"{v:.3f}",
-        na_rep="not defined",
-    )
 
 
 def _drop_empty_notes(records: Any) -> Any:
@@ -207,196 +188,25 @@ def run(args: argparse.Namespace) -> int:
                 doc[k] = doc[k].to_dict(orient="records")
         print(dump_json(doc))
         return 0
-    who = res["expert_label"]
+    who, width = res["expert_label"], term_width()
     if rep.settings.get("exchangeable"):
         raters = f"{who}: {len(res['experts'])} exchangeable annotation slots"
     else:
         raters = f"{who} {', '.join(res['experts']) or '(none)'}"
     print(f"{res['study']}: {res['n_items']} items; {raters}; {len(res['judges'])} judges")
-    st = rep.settings
-    if st.get("cluster"):
-        print(f"items clustered by {st['cluster']!r} ({st['n_clusters']} clusters)")
-    rel = rep.reliability
-    if "level" not in rel:
-        print(f"\n== Reliability of the {who}: not computed (it needs two or more raters)")
-    else:
-        print(
-            f"\n== Reliability of the {who} per dimension ({_level(rel['level'])} intervals: "
-            + _methods(rel["ci_method"])
-            + ")"
-        )
-    print(
-        _fmt(
-            rel,
-            ["dimension", "coefficient", "weights", "estimate", "ci_low", "ci_high", "n"],
-        )
-    )
-    for dim, d in rep.dimensions.items():
-        print(f"\n== {dim}")
-        if "skipped" in d:
-            print("  skipped: " + d["skipped"])
-            continue
-        if "annotators" in d:
-            a = d["annotators"]
-            print(
-                "-- each expert vs the leave-one-out majority of the others "
-                f"({_level(a['level'])} intervals: agreement "
-                + _methods(a["agreement_ci_method"])
-                + "; kappa "
-                + _methods(a["kappa_ci_method"])
-                + ")"
-            )
-            print(
-                _fmt(
-                    d["annotators"],
-                    [
-                        "rater",
-                        "n",
-                        "agreement",
-                        "agreement_low",
-                        "agreement_high",
-                        "kappa",
-                        "kappa_low",
-                        "kappa_high",
-                        "others_split",
-                    ],
-                )
-            )
-            print("-- pairwise Cohen's kappa")
-            sq = as_square(d["pairwise"])
-            shown = sq.astype(object)
-            for i, a in enumerate(sq.index):  # a rater with itself: "—"; else a value or why not
-                for k, b in enumerate(sq.columns):
-                    v = sq.iat[i, k]
-                    shown.iat[i, k] = "—" if a == b else ("not defined" if v != v else f"{v:.3f}")
-            print(shown.to_string(line_width=term_width()))
-        if "per_rater_skipped" in d:
-            print(f"-- per-annotator tables not computed: {d['per_rater_skipped']}")
-        if "dawid_skene_skipped" in d:
-            print(f"-- Dawid-Skene not fitted: {d['dawid_skene_skipped']}")
-        if "dawid_skene" in d:
-            ds = d["dawid_skene"]
-            print(
-                f"-- Dawid-Skene ({ds['n_iter']} EM iterations, {'converged' if ds['converged'] else 'NOT converged'}, "
-                f"log-lik {ds['log_likelihood_final']:.2f}; labels differing from the majority: "
-                f"{ds.get('differs_from_majority', 'n/a')})"
-            )
-            print(_fmt(pd.DataFrame(ds["raters"])))
-        if len(d.get("subgroups", [])):
-            sg = d["subgroups"]
-            ok = sg[~sg["too_small"].astype(bool)]
-            print(
-                f"-- reliability by subgroup (Fleiss' kappa, {sg['weights'].iloc[0]} weights; "
-                "Krippendorff's alpha"
-                + (f"; {_level(ok['level'])} intervals: {_methods(ok['ci_method'])}" if len(ok)
-                   else "")
-                + ")"
-            )  # fmt: skip
-            print(
-                _fmt(
-                    d["subgroups"],
-                    [
-                        "attribute",
-                        "group",
-                        "n_items",
-                        "fleiss_kappa",
-                        "fleiss_low",
-                        "fleiss_high",
-                        "alpha",
-                        "alpha_low",
-                        "alpha_high",
-                    ],
-                )
-            )
-        if "disputed" in d:
-            print(f"-- most disputed items ({d['n_disputed']} items without unanimity)")
-            print(_fmt(d["disputed"]))
+    print(rep.summary(who=who, width=width))
     if "per_rater_skipped" in res:
         print(
             f"\n== Judges against individual annotators: not computed ({res['per_rater_skipped']})"
         )
     if "alt_test_table" in res:
-        print(
-            f"\n== Alt-test (Calderon, Reichart & Dror 2025): can a judge replace an expert? epsilon={_epsilon(args)}"
-        )
-        print(_fmt(res["alt_test_table"]))
+        print(alt_test_text(res["alt_test_table"], _epsilon(args), width=width))
     if "judge_vs_experts" in res:
-        ja = res["judge_vs_experts"]
-        print(
-            f"\n== Judge vs experts, leave one expert out ({res['judge_vs_experts_dimension']}; "
-            "mean Cohen's kappa with the other experts; "
-            + (
-                f"{_level(ja['level'].dropna())} interval of the difference: "
-                + _methods(ja["ci_method"].dropna())
-                if "level" in ja and ja["level"].notna().any()
-                else "no interval"
-            )
-            + ")"
-        )
-        print(
-            _fmt(
-                res["judge_vs_experts"],
-                [
-                    "judge",
-                    "expert",
-                    "kappa_judge_others",
-                    "kappa_expert_others",
-                    "judge_minus_expert",
-                    "diff_low",
-                    "diff_high",
-                ],
-            )
-        )
+        print(expert_agreement_text(res["judge_vs_experts"], res["judge_vs_experts_dimension"],
+                                    width=width))  # fmt: skip
     if "stand_in" in res:
-        print(stand_in_text(res["stand_in"]))
+        print(stand_in_text(res["stand_in"], width=width))
     return 0
-
-
-def stand_in_text(si: pd.DataFrame) -> str:
-    """The stand-in section of the text output, every number from the table ``si``."""
-    margin = float(si["margin"].iloc[0])
-    lines = [
-        f"\n== Can a judge stand in for an expert? (non-inferiority within {100 * margin:g} "
-        "accuracy points of every left-out expert, against the other experts' majority; "
-        f"{_level(si['level'])} intervals: {_methods(si['ci_method'])}; weakest comparison "
-        "shown)"
-    ]
-    for dim, g in si.groupby("dimension", sort=False):
-        eps = g["alt_epsilon"].dropna()
-        acc = g["alt_epsilon_accuracy"].dropna()
-        if len(eps) and len(acc):
-            lines.append(
-                f"-- {dim}: alt-test epsilon = {float(eps.iloc[0]):g} here means a judge as "
-                f"low as {float(acc.iloc[0]):.2f} accuracy passes"
-            )
-    lines.append(
-        _fmt(
-            si,
-            [
-                "dimension",
-                "judge",
-                "decision",
-                "expert",
-                "difference",
-                "ci_low",
-                "ci_high",
-                "alt_passed",
-            ],
-        )  # fmt: skip
-    )
-    return "\n".join(lines)
-
-
-def _level(levels: Any) -> str:
-    from ..report.tables import fmt_level
-
-    vals = sorted({float(v) for v in levels})
-    return " / ".join(fmt_level(v) for v in vals) if vals else "no"
-
-
-def _methods(values: Any) -> str:
-    seen = [str(v) for v in dict.fromkeys(values) if isinstance(v, str) and v]
-    return "; ".join(seen) if seen else "none"
 
 
 def _epsilon(args: argparse.Namespace) -> float:

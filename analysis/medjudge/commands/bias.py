@@ -105,6 +105,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="suite: item columns with the lengths of answer 1 and 2 (default answer1_len,answer2_len)",
     )
     p.add_argument("--style", help="suite: item columns with a style attribute of answer 1 and 2")
+    p.add_argument(
+        "--alpha",
+        type=opt.ALPHA,
+        default=0.05,
+        help="suite: test size of its decisions (default 0.05)",
+    )
     p.set_defaults(func=run)
 
 
@@ -136,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         style=style,
         cluster=args.cluster,
         confidence_level=args.confidence_level,
+        alpha=args.alpha,
     )
     if args.json:
         out = {k: v.to_dict(orient="records") for k, v in rep.items()}

@@ -58,6 +58,7 @@ def calibration_display(c: pd.DataFrame, order: list[str]) -> pd.DataFrame:
 
 def present(ctx: ReportContext, res: CalibrationResult) -> Section:
     head, lvl, s = ctx.headline, ctx.level, res.settings
+    adj = md(s["adjustment"])
     c = res.calibration
     sec = Section(KEY, TITLE)
     judges = ctx.names_of("judge")
@@ -70,7 +71,7 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
         f"{lvl} intervals ({prose(s['ci_method'])}). The ECE of a perfectly calibrated judge is "
         "above 0 in a finite sample; *ECE if calibrated* is its expected value with these very "
         f"confidences, and the test ({prose(s['test'])}) asks whether the observed ECE exceeds it "
-        f"(Holm over {fmt_int(len(c))} tests, α = {ctx.alpha:g})."
+        f"({adj} over {fmt_int(len(c))} tests, α = {s['alpha']:g})."
     )
     if s["no_confidence"]:
         sec.text(
@@ -98,13 +99,13 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
     flagged = c[c["flag"] != "no evidence of miscalibration"]
     words = "; ".join(
         f"{md(r['judge'])}: {md(r['flag'])} (ECE {fmt_num(r['ece'], 3)}, {lvl} CI "
-        f"{fmt_num(r['ece_low'], 3)}–{fmt_num(r['ece_high'], 3)}, Holm p {fmt_p(r['p_holm'])})"
+        f"{fmt_num(r['ece_low'], 3)}–{fmt_num(r['ece_high'], 3)}, {adj} p {fmt_p(r['p_holm'])})"
         for _, r in flagged.iterrows()
     )
     sec.findings.append(
         Finding(
             f"{fmt_int(len(flagged))} of {fmt_int(len(c))} {judges} with stated confidences "
-            f"are miscalibrated on *{md(head)}* (α = {ctx.alpha:g}, Holm)"
+            f"are miscalibrated on *{md(head)}* (α = {s['alpha']:g}, {adj})"
             + (f": {words}." if words else "."),
             weight=1.5,
         )
@@ -113,7 +114,7 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
         f"Calibration of stated confidence: ECE over {fmt_int(s['n_bins'])} equal-width bins "
         "(Guo et al. 2017), Brier score (Brier 1950) and confidence gap with "
         f"{prose(s['ci_method'])} intervals; miscalibration tested by {prose(s['test'])} (items "
-        "independent given their confidence), Holm-adjusted."
+        f"independent given their confidence), {adj}-adjusted."
     )
     sec.references += ["guo2017", "brier1950", "brocker2007", "holm1979"]
     return sec
