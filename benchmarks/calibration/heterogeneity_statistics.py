@@ -6,7 +6,7 @@ judge the group labels are permuted within images (B = 999) and three statistics
 permuted tables are compared, each with p = (1 + #{T* >= T}) / (1 + B):
 
 * ``X2``: Pearson's chi-square of the pooled 2 x 3 table (the library's default,
-  ``analyses.heterogeneity._within_cluster_permutation_p``);
+  ``stats.heterogeneity._within_cluster_permutation_p``);
 * ``G``: the likelihood-ratio statistic of the pooled table (``0 log 0 = 0``);
 * ``CMH``: the generalized Cochran-Mantel-Haenszel statistic stratified by image (Landis,
   Heyman & Koch 1978): ``S' V^- S`` with ``S`` the pooled group totals minus their

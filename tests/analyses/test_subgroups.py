@@ -252,3 +252,58 @@ def test_cli_subgroups(capsys):
         )
         == 0
     )
+
+
+def _small_cell_study(seed: int = 3):
+    """13 organs of 3-6 images with 1-4 questions each, 2 judges, image-level difficulty."""
+    from medjudge import Scale, Study
+
+    rng = np.random.default_rng(seed)
+    n_img = rng.integers(3, 7, 13)
+    organ_of = np.repeat(np.arange(13), n_img)
+    img = np.repeat(np.arange(organ_of.size), rng.integers(1, 5, organ_of.size))
+    n = img.size
+    d = rng.normal(0, 1.2, organ_of.size)[img]
+    y = rng.random((n, 2)) < 1 / (1 + np.exp(-(1.5 + d)))[:, None]
+    items = [f"i{i:03d}" for i in range(n)]
+    truth = np.where(np.arange(n) % 2 == 0, "A", "B")
+    other = np.where(truth == "A", "B", "A")
+    rows = [pd.DataFrame({"item": items, "rater": "x", "role": "expert", "value": truth})]
+    for j in range(2):
+        v = np.where(y[:, j], truth, other)
+        rows.append(pd.DataFrame({"item": items, "rater": f"j{j}", "role": "judge", "value": v}))
+    v = pd.concat(rows, ignore_index=True).assign(dimension="overall")
+    it = pd.DataFrame(
+        {"item": items, "image_id": [f"g{c:03d}" for c in img], "organ": organ_of[img].astype(str)}
+    )
+    return Study(v, it, {"overall": Scale("nominal", ("A", "B"))}, cluster="image_id"), it, y
+
+
+def test_small_cells_borrow_the_pooled_intra_image_correlation():
+    """A cell with < 20 images takes Wilson at n / deff, deff = 1 + rho (sum n_c^2/n - 1), rho
+    the judge's nested one-way ANOVA correlation over all cells (statsmodels' OLS sums of squares);
+    before, its own Korn-Graubard n* with Bell-McCaffrey df gave 98-99.5% coverage."""
+    from statsmodels.formula.api import ols
+
+    study, it, y = _small_cell_study()
+    t = subgroup_accuracy(study, ["organ"])
+    assert t["ci_method"].str.contains("pooled over 13 cells").all()
+    for j in range(2):
+        d = it.assign(y=y[:, j].astype(float))
+        g, k, n = d["image_id"].nunique(), 13, len(d)
+        # images are nested in organs: between-image SS = RSS(organ) - RSS(image)
+        rss_o, rss_i = ols("y ~ C(organ)", d).fit().ssr, ols("y ~ C(image_id)", d).fit().ssr
+        msb, msw = (rss_o - rss_i) / (g - k), rss_i / (n - g)
+        sizes = d.groupby(["organ", "image_id"]).size()
+        n0 = (n - (sizes**2 / sizes.groupby(level=0).transform("sum")).sum()) / (g - k)
+        sb = (msb - msw) / n0
+        rho = max(sb / (sb + msw), 0.0)
+        for organ, cell in d.groupby("organ"):
+            row = t[(t["judge"] == f"j{j}") & (t["organ"] == organ)].iloc[0]
+            nc = cell.groupby("image_id").size().to_numpy()
+            deff = 1 + rho * ((nc**2).sum() / nc.sum() - 1)
+            ne = nc.sum() / deff
+            lo, hi = proportion_confint(cell["y"].mean() * ne, ne, method="wilson")
+            assert row["icc_pooled"] == pytest.approx(rho, abs=1e-12)
+            assert row["design_effect"] == pytest.approx(deff, rel=1e-12)
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((lo, hi), abs=1e-10)

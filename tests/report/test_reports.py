@@ -182,7 +182,7 @@ def test_template_follows_the_rules(kind):
     nb = parse_qmd(text, path=f"{kind}.qmd")
     assert parameter_names(nb) == [
         "data", "mapping", "seed", "resamples", "policy", "confidence_level", "alpha",
-        "epsilon", "by", "names", "headline", "checklist", "command",
+        "epsilon", "margin", "by", "names", "headline", "checklist", "command",
     ]  # fmt: skip
     assert f"from medjudge.report.{kind} import" in text and "report.show()" in text
     for banned in ("matplotlib.use", "layout-ncol", "panel-tabset", "code-fold", "95%"):
@@ -503,6 +503,64 @@ def test_custom_template_pagebreak_crossrefs_and_bibliography(tmp_path):
                  "“Key findings”", "References"):  # fmt: skip
         assert part in text, part
     assert "?@" not in text
+
+
+def test_margin_reaches_the_stand_in_sentences_and_table():
+    """``report --margin`` -> ReportContext.margin -> study_stand_in: the decision, its table
+    and every sentence use the given margin (10 points here), not the default 5."""
+    import medjudge as mj
+    from medjudge.report.context import ReportContext
+    from medjudge.report.document import section_markdown
+    from medjudge.report.sections import judge_vs_experts
+
+    ctx = ReportContext(mj.datasets.example(), margin=0.1, n_resamples=50)
+    sec = judge_vs_experts.build(ctx)
+    text = section_markdown(sec)
+    assert "clinical margin of 10 accuracy points" in text and "5 accuracy points" not in text
+    assert "{#tbl-stand-in}" in text and "−10 points" in text
+    assert all("10 accuracy points" in f.text for f in sec.findings if "margin" in f.text)
+    with pytest.raises(ValueError, match="margin must be in"):
+        ReportContext(mj.datasets.example(), margin=1.5)
+
+
+def test_report_margin_option_reaches_render_reports(monkeypatch, tmp_path, capsys):
+    from conftest import DEMO
+    from medjudge.cli import main
+    from medjudge.commands import report as report_cmd
+
+    seen, real = {}, report_cmd.render_reports
+
+    def fake(path, **kw):
+        seen.update(kw)
+        return {}
+
+    monkeypatch.setattr(report_cmd, "render_reports", fake)
+    assert main(["report", str(DEMO), "--out", str(tmp_path / "o"), "--margin", "0.1"]) == 0
+    assert seen["margin"] == 0.1
+    assert main(["report", str(DEMO), "--out", str(tmp_path / "o")]) == 0
+    assert seen["margin"] is None  # the library default (5 points)
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(DEMO), "--out", str(tmp_path / "o"), "--margin", "1.5"])
+    assert e.value.code == 2 and "--margin" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="--margin must be in"):
+        real(DEMO, margin=0.0)
+
+
+def test_methods_name_a_family_of_cluster_counts_once():
+    """Subgroups with their own cluster counts: one method with the range, not 17 strings."""
+    from medjudge.report.sections._audit_text import methods
+
+    got = methods(
+        ["cluster jackknife (445 clusters, t df=444)", "wilson", "cluster jackknife (19 clusters, "
+         "t df=18)", "bootstrap-bca (clusters, B=2000, seed=0)", "cluster jackknife (60 clusters, "
+         "t df=59)"]
+    )  # fmt: skip
+    assert got == (
+        r"cluster jackknife \(19–445 clusters\, t df\=18–444\); wilson; "
+        r"bootstrap\-bca \(clusters\, B\=2000\, seed\=0\)"
+    )
+    assert methods(["t df=4.5", "t df=3.5"]) == r"t df\=4\.5; t df\=3\.5"  # decimals kept apart
+    assert methods([None, ""]) == "no interval"
 
 
 def test_provenance_lists_what_produced_the_numbers():

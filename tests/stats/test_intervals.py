@@ -147,3 +147,21 @@ def test_wilson_within_unit_interval_and_contains_p(n, data):
     lo, hi = wilson_interval(x, n)
     assert 0.0 <= lo <= x / n + 1e-12
     assert x / n - 1e-12 <= hi <= 1.0
+
+
+def test_pooled_icc_one_cell_is_shrout_fleiss_icc1_of_pingouin():
+    import pandas as pd
+    import pingouin as pg
+    from medjudge.stats.intervals import pooled_icc
+
+    rng = np.random.default_rng(7)
+    y = (rng.random((40, 3)) < 0.3 + 0.5 * rng.random((40, 1))).astype(float)
+    rho, df = pooled_icc(y.ravel(), np.zeros(120), np.repeat(np.arange(40), 3))
+    d = pd.DataFrame(
+        {"t": np.repeat(np.arange(40), 3), "r": np.tile([0, 1, 2], 40), "y": y.ravel()}
+    )
+    icc1 = pg.intraclass_corr(d, "t", "r", "y").set_index("Type").loc["ICC(1,1)", "ICC"]
+    assert float(rho) == pytest.approx(max(icc1, 0.0), abs=1e-12)
+    assert float(df) == 39
+    # constant values: not estimable
+    assert np.isnan(pooled_icc(np.ones(6), np.zeros(6), np.repeat([0, 1, 2], 2))[0])

@@ -16,6 +16,8 @@ from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
 from medjudge.stats.heterogeneity import (
     ModelMethod,
+    _cluster_permutation_p,
+    _within_cluster_permutation_p,
     cochran_q_subgroups,
     homogeneity_chi2,
 )
@@ -117,13 +119,7 @@ def heterogeneity_table(
         alpha = float(ALPHA.check("alpha", alpha))
     check_policy(policy)
     across = resolve_by(study, by, extra=("dimension",), old=across, old_name="across", one=True)[0]
-    b = Permutation() if permutation is None else permutation
-    if not isinstance(b, Permutation):
-        raise ValueError(
-            f"permutation: {b!r} is not allowed (a medjudge.Permutation, e.g. "
-            "Permutation(n_resamples=999, seed=0), or None)"
-        )
-    n_permutations, seed = b.n_resamples, b.seed
+    b = _permutation(permutation)
     so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     rows = so.rows
@@ -133,165 +129,120 @@ def heterogeneity_table(
         if across == "dimension"
         else list(rows.groupby("dimension", sort=False).indices.items())
     )
-    rng_seed = int(seed)
     out = []
     for dim, idx in groups:
-        sub = rows.iloc[idx]
-        codes, labels = pd.factorize(sub[across], sort=True)
+        codes, labels = pd.factorize(rows.iloc[idx][across], sort=True)
         onehot = np.zeros((len(idx), labels.size))
         onehot[np.arange(len(idx)), codes] = 1.0
         kk = onehot.T @ (m[idx] * y[idx])
         nn = onehot.T @ m[idx]
-        perm_p = None
-        test = "Pearson chi-square (items independent)"
-        if cl_col is not None and across != "dimension":
-            ccodes = pd.factorize(sub[cl_col].astype(str))[0]
-            per_cluster = pd.Series(codes).groupby(ccodes).nunique()
-            if (per_cluster == 1).all():
-                perm_p = _cluster_permutation_p(
-                    codes, ccodes, m[idx] * y[idx], m[idx], labels.size, n_permutations, rng_seed
-                )
-                test = (
-                    f"cluster permutation of Pearson's chi-square ({cl_col}; "
-                    f"B={n_permutations}, seed {rng_seed})"
-                )
-            else:
-                perm_p = _within_cluster_permutation_p(
-                    codes, ccodes, y[idx], m[idx], labels.size, n_permutations, rng_seed
-                )
-                test = (
-                    f"within-{cl_col} permutation of Pearson's chi-square ({across} varies "
-                    f"within {cl_col}; B={n_permutations}, seed {rng_seed})"
-                )
-        for j, judge in enumerate(so.judges):
-            chi = homogeneity_chi2(kk[:, j], nn[:, j])
-            q = cochran_q_subgroups(kk[:, j], nn[:, j], level)
-            acc = kk[:, j] / np.where(nn[:, j] > 0, nn[:, j], np.nan)
-            out.append(
-                {
-                    "judge": judge,
-                    "dimension": dim,
-                    "across": across,
-                    "groups": chi.counts["groups"],
-                    "chi2": chi.statistic,
-                    "df": chi.df,
-                    "pvalue": chi.pvalue if perm_p is None else perm_p[j],
-                    "test": test,
-                    "p_pearson": chi.pvalue,
-                    "Q": q.statistic,
-                    "p_q": q.pvalue,
-                    "I2": q.extra["I2"],
-                    "min_accuracy": np.nanmin(acc),
-                    "max_accuracy": np.nanmax(acc),
-                    "n": int(nn[:, j].sum()),
-                    "policy": policy,
-                }
-            )
+        clusters = (
+            rows.iloc[idx][cl_col].astype(str)
+            if cl_col is not None and across != "dimension"
+            else None
+        )
+        perm_p, test = _headline_test(codes, labels.size, clusters, y[idx], m[idx], across, b)
+        out += _judge_rows(so.judges, dim, across, kk, nn, perm_p, test, level, policy)
     t = pd.DataFrame(out)
+    _adjust_families(t)
+    return Heterogeneity(t, across, level, alpha)
+
+
+def _permutation(permutation: Permutation | None) -> Permutation:
+    """The given :class:`Permutation` (default 999, seed 0); anything else is refused."""
+    b = Permutation() if permutation is None else permutation
+    if not isinstance(b, Permutation):
+        raise ValueError(
+            f"permutation: {b!r} is not allowed (a medjudge.Permutation, e.g. "
+            "Permutation(n_resamples=999, seed=0), or None)"
+        )
+    return b
+
+
+def _headline_test(
+    codes: np.ndarray,
+    n_groups: int,
+    clusters: pd.Series | None,
+    y: np.ndarray,
+    m: np.ndarray,
+    across: str,
+    b: Permutation,
+) -> tuple[np.ndarray | None, str]:
+    """The permutation p-value per judge (None: Pearson's own) and the test's name.
+
+    Groups constant within clusters: whole clusters permuted; groups varying within clusters:
+    groups permuted within each cluster; no clusters: Pearson's chi-square.
+    """
+    if clusters is None:
+        return None, "Pearson chi-square (items independent)"
+    cl_col = clusters.name
+    ccodes = pd.factorize(clusters)[0]
+    seed = int(b.seed)
+    if (pd.Series(codes).groupby(ccodes).nunique() == 1).all():
+        p = _cluster_permutation_p(codes, ccodes, m * y, m, n_groups, b.n_resamples, seed)
+        return p, (
+            f"cluster permutation of Pearson's chi-square ({cl_col}; "
+            f"B={b.n_resamples}, seed {seed})"
+        )
+    p = _within_cluster_permutation_p(codes, ccodes, y, m, n_groups, b.n_resamples, seed)
+    return p, (
+        f"within-{cl_col} permutation of Pearson's chi-square ({across} varies "
+        f"within {cl_col}; B={b.n_resamples}, seed {seed})"
+    )
+
+
+def _judge_rows(
+    judges: Sequence[str],
+    dim: str,
+    across: str,
+    kk: np.ndarray,
+    nn: np.ndarray,
+    perm_p: np.ndarray | None,
+    test: str,
+    level: float,
+    policy: Policy,
+) -> list[dict]:
+    """One row per judge of a dimension: Pearson, Cochran's Q, I² and the headline p-value
+    from the group successes ``kk`` and sizes ``nn`` (groups x judges)."""
+    out = []
+    for j, judge in enumerate(judges):
+        chi = homogeneity_chi2(kk[:, j], nn[:, j])
+        q = cochran_q_subgroups(kk[:, j], nn[:, j], level)
+        acc = kk[:, j] / np.where(nn[:, j] > 0, nn[:, j], np.nan)
+        out.append(
+            {
+                "judge": judge,
+                "dimension": dim,
+                "across": across,
+                "groups": chi.counts["groups"],
+                "chi2": chi.statistic,
+                "df": chi.df,
+                "pvalue": chi.pvalue if perm_p is None else perm_p[j],
+                "test": test,
+                "p_pearson": chi.pvalue,
+                "Q": q.statistic,
+                "p_q": q.pvalue,
+                "I2": q.extra["I2"],
+                "min_accuracy": np.nanmin(acc),
+                "max_accuracy": np.nanmax(acc),
+                "n": int(nn[:, j].sum()),
+                "policy": policy,
+            }
+        )
+    return out
+
+
+def _adjust_families(t: pd.DataFrame) -> None:
+    """Holm within a judge, Holm over every judge x dimension (the family of "some judge is
+    heterogeneous") and BH over the table, each family stated in a column."""
     with_adjusted(t, within="judge", p_holm="holm")
     with_adjusted(t, p_fdr_bh="fdr_bh")
-    # the family "some judge is heterogeneous": Holm over every judge x dimension test
     with_adjusted(t, p_holm_all="holm")
     if len(t):
         m_all = int(t["pvalue"].notna().sum())
         per = t.groupby("judge")["pvalue"].transform(lambda p: int(p.notna().sum()))
         t["holm_family"] = [f"within judge ({int(k)} dimensions)" for k in per]
         t["holm_all_family"] = f"all judges x dimensions ({m_all} tests)"
-    return Heterogeneity(t, across, level, alpha)
-
-
-def _pearson_stat(k: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Pearson's X² of a 2 x L table from group successes ``k`` and sizes ``n`` (last axis L)."""
-    tot_k = k.sum(-1, keepdims=True)
-    tot_n = n.sum(-1, keepdims=True)
-    p = tot_k / tot_n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        e = n * p
-        v = n * p * (1 - p)
-        terms = np.where(n > 0, (k - e) ** 2 / v, 0.0)
-    return terms.sum(-1)
-
-
-def _within_cluster_permutation_p(
-    group: np.ndarray,
-    cluster: np.ndarray,
-    y: np.ndarray,
-    m: np.ndarray,
-    n_groups: int,
-    n_permutations: int = 999,
-    seed: int = 0,
-) -> np.ndarray:
-    """Permutation p-value per judge of Pearson's X², the groups permuted *within* clusters.
-
-    For an attribute that varies within clusters (a question type inside an image): under the
-    null that, within an image, the attribute is unrelated to correctness, the attribute's
-    labels are exchangeable among the items of each image. Each permutation shuffles the labels
-    inside every cluster (so the cluster effects and each cluster's group mix are kept),
-    recomputes Pearson's X² of the 2 x G table, and p = (1 + #{X²* >= X²}) / (1 + B) — a
-    randomization test, exact at any accuracy, also when a group has 0 or 1 errors (where
-    the CR1 Wald statistic of the wild cluster bootstrap it replaces explodes: 98% rejections
-    of a true null with 0 errors in a group at accuracy 0.9; docs/calibration.md). The null is
-    conditional on the image: a group that differs only because it sits in harder images is
-    not flagged. One set of permutations serves every judge (``default_rng([seed, 28, n])``).
-    1 for a judge with every outcome equal (no evidence: X² is undefined) and when no cluster
-    mixes groups (every permutation repeats the data).
-    """
-    n = group.size
-    ccodes = pd.factorize(cluster)[0]
-    order = np.argsort(ccodes, kind="stable")
-    rng = np.random.default_rng([seed, 28, n])
-    keys = ccodes[None, :] + rng.random((n_permutations, n))
-    perm = np.argsort(keys, axis=1, kind="stable")  # every row: the items cluster by cluster
-    g_perm = np.empty((n_permutations, n), dtype=np.intp)
-    g_perm[np.arange(n_permutations)[:, None], perm] = group[order][None, :]
-    flat = (np.arange(n_permutations)[:, None] * n_groups + g_perm).ravel()
-    size = n_permutations * n_groups
-    out = np.full(y.shape[1], np.nan)
-    for j in range(y.shape[1]):
-        ky, km = m[:, j] * y[:, j], m[:, j]
-        obs = _pearson_stat(
-            np.bincount(group, ky, n_groups)[None], np.bincount(group, km, n_groups)[None]
-        )[0]
-        if not np.isfinite(obs):
-            out[j] = 1.0
-            continue
-        k_p = np.bincount(flat, np.tile(ky, n_permutations), size).reshape(-1, n_groups)
-        n_p = np.bincount(flat, np.tile(km, n_permutations), size).reshape(-1, n_groups)
-        stat = _pearson_stat(k_p, n_p)
-        out[j] = (1.0 + float((stat >= obs - 1e-9).sum())) / (1.0 + n_permutations)
-    return out
-
-
-def _cluster_permutation_p(
-    group: np.ndarray,
-    cluster: np.ndarray,
-    ky: np.ndarray,
-    km: np.ndarray,
-    n_groups: int,
-    n_permutations: int,
-    seed: int,
-) -> np.ndarray:
-    """Permutation p-value per judge of Pearson's X², groups permuted over whole clusters."""
-    n_cl = int(cluster.max()) + 1
-    cy = np.zeros((n_cl, ky.shape[1]))
-    cm = np.zeros((n_cl, km.shape[1]))
-    np.add.at(cy, cluster, ky)
-    np.add.at(cm, cluster, km)
-    g_of = np.zeros(n_cl, dtype=np.intp)
-    g_of[cluster] = group
-    rng = np.random.default_rng([seed, 20041, n_cl])
-    perms = np.stack([rng.permutation(g_of) for _ in range(n_permutations)])  # (B, G)
-    onehot = np.zeros((n_permutations, n_cl, n_groups))
-    onehot[np.arange(n_permutations)[:, None], np.arange(n_cl)[None, :], perms] = 1.0
-    k_perm = np.einsum("bgl,gj->bjl", onehot, cy)
-    n_perm = np.einsum("bgl,gj->bjl", onehot, cm)
-    obs_onehot = np.zeros((n_cl, n_groups))
-    obs_onehot[np.arange(n_cl), g_of] = 1.0
-    obs = _pearson_stat((obs_onehot.T @ cy).T, (obs_onehot.T @ cm).T)  # (J,)
-    stat = _pearson_stat(k_perm, n_perm)  # (B, J)
-    ok = np.isfinite(obs)
-    p = (1.0 + (stat >= obs[None, :] - 1e-12).sum(0)) / (1.0 + n_permutations)
-    return np.where(ok, p, np.nan)
 
 
 def _ym(so: StackedOutcomes, policy: Policy) -> tuple[np.ndarray, np.ndarray]:

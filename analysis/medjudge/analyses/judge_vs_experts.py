@@ -315,13 +315,50 @@ def study_stand_in(
         alt_epsilon_in_accuracy,
         non_inferiority,
     )
-    from ._arguments import check_dimensions
 
-    check_dimensions(study, [dimension], "dimension")
     margin = STAND_IN_MARGIN if margin is None else margin
     confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     if isinstance(agreement, ExpertAgreement):
         agreement = agreement.frame
+    ex, jm = _stand_in_inputs(study, dimension, judges, alt, agreement)
+    cl = None if clusters is None else np.asarray(clusters)
+    alt_by = {r.judge: r for r in (alt or [])}
+    eps_acc = (
+        alt_epsilon_in_accuracy(ex.values, next(iter(alt_by.values())).epsilon)
+        if alt_by
+        else float("nan")
+    )
+    rows = []
+    for k, judge in enumerate(jm.raters):
+        t = non_inferiority(
+            jm.values[:, k], ex.values, expert_names=list(ex.raters), clusters=cl,
+            margin=margin, confidence_level=confidence_level,
+        )  # fmt: skip
+        below: list[str] = []
+        if agreement is not None and len(agreement):
+            a = agreement[agreement["judge"] == judge]
+            below = [str(e) for e, h in zip(a["expert"], a["diff_high"], strict=True) if h < 0]
+        rows.append(
+            _stand_in_row(
+                dimension, judge, t, below, alt_by.get(judge), eps_acc, margin, confidence_level
+            )
+        )
+    return StandIn(pd.DataFrame(rows), confidence_level)
+
+
+def _stand_in_inputs(
+    study: Any,
+    dimension: str,
+    judges: list[str] | None,
+    alt: list[AltTestResult] | None,
+    agreement: pd.DataFrame | None,
+) -> tuple[Any, Any]:
+    """Check what the stand-in decision needs (a categorical dimension, at least three experts
+    who are persons, the views in the shapes their functions return) and return the
+    ``(experts, judges)`` matrices on the same items."""
+    from ._arguments import check_dimensions
+
+    check_dimensions(study, [dimension], "dimension")
     if alt is not None and not (
         isinstance(alt, list | AltTests) and all(isinstance(r, AltTestResult) for r in alt)
     ):
@@ -343,72 +380,74 @@ def study_stand_in(
             f"the stand-in decision needs at least 3 experts (a left-out expert and a majority "
             f"of two others); {dimension!r} has {len(ex.raters)}"
         )
-    cl = None if clusters is None else np.asarray(clusters)
-    alt_by = {r.judge: r for r in (alt or [])}
-    eps_acc = (
-        alt_epsilon_in_accuracy(ex.values, next(iter(alt_by.values())).epsilon)
-        if alt_by
-        else float("nan")
-    )
-    rows = []
-    for k, judge in enumerate(jm.raters):
-        t = non_inferiority(
-            jm.values[:, k], ex.values, expert_names=list(ex.raters), clusters=cl,
-            margin=margin, confidence_level=confidence_level,
-        )  # fmt: skip
-        ni = bool(t.attrs["non_inferior"])
-        worst = t.loc[t["ci_low"].fillna(-np.inf).idxmin()] if len(t) else None
-        below: list[str] = []
-        if agreement is not None and len(agreement):
-            a = agreement[agreement["judge"] == judge]
-            below = [str(e) for e, h in zip(a["expert"], a["diff_high"], strict=True) if h < 0]
-        r = alt_by.get(judge)
-        candidate = ni and not below
-        # views against a stand-in, and the views whose verdict differs from the decision
-        against = [
-            f"not non-inferior to {e} (lower limit {lo:.3f} <= -{margin:g})"
-            for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
-            if not ok
-        ]
-        against += [f"κ with the other experts below {e}'s (interval below 0)" for e in below]
-        if r is not None and not r.passed:
-            against.append(f"alt-test does not pass (ε = {r.epsilon:g})")
-        if candidate:
-            views = against
-        else:
-            views = [
-                f"non-inferior to {e} (lower limit {lo:.3f} > -{margin:g})"
-                for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
-                if ok
-            ]
-            if r is not None and r.passed:
-                views.append(
-                    f"alt-test passes (ε = {r.epsilon:g}: a judge of accuracy {eps_acc:.2f} "
-                    "would pass here)"
-                )
-        rows.append(
-            {
-                "dimension": dimension,
-                "judge": judge,
-                "decision": "candidate stand-in" if candidate else "not a stand-in",
-                "candidate": candidate,
-                "non_inferior": ni,
-                "margin": margin,
-                "expert": None if worst is None else worst["expert"],
-                "difference": np.nan if worst is None else float(worst["difference"]),
-                "ci_low": np.nan if worst is None else float(worst["ci_low"]),
-                "ci_high": np.nan if worst is None else float(worst["ci_high"]),
-                "level": confidence_level,
-                "ci_method": t.attrs["method"],
-                "n": 0 if worst is None else int(worst["n"]),
-                "n_clusters": 0 if worst is None else int(worst["n_clusters"]),
-                "kappa_below": below,
-                "alt_passed": None if r is None else bool(r.passed),
-                "alt_epsilon": None if r is None else float(r.epsilon),
-                "alt_epsilon_accuracy": eps_acc,
-                "reasons": against if not candidate else [],
-                "disagreeing_views": views,
-                "per_expert": t.to_dict(orient="records"),
-            }
+    return ex, jm
+
+
+def _stand_in_views(
+    t: pd.DataFrame, below: list[str], r: AltTestResult | None, margin: float, eps_acc: float
+) -> tuple[bool, list[str], list[str]]:
+    """``(candidate, against, disagreeing)``: the decision (non-inferior to every left-out
+    expert and no κ interval below 0), the views against a stand-in, and the views whose
+    verdict differs from the decision."""
+    ni = bool(t.attrs["non_inferior"])
+    candidate = ni and not below
+    against = [
+        f"not non-inferior to {e} (lower limit {lo:.3f} <= -{margin:g})"
+        for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
+        if not ok
+    ]
+    against += [f"κ with the other experts below {e}'s (interval below 0)" for e in below]
+    if r is not None and not r.passed:
+        against.append(f"alt-test does not pass (ε = {r.epsilon:g})")
+    if candidate:
+        return candidate, against, against
+    views = [
+        f"non-inferior to {e} (lower limit {lo:.3f} > -{margin:g})"
+        for e, lo, ok in zip(t["expert"], t["ci_low"], t["non_inferior"], strict=True)
+        if ok
+    ]
+    if r is not None and r.passed:
+        views.append(
+            f"alt-test passes (ε = {r.epsilon:g}: a judge of accuracy {eps_acc:.2f} "
+            "would pass here)"
         )
-    return StandIn(pd.DataFrame(rows), confidence_level)
+    return candidate, against, views
+
+
+def _stand_in_row(
+    dimension: str,
+    judge: str,
+    t: pd.DataFrame,
+    below: list[str],
+    r: AltTestResult | None,
+    eps_acc: float,
+    margin: float,
+    level: float,
+) -> dict[str, Any]:
+    """One judge's row of :func:`study_stand_in` from its non-inferiority table ``t`` (one row
+    per left-out expert; the weakest comparison is reported), the κ view and the alt-test."""
+    candidate, against, views = _stand_in_views(t, below, r, margin, eps_acc)
+    worst = t.loc[t["ci_low"].fillna(-np.inf).idxmin()] if len(t) else None
+    return {
+        "dimension": dimension,
+        "judge": judge,
+        "decision": "candidate stand-in" if candidate else "not a stand-in",
+        "candidate": candidate,
+        "non_inferior": bool(t.attrs["non_inferior"]),
+        "margin": margin,
+        "expert": None if worst is None else worst["expert"],
+        "difference": np.nan if worst is None else float(worst["difference"]),
+        "ci_low": np.nan if worst is None else float(worst["ci_low"]),
+        "ci_high": np.nan if worst is None else float(worst["ci_high"]),
+        "level": level,
+        "ci_method": t.attrs["method"],
+        "n": 0 if worst is None else int(worst["n"]),
+        "n_clusters": 0 if worst is None else int(worst["n_clusters"]),
+        "kappa_below": below,
+        "alt_passed": None if r is None else bool(r.passed),
+        "alt_epsilon": None if r is None else float(r.epsilon),
+        "alt_epsilon_accuracy": eps_acc,
+        "reasons": against if not candidate else [],
+        "disagreeing_views": views,
+        "per_expert": t.to_dict(orient="records"),
+    }

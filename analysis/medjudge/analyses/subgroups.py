@@ -4,7 +4,11 @@ A *cell* is a combination of values of the ``by`` keys: item attributes (``organ
 ``department``, ``modality_type`` …), ``dimension`` and, always, ``judge``. Each cell gets the
 accuracy with its interval from :func:`medjudge.stats.accuracy.judge_accuracy` (Wilson by
 default; with ``cluster=`` the Wilson interval at the Korn–Graubard effective sample size from
-the cluster-robust SE, Miller 2024), ``n`` and ``n_invalid``.
+the cluster-robust SE, Miller 2024), ``n`` and ``n_invalid``. A cell with fewer than
+:data:`~medjudge.analyses.subgroup_intervals.POOL_BELOW` clusters takes its design effect from the judge's intra-cluster correlation
+pooled over all cells (:func:`medjudge.stats.intervals.pooled_icc`): its own variance, from a
+handful of clusters, gave intervals that covered 98-99.5% (docs/calibration.md, "Subgroup
+intervals in small clustered cells").
 
 When ``dimension`` is *not* a key and the study has several dimensions, the outcomes of all
 dimensions are pooled (one row per item x dimension) and the SE is clustered by item (or by the
@@ -33,6 +37,7 @@ from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
 from medjudge.stats.pairwise import all_pairs
 
+from .subgroup_intervals import borrow_correlation, pooled_correlation
 from .subgroup_results import SubgroupAccuracy
 from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was defined
     MAX_SUBGROUPS,
@@ -174,8 +179,8 @@ def subgroup_accuracy(
 
     Columns: ``judge``, the ``by`` keys, ``accuracy, se, ci_low, ci_high, ci_method, n,
     n_invalid, n_clusters, policy, small, rule, cluster`` (the column resampled together, or
-    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled). ``judge`` in ``by`` is accepted (it is always
-    a key). ``cluster="auto"`` uses the study's clusters
+    ``item``/``none``) and ``n_unit`` (what ``n`` counts: items, or verdicts when pooled).
+    ``judge`` in ``by`` is accepted (it is always a key). ``cluster="auto"`` uses the study's clusters
     (:func:`medjudge.analyses.design.resolve_clusters`); pooling over dimensions (``dimension``
     not in ``by``) clusters by item when there are none.
 
@@ -199,8 +204,9 @@ def subgroup_accuracy(
         (pooled dimensions are then still clustered by item).
     method : {"wilson", "clopper-pearson", "wald", "bootstrap-percentile", "bootstrap-bca"}, \
 default "wilson"
-        Interval of each cell's accuracy (:func:`medjudge.judge_accuracy`); with clusters
-        the Wilson interval is taken at the Korn–Graubard effective sample size.
+        Interval of each cell's accuracy (:func:`medjudge.judge_accuracy`); with clusters at
+        the Korn–Graubard effective n, or in a small cell at ``n / deff`` with the judge's
+        pooled correlation (:mod:`medjudge.analyses.subgroup_intervals`).
     confidence_level : float, default 0.95
         Coverage of the intervals.
     min_n : int, default 30
@@ -222,16 +228,15 @@ default "wilson"
         ``ci_low``, ``ci_high``, ``ci_method``, ``level``, ``n``, ``n_invalid``,
         ``n_not_assigned``, ``n_clusters``, ``policy``, ``aggregation``, ``small``, ``rule``
         (the small-cell rule in words), ``gold`` (how the gold was derived), ``cluster``,
-        ``n_unit`` and ``pooled_dimensions``.
+        ``n_unit``, ``pooled_dimensions``, ``icc_pooled`` and ``design_effect``.
 
     References
     ----------
     Wilson, E. B. (1927). Probable inference, the law of succession, and statistical inference.
     JASA 22:209-212.
-    Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions with small
-    expected number of positive counts estimated from survey data. Survey Methodology 24:193-201.
-    Miller, E. (2024). Adding error bars to evals. arXiv:2411.00640, appendix A (cluster-robust
-    standard error).
+    Korn, E. L. & Graubard, B. I. (1998). Survey Methodology 24:193-201. Miller, E. (2024).
+    Adding error bars to evals. arXiv:2411.00640, appendix A. Kish, L. (1965). Survey
+    Sampling, sec. 5.4 (design effect).
 
     Examples
     --------
@@ -274,17 +279,17 @@ default "wilson"
         cl_all = None
     frames = []
     res, bad = so.resolved(policy), so.n_invalid()
-    for key, idx in _cells(rows, keys):
+    cells = list(_cells(rows, keys))
+    pool = pooled_correlation(res, cells, cl_all, method)
+    for key, idx in cells:
         cl = cl_all[idx] if cl_all is not None else None
         # the policy is already applied inside the design; 'exclude' only drops non-design cells
         t = judge_accuracy(
-            res[idx],
-            so.judges,
-            policy="exclude",
-            clusters=cl,
-            method=method,
+            res[idx], so.judges, policy="exclude", clusters=cl, method=method,
             confidence_level=level,
-        )
+        )  # fmt: skip
+        if pool is not None:
+            borrow_correlation(t, res[idx], cl, pool, len(cells), method, level)
         t["n_invalid"] = bad[idx].sum(0)
         t["policy"] = policy
         t = t[t["n"] > 0]

@@ -82,6 +82,7 @@ def render_reports(
     confidence_level: float = 0.95,
     alpha: float = 0.05,
     epsilon: float = 0.2,
+    margin: float | None = None,
     by: list[str] | None = None,
     names: dict[str, str] | None = None,
     title: str | None = None,
@@ -126,6 +127,8 @@ def render_reports(
         raise ValueError(f"--alpha must be between 0 and 1, got {alpha}")
     if not 0 <= epsilon < 1:
         raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
+    if margin is not None and not 0 < margin < 1:
+        raise ValueError(f"--margin must be in (0, 1), got {margin}")
     if resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {resamples}")
     from ..report.checklist import CHECKLISTS
@@ -141,6 +144,7 @@ def render_reports(
         "confidence_level": float(confidence_level),
         "alpha": float(alpha),
         "epsilon": float(epsilon),
+        "margin": None if margin is None else float(margin),
         "by": list(by) if by else None,
         "names": dict(names) if names else None,
         "headline": headline,
@@ -285,6 +289,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="alt-test margin (Calderon, Reichart & Dror 2025): 0.2 experts (default), "
         "0.15 skilled annotators, 0.1 crowd workers",
     )  # fmt: skip
+    p.add_argument(
+        "--margin", type=opt.EPSILON,
+        help="clinical margin of the stand-in decision in accuracy points as a proportion "
+        "(default 0.05: a judge may be at most 5 points less accurate than each expert)",
+    )  # fmt: skip
     opt.add(p, "--by")
     p.add_argument(
         "--names", help="the study's words for the roles, e.g. judge=evaluator,expert=annotator"
@@ -341,6 +350,7 @@ def run(args: argparse.Namespace) -> int:
             "confidence-level": args.confidence_level,
             "alpha": args.alpha,
             "epsilon": args.epsilon,
+            "margin": args.margin,
             "by": args.by,
             "names": args.names,
             "checklist": args.checklist,
@@ -383,7 +393,7 @@ def run(args: argparse.Namespace) -> int:
                 workers=2,  # the command line renders the reports side by side
                 engine=renderer(args), progress=step,
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
-                            "template", "confidence_level", "alpha", "epsilon", "title",
+                            "template", "confidence_level", "alpha", "epsilon", "margin", "title",
                             "author", "headline", "checklist", "keep_source"),
             )  # fmt: skip
     except RenderError as exc:
@@ -401,7 +411,7 @@ _DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
 _TEMPLATE_PARAMETERS = {
     "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
     "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
-    "--names": "names", "--headline": "headline", "--checklist": "checklist",
+    "--margin": "margin", "--names": "names", "--headline": "headline", "--checklist": "checklist",
 }  # fmt: skip
 
 

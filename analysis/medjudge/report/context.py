@@ -76,6 +76,9 @@ class ReportContext:
         "annotator"}`` (singular; plurals are formed by :meth:`names_of`).
     epsilon
         Margin of the alternative-annotator test (Calderon et al. 2025: 0.1 for experts).
+    margin
+        Clinical margin of the stand-in decision in accuracy points as a proportion
+        (default None: :data:`medjudge.stats.judge_vs_experts.STAND_IN_MARGIN`, 0.05).
     dimension
         The headline dimension of single-dimension tables and findings (default:
         :func:`headline_dimension`).
@@ -93,6 +96,7 @@ class ReportContext:
     confidence_level: float = 0.95
     alpha: float = 0.05
     epsilon: float = 0.1
+    margin: float | None = None
     by: Sequence[str] | None = None
     names: Mapping[str, str] = field(default_factory=dict)
     reliability_ci: str = "auto"
@@ -112,6 +116,8 @@ class ReportContext:
             raise ValueError(f"alpha must be between 0 and 1 (exclusive), got {self.alpha}")
         if not 0 <= self.epsilon < 1:
             raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
+        if self.margin is not None and not 0 < self.margin < 1:
+            raise ValueError(f"margin must be in (0, 1), got {self.margin}")
         if self.n_resamples < 1:
             raise ValueError(f"n_resamples must be >= 1, got {self.n_resamples}")
         if self.policy not in POLICY_LABELS:

@@ -46,6 +46,7 @@ __all__ = [
     "clustered_mean_se",
     "effective_n",
     "cr2_mean_se",
+    "pooled_icc",
     "mean_ci",
 ]
 
@@ -410,6 +411,91 @@ def cr2_mean_se(
     if squeeze:
         return mean[0], se[0], df[0], n_cl[0]
     return mean, se, df, n_cl
+
+
+def pooled_icc(
+    values: np.ndarray, cells: np.ndarray, clusters: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Intra-cluster correlation of each column, pooled over cells (one-way nested ANOVA).
+
+    Clusters are nested in cells (a cluster that spans cells is split into its parts per
+    cell); cells are fixed effects, so a difference between cells' means is not read as
+    correlation. With ``N`` values (NaN left out), ``G`` cluster parts holding ``n_u`` values
+    of mean ``ybar_u`` and ``K`` cells holding ``N_k`` values of mean ``ybar_k``::
+
+        MSB = sum_u n_u (ybar_u - ybar_k(u))^2 / (G - K)
+        MSW = sum_i (y_i - ybar_u(i))^2 / (N - G)
+        n0  = (N - sum_k sum_{u in k} n_u^2 / N_k) / (G - K)
+        rho = max(0, s_b^2 / (s_b^2 + MSW)),   s_b^2 = (MSB - MSW) / n0
+
+    (the ANOVA estimator of the between-cluster variance for unbalanced nested designs;
+    Searle, Casella & McCulloch 1992, sec. 3.6; with one cell and equal clusters of ``k``
+    values it is Shrout & Fleiss's ICC(1)). A cell mean then has the design effect
+    ``1 + rho (sum_u n_u^2 / N_k - 1)`` (Kish 1965, sec. 5.4). ``rho`` is NaN (not
+    estimable) where ``G - K < 1``, ``N - G < 1`` or every value is the same.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,) or (n, k)
+        Values per row (e.g. 1 correct / 0 wrong); NaN where a column leaves the row out.
+    cells : ndarray, shape (n,)
+        Cell label per row (e.g. an organ group).
+    clusters : ndarray, shape (n,)
+        Cluster label per row (e.g. an image).
+
+    Returns
+    -------
+    rho, df : ndarrays with the column shape
+        The pooled correlation and its error degrees of freedom ``G - K``.
+
+    References
+    ----------
+    Searle, S. R., Casella, G. & McCulloch, C. E. (1992). Variance Components. Wiley.
+    Kish, L. (1965). Survey Sampling. Wiley.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1, 1, 1, 0, 0, 0, 1, 0.0])
+    >>> rho, df = pooled_icc(y, np.zeros(8), np.repeat([0, 1, 2, 3], 2))
+    >>> round(float(rho), 4), float(df)  # ICC(1) of [[1, 1], [1, 0], [0, 0], [1, 0]]
+    (0.1429, 3.0)
+    """
+    y = np.asarray(values, dtype=float)
+    squeeze = y.ndim == 1
+    if squeeze:
+        y = y[:, None]
+    kc, k = group_codes(np.asarray(cells))
+    cc, g_all = group_codes(np.asarray(clusters))
+    uc, g = group_codes(kc.astype(np.int64) * g_all + cc)
+    cell_of = np.zeros(g, dtype=np.intp)
+    cell_of[uc] = kc
+    m = ~np.isnan(y)
+    y0 = np.where(m, y, 0.0)
+
+    def sums(codes: np.ndarray, size: int, v: np.ndarray) -> np.ndarray:
+        out = np.zeros((size, v.shape[1]))
+        np.add.at(out, codes, v)
+        return out
+
+    nu, su = sums(uc, g, m.astype(float)), sums(uc, g, y0)
+    nk, sk = sums(kc, k, m.astype(float)), sums(kc, k, y0)
+    n = m.sum(0).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mu, mk = su / nu, sk / nk
+        g_j, k_j = (nu > 0).sum(0), (nk > 0).sum(0)
+        df_b, df_w = g_j - k_j, n - g_j
+        msb = np.nansum(nu * (mu - mk[cell_of]) ** 2, 0) / df_b
+        msw = (m * (y0 - np.nan_to_num(mu[uc])) ** 2).sum(0) / df_w
+        n0 = (n - np.nansum(nu**2 / nk[cell_of], 0)) / df_b
+        sb = (msb - msw) / n0
+        rho = np.maximum(sb / (sb + msw), 0.0)
+    ok = (df_b >= 1) & (df_w >= 1) & (sb + msw > 0)
+    rho = np.where(ok, np.minimum(rho, 1.0), np.nan)
+    df = df_b.astype(float)
+    if squeeze:
+        return rho[0], df[0]
+    return rho, df
 
 
 def mean_ci(

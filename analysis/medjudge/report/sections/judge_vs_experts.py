@@ -66,6 +66,26 @@ def alt_test_display(table: pd.DataFrame, order: list[str] | None = None) -> pd.
     return out
 
 
+def stand_in_display(si: pd.DataFrame, order: list[str] | None = None) -> pd.DataFrame:
+    """Display rows of :func:`medjudge.analyses.judge_vs_experts.study_stand_in`: per judge the
+    decision, the weakest left-out comparison (judge minus expert accuracy with its interval)
+    and the views that differ from the decision."""
+    if order:
+        si = in_judge_order(si, "judge", order)
+    return pd.DataFrame(
+        {
+            "judge": si["judge"].to_numpy(),
+            "decision": si["decision"].to_numpy(),
+            "weakest comparison": [f"vs {e}" if e is not None else "none" for e in si["expert"]],
+            "accuracy difference": est_ci_column(si, "difference", "ci_low", "ci_high"),
+            "margin": [f"−{100 * float(m):g} points" for m in si["margin"]],
+            "views that differ": [
+                "; ".join(v) if len(v) else "none" for v in si["disagreeing_views"]
+            ],
+        }
+    )
+
+
 def stand_in_finding(
     alt: pd.DataFrame,
     ja: pd.DataFrame,
@@ -171,6 +191,7 @@ def stand_in_table(ctx: ReportContext, alt: list[Any], ja: pd.DataFrame) -> pd.D
         lambda: study_stand_in(
             ctx.study,
             ctx.headline,
+            margin=ctx.margin,
             clusters=st.clusters(ctx.study.matrix(ctx.headline, role="expert").items),
             confidence_level=st.confidence_level,
             alt=alt,
@@ -254,6 +275,15 @@ def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Se
         f"each excluded annotator (ε = {ctx.epsilon:g}).",
         alt_test_display(alt, order),
     )
+    if len(si):
+        sec.table(
+            "tbl-stand-in",
+            f"Stand-in decision on *{md(head)}*: non-inferiority of accuracy within {pts} of "
+            f"every left-out expert ({one_level(si['level'])} intervals, "
+            f"{methods(si['ci_method'])}); the weakest comparison per judge, and the views "
+            "whose verdict differs from the decision.",
+            stand_in_display(si, order),
+        )
     sec.table(
         "tbl-judge-vs-experts",
         f"Leave-one-expert-out κ of each judge and expert with the remaining experts "

@@ -139,13 +139,25 @@ def variants(judges: list[str]) -> dict[str, list[str]]:
 
 
 def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]]) -> pd.DataFrame:
-    """ICC across the models under each prompt variant (each model one rater)."""
-    rows = []
+    """ICC across the models under each prompt variant (each model one rater); with clusters
+    the intervals keep them (as the score study's reliability table). The interval methods are
+    in ``attrs["methods"]``."""
+    from ...analyses.evaluation import cluster_ids
+
+    clusters, _ = cluster_ids(ctx.study, "auto")
+    cluster_of = None if clusters is None else pd.Series(clusters, index=ctx.study.item_ids)
+    rows, methods_ = [], []
     for prompt, judges in groups.items():
         if len(judges) < 2:
             continue
-        X = ctx.study.matrix(dimension, raters=judges).values
-        est = {e.name: e for e in icc(X, ci="analytic", confidence_level=ctx.confidence_level)}
+        m = ctx.study.matrix(dimension, raters=judges)
+        cl = None if cluster_of is None else cluster_of.loc[list(m.items)].to_numpy()
+        est = {
+            e.name: e
+            for e in icc(
+                m.values, ci="analytic", confidence_level=ctx.confidence_level, clusters=cl
+            )
+        }
         for f in ("ICC1", "ICC2", "ICC2k"):
             e = est[f]
             rows.append({
@@ -153,7 +165,10 @@ def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]
                 "estimate": fmt_num(e.estimate, 3), "interval": fmt_ci(e.ci_low, e.ci_high, 3),
                 "n": fmt_int(e.n), "models": fmt_int(len(judges)),
             })  # fmt: skip
-    return pd.DataFrame(rows)
+            methods_.append(e.ci_method)
+    out = pd.DataFrame(rows)
+    out.attrs["methods"] = list(dict.fromkeys(methods_))
+    return out
 
 
 APPLIES = why_not
@@ -257,7 +272,9 @@ def present(ctx: Any, res: Any) -> Section:
             )
             sec.table(
                 f"tbl-{KEY}-{len(sec.blocks)}",
-                f"*{md(d)}*: reliability within roles ({lvl} intervals).",
+                f"*{md(d)}*: reliability within roles ({lvl} intervals: "
+                + "; ".join(md(str(x)) for x in dict.fromkeys(r["ci_method"]))
+                + ").",
                 r[["role", "form", "estimate", "interval", "n", "raters"]].round(3).astype(str),
             )
         if groups:
@@ -266,7 +283,9 @@ def present(ctx: Any, res: Any) -> Section:
                 sec.table(
                     f"tbl-{KEY}-{len(sec.blocks)}",
                     f"*{md(d)}*: agreement among the models under each prompt variant (ICC "
-                    f"across models, F-based {lvl} intervals).",
+                    f"across models, {lvl} intervals: "
+                    + "; ".join(md(str(x)) for x in per.attrs["methods"])
+                    + ").",
                     per,
                 )
         pairs_table(ctx, sec, res, d)

@@ -7,6 +7,7 @@ import pandas as pd
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
+from ._audit_text import methods
 from ._results import SubgroupAccuracy, judge_order, subgroups, why_no_judge_evaluation
 
 KEY = "subgroups"
@@ -165,7 +166,7 @@ def present(ctx: ReportContext, tables: list[SubgroupAccuracy]) -> Section:
     tab0 = subgroups(ctx, attrs[0])
     sec.methods.append(
         "Subgroup accuracies pool the dimensions of each item ("
-        + md(tab0["ci_method"].iloc[0])
+        + methods(tab0["ci_method"])  # small cells: the pooled correlation (subgroup_intervals)
         + f" intervals, verdicts resampled together by {md(tab0['cluster'].iloc[0])}). "
         f"Subgroups by: {', '.join(md(ctx.label(a)) for a in attrs)}."
     )
