@@ -110,8 +110,11 @@ def test_category_kappas_binary_equal_fleiss(demo_study):
 
 
 def test_subgroup_reliability_matches_statsmodels(demo_study):
-    sub = subgroup_reliability(demo_study, "overall")
+    sub = subgroup_reliability(demo_study, "overall", by=["organ_system", "department"])
     assert set(sub["attribute"]) == {"organ_system", "department"}
+    # no domain default: every subgroup attribute of the items with two or more values
+    default = subgroup_reliability(demo_study, "overall")
+    assert set(default["attribute"]) == {"organ_system", "department", "modality_type"}
     items = demo_study.items.set_index("item").loc[demo_study.item_ids]
     m = demo_study.matrix("overall", role="expert")
     for attr in ("organ_system", "department"):

@@ -284,3 +284,30 @@ def test_the_mapping_keys_are_declared_once():
             assert spec.default_factory() == f.default_factory(), name
         else:
             assert spec.default == f.default, name
+
+
+# --- the measurement level is kind = (issue 35, item 4); level = is its former name -----------
+
+
+def test_scale_kind_and_its_former_name_level(tmp_path):
+    data = _long_table(tmp_path)
+    studies = {}
+    for key in ("kind", "level"):
+        m = _mapping(tmp_path, BASE + f'[scale]\n{key} = "ordinal"\ncategories = ["B", "A"]\n')
+        studies[key] = load_any(data, m)
+    a, b = (next(iter(studies[k].scales.values())) for k in ("kind", "level"))
+    assert a == b and a.kind == "ordinal" and a.level == "ordinal"
+    m = _mapping(
+        tmp_path, BASE + '[scale]\nkind = "ordinal"\nlevel = "nominal"\ncategories = ["A"]\n'
+    )
+    with pytest.raises(InputError, match="kind = 'ordinal' and level = 'nominal' disagree"):
+        load_any(data, m)
+
+
+def test_scale_level_keyword_is_deprecated():
+    import medjudge as mj
+
+    with pytest.warns(DeprecationWarning, match="kind"):
+        s = mj.Scale(level="ordinal", categories=("a", "b"))
+    assert s == mj.Scale("ordinal", ("a", "b")) == mj.Scale(kind="ordinal", categories=("a", "b"))
+    assert "kind='ordinal'" in repr(s)

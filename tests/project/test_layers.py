@@ -199,7 +199,7 @@ def test_plots_sit_between_the_analyses_and_the_report():
 
 
 #: environment variables the renderer sets for its own report kernels and reads back there
-RENDERER_INTERNAL = {"MEDJUDGE_RAW_TOKEN", "MEDJUDGE_COMMAND"}
+RENDERER_INTERNAL = {"MEDJUDGE_RAW_TOKEN", "MEDJUDGE_COMMAND", "MEDJUDGE_PROGRESS"}
 
 
 def _environment_reads(source: str) -> list[str]:

@@ -99,7 +99,7 @@ NOT_HERE = {
 WRONG = [-1, 0, 1.5, 10**9, -0.5, math.nan, "bogus", "", True, (), [], {}, object()]
 #: arguments whose every value is data, not an option (arrays and names, checked elsewhere)
 DATA_ARGS = {"categories", "values", "judges", "annotator_names", "judge_name", "raters",
-             "items", "name", "groups", "clusters", "weights_matrix", "gold", "stacked",
+             "items", "name", "groups", "clusters", "weights_matrix", "gold", "_stacked",
              "labels", "weights"}  # fmt: skip
 
 

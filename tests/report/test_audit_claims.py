@@ -396,11 +396,17 @@ def test_no_invalid_verdict_policy_without_judges(medpair_answers_report):
     assert "missing labels" in text  # the 6 blank answers, said for what they are
 
 
-def test_subgroup_not_run_names_the_attributes_the_items_carry(
-    medpair_answers, medpair_answers_report
-):
+def test_subgroup_reliability_follows_the_one_default_rule(medpair_answers, medpair_answers_report):
+    """Without ``by`` the audit breaks down by the attribute the judges report would use (issue
+    40: the same default breakdown in both reports; it was left out unless ``by`` was given):
+    here ``data_source``, the items' only attribute, as with ``by=["data_source"]``."""
+    from medjudge.analyses.subgroups import default_subgroup_attributes
+
+    assert default_subgroup_attributes(medpair_answers) == ["data_source"]
     sec = medpair_answers_report["subgroup-reliability"]
-    assert not sec.applies
-    assert "data_source" in sec.reason and "carry no subgroup attribute" not in sec.reason
-    rep = audit_report(medpair_answers, n_resamples=B, by=["data_source"])
-    assert rep["subgroup-reliability"].applies
+    assert sec.applies
+    rep = audit_report(medpair_answers, n_resamples=B, seed=1, by=["data_source"])
+    by = rep["subgroup-reliability"]
+    assert [b.frame.to_dict() for b in by.blocks if hasattr(b, "frame")] == [
+        b.frame.to_dict() for b in sec.blocks if hasattr(b, "frame")
+    ]

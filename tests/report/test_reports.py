@@ -182,7 +182,7 @@ def test_template_follows_the_rules(kind):
     nb = parse_qmd(text, path=f"{kind}.qmd")
     assert parameter_names(nb) == [
         "data", "mapping", "seed", "resamples", "policy", "confidence_level", "alpha",
-        "epsilon", "by", "names", "headline",
+        "epsilon", "by", "names", "headline", "checklist", "command",
     ]  # fmt: skip
     assert f"from medjudge.report.{kind} import" in text and "report.show()" in text
     for banned in ("matplotlib.use", "layout-ncol", "panel-tabset", "code-fold", "95%"):

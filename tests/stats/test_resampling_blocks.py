@@ -29,7 +29,7 @@ def dense_products(monkeypatch: pytest.MonkeyPatch) -> None:
         )  # fmt: skip
 
     def sums(plan: R.ResamplePlan, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=float)
+        X = X.toarray() if R.issparse(X) else np.asarray(X, dtype=float)
         return (W(plan) @ X.reshape(X.shape[0], -1)).reshape((plan.n_resamples, *X.shape[1:]))
 
     monkeypatch.setattr(R.ResamplePlan, "sums", sums)

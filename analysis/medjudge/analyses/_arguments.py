@@ -12,6 +12,7 @@ from typing import Any
 
 from .._validation import check_choice, check_names
 from ..stats.accuracy import POLICIES
+from .subgroup_rule import default_subgroup_attributes, subgroup_attributes
 
 
 def check_policy(policy: Any) -> str:
@@ -69,7 +70,9 @@ def resolve_by(
     """
     import warnings
 
+    label = "by"
     if old is not None:
+        label = old_name
         warnings.warn(
             f"{old_name}= is deprecated; use by= (a column name or a list of names)",
             DeprecationWarning,
@@ -79,8 +82,6 @@ def resolve_by(
             raise ValueError(f"{old_name}: give by= only ({old_name}= is its former name)")
         by = old
     if by is None:
-        from .subgroups import default_subgroup_attributes, subgroup_attributes
-
         by = subgroup_attributes(study) if default == "all" else default_subgroup_attributes(study)
         if not by and default != "all":
             raise ValueError(
@@ -89,8 +90,8 @@ def resolve_by(
             )
     names = [by] if isinstance(by, str) else by
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
-        raise ValueError(f"by: {by!r} is not allowed (a column name or a list of names)")
-    names = check_attributes(study, list(names), "by", extra)
+        raise ValueError(f"{label}: {by!r} is not allowed (a column name or a list of names)")
+    names = check_attributes(study, list(names), label, extra)
     if one and len(names) != 1:
-        raise ValueError(f"by: {by!r} is not allowed (one column name)")
+        raise ValueError(f"{label}: {by!r} is not allowed (one column name)")
     return names

@@ -20,7 +20,7 @@ def study_dawid_skene(
         study.require_persons(role, "Dawid-Skene (one confusion matrix per rater)")
     scale = study.scales[dimension]
     if not scale.is_categorical:
-        raise ValueError(f"Dawid-Skene needs a categorical scale; {dimension!r} is {scale.level}")
+        raise ValueError(f"Dawid-Skene needs a categorical scale; {dimension!r} is {scale.kind}")
     m = study.matrix(dimension, role=role)
     return dawid_skene(
         m.values,

@@ -110,8 +110,8 @@ def study_alt_test(
         raise ValueError(
             f"the alt-test needs at least 2 experts; {dimension!r} has {len(ex.raters)}"
         )
-    scoring: Scoring = "accuracy" if scale.level == "nominal" else "neg_rmse"
-    if scale.is_categorical and scale.level == "ordinal":
+    scoring: Scoring = "accuracy" if scale.kind == "nominal" else "neg_rmse"
+    if scale.is_categorical and scale.kind == "ordinal":
         vals = scale.numeric_values()
         ex_v = np.where(np.isnan(ex.values), np.nan, vals[np.nan_to_num(ex.values).astype(int)])
         j_v = np.where(np.isnan(jm.values), np.nan, vals[np.nan_to_num(jm.values).astype(int)])
@@ -163,7 +163,7 @@ def judge_expert_agreement(
         study.require_persons("expert", "leave-one-expert-out agreement")
     scale = study.scales[dimension]
     if not scale.is_categorical:
-        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.level}")
+        raise ValueError(f"kappa needs a categorical scale; {dimension!r} is {scale.kind}")
     ex, jm = judge_and_expert_matrices(study, dimension, judges)
     cats = np.arange(len(scale.categories), dtype=float)
     n = ex.values.shape[0]

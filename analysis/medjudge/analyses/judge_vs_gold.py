@@ -310,7 +310,7 @@ def judge_vs_gold(
         roles = ["judge"] * len(judges) + ["baseline"] * len(base_names)
         pred = np.column_stack([o.pred, base_pred])
         outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
-        kind = kappa_weights if scale.level == "ordinal" else "identity"
+        kind = kappa_weights if scale.kind == "ordinal" else "identity"
         values = scale.numeric_values()
 
         # accuracy (the leaderboard's interval), one call for judges and baselines
@@ -375,7 +375,7 @@ def judge_vs_gold(
                     "weights": kind,
                 }
             )
-        if scale.level == "ordinal":
+        if scale.kind == "ordinal":
             err = ordinal_error_rates(
                 g,
                 pred,
@@ -504,7 +504,7 @@ def judge_vs_gold(
         "gold": gold_methods,
         "cluster": cluster_col or "none (items independent)",
         "kappa_weights": {
-            d: (kappa_weights if study.scales[d].level == "ordinal" else "identity") for d in dims
+            d: (kappa_weights if study.scales[d].kind == "ordinal" else "identity") for d in dims
         },
         "n_resamples": int(n_resamples),
         "seed": int(seed),

@@ -209,6 +209,44 @@ def stability(
     dimension = dimension if dimension is not None else study.dimensions[0]
     if dimension not in study.scales:
         raise ValueError(f"dimension={dimension!r} is not allowed; have {list(study.scales)}")
+    sub, outcome, use_order = _outcomes(study, dimension, order, prompt_separator)
+    level = float(confidence_level)
+    comp_rows, flip_rows, notes = [], [], {}
+    for ev, grp in sorted(sub.groupby("_eval"), key=lambda kv: kv[0]):
+        prompts = sorted(set(grp["_prompt"]))
+        runs = sorted(set(grp["run"]))
+        if len(prompts) < 2:
+            notes[ev] = f"one prompt variant only ({len(runs)} run(s)): no prompt component"
+            continue
+        arr, complete = _cube(grp, study, prompts, runs)
+        if arr.shape[0] < 2:
+            notes[ev] = "fewer than two items with a verdict under every prompt and run"
+            continue
+        plan = ResamplePlan(arr.shape[0], n_resamples, seed)
+        c, f = _evaluator_rows(ev, arr, int((~complete).sum()), plan, outcome, level)
+        comp_rows += c
+        flip_rows += f
+    settings = {
+        "dimension": dimension,
+        "outcome": outcome,
+        "order": use_order,
+        "prompt_separator": prompt_separator,
+        "n_resamples": int(n_resamples),
+        "seed": int(seed),
+        "confidence_level": level,
+        "interval": "item bootstrap percentile (prompts and runs fixed)",
+        "estimator": "ANOVA (expected mean squares), Searle et al. 1992 Sec. 4.5; share = "
+        "max(component, 0) / total",
+    }
+    return StabilityResult(pd.DataFrame(comp_rows), pd.DataFrame(flip_rows), settings, notes)
+
+
+def _outcomes(
+    study: Study, dimension: str, order: str | None, prompt_separator: str
+) -> tuple[pd.DataFrame, str, str]:
+    """The judges' rows of ``dimension`` in one order with ``_eval`` (evaluator), ``_prompt``
+    (variant) and ``_y`` (correct 0/1 against gold; the score on interval scales; the verdict
+    code without gold), the outcome's name and the order used."""
     r = study.ratings
     sub = r[(r["dimension"] == dimension) & (r["role"] == "judge")]
     use_order = order if order in set(sub["order"]) else ""
@@ -234,110 +272,104 @@ def stability(
         sub = sub.assign(_y=y)
     else:
         sub = sub.assign(_y=sub["_c"])
-    level = float(confidence_level)
-    comp_rows, flip_rows, notes = [], [], {}
-    for ev, grp in sorted(sub.groupby("_eval"), key=lambda kv: kv[0]):
-        prompts = sorted(set(grp["_prompt"]))
-        runs = sorted(set(grp["run"]))
-        if len(prompts) < 2:
-            notes[ev] = f"one prompt variant only ({len(runs)} run(s)): no prompt component"
+    return sub, outcome, use_order
+
+
+def _cube(
+    grp: pd.DataFrame, study: Study, prompts: list[str], runs: list[str]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(items x prompts x runs)`` outcomes of one evaluator on the items complete under every
+    prompt and run (items in sorted id order), and the mask of complete items."""
+    cube = grp.pivot_table(
+        index="item", columns=["_prompt", "run"], values="_y", aggfunc="first", dropna=False
+    )
+    full_cols = pd.MultiIndex.from_product([prompts, runs])
+    cube = cube.reindex(columns=full_cols)
+    cube = cube.reindex(sorted(set(study.item_ids)))  # sorted ids: row-order free
+    arr = cube.to_numpy(dtype=float).reshape(len(cube), len(prompts), len(runs))
+    complete = ~np.isnan(arr).any((1, 2))
+    arr = arr[complete]
+    return arr, complete
+
+
+def _evaluator_rows(
+    ev: str, arr: np.ndarray, n_incomplete: int, plan: ResamplePlan, outcome: str, level: float
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Variance-component rows and flip-share rows (with the within-item SD on scores) of one
+    evaluator, percentile intervals from the item bootstrap ``plan``."""
+    comp_rows: list[dict[str, Any]] = []
+    flip_rows: list[dict[str, Any]] = []
+    runs = range(arr.shape[2])
+    w = plan
+    vc = variance_components(arr)
+    vcb = variance_components(arr, w)
+    fl = flip_shares(arr)
+    flb = flip_shares(arr, w)
+    for comp in (*COMPONENTS, "residual"):
+        if len(runs) == 1 and comp in ("item_x_prompt", "run"):
             continue
-        cube = grp.pivot_table(
-            index="item", columns=["_prompt", "run"], values="_y", aggfunc="first", dropna=False
+        if len(runs) > 1 and comp == "residual":
+            continue
+        est = float(vc[comp])
+        lo, hi = bootstrap_interval(est, vcb[comp], confidence_level=level, method="percentile")
+        share_b = (
+            np.maximum(vcb[comp], 0) / vcb["total"]
+            if comp != "residual"
+            else vcb[comp] / vcb["total"]
         )
-        full_cols = pd.MultiIndex.from_product([prompts, runs])
-        cube = cube.reindex(columns=full_cols)
-        cube = cube.reindex(sorted(set(study.item_ids)))  # sorted ids: row-order free
-        arr = cube.to_numpy(dtype=float).reshape(len(cube), len(prompts), len(runs))
-        complete = ~np.isnan(arr).any((1, 2))
-        arr = arr[complete]
-        if arr.shape[0] < 2:
-            notes[ev] = "fewer than two items with a verdict under every prompt and run"
+        share = max(est, 0) / float(vc["total"]) if vc["total"] > 0 else np.nan
+        slo, shi = bootstrap_interval(share, share_b, confidence_level=level, method="percentile")
+        comp_rows.append(
+            {
+                "evaluator": ev,
+                "component": comp,
+                "variance": est,
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "share": share,
+                "share_ci_low": float(slo),
+                "share_ci_high": float(shi),
+                "level": level,
+                "n_items": int(arr.shape[0]),
+                "n_prompts": int(arr.shape[1]),
+                "n_runs": len(runs),
+                "excluded_incomplete_items": n_incomplete,
+            }
+        )
+    for kind in ("across_prompts", "across_runs"):
+        if kind == "across_runs" and len(runs) < 2:
             continue
-        w = ResamplePlan(arr.shape[0], n_resamples, seed)
-        vc = variance_components(arr)
-        vcb = variance_components(arr, w)
-        fl = flip_shares(arr)
-        flb = flip_shares(arr, w)
-        for comp in (*COMPONENTS, "residual"):
-            if len(runs) == 1 and comp in ("item_x_prompt", "run"):
-                continue
-            if len(runs) > 1 and comp == "residual":
-                continue
-            est = float(vc[comp])
-            lo, hi = bootstrap_interval(est, vcb[comp], confidence_level=level, method="percentile")
-            share_b = (
-                np.maximum(vcb[comp], 0) / vcb["total"]
-                if comp != "residual"
-                else vcb[comp] / vcb["total"]
-            )
-            share = max(est, 0) / float(vc["total"]) if vc["total"] > 0 else np.nan
-            slo, shi = bootstrap_interval(
-                share, share_b, confidence_level=level, method="percentile"
-            )
-            comp_rows.append(
-                {
-                    "evaluator": ev,
-                    "component": comp,
-                    "variance": est,
-                    "ci_low": float(lo),
-                    "ci_high": float(hi),
-                    "share": share,
-                    "share_ci_low": float(slo),
-                    "share_ci_high": float(shi),
-                    "level": level,
-                    "n_items": int(arr.shape[0]),
-                    "n_prompts": len(prompts),
-                    "n_runs": len(runs),
-                    "excluded_incomplete_items": int((~complete).sum()),
-                }
-            )
-        for kind in ("across_prompts", "across_runs"):
-            if kind == "across_runs" and len(runs) < 2:
-                continue
-            lo, hi = bootstrap_interval(
-                float(fl[kind]), flb[kind], confidence_level=level, method="percentile"
-            )
-            flip_rows.append(
-                {
-                    "evaluator": ev,
-                    "kind": kind,
-                    "share": float(fl[kind]),
-                    "ci_low": float(lo),
-                    "ci_high": float(hi),
-                    "level": level,
-                    "n_items": int(arr.shape[0]),
-                    "excluded_incomplete_items": int((~complete).sum()),
-                }
-            )
-        if outcome == "score":
-            # mean over items of the SD of the score across prompt variants (first run)
-            sd = arr[:, :, 0].std(axis=1, ddof=1)
-            est = float(sd.mean())
-            sdb = (w @ sd) / w.sum(1)
-            lo, hi = bootstrap_interval(est, sdb, confidence_level=level, method="percentile")
-            flip_rows.append(
-                {
-                    "evaluator": ev,
-                    "kind": "within_item_sd",
-                    "share": est,
-                    "ci_low": float(lo),
-                    "ci_high": float(hi),
-                    "level": level,
-                    "n_items": int(arr.shape[0]),
-                    "excluded_incomplete_items": int((~complete).sum()),
-                }
-            )
-    settings = {
-        "dimension": dimension,
-        "outcome": outcome,
-        "order": use_order,
-        "prompt_separator": prompt_separator,
-        "n_resamples": int(n_resamples),
-        "seed": int(seed),
-        "confidence_level": level,
-        "interval": "item bootstrap percentile (prompts and runs fixed)",
-        "estimator": "ANOVA (expected mean squares), Searle et al. 1992 Sec. 4.5; share = "
-        "max(component, 0) / total",
-    }
-    return StabilityResult(pd.DataFrame(comp_rows), pd.DataFrame(flip_rows), settings, notes)
+        lo, hi = bootstrap_interval(
+            float(fl[kind]), flb[kind], confidence_level=level, method="percentile"
+        )
+        flip_rows.append(
+            {
+                "evaluator": ev,
+                "kind": kind,
+                "share": float(fl[kind]),
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "level": level,
+                "n_items": int(arr.shape[0]),
+                "excluded_incomplete_items": n_incomplete,
+            }
+        )
+    if outcome == "score":
+        # mean over items of the SD of the score across prompt variants (first run)
+        sd = arr[:, :, 0].std(axis=1, ddof=1)
+        est = float(sd.mean())
+        sdb = (w @ sd) / w.sum(1)
+        lo, hi = bootstrap_interval(est, sdb, confidence_level=level, method="percentile")
+        flip_rows.append(
+            {
+                "evaluator": ev,
+                "kind": "within_item_sd",
+                "share": est,
+                "ci_low": float(lo),
+                "ci_high": float(hi),
+                "level": level,
+                "n_items": int(arr.shape[0]),
+                "excluded_incomplete_items": n_incomplete,
+            }
+        )
+    return comp_rows, flip_rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 import pandas as pd
 
@@ -107,9 +108,12 @@ def run(args: argparse.Namespace) -> int:
 
     with counted(args, ["compare"]) as step:
         ev, jg = _evaluate(args, study, cat, lambda what, done: step("compare", what, done, 2))
+    cal = _calibration(args, study, cat)
     if args.json:
         d = ev.to_dict()
         d["judge_vs_gold"] = jg.to_dict()
+        if cal is not None:
+            d["calibration"] = cal.to_dict()
         if "scores" in out:
             d["scores"] = out["scores"].to_dict()
         print(dump_json(d))
@@ -126,6 +130,9 @@ def run(args: argparse.Namespace) -> int:
     print(ev.summary(width=term_width()))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         _print_judge_vs_gold(jg)
+    if cal is not None:
+        print("\ncalibration of the judges' stated confidence")
+        print(cal.summary())
     if "scores" in out:
         _print_scores(out["scores"])
     return 0
@@ -162,6 +169,42 @@ def _print_scores(res) -> None:
                 print(table_text(r[cols].round(3), index=False, na_rep="not defined"))
     for part, why in res.not_applicable.items():
         print(f"not computed: {part}: {why}")
+
+
+def _calibration(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
+    """The judges' calibration when some judge states a confidence (mapping key
+    ``confidence``), else None."""
+    from medjudge.analyses.calibration import judge_calibration, why_no_calibration
+
+    if not hasattr(study, "ratings"):  # the columnar path keeps verdict matrices only
+        if _declares_confidence(getattr(args, "mapping", None)):
+            print(
+                "calibration not computed: the columnar path (--engine duckdb or spark) keeps "
+                "the verdicts, not the stated confidences; rerun with --engine memory",
+                file=sys.stderr,
+            )
+        return None
+    if why_no_calibration(study) is not None:
+        return None
+    return judge_calibration(
+        study, dimensions=cat, gold=args.gold_method, order=args.eval_order,
+        cluster=args.cluster, alpha=args.alpha, **resampling(args),
+    )  # fmt: skip
+
+
+def _declares_confidence(mapping: str | None) -> bool:
+    """Whether the mapping file names a confidence column (top level or for a rater)."""
+    import tomllib
+    from pathlib import Path
+
+    if not mapping or not Path(mapping).is_file():
+        return False
+    with open(mapping, "rb") as fh:
+        m = tomllib.load(fh)
+    raters = m.get("raters", {})
+    return "confidence" in m or any(
+        isinstance(v, dict) and "confidence" in v for v in raters.values()
+    )
 
 
 def _evaluate(args: argparse.Namespace, study, cat: list[str], step):  # noqa: ANN001, ANN202

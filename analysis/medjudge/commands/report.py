@@ -46,7 +46,9 @@ def command_line(prog: Sequence[str], path: str, options: dict[str, Any]) -> str
     """Canonical command line recorded in the reports' provenance (deterministic)."""
     parts = ["medjudge", *prog, path]
     for key, value in options.items():
-        if value is not None and value is not False:
+        if value is True:  # a flag
+            parts.append(f"--{key}")
+        elif value is not None and value is not False:
             parts += [f"--{key}", str(value)]
     return shlex.join(parts)
 
@@ -86,6 +88,8 @@ def render_reports(
     author: str | None = None,
     headline: str | None = None,
     progress: Callable[[str, str, int, int], None] | None = None,
+    checklist: str | None = None,
+    keep_source: bool = False,
 ) -> dict[str, dict[str, Path]]:
     """Render the requested reports of ``path`` into ``out``; return ``{kind: {fmt: Path}}``.
 
@@ -97,6 +101,9 @@ def render_reports(
 
     ``workers`` reports are rendered at the same time, each in its own kernel process (the
     kernels are the parallelism; each report's own computations are serial).
+
+    ``keep_source``: also write each report's ``.qmd``, its data and its parameters into
+    ``out/source`` (:mod:`medjudge.report.keep_source`), for ``quarto render``.
     """
     from ..report.render import render_qmd
 
@@ -121,6 +128,10 @@ def render_reports(
         raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
     if resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {resamples}")
+    from ..report.checklist import CHECKLISTS
+
+    if checklist is not None and checklist not in CHECKLISTS:
+        raise ValueError(f"--checklist must be one of {', '.join(CHECKLISTS)}, not {checklist!r}")
     params = {
         "data": str(data.resolve()),
         "mapping": str(Path(mapping).resolve()) if mapping is not None else None,
@@ -134,6 +145,8 @@ def render_reports(
         "names": dict(names) if names else None,
         "headline": headline,
     }
+    if checklist is not None:  # only then: a template without the parameter still renders
+        params["checklist"] = checklist
     from ..report.escape import markdown as literal_markdown
 
     # the front matter is read as markdown: --title/--author are literal text there (a raw
@@ -157,6 +170,10 @@ def render_reports(
             tpl, to=to, out_dir=out, params=kept, engine=engine,  # type: ignore[arg-type]
             command=command, metadata=metadata, progress=_for(progress, tpl.stem),
         )  # fmt: skip
+        if keep_source:
+            from ..report.keep_source import write_source
+
+            write_source(tpl, kept, out, command=command)
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
 
@@ -172,7 +189,13 @@ def render_reports(
             progress=_for(progress, kind),
         )
 
-    return _render_all(kinds, one, workers)
+    files = _render_all(kinds, one, workers)
+    if keep_source:  # one after the other: the reports share the copied data
+        from ..report.keep_source import write_source
+
+        for kind in kinds:
+            write_source(template_path(kind), params, out, command=command)
+    return files
 
 
 def _for(progress: Callable[[str, str, int, int], None] | None, kind: str) -> Any:
@@ -271,6 +294,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the headline dimension of the findings and single-dimension tables (default: "
         "overall if present, else the first)",
     )
+    p.add_argument(
+        "--checklist",
+        choices=["tripod-llm", "stard"],
+        help="append a reporting checklist to each report: TRIPOD-LLM (Gallifant et al. 2025) "
+        "or STARD 2015 (Bossuyt et al. 2015), each item answered from the study or left to "
+        "the authors",
+    )
+    p.add_argument(
+        "--keep-source",
+        action="store_true",
+        help="also write each report's .qmd, a copy of its data and its parameters into "
+        "OUT/source, so that 'quarto render' gives the same report",
+    )
     p.set_defaults(func=run)
 
 
@@ -307,6 +343,8 @@ def run(args: argparse.Namespace) -> int:
             "epsilon": args.epsilon,
             "by": args.by,
             "names": args.names,
+            "checklist": args.checklist,
+            "keep-source": args.keep_source,
         },
     )
     names = {}
@@ -346,7 +384,7 @@ def run(args: argparse.Namespace) -> int:
                 engine=renderer(args), progress=step,
                 **from_args(args, "to", "mapping", "seed", "resamples", "policy",
                             "template", "confidence_level", "alpha", "epsilon", "title",
-                            "author", "headline"),
+                            "author", "headline", "checklist", "keep_source"),
             )  # fmt: skip
     except RenderError as exc:
         print(f"medjudge: report failed (no outputs were replaced): {exc}", file=sys.stderr)
@@ -363,7 +401,7 @@ _DEFAULTS = {"kind": "both", "policy": "wrong", "seed": 0, "resamples": 2000,
 _TEMPLATE_PARAMETERS = {
     "--policy": "policy", "--by": "by", "--seed": "seed", "--resamples": "resamples",
     "--confidence-level": "confidence_level", "--alpha": "alpha", "--epsilon": "epsilon",
-    "--names": "names", "--headline": "headline",
+    "--names": "names", "--headline": "headline", "--checklist": "checklist",
 }  # fmt: skip
 
 

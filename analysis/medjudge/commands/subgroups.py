@@ -80,9 +80,11 @@ def run(args: argparse.Namespace) -> int:
             confidence_level=args.confidence_level,
         )  # fmt: skip
         if args.model != "none" and args.policy != "half":
+            # flagged at the heterogeneity tests' α (1 - confidence level), one rule per command
             out["organ_effects"] = organ_effect_tests(
-                study, across, policy=args.policy, method=args.model, _stacked=so
-            )
+                study, across, policy=args.policy, method=args.model, _stacked=so,
+                alpha=out["heterogeneity"].alpha,
+            )  # fmt: skip
     out["best"] = best_judge_by_subgroup(
         study, by, policy=args.policy, cluster=args.cluster, _stacked=so,
         confidence_level=args.confidence_level,

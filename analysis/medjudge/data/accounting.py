@@ -109,7 +109,7 @@ def model_settings(scales: dict[str, Scale], dims: Sequence[str], source: Any) -
     out: dict[str, Any] = {}
     if len({(s.level, s.categories) for s in scales.values()}) > 1:
         out["scales"] = {
-            d: {"level": scales[d].level, "categories": list(scales[d].categories)} for d in dims
+            d: {"level": scales[d].kind, "categories": list(scales[d].categories)} for d in dims
         }
     if source.cluster:
         out["cluster"] = source.cluster

@@ -411,18 +411,21 @@ def swap_pairs(v: object, judge: np.ndarray, labels: Sequence[str]) -> dict[tupl
     if pair is None:
         return {}
     code = v.code  # type: ignore[attr-defined]
-    out: dict[tuple[str, str], int] = {}
-    cells = []
+    width = len(v.rater_names) + 1  # type: ignore[attr-defined]
+    keys, codes = [], []
     for o in pair:
         sel = judge & (v.order == names.index(o)) & np.isfinite(code)  # type: ignore[attr-defined]
-        key = v.item[sel].astype(np.int64) * (len(v.rater_names) + 1) + v.rater[sel]  # type: ignore[attr-defined]
-        keys, first = np.unique(key, return_index=True)
-        cells.append(dict(zip(keys.tolist(), code[sel][first].astype(int).tolist(), strict=True)))
-    for k, a in cells[0].items():
-        b = cells[1].get(k)
-        if b is not None:
-            out[(labels[a], labels[b])] = out.get((labels[a], labels[b]), 0) + 1
-    return out
+        key = v.item[sel].astype(np.int64) * width + v.rater[sel]  # type: ignore[attr-defined]
+        k, first = np.unique(key, return_index=True)
+        keys.append(k)
+        codes.append(code[sel][first].astype(np.int64))
+    _, ia, ib = np.intersect1d(keys[0], keys[1], assume_unique=True, return_indices=True)
+    q = len(labels)
+    cells, counts = np.unique(codes[0][ia] * q + codes[1][ib], return_counts=True)
+    return {
+        (labels[int(c) // q], labels[int(c) % q]): int(n)
+        for c, n in zip(cells, counts, strict=True)
+    }
 
 
 def assignment(

@@ -88,7 +88,7 @@ def derive_gold(
             raise ValueError("no expert ratings: mean gold is impossible; use supplied gold")
         if scale.is_categorical:
             raise ValueError(
-                f"mean gold needs an interval or ratio scale; {dimension!r} is {scale.level}"
+                f"mean gold needs an interval or ratio scale; {dimension!r} is {scale.kind}"
             )
         m = study.matrix(dimension, role="expert").values
         n_rated = np.isfinite(m).sum(axis=1)
@@ -139,7 +139,7 @@ def derive_gold(
             )
         if not scale.is_categorical:
             raise ValueError(
-                f"majority gold needs a categorical scale; {dimension!r} is {scale.level}"
+                f"majority gold needs a categorical scale; {dimension!r} is {scale.kind}"
             )
         m = study.matrix(dimension, role="expert")
         codes, counts = majority_gold(m.values, len(scale.categories))

@@ -52,9 +52,11 @@ class _Strict(BaseModel):
 
 
 class ScaleSpec(_Strict):
-    """``[scale]``: measurement level, categories in order, bounds and the tie category."""
+    """``[scale]``: measurement level (``kind``; ``level`` is its former name, still read),
+    categories in order, bounds and the tie category."""
 
-    level: Literal["nominal", "ordinal", "interval", "ratio"] = "nominal"
+    kind: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
+    level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None
     categories: list[Label] = Field(default_factory=list)
     low: StrictInt | StrictFloat | None = None
     high: StrictInt | StrictFloat | None = None
@@ -83,6 +85,7 @@ class RaterSpec(_Strict):
     role: Literal["expert", "judge"] = "expert"
     name: StrictStr | None = None
     raw: StrictStr | None = None
+    confidence: StrictStr | None = None
 
 
 #: the type of every mapping key; the keys themselves and their defaults are the fields of
@@ -102,6 +105,7 @@ TYPES: dict[str, Any] = {
     "order_map": dict[str, StrictStr],
     "run": StrictStr | None,
     "raw": StrictStr | None,
+    "confidence": StrictStr | None,
     "gold": StrictStr | None,
     "attributes": Columns,
     "raters": dict[str, RaterSpec],
@@ -160,7 +164,7 @@ MappingSpec = create_model("MappingSpec", __base__=_MappingBase, **_spec_fields(
 _EXAMPLES: dict[str, str] = {
     "invalid": 'write invalid = ["NA"]',
     "categories": 'write categories = ["A", "B", "tie"]',
-    "scale": 'write [scale] then level = "nominal" and categories = [...] on their own lines',
+    "scale": 'write [scale] then kind = "nominal" and categories = [...] on their own lines',
     "item": 'write item = "id" or item = ["subset", "id"]',
     "rater": 'write rater = "annotator" or rater = ["evaluator", "strategy"]',
     "attributes": 'write attributes = ["organ", "department"]',
@@ -170,7 +174,7 @@ _EXAMPLES: dict[str, str] = {
     "recode": 'write [recode] then "0" = "tie"',
     "layout": 'write layout = "long" or "wide"',
     "format": 'write format = "table", "inspect", "lm_eval" or "hf"',
-    "scales": 'write [scales.DIMENSION] then level = "ordinal" and categories = [...]',
+    "scales": 'write [scales.DIMENSION] then kind = "ordinal" and categories = [...]',
     "design": 'write [design] then presentation = "pairwise", first = "A", second = "B"',
     "designs": 'write [designs.DIMENSION] then presentation = "pairwise" or "single"',
     "presentation": 'write presentation = "pairwise" or "single"',
@@ -180,7 +184,8 @@ _EXAMPLES: dict[str, str] = {
     "role_names": 'write [role_names] then expert = "crowd workers"',
     "cluster": 'write cluster = "image_id" (an item attribute)',
     "role": 'write role = "judge" or "expert"',
-    "level": 'write level = "nominal", "ordinal", "interval" or "ratio"',
+    "level": 'write kind = "nominal", "ordinal", "interval" or "ratio" (level = is its former name)',
+    "kind": 'write kind = "nominal", "ordinal", "interval" or "ratio"',
 }
 
 
@@ -247,7 +252,7 @@ def validate_mapping(data: dict[str, Any], source: str = "mapping") -> dict[str,
         raise InputError(f"mapping key {key!r} {msg}", file=source, hint=hint) from None
     out = spec.model_dump()
     for k in ("value", "role_column", "dimension_column", "order", "run", "raw", "gold",
-              "cluster", "dimension", "split"):  # fmt: skip
+              "confidence", "cluster", "dimension", "split"):  # fmt: skip
         if out.get(k) == "":
             where = (
                 f"option --{k.replace('_', '-')}"

@@ -32,6 +32,8 @@ class MappingKeys:
     order_map: dict[str, str] = field(default_factory=dict)
     run: str | None = None
     raw: str | None = None
+    #: column of a judge's stated confidence (or probability) that its verdict is right, in [0, 1]
+    confidence: str | None = None
     gold: str | None = None
     attributes: list[str] = field(default_factory=list)
     raters: dict[str, dict[str, str]] = field(default_factory=dict)

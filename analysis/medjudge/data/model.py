@@ -419,7 +419,7 @@ class Study:
         import html
 
         rows = "".join(
-            f"<tr><td>{html.escape(str(d))}</td><td>{html.escape(sc.level)}</td>"
+            f"<tr><td>{html.escape(str(d))}</td><td>{html.escape(sc.kind)}</td>"
             f"<td>{html.escape(', '.join(sc.categories) or '-')}</td></tr>"
             for d, sc in self.scales.items()
         )

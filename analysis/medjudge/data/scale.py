@@ -19,14 +19,15 @@ Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Scale:
     """Measurement scale of one dimension.
 
     Parameters
     ----------
-    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
-        The measurement level: it decides which coefficients and weights apply.
+    kind : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        The measurement level: it decides which coefficients and weights apply. (``level=`` is
+        its former name: accepted with a DeprecationWarning; ``scale.level`` still reads it.)
     categories : sequence of str, default ()
         For nominal/ordinal scales (required there), the allowed values in order (ordinal:
         low→high), kept as text. A category nobody used still counts (chance agreement,
@@ -52,20 +53,49 @@ class Scale:
     (True, True, False)
     """
 
-    level: Level = "nominal"
+    kind: Level = "nominal"
     categories: tuple[str, ...] = ()
     low: float | None = None
     high: float | None = None
     tie: str | None = None
     _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    def __init__(
+        self,
+        kind: Level = "nominal",
+        categories: Sequence[object] = (),
+        low: float | None = None,
+        high: float | None = None,
+        tie: str | None = None,
+        *,
+        level: Level | None = None,
+    ) -> None:
+        if level is not None:
+            import warnings
+
+            warnings.warn(
+                "Scale(level=...) is deprecated; the measurement level is Scale(kind=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            kind = level
+        for name, value in (("kind", kind), ("categories", categories), ("low", low),
+                            ("high", high), ("tie", tie)):  # fmt: skip
+            object.__setattr__(self, name, value)
+        self.__post_init__()
+
+    @property
+    def level(self) -> str:
+        """The measurement level under its former name (read :attr:`kind`)."""
+        return self.kind
+
     def __post_init__(self) -> None:
-        if self.level not in LEVELS:
-            raise ValueError(f"unknown measurement level {self.level!r}; use one of {LEVELS}")
+        if self.kind not in LEVELS:
+            raise ValueError(f"unknown measurement level {self.kind!r}; use one of {LEVELS}")
         cats = tuple(str(c) for c in self.categories)
         object.__setattr__(self, "categories", cats)
         if self.is_categorical and not cats:
-            raise ValueError(f"a {self.level} scale needs its categories")
+            raise ValueError(f"a {self.kind} scale needs its categories")
         if len(set(cats)) != len(cats):
             raise ValueError(f"duplicate categories in {cats}")
         if self.tie is not None and self.tie not in cats:
@@ -74,7 +104,7 @@ class Scale:
 
     @property
     def is_categorical(self) -> bool:
-        return self.level in ("nominal", "ordinal")
+        return self.kind in ("nominal", "ordinal")
 
     def contains(self, value: object) -> bool:
         if self.is_categorical:
@@ -123,7 +153,7 @@ class Scale:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "level": self.level,
+            "level": self.kind,  # the JSON key of the outputs (the mapping key is kind =)
             "categories": list(self.categories),
             "low": self.low,
             "high": self.high,

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .confidence import confidences
 from .errors import InputError
 from .harness import read_source
 from .io import LINE, line_numbers, read_table
@@ -77,8 +78,16 @@ class TableMapping(MappingKeys):
         d = validate_mapping(d, source)
 
         def scale(s: dict[str, Any], where: str) -> Scale:
+            # ``kind`` is the key; ``level`` its former name, still read (docs/mapping)
+            if s.get("kind") and s.get("level") and s["kind"] != s["level"]:
+                raise InputError(
+                    f"bad [{where}]: kind = {s['kind']!r} and level = {s['level']!r} disagree "
+                    "(write kind = only; level = is its former name)",
+                    file=source,
+                )
+            kind = s.get("kind") or s.get("level") or "nominal"
             try:
-                return Scale(s["level"], tuple(s["categories"]), s["low"], s["high"], s["tie"])
+                return Scale(kind, tuple(s["categories"]), s["low"], s["high"], s["tie"])
             except ValueError as e:
                 raise InputError(f"bad [{where}]: {e}", file=source) from None
 
@@ -206,6 +215,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 mapping.run,
                 mapping.gold,
                 mapping.raw,
+                mapping.confidence,
             )
             if c
         ]
@@ -237,6 +247,8 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 "_column": mapping.value,
             }
         )
+        if mapping.confidence:
+            out["confidence"] = confidences(df, mapping.confidence, path)
     else:
         _require(
             df,
@@ -252,23 +264,25 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
                 raise InputError(
                     f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source
                 )
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "item": _joined(df, mapping.item, ":"),
-                        "rater": spec.get("name", col),
-                        "role": role,
-                        "dimension": mapping.dimension,
-                        "order": "",
-                        "run": "1",
-                        "raw": df[spec["raw"]] if "raw" in spec else df[col],
-                        "source": str(path),
-                        "line": df[LINE],
-                        "_cell": df[col],
-                        "_column": col,
-                    }
-                )
+            part = pd.DataFrame(
+                {
+                    "item": _joined(df, mapping.item, ":"),
+                    "rater": spec.get("name", col),
+                    "role": role,
+                    "dimension": mapping.dimension,
+                    "order": "",
+                    "run": "1",
+                    "raw": df[spec["raw"]] if "raw" in spec else df[col],
+                    "source": str(path),
+                    "line": df[LINE],
+                    "_cell": df[col],
+                    "_column": col,
+                }
             )
+            if spec.get("confidence"):
+                _require(df, [spec["confidence"]], path, mapping)
+                part["confidence"] = confidences(df, spec["confidence"], path)
+            parts.append(part)
         out = pd.concat(parts, ignore_index=True)
         empty_expert = (out["_cell"] == "") & (out["role"] == "expert")
         counts["expert_cells_empty"] = int(empty_expert.sum())
@@ -450,7 +464,7 @@ def scales_of(
             raise InputError(
                 "no labels to infer a scale from (every cell is empty or invalid)",
                 file=mapping.source,
-                hint='declare [scale] with level = "nominal" and categories = [...]',
+                hint='declare [scale] with kind = "nominal" and categories = [...]',
             )
         default = Scale("nominal", tuple(cats))
     return {d: mapping.scales.get(d, default) for d in dims}  # type: ignore[misc]

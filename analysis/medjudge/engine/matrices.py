@@ -223,7 +223,9 @@ class MatrixStudy:
                 code=self.values[dimension][o, i, r], status=words[s[o, i, r]],
             )  # fmt: skip
 
-        return self._cached(("view", dimension), compute)
+        # not cached: one row per verdict (O(verdicts) memory), read by the design rules, whose
+        # results are cached; the matrices stay the only copy of the data that is kept
+        return compute()
 
     def __repr__(self) -> str:
         return (

@@ -20,6 +20,7 @@ from .sections import (
     subgroup_reliability,
     summary,
 )
+from .sections import checklist as checklist_appendix
 
 TITLE = "Annotation reliability audit"
 SECTIONS = [
@@ -32,4 +33,5 @@ def audit_report(
     study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
 ) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
-    return build_report("audit", SECTIONS, ReportContext(study, **settings), progress)
+    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
+    return build_report("audit", sections, ReportContext(study, **settings), progress)

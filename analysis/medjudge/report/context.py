@@ -99,6 +99,8 @@ class ReportContext:
     dimension: str | None = None
     command: str | None = None
     simulated: bool | None = None
+    #: the reporting checklist appended to the report (``"tripod-llm"``, ``"stard"`` or None)
+    checklist: str | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

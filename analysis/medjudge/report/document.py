@@ -10,18 +10,14 @@ displayed image. The built-in renderer (``qmd.lua``) and Quarto both number and 
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 
 from .context import ReportContext
-from .render_options import PROGRESS_ENV, PROGRESS_MARK
 from .sections import Section, section_markdown, show_section
 
-__all__ = ["Report", "build_report", "kernel_progress", "show_section", "section_markdown"]
+__all__ = ["Report", "build_report", "show_section", "section_markdown"]
 
 
 @dataclass
@@ -82,23 +78,3 @@ def build_report(
         else:
             built[mod.KEY] = mod.build(ctx)
     return Report(kind, [built[m.KEY] for m in modules], ctx)
-
-
-def kernel_progress() -> Callable[[int, int, str], None] | None:
-    """The ``progress`` of :func:`build_report` inside a report's kernel: a line per section on
-    standard error, which the renderer turns into its progress display (only when it asked,
-    through :data:`PROGRESS_ENV`); ``None`` otherwise (a template run by hand prints nothing).
-
-    Examples
-    --------
-    >>> kernel_progress() is None  # not in a kernel whose renderer asked for progress
-    True
-    """
-    if os.environ.get(PROGRESS_ENV) != "1":
-        return None
-
-    def report(done: int, total: int, title: str) -> None:
-        sys.stderr.write(f"{PROGRESS_MARK}{json.dumps([done, total, title])}\n")
-        sys.stderr.flush()
-
-    return report

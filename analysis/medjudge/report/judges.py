@@ -10,6 +10,7 @@ from .context import ReportContext
 from .document import Report, build_report
 from .sections import (
     bias_suite,
+    calibration,
     data,
     heterogeneity,
     judge_vs_gold,
@@ -29,10 +30,11 @@ from .sections import (
     subgroups,
     summary,
 )
+from .sections import checklist as checklist_appendix
 
 TITLE = "Judge evaluation report"
 SECTIONS = [
-    summary, data, leaderboard, judge_vs_gold, scores, pairwise, subgroups, heterogeneity,
+    summary, data, leaderboard, judge_vs_gold, calibration, scores, pairwise, subgroups, heterogeneity,
     position, length, bias_suite, stability, models, ppi, structure, sensitivity, methods,
     references, provenance,
 ]  # fmt: skip
@@ -42,4 +44,5 @@ def judges_report(
     study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
 ) -> Report:
     """Build every section of the judge evaluation report (settings: :class:`ReportContext`)."""
-    return build_report("judges", SECTIONS, ReportContext(study, **settings), progress)
+    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
+    return build_report("judges", sections, ReportContext(study, **settings), progress)

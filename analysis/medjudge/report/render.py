@@ -156,7 +156,7 @@ def execute_notebook(
     ``PYTHONHASHSEED=0``, the inline matplotlib backend and the process settings of
     :mod:`medjudge._runtime` (one BLAS thread unless the environment says otherwise). A failing chunk raises
     :class:`RenderError` naming the chunk label and ``.qmd`` line. With ``progress``, the kernel
-    is asked for the sections it builds (:func:`medjudge.report.document.kernel_progress`) and
+    is asked for the sections it builds (``render_options.kernel_progress``) and
     ``progress(done, total, title)`` is called as each starts; those lines stay out of ``nb``.
     """
     from nbclient import NotebookClient
@@ -540,7 +540,7 @@ def render_qmd(
         Extra environment variables for the kernel.
     progress
         ``progress(step, done, total)`` as each step starts: the report's sections (templates
-        that pass :func:`~medjudge.report.document.kernel_progress`), then typesetting, and
+        that pass :func:`~medjudge.report.render_options.kernel_progress`), then typesetting, and
         ``(…, total, total)`` when done (built-in engine).
 
     Raises

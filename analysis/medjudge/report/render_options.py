@@ -7,7 +7,10 @@ client that takes a report's progress lines out of its outputs.
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -18,7 +21,7 @@ _EXT = {"html": "html", "pdf": "pdf"}
 #: environment variable by which the renderer asks a report's kernel for section progress
 PROGRESS_ENV = "MEDJUDGE_PROGRESS"
 #: the start of a progress line on the kernel's standard error (the renderer takes these lines
-#: out of the notebook; :func:`medjudge.report.document.kernel_progress` writes them)
+#: out of the notebook; :func:`kernel_progress` writes them)
 PROGRESS_MARK = "\x1bmedjudge-progress "
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -109,3 +112,24 @@ def _progress_client(progress: Callable[[int, int, str], None]) -> Any:
             return super().output(outs, msg, display_id, cell_index)
 
     return ProgressClient
+
+
+def kernel_progress() -> Callable[[int, int, str], None] | None:
+    """The ``progress`` of :func:`medjudge.report.document.build_report` inside a report's
+    kernel: a line per section on standard error, which the renderer turns into its progress
+    display (only when it asked, through :data:`PROGRESS_ENV`); ``None`` otherwise (a template
+    run by hand prints nothing).
+
+    Examples
+    --------
+    >>> kernel_progress() is None  # not in a kernel whose renderer asked for progress
+    True
+    """
+    if os.environ.get(PROGRESS_ENV) != "1":
+        return None
+
+    def report(done: int, total: int, title: str) -> None:
+        sys.stderr.write(f"{PROGRESS_MARK}{json.dumps([done, total, title])}\n")
+        sys.stderr.flush()
+
+    return report

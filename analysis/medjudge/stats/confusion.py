@@ -47,7 +47,7 @@ from .agreement.two_raters import cohen_kappa_columns
 from .agreement.weights import weight_matrix
 from .groups import group_codes
 from .intervals import mean_ci, wilson_interval
-from .resampling import ClusterJackknife, ResamplePlan
+from .resampling import ClusterJackknife, ResamplePlan, as_weights, weighted_onehot
 
 Policy = Literal["wrong", "exclude", "half"]
 
@@ -116,14 +116,13 @@ def confusion_counts(
     n, J = p.shape
     pc = np.where(np.isnan(p), q, p).astype(int)
     cell = (g.astype(int)[:, None] * (q + 1) + pc) + (np.arange(J) * q * (q + 1))[None, :]
-    onehot = np.zeros((n, J * q * (q + 1)))
-    onehot[np.repeat(np.arange(n), J), cell.ravel()] = 1.0
+    m = J * q * (q + 1)
     if weights is None:
-        return onehot.sum(0).reshape(J, q, q + 1)
-    w = np.asarray(weights, dtype=float)
+        return np.bincount(cell.ravel(), minlength=m).astype(float).reshape(J, q, q + 1)
+    w = as_weights(weights)
     if w.shape[-1] != n:
         raise ValueError(f"weights must have {n} columns (one per item), got shape {w.shape}")
-    out = w @ onehot
+    out = weighted_onehot(w, np.repeat(np.arange(n), J), cell.ravel(), (n, m))
     return out.reshape(*w.shape[:-1], J, q, q + 1)
 
 

@@ -250,7 +250,9 @@ class ResamplePlan:
         )
         if self.strata is not None and self.method == "multinomial":
             # the stream is drawn stratum by stratum over all replicates: one draw, then blocks
-            counts = _draw_counts(rng, self.n_resamples, n_clusters, ccode, self.strata, self.method)
+            counts = _draw_counts(
+                rng, self.n_resamples, n_clusters, ccode, self.strata, self.method
+            )
             for a in range(0, self.n_resamples, rows):
                 yield slice(a, min(a + rows, self.n_resamples)), counts[a : a + rows]
             return
@@ -259,31 +261,29 @@ class ResamplePlan:
             yield slice(a, b), _draw_counts(rng, b - a, n_clusters, ccode, None, self.method)
 
     def cluster_sums(self, X: np.ndarray) -> np.ndarray:
-        """Per-cluster sums ``C X`` of the rows of ``X`` (``(n_items, ...)`` → ``(n_clusters, ...)``)."""
-        X = np.asarray(X, dtype=np.float64)
+        """Per-cluster sums ``C X`` of the rows of ``X`` (``(n_items, ...)`` → ``(n_clusters, ...)``;
+        a scipy sparse ``X`` gives sparse sums)."""
         if self.clusters is None:
-            return X
+            return X if issparse(X) else np.asarray(X, dtype=np.float64)
         ccode, n_clusters = _codes(self.clusters, self.n_items)
-        flat = X.reshape(X.shape[0], -1)
-        from scipy.sparse import csr_matrix
-
-        n = ccode.size
-        C = csr_matrix((np.ones(n), (ccode, np.arange(n))), shape=(n_clusters, n))
-        return np.asarray(C @ flat).reshape((n_clusters, *X.shape[1:]))
+        return _indicator_product(ccode, n_clusters, X)
 
     def sums(self, X: np.ndarray) -> np.ndarray:
         """``W @ X`` for the plan's weights ``W``, without ``W``: ``(B, ...)`` for ``X`` of
-        shape ``(n_items, ...)``. Pass every column a consumer needs in one call: each call
-        draws the replicates again."""
-        X = np.asarray(X, dtype=np.float64)
+        shape ``(n_items, ...)`` (or a scipy sparse ``(n_items, m)`` matrix, e.g. one-hot table
+        cells). Pass every column a consumer needs in one call: each call draws the
+        replicates again."""
+        sparse = issparse(X)
+        X = X.tocsr() if sparse else np.asarray(X, dtype=np.float64)
         if X.shape[0] != self.n_items:
             raise ValueError(f"sums: {X.shape[0]} rows, the plan has {self.n_items} items")
         S = self.cluster_sums(X)
-        flat = S.reshape(S.shape[0], -1)
-        out = np.empty((self.n_resamples, flat.shape[1]))
-        for rows, counts in self.count_blocks(self._block_rows(S.shape[0], flat.shape[1])):
-            out[rows] = counts @ flat
-        return out.reshape((self.n_resamples, *X.shape[1:]))
+        flat = S.T.tocsr() if sparse else S.reshape(S.shape[0], -1)
+        width = flat.shape[0] if sparse else flat.shape[1]
+        out = np.empty((self.n_resamples, width))
+        for rows, counts in self.count_blocks(self._block_rows(S.shape[0], width)):
+            out[rows] = (flat @ counts.T).T if sparse else counts @ flat
+        return out if sparse else out.reshape((self.n_resamples, *X.shape[1:]))
 
     __matmul__ = sums
 
@@ -347,6 +347,14 @@ class Restricted:
         return (self.weights.shape[0], int(self.keep.size))
 
     def __matmul__(self, X: np.ndarray) -> np.ndarray:
+        if issparse(X):
+            from scipy.sparse import csr_matrix
+
+            X = X.tocoo()
+            full = csr_matrix(
+                (X.data, (self.keep[X.row], X.col)), shape=(self.weights.shape[1], X.shape[1])
+            )
+            return self.weights @ full
         X = np.asarray(X, dtype=np.float64)
         full = np.zeros((self.weights.shape[1], *X.shape[1:]))
         full[self.keep] = X
@@ -365,6 +373,29 @@ def as_weights(weights: object) -> np.ndarray | ResamplePlan | ClusterJackknife 
     if isinstance(weights, (ResamplePlan, ClusterJackknife, Restricted)):
         return weights
     return np.asarray(weights, dtype=float)
+
+
+def weighted_onehot(
+    weights: np.ndarray | ResamplePlan | ClusterJackknife | Restricted,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    shape: tuple[int, int],
+) -> np.ndarray:
+    """``W @ X`` for the 0/1 matrix ``X`` of ``shape`` with ones at ``(rows, cols)`` (one-hot
+    table cells), without the dense ``X``: ``(k, m)`` for ``(k, n)`` weights, ``(m,)`` for 1-D.
+
+    Examples
+    --------
+    >>> weighted_onehot(np.array([[1.0, 2.0]]), np.array([0, 1]), np.array([1, 1]), (2, 3))
+    array([[0., 3., 0.]])
+    """
+    from scipy.sparse import csr_matrix
+
+    X = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+    if isinstance(weights, (ResamplePlan, ClusterJackknife, Restricted)):
+        return weights @ X
+    w = np.asarray(weights, dtype=float)
+    return np.ascontiguousarray(np.asarray(X.T @ w.T).T)
 
 
 #: Memory of one block of resample counts (bytes): the replicates are drawn and multiplied in
@@ -459,6 +490,24 @@ def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> n
     )
 
 
+def issparse(X: object) -> bool:
+    """Whether ``X`` is a scipy sparse matrix (without importing scipy.sparse at start-up)."""
+    return hasattr(X, "tocsr")
+
+
+def _indicator_product(codes: np.ndarray, n_groups: int, X: np.ndarray) -> np.ndarray:
+    """``C @ X`` with ``C`` the ``(n_groups, n)`` 0/1 indicator of ``codes``: the per-group sums
+    of the rows of ``X`` (sparse for a sparse ``X``)."""
+    from scipy.sparse import csr_matrix
+
+    n = codes.size
+    C = csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(int(n_groups), n))
+    if issparse(X):
+        return C @ X
+    flat = X.reshape(X.shape[0], -1)
+    return np.asarray(C @ flat).reshape((int(n_groups), *X.shape[1:]))
+
+
 def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:
     """Leave-one-cluster-out weights, shape ``(n_clusters, n_items)`` (0 for the left-out cluster)."""
     ccode, n_clusters = _codes(clusters, n_items)
@@ -504,15 +553,24 @@ class ClusterJackknife:
         return (int(self.n_clusters), int(self.codes.size))
 
     def __matmul__(self, X: np.ndarray) -> np.ndarray:
-        from scipy.sparse import csr_matrix
+        return np.concatenate([block for _, block in self.blocks(X)], axis=0)
 
-        X = np.asarray(X, dtype=np.float64)
-        one = X.ndim == 1
+    def blocks(self, X: np.ndarray, rows: int | None = None) -> Iterator[tuple[slice, np.ndarray]]:
+        """``(clusters, rows of J @ X)`` for consecutive blocks of left-out clusters, each
+        within :data:`BLOCK_BYTES` (``X`` dense or scipy sparse ``(n_items, m)``)."""
+        sparse = issparse(X)
+        X = X.tocsr() if sparse else np.asarray(X, dtype=np.float64)
+        one = not sparse and X.ndim == 1
         X2 = X[:, None] if one else X
-        n = self.codes.size
-        C = csr_matrix((np.ones(n), (self.codes, np.arange(n))), shape=self.shape)
-        out = X2.sum(axis=0)[None, :] - np.asarray(C @ X2)
-        return out[:, 0] if one else out
+        total = np.asarray(X2.sum(axis=0)).reshape(1, -1)
+        S = _indicator_product(self.codes, self.n_clusters, X2)
+        S = S.tocsr() if sparse else S
+        G = int(self.n_clusters)
+        rows = rows or max(1, BLOCK_BYTES // (8 * max(total.shape[1], 1)))
+        for a in range(0, G, rows):
+            part = S[a : a + rows]
+            block = total - (part.toarray() if sparse else part)
+            yield slice(a, min(a + rows, G)), (block[:, 0] if one else block)
 
 
 def _quantile_rows(

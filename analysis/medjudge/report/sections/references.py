@@ -21,6 +21,10 @@ REFERENCES: dict[str, str] = {
     "agreement between two methods of clinical measurement. *Lancet* 327(8476), 307–310.",
     "bradley1952": "Bradley, R. A. & Terry, M. E. (1952). Rank analysis of incomplete block "
     "designs: I. The method of paired comparisons. *Biometrika* 39(3/4), 324–345.",
+    "brier1950": "Brier, G. W. (1950). Verification of forecasts expressed in terms of "
+    "probability. *Monthly Weather Review* 78(1), 1–3.",
+    "brocker2007": "Bröcker, J. & Smith, L. A. (2007). Increasing the reliability of "
+    "reliability diagrams. *Weather and Forecasting* 22(3), 651–661.",
     "cohen1968": "Cohen, J. (1968). Weighted kappa: nominal scale agreement with provision for "
     "scaled disagreement or partial credit. *Psychological Bulletin* 70(4), 213–220.",
     "dubois2024": "Dubois, Y., Galambosi, B., Liang, P. & Hashimoto, T. B. (2024). "
@@ -64,6 +68,8 @@ REFERENCES: dict[str, str] = {
     "an empirical ranking. *Annals of Statistics* 37(6B), 3929–3959.",
     "higgins2002": "Higgins, J. P. T. & Thompson, S. G. (2002). Quantifying heterogeneity in a "
     "meta-analysis. *Statistics in Medicine* 21(11), 1539–1558.",
+    "guo2017": "Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of "
+    "modern neural networks. *Proceedings of ICML 2017*, PMLR 70, 1321–1330.",
     "holm1979": "Holm, S. (1979). A simple sequentially rejective multiple test procedure. "
     "*Scandinavian Journal of Statistics* 6(2), 65–70.",
     "kish1965": "Kish, L. (1965). *Survey Sampling*. New York: Wiley (design effect, §8.2).",

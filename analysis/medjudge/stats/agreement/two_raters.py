@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..._lazy import stats
-from ..resampling import Bootstrap, ClusterJackknife, ResamplePlan
+from ..resampling import Bootstrap, ClusterJackknife, ResamplePlan, weighted_onehot
 from ..results import Estimate
 from .bootstrap import (
     analytic_estimate,
@@ -68,15 +68,22 @@ def _pairs(X: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _cells(X: np.ndarray, complete: np.ndarray, cats: Categories) -> np.ndarray:
     """One-hot table cell of each complete item, shape ``(n, q*q)`` (zeros if incomplete)."""
+    out = np.zeros((X.shape[0], cats.q * cats.q))
+    out[_cell_index(X, complete, cats)] = 1.0
+    return out
+
+
+def _cell_index(
+    X: np.ndarray, complete: np.ndarray, cats: Categories
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(items, cells)``: the complete items and the index ``a q + b`` of their table cell."""
     q = cats.q
     order = np.argsort(cats.codes)
     sorted_codes = cats.codes[order]
-    out = np.zeros((X.shape[0], q * q))
     idx = np.flatnonzero(complete)
     ia = order[np.searchsorted(sorted_codes, X[idx, 0])]
     ib = order[np.searchsorted(sorted_codes, X[idx, 1])]
-    out[idx, ia * q + ib] = 1.0
-    return out
+    return idx, ia * q + ib
 
 
 def _tables(X: np.ndarray, complete: np.ndarray, cats: Categories, W: np.ndarray) -> np.ndarray:
@@ -161,45 +168,34 @@ def cohen_kappa_columns(
         W, batched = item_weights(w, X.shape[0])
     Wm = weight_matrix(cats.values, weights)
     q, K = cats.q, others.shape[1]
-    cells = np.hstack(
-        [
-            _cells(x, ~np.isnan(x).any(axis=1), cats)
-            for x in (np.c_[first, others[:, k]] for k in range(K))
-        ]
-    )
-    T = _weighted_cell_counts(W, cells).reshape(W.shape[0], K, q, q)
-    out = []
+    # the one-hot table cells of every item and column, as indices (never an n x K q^2 array)
+    rows, cols = [], []
     for k in range(K):
-        Tk = T[:, k]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            P = Tk / Tk.sum(axis=(1, 2))[:, None, None]
-        out.append(np.asarray(finish(_kappa_from_tables(P, Wm, "cohen")[0], batched), dtype=float))
-    return np.stack(out, axis=0)
+        x = np.c_[first, others[:, k]]
+        idx, cell = _cell_index(x, ~np.isnan(x).any(axis=1), cats)
+        rows.append(idx)
+        cols.append(cell + k * q * q)
+    rows, cols = np.concatenate(rows), np.concatenate(cols)
 
+    def kappas(T: np.ndarray) -> np.ndarray:  # (k, K q^2) weighted counts -> (K, k) kappas
+        T = T.reshape(T.shape[0], K, q, q)
+        out = []
+        for k in range(K):
+            Tk = T[:, k]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                P = Tk / Tk.sum(axis=(1, 2))[:, None, None]
+            out.append(np.asarray(_kappa_from_tables(P, Wm, "cohen")[0], dtype=float))
+        return np.stack(out, axis=0)
 
-def _weighted_cell_counts(
-    W: np.ndarray | ClusterJackknife | ResamplePlan, cells: np.ndarray
-) -> np.ndarray:
-    """``W @ cells`` for one-hot ``cells`` (0/1), over the columns that hold a cell (a table
-    cell nobody fills, e.g. gold = "no verdict", stays 0).
+    shape = (X.shape[0], K * q * q)
+    if isinstance(W, ClusterJackknife):  # one block of left-out clusters at a time
+        from scipy.sparse import csr_matrix
 
-    Parameters
-    ----------
-    W : numpy.ndarray, ClusterJackknife or ResamplePlan
-        ``(k, n)`` item weights, or the plan / jackknife that computes ``W @ X`` without them
-        (exact integers for count weights).
-    cells : numpy.ndarray
-        ``(n, m)`` one-hot table cells of the items (0/1).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(k, m)`` float64 weighted counts.
-    """
-    used = np.flatnonzero(cells.any(axis=0))
-    out = np.zeros((W.shape[0], cells.shape[1]))
-    out[:, used] = W @ cells[:, used]
-    return out
+        cells = csr_matrix((np.ones(rows.size), (rows, cols)), shape=shape)
+        full = np.concatenate([kappas(T) for _, T in W.blocks(cells)], axis=1)
+    else:
+        full = kappas(weighted_onehot(W, rows, cols, shape))
+    return np.stack([np.asarray(finish(f, batched), dtype=float) for f in full], axis=0)
 
 
 def fce_variance(P: np.ndarray, Wm: np.ndarray, n: float) -> tuple[float, float]:
