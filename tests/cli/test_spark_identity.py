@@ -44,7 +44,7 @@ COMMANDS = {
 def spark():
     from medjudge.engine.connect import spark_session
 
-    session = spark_session(master="local[2]")
+    session = spark_session()  # the running one (another module's), or local[*]
     yield session
     session.stop()
 
