@@ -47,7 +47,7 @@ def borrow_correlation(
     pool: tuple[np.ndarray, np.ndarray],
     n_cells: int,
     method: str,
-    level: float,
+    confidence_level: float,
 ) -> None:
     """Re-take a small cell's interval at ``n / deff`` with the judge's pooled correlation.
 
@@ -74,7 +74,7 @@ def borrow_correlation(
         return
     p = t["accuracy"].to_numpy()
     fn = wilson_interval if method == "wilson" else clopper_pearson_interval
-    lo, hi = fn(p * ne, ne, level)
+    lo, hi = fn(p * ne, ne, confidence_level)
     with np.errstate(invalid="ignore", divide="ignore"):
         se = np.sqrt(p * (1 - p) / ne)
     for col, v in (("ci_low", lo), ("ci_high", hi), ("se", se)):
