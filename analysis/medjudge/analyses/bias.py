@@ -200,6 +200,7 @@ def length_bias(
     order: str = "AB",
     confidence_level: float = 0.95,
     include_experts: bool = True,
+    alpha: float | None = None,
 ) -> LengthBias:
     """Does a rater pick the longer answer more often than the gold does? (paired, per dimension).
 
@@ -207,10 +208,11 @@ def length_bias(
     and counted. ``b`` = rater picks longer while gold is the shorter, ``c`` = the reverse;
     ``difference = P(rater longer) - P(gold longer) = (b - c)/n``; Tango score interval;
     McNemar mid-p; Holm over the table (``p_holm``). The wide table is the result's
-    ``frame``; ``table("length_gap")`` and ``table("longer_rate")`` are its tidy tables.
+    ``frame``; ``table("length_gap")`` and ``table("longer_rate")`` are its tidy tables; ``alpha``
+    (default 0.05) is the threshold of its findings.
     """
     if len_a not in study.items.columns or len_b not in study.items.columns:
-        return LengthBias(pd.DataFrame(), confidence_level)
+        return LengthBias(pd.DataFrame(), confidence_level, alpha)
     la = pd.to_numeric(study.items[len_a], errors="coerce").to_numpy(dtype=float)
     lb = pd.to_numeric(study.items[len_b], errors="coerce").to_numpy(dtype=float)
     longer = np.where(la > lb, 0.0, np.where(lb > la, 1.0, np.nan))
@@ -259,7 +261,7 @@ def length_bias(
                 }
             )
     t = with_adjusted(pd.DataFrame(rows), p_holm="holm")
-    return LengthBias(with_adjusted(t, "gap_pvalue", gap_p_holm="holm"), confidence_level)
+    return LengthBias(with_adjusted(t, "gap_pvalue", gap_p_holm="holm"), confidence_level, alpha)
 
 
 def _two_sample(

@@ -57,11 +57,20 @@ class LengthBias(FrameResult):
 
     frame: pd.DataFrame
     confidence_level: float = 0.95
+    decision_alpha: float | None = None
+    #: the multiplicity adjustment of both tables' p-values, over every rater and dimension
+    adjustment: str = "Holm"
 
     @property
     def alpha(self) -> float:
-        """The decision threshold, :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05)."""
-        return DEFAULT_ALPHA
+        """The decision threshold: the ``alpha`` the analysis was given, else
+        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05)."""
+        return DEFAULT_ALPHA if self.decision_alpha is None else float(self.decision_alpha)
+
+    @property
+    def family(self) -> str:
+        """The multiplicity family, in words."""
+        return f"{self.adjustment} over every rater and dimension"
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(n_unit=LENGTH_UNIT)
@@ -83,7 +92,7 @@ class LengthBias(FrameResult):
             [q],
             confidence_level=self.confidence_level,
             alpha=self.alpha,
-            family="Holm over every rater and dimension",
+            family=self.family,
             extra=extra if len(f) else (),
         )
 

@@ -47,6 +47,9 @@ class AltTests(Result):
     def __iter__(self) -> Iterator[AltTestResult]:
         return iter(self.results)
 
+    #: the multiplicity adjustment over the annotators of each judge
+    adjustment = "Benjamini–Yekutieli"
+
     @property
     def q(self) -> float:
         """The false discovery rate of the Benjamini–Yekutieli procedure."""
@@ -108,7 +111,7 @@ class AltTests(Result):
             ],  # fmt: skip
             confidence_level=1 - self.q,
             alpha=self.q,
-            family="Benjamini–Yekutieli over the annotators of each judge",
+            family=f"{self.adjustment} over the annotators of each judge",
             family_by=("judge",),
             extra=["rho_judge", "rho_annotator", "rejected"],
         )

@@ -188,7 +188,10 @@ def position(ctx: ReportContext) -> PositionBias:
 
 
 def length(ctx: ReportContext) -> LengthBias:
-    return ctx.get("length", lambda: length_bias(ctx.study, confidence_level=ctx.confidence_level))
+    return ctx.get(
+        "length",
+        lambda: length_bias(ctx.study, confidence_level=ctx.confidence_level, alpha=ctx.alpha),
+    )
 
 
 def structure(ctx: ReportContext) -> pd.DataFrame:

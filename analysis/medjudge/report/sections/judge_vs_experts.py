@@ -96,6 +96,7 @@ def stand_in_finding(
     q: float,
     n_exp: int,
     judge_word: str = "judges",
+    adjustment: str = AltTests.adjustment,
 ) -> str:
     """The judge-versus-expert finding, from the stand-in decision and its views.
 
@@ -119,7 +120,7 @@ def stand_in_finding(
             if len(acc)
             else ""
         )
-        + f"; one-sided paired t-tests, Benjamini–Yekutieli at q = {q:g} over {n_exp} "
+        + f"; one-sided paired t-tests, {adjustment} at q = {q:g} over {n_exp} "
         "annotators, pass = winning rate ≥ 0.5)."
     )
     rows = ja[np.isfinite(ja["diff_high"].astype(float))] if len(ja) else ja
@@ -244,7 +245,7 @@ def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Se
         "agrees with the experts less than an expert does. Second, the alternative annotator test "
         f"(Calderon, Reichart & Dror 2025; margin ε = {ctx.epsilon:g}) asks whether the judge is "
         "at least as good as each annotator at matching the others; a judge passes when it wins "
-        f"against at least half of the {n_exp} annotators after Benjamini–Yekutieli adjustment "
+        f"against at least half of the {n_exp} annotators after {res.adjustment} adjustment "
         f"at q = {ctx.alpha:g} over those {n_exp} tests (@tbl-alt-test). Items without a usable "
         + (
             "verdict count as losses for the judge."
@@ -271,7 +272,7 @@ def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Se
     sec.table(
         "tbl-alt-test",
         f"Alternative annotator test on *{md(head)}*: winning rate ω, average advantage "
-        f"probability ρ, pass (ω ≥ 0.5), and the Benjamini–Yekutieli adjusted p-value against "
+        f"probability ρ, pass (ω ≥ 0.5), and the {res.adjustment} adjusted p-value against "
         f"each excluded annotator (ε = {ctx.epsilon:g}).",
         alt_test_display(alt, order),
     )
@@ -315,7 +316,7 @@ def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Se
         f"Judge versus experts: leave-one-expert-out Cohen's κ with a paired {lvl} interval "
         f"({how}); the alternative annotator test "
         f"(Calderon et al. 2025) with ε = {ctx.epsilon:g}, one-sided paired t-tests and "
-        f"Benjamini–Yekutieli (2001) adjustment; items without a usable judge verdict "
+        f"{res.adjustment} adjustment; items without a usable judge verdict "
         + ("count as losses." if rule == "wrong" else "are excluded.")
         + (
             f" Stand-in decision: non-inferiority of accuracy within {pts} of every left-out "

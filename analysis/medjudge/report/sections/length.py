@@ -30,7 +30,7 @@ def in_report_order(lb: LengthBias, order: list[str]) -> LengthBias:
     return dataclasses.replace(lb, frame=t)
 
 
-def length_bias_table(gap: pd.DataFrame, rate: pd.DataFrame) -> pd.DataFrame:
+def length_bias_table(gap: pd.DataFrame, rate: pd.DataFrame, adjustment: str) -> pd.DataFrame:
     """Longer-answer rate against the gold's and the accuracy gap, per rater (the rows of
     ``gap``, the result's ``length_gap`` table of one dimension; ``rate``: its
     ``longer_rate`` table in the same order)."""
@@ -41,7 +41,7 @@ def length_bias_table(gap: pd.DataFrame, rate: pd.DataFrame) -> pd.DataFrame:
             "picks longer": [fmt_num(v, 3) for v in rate["rater_longer_rate"]],
             "gold longer": [fmt_num(v, 3) for v in rate["gold_longer_rate"]],
             "accuracy gap [CI]": est_ci_column(gap, "estimate", "ci_low", "ci_high"),
-            "p (gap, Holm)": [fmt_p(v) for v in gap["p_adjusted"]],
+            f"p (gap, {adjustment})": [fmt_p(v) for v in gap["p_adjusted"]],
             "n": [fmt_int(v) for v in gap["n"]],
         }
     )
@@ -70,11 +70,12 @@ def present(ctx: ReportContext, lb: LengthBias) -> Section:
     lb = in_report_order(lb, judge_order(ctx))
     gap = lb.table("length_gap", dimension=head)
     m = int(lb.table("length_gap")["family_size"].max())
+    adj, interval = lb.adjustment, str(gap["ci_method"].iloc[0])
     sec = Section(KEY, TITLE)
     sec.text(
         "On items whose answers differ in length, @fig-length-gap shows each rater's accuracy "
         "when the gold answer is the longer one minus its accuracy when the gold answer is the "
-        "shorter one (Newcombe interval): a judge that favours longer answers gains on the "
+        f"shorter one ({interval} interval): a judge that favours longer answers gains on the "
         "first kind and loses on the second. @tbl-length adds how often each rater picks the "
         "longer answer against how often the gold does; the experts are shown for scale."
     )
@@ -89,21 +90,21 @@ def present(ctx: ReportContext, lb: LengthBias) -> Section:
     sec.table(
         "tbl-length",
         f"Length bias on *{md(head)}*: share choosing the longer answer (rater and gold on the "
-        f"same items) and the accuracy gap (Holm over the {fmt_int(m)} rater × dimension tests).",
-        length_bias_table(gap, lb.table("longer_rate", dimension=head)),
+        f"same items) and the accuracy gap ({adj} over the {fmt_int(m)} rater × dimension tests).",
+        length_bias_table(gap, lb.table("longer_rate", dimension=head), adj),
     )
     h = gap[gap["role"] != "expert"]
-    n_sig = int((h["p_adjusted"] < ctx.alpha).sum())
+    n_sig = int((h["p_adjusted"] < lb.alpha).sum())
     sec.findings.append(
         Finding(
             f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges show a length bias on *{md(head)}* "
-            f"(accuracy gap, Holm over {fmt_int(m)} tests, α = {ctx.alpha:g}).",
+            f"(accuracy gap, {adj} over {fmt_int(m)} tests, α = {lb.alpha:g}).",
             weight=3 if n_sig else 1,
         )
     )
     sec.methods.append(
         "Length bias: difference of two accuracies (gold answer longer vs shorter) with "
-        "Newcombe's (1998) hybrid score interval; Holm over every rater and dimension."
+        f"the {interval} interval; {lb.family}."
     )
     sec.references += ["newcombe1998", "holm1979"]
     return sec
