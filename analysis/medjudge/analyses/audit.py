@@ -306,7 +306,7 @@ class AuditReport(Result):
     def summary(self, *, who: str = "experts", width: int = 100) -> str:
         """The audit as terminal text (:func:`medjudge.analyses.audit_text.audit_summary`);
         ``who`` names the raters audited (the study's own role name)."""
-        return audit_summary(self, who=who, width=width)
+        return f"{self!r}\n{audit_summary(self, who=who, width=width)}"
 
     def __repr__(self) -> str:
         s = self.settings
