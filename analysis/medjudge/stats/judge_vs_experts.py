@@ -199,6 +199,51 @@ def check_alt_arguments(epsilon: Any, q: Any, policy: Any, min_items_per_annotat
     IntRange(1, 10**9, what="count").check("min_items_per_annotator", min_items_per_annotator)
 
 
+def _annotator_rows(
+    f: np.ndarray,
+    H: np.ndarray,
+    keep: np.ndarray,
+    names: list[str],
+    scoring: str,
+    epsilon: float,
+    min_items: int,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """One row per annotator ``j``: the judge's and ``j``'s alignment with the other annotators
+    on the items both cover, the winning indicators and the one-sided paired t-test of
+    ``d = W_h - W_f`` against ``epsilon``; annotators with fewer than ``min_items`` are skipped."""
+    rows: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    for j in range(H.shape[1]):
+        items = keep & ~np.isnan(H[:, j])
+        n_j = int(items.sum())
+        if n_j < min_items:
+            skipped.append(names[j])
+            continue
+        others = np.delete(H[items], j, axis=1)
+        s_f = _alignment(f[items], others, scoring)
+        s_h = _alignment(H[items, j], others, scoring)
+        w_f = (s_f >= s_h).astype(float)
+        w_h = (s_h >= s_f).astype(float)
+        d = w_h - w_f
+        t, p, df = one_sided_paired_t(d, epsilon)
+        finite = np.isfinite(s_f)
+        rows.append(
+            {
+                "annotator": names[j],
+                "n": n_j,
+                "rho_judge": float(w_f.mean()),
+                "rho_annotator": float(w_h.mean()),
+                "align_judge": float(s_f[finite].mean()) if finite.any() else math.nan,
+                "align_annotator": float(s_h.mean()),
+                "mean_d": float(d.mean()),
+                "t": t,
+                "df": df,
+                "pvalue": p,
+            }
+        )
+    return rows, skipped
+
+
 def alt_test(
     judge: Any,
     annotators: Any,
@@ -284,35 +329,7 @@ def alt_test(
             no_verdict.sum()
         ),
     }
-    rows, skipped = [], []
-    for j in range(m):
-        items = keep & ~np.isnan(H[:, j])
-        n_j = int(items.sum())
-        if n_j < min_items_per_annotator:
-            skipped.append(names[j])
-            continue
-        others = np.delete(H[items], j, axis=1)
-        s_f = _alignment(f[items], others, scoring)
-        s_h = _alignment(H[items, j], others, scoring)
-        w_f = (s_f >= s_h).astype(float)
-        w_h = (s_h >= s_f).astype(float)
-        d = w_h - w_f
-        t, p, df = one_sided_paired_t(d, epsilon)
-        finite = np.isfinite(s_f)
-        rows.append(
-            {
-                "annotator": names[j],
-                "n": n_j,
-                "rho_judge": float(w_f.mean()),
-                "rho_annotator": float(w_h.mean()),
-                "align_judge": float(s_f[finite].mean()) if finite.any() else math.nan,
-                "align_annotator": float(s_h.mean()),
-                "mean_d": float(d.mean()),
-                "t": t,
-                "df": df,
-                "pvalue": p,
-            }
-        )
+    rows, skipped = _annotator_rows(f, H, keep, names, scoring, epsilon, min_items_per_annotator)
     table = pd.DataFrame(
         rows,
         columns=[
