@@ -224,6 +224,7 @@ def test_memory_and_duckdb_give_identical_evaluations(mapped):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java")
 def test_spark_gives_the_same_evaluation(mapped):
+    pytest.importorskip("pyspark", reason="optional extra medjudge[spark]")
     m = TableMapping.from_toml(mapped / "m.toml")
     _, res = _evaluations(mapped / "t.csv", m, engines=("duckdb", "spark"))
     _assert_same(res["memory"], res["duckdb"])
