@@ -56,14 +56,10 @@ def correctness(
     return out
 
 
-def make_study(y: np.ndarray, sizes: np.ndarray, attrs: dict[str, np.ndarray] | None = None):
-    """A Study from correctness ``y`` (n_items, n_judges): gold from one expert, A/B verdicts."""
-    from medjudge import Scale, Study
-
-    n, j = y.shape
-    items = np.array([f"i{i:04d}" for i in range(n)], dtype=object)
-    cl = np.repeat(np.arange(sizes.size), sizes)
-    truth = np.where(np.arange(n) % 2 == 0, "A", "B")
+def verdict_frame(items: np.ndarray, y: np.ndarray) -> pd.DataFrame:
+    """Long ratings: one expert giving the gold (A on even items, B on odd ones) and one judge
+    per column of ``y`` (1 = agrees with the gold)."""
+    truth = np.where(np.arange(len(items)) % 2 == 0, "A", "B")
     other = np.where(truth == "A", "B", "A")
     frames = [
         pd.DataFrame(
@@ -76,7 +72,7 @@ def make_study(y: np.ndarray, sizes: np.ndarray, attrs: dict[str, np.ndarray] | 
             }
         )
     ]
-    for k in range(j):
+    for k in range(y.shape[1]):
         frames.append(
             pd.DataFrame(
                 {
@@ -88,11 +84,22 @@ def make_study(y: np.ndarray, sizes: np.ndarray, attrs: dict[str, np.ndarray] | 
                 }
             )
         )
+    return pd.concat(frames, ignore_index=True)
+
+
+def make_study(y: np.ndarray, sizes: np.ndarray, attrs: dict[str, np.ndarray] | None = None):
+    """A Study from correctness ``y`` (n_items, n_judges): gold from one expert, A/B verdicts."""
+    from medjudge import Scale, Study
+
+    n = y.shape[0]
+    items = np.array([f"i{i:04d}" for i in range(n)], dtype=object)
+    cl = np.repeat(np.arange(sizes.size), sizes)
+    frames = [verdict_frame(items, y)]
     item_table = pd.DataFrame({"item": items, "image_id": [f"img{c:02d}" for c in cl]})
     for name, v in (attrs or {}).items():
         item_table[name] = v
     return Study(
-        pd.concat(frames, ignore_index=True),
+        frames[0],
         item_table,
         {"overall": Scale("nominal", ("A", "B"))},
         cluster="image_id",

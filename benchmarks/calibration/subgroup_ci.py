@@ -41,7 +41,7 @@ from scipy.special import expit, stdtrit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import medjudge as mj  # noqa: E402
-from hard_designs import SIZES_12  # noqa: E402
+from hard_designs import SIZES_12, verdict_frame  # noqa: E402
 from medjudge.stats.intervals import cr2_mean_se, wilson_interval  # noqa: E402
 from study_sim import intercept_for, population_accuracy  # noqa: E402
 
@@ -153,33 +153,8 @@ def cell_intervals(yc, cl, rho, df_pool):
 def make_study(organ, img, y):
     import pandas as pd
 
-    n, j = y.shape
+    n = y.shape[0]
     items = np.array([f"i{i:04d}" for i in range(n)], dtype=object)
-    truth = np.where(np.arange(n) % 2 == 0, "A", "B")
-    other = np.where(truth == "A", "B", "A")
-    frames = [
-        pd.DataFrame(
-            {
-                "item": items,
-                "rater": "expert",
-                "role": "expert",
-                "dimension": "overall",
-                "value": truth,
-            }
-        )
-    ]
-    for k in range(j):
-        frames.append(
-            pd.DataFrame(
-                {
-                    "item": items,
-                    "rater": f"judge_{k}",
-                    "role": "judge",
-                    "dimension": "overall",
-                    "value": np.where(y[:, k] > 0.5, truth, other),
-                }
-            )
-        )
     it = pd.DataFrame(
         {
             "item": items,
@@ -188,7 +163,7 @@ def make_study(organ, img, y):
         }
     )
     return mj.Study(
-        pd.concat(frames, ignore_index=True),
+        verdict_frame(items, y),
         it,
         {"overall": mj.Scale("nominal", ("A", "B"))},
         cluster="image_id",
