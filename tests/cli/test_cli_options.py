@@ -205,7 +205,8 @@ def test_no_python_reprs_on_the_terminal(argv):
 
 def test_long_cells_are_cut_and_the_cut_is_said():
     import pandas as pd
-    from medjudge.commands._common import MAX_CELL, table_text
+    from medjudge.analyses._result import MAX_CELL
+    from medjudge.commands._common import table_text
 
     frame = pd.DataFrame({"cell": ["a", "GPT-4/CoT," * 60], "n": [1, 2]})
     text = table_text(frame, index=False)

@@ -21,6 +21,7 @@ no matplotlib, and no import circle can form. This is the one upward import the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -137,6 +138,78 @@ def _where(t: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
         vals = value if isinstance(value, list | tuple | set) else [value]
         t = t[t[col].isin(list(vals))]
     return t.reset_index(drop=True)
+
+
+#: the widest cell :func:`frame_text` prints (lists of judges would make lines of 1,000+)
+MAX_CELL = 40
+
+
+def frame_text(frame: pd.DataFrame, max_rows: int = 60, *, width: int = 100, **kwargs: Any) -> str:
+    """``frame`` as terminal text ``width`` characters wide (a missing number shows ``—``, never
+    a bare NaN); a table cut to ``max_rows`` rows or cells cut to :data:`MAX_CELL` characters
+    says so and how to see everything (``--json``).
+
+    Examples
+    --------
+    >>> print(frame_text(pd.DataFrame({"a": [1.0, np.nan]}), index=False))
+      a
+    1.0
+      —
+    """
+    kwargs.setdefault("na_rep", "—")
+    text = frame.to_string(line_width=width, max_rows=max_rows, max_colwidth=MAX_CELL, **kwargs)
+    notes = []
+    if len(frame) > max_rows:
+        notes.append(f"showing {max_rows} of {len(frame):,} rows")
+    text_columns = [c for c in frame.columns if frame[c].dtype.kind in "OSUT"]
+    if any(frame[c].astype(str).str.len().gt(MAX_CELL).any() for c in text_columns):
+        notes.append(f"long cells cut to {MAX_CELL} characters")
+    if notes:
+        text += f"\n({'; '.join(notes)}; --json prints everything)"
+    return text
+
+
+def _pct(level: Any) -> str:
+    return f"{100 * float(level):g}%"
+
+
+def _distinct(values: Any) -> str:
+    """The distinct texts, in order; per-row counts (``304 clusters``) are dropped so a method
+    named once per row reads once."""
+    texts = (re.sub(r"\b\d+ (clusters)\b", r"\1", v) for v in values if isinstance(v, str) and v)
+    return "; ".join(dict.fromkeys(texts))
+
+
+def describe(t: pd.DataFrame) -> list[str]:
+    """One line per estimand of a tidy table (:func:`long_table`): its level and interval
+    method, the unit of ``n``, the test with its family, size and alpha, and the warnings —
+    the words a table printed without them needs, read from the table's own columns.
+
+    Examples
+    --------
+    >>> f = pd.DataFrame({"judge": ["a"], "accuracy": [0.8], "ci_low": [0.7], "ci_high": [0.9],
+    ...                   "n": [50]})
+    >>> describe(long_table(f, ["judge"], [Quantity("accuracy", "accuracy", ci_method="wilson",
+    ...          n_unit="items")], confidence_level=0.95))
+    ['accuracy: 95% intervals (wilson); n counts items']
+    """
+    out = []
+    for estimand, g in t.groupby("estimand", sort=False) if len(t) else ():
+        levels = " / ".join(_pct(v) for v in dict.fromkeys(g["confidence_level"]))
+        methods = _distinct(g["ci_method"]) or "none"
+        line = f"{estimand}: {levels} intervals ({methods}); n counts {_distinct(g['n_unit'])}"
+        tested = g[g["p_value"].notna()] if "p_value" in g.columns else g.iloc[0:0]
+        if len(tested):
+            sizes = sorted({int(v) for v in tested["family_size"]})
+            size = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+            line += f"; test: {_distinct(tested['test'])}"
+            if _distinct(tested["family"]):
+                line += f", {_distinct(tested['family'])} ({size} tests)"
+            if tested["alpha"].notna().any():
+                line += f", alpha = {float(tested['alpha'].dropna().iloc[0]):g}"
+        warn = _distinct(g["warning"])
+        out.append(line + (f"; warning: {warn}" if warn else ""))
+    return out
 
 
 class Result(Presentable):

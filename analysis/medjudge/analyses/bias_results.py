@@ -9,6 +9,7 @@ result contract (:mod:`medjudge.analyses._result`).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,39 @@ import pandas as pd
 
 from medjudge._validation import DEFAULT_ALPHA
 
-from ._result import FrameResult, Quantity, Result, long_table
+from ._result import FrameResult, Quantity, Result, describe, frame_text, long_table
+from .position_order import SINGLE_ORDER_NOTE
+from .position_result import PositionBias
 
 #: Newcombe's hybrid score interval of two independent proportions (``_two_sample``)
 GAP_INTERVAL = "Newcombe hybrid score"
 GAP_TEST = "score test of two independent proportions"
 LENGTH_UNIT = "items whose answers differ in length"
+#: how :func:`medjudge.analyses.bias.dimension_structure` compares a rater's dimensions
+STRUCTURE_METHOD = (
+    "Cohen's kappa between each pair of a rater's dimensions (no interval); n_items counts "
+    "items the rater rated on every dimension; broadcast_rate: share of verdicts copied to all "
+    "dimensions"
+)
+
+#: the columns :meth:`BiasReport.summary` shows of each wide table (``--json``: all of them)
+TEXT_COLUMNS = {
+    "position_swap": ["dimension", "judge", "n", "consistency", "consistency_ci_low",
+                      "consistency_ci_high", "first_first", "second_second",
+                      "p_first_inconsistent", "p_first_pvalue", "accuracy_ab", "accuracy_ba",
+                      "accuracy_tie_resolved"],
+    "position_single_order": ["dimension", "judge", "n", "judge_a_rate", "gold_a_rate",
+                              "difference", "ci_low", "ci_high", "p_value", "p_holm"],
+    "label_balance": ["dimension", "category", "count", "n", "prevalence", "ci_low", "ci_high"],
+    "constant_answers": ["dimension", "judge", "accuracy", "ci_low", "ci_high"],
+    "dimension_structure": ["rater", "role", "n_items", "all_identical", "mean_kappa",
+                            "min_kappa", "broadcast_rate"],
+    "length_bias": ["dimension", "rater", "n", "rater_longer_rate", "gold_longer_rate",
+                    "difference", "pvalue", "length_gap", "gap_ci_low", "gap_ci_high",
+                    "gap_p_holm"],
+    "run_consistency": ["rater", "dimension", "runs", "n_items", "flip_rate", "ci_low",
+                        "ci_high", "within_item_variance"],
+}  # fmt: skip
 
 
 def _label(t: pd.DataFrame) -> list[str]:
@@ -247,5 +275,50 @@ class BiasReport(Result):
     def __repr__(self) -> str:
         return f"BiasReport({', '.join(self.tables_)}; level={self.confidence_level:g})"
 
+    def _methods(self, key: str) -> list[str]:
+        """What a wide table's numbers are (level, interval method, unit of n, test and
+        family, warnings), from the tidy tables of the same numbers."""
+        empty = pd.DataFrame()
+        if key == "dimension_structure":
+            return [STRUCTURE_METHOD]
+        if key.startswith("position_"):
+            swap = self.tables_.get("position_swap", empty)
+            single = self.tables_.get("position_single_order", empty)
+            if len(single) and "n_unit" not in single.columns:  # n counts items (position_bias)
+                single = single.assign(n_unit="items")
+            pb = PositionBias(swap, single, confidence_level=self.confidence_level)
+            names = ("position", "swap") if key == "position_swap" else ("single_order",)
+            lines = [line for n in names for line in describe(pb.table(n))]
+            if key == "position_single_order" and not any(SINGLE_ORDER_NOTE in v for v in lines):
+                lines.insert(0, f"note: {SINGLE_ORDER_NOTE}")
+            return lines
+        names = {"label_balance": ("prevalence",), "constant_answers": ("constant_answers",),
+                 "length_bias": ("longer_rate", "length_gap"),
+                 "run_consistency": ("flips",)}.get(key, ())  # fmt: skip
+        return [line for n in names for line in describe(self.table(n))]
+
+    def summary(self, *, width: int = 100) -> str:
+        """The one-line ``repr``; per wide table that has rows (``dimension_pairs`` only in
+        ``--json``) its name, what its numbers are (:meth:`_methods`) and its
+        :data:`TEXT_COLUMNS`; then the findings."""
+        lines = [repr(self)]
+        with pd.option_context("display.float_format", "{:.3f}".format):
+            for key, table in self.tables_.items():
+                if key == "dimension_pairs" or table.empty:
+                    continue
+                cols = [c for c in TEXT_COLUMNS.get(key, table.columns) if c in table.columns]
+                lines.append(f"\n# {key.replace('_', ' ')}")
+                lines += [
+                    textwrap.fill(
+                        f"# {line}", width, subsequent_indent="#   ", break_on_hyphens=False
+                    )
+                    for line in self._methods(key)
+                ]
+                lines.append(frame_text(table[cols], 80, width=width, index=False))
+        return "\n".join(lines + ["", *self.findings()])
+
     def to_dict(self) -> dict[str, Any]:
-        return {k: v.to_dict(orient="records") for k, v in self.tables_.items()}
+        out: dict[str, Any] = {k: v.to_dict(orient="records") for k, v in self.tables_.items()}
+        if len(self.tables_.get("position_single_order", ())):
+            out["notes"] = {"single_order": SINGLE_ORDER_NOTE}
+        return out

@@ -138,6 +138,13 @@ class BiasSuiteResult(TablesToDict, Result):
         ]
         return lines + [f"not tested: {k}: {v}" for k, v in self.notes.items()]
 
+    def summary(self) -> str:
+        """The one-line ``repr``, the multiplicity family and alpha, then one line per effect
+        and per effect not tested."""
+        family = self.settings.get("multiplicity", "no multiplicity adjustment")
+        return "\n".join([repr(self), f"# bias suite: {family}, alpha = {self.alpha:g}",
+                          *self.findings()])  # fmt: skip
+
     def __repr__(self) -> str:
         return (
             f"BiasSuiteResult({len(self.effects)} tests, family={self.settings.get('family_size')},"

@@ -22,6 +22,7 @@ its usable verdicts (a fixed rule that never looks at gold, so PPI stays unbiase
 
 from __future__ import annotations
 
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -32,7 +33,7 @@ import pandas as pd
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
 from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
 
-from ._result import Quantity, Result, long_table
+from ._result import Quantity, Result, frame_text, long_table
 from .judge_assisted_rows import (
     Sampling,
     _by_rows,
@@ -184,23 +185,53 @@ class PPIResult(Result):
 
     def __repr__(self) -> str:
         return (
-            f"PPIResult({len(self.rows)} rows; judges={sorted(set(self.rows['judge']))}, "
+            f"PPIResult({len(self.rows)} rows; {len(self.settings.get('judges', ()))} judges, "
             f"level={self.settings.get('confidence_level')})"
         )
 
-    def summary(self) -> str:
-        """The one-line ``repr``, the classical and PPI++ rows, then the findings."""
-        t = self.estimates(["classical", "ppi++"])
+    def summary(self, *, width: int = 100) -> str:
+        """The one-line ``repr``; per dimension the labelled and unlabelled items and the
+        missing judge verdicts; the level, interval method, unit of ``n`` and the warnings; the
+        overall rows (:data:`TEXT_COLUMNS`) and, with ``by``, the per-subgroup rows; then the
+        findings (the assumption and the notes)."""
+
+        def comment(line: str) -> str:
+            return textwrap.fill(f"# {line}", width, subsequent_indent="#   ",
+                                 break_on_hyphens=False, break_long_words=False)  # fmt: skip
+
         lines = [repr(self)]
-        for _, r in t.head(8).iterrows():
-            lines.append(
-                f"  {r['dimension']}/{r['target']} {r['judge']} {r['method']}: "
-                f"{r['estimate']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-                + (f" eff.n={r['effective_n']:.0f}" if pd.notna(r["effective_n"]) else "")
-            )
-        if len(t) > 8:
-            lines.append(f"  … {len(t) - 8} more (see .estimates())")
-        return "\n".join(lines + self.findings())
+        for dim, c in self.counts.items():
+            missing = c["judge_verdicts_missing_or_invalid"]
+            lines.append(comment(
+                f"{dim}: {c['labelled']} labelled (gold: {c['gold_method']}), "
+                f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts: "
+                + (", ".join(f"{k} {v}" for k, v in missing.items()) or "none")
+            ))  # fmt: skip
+        st = self.settings
+        level = st.get("confidence_level", 0.95)
+        lines.append(comment(
+            f"{100 * level:g}% intervals: {st.get('interval')}; n_labelled counts labelled "
+            f"items (clusters: {st.get('cluster') or 'none, items independent'}); a missing "
+            f"judge verdict is {st.get('missing_verdict_rule')}"
+        ))  # fmt: skip
+        t = self.table()
+        for (method, warn), _ in t[t["warning"] != ""].groupby(["method", "warning"]):
+            lines.append(comment(f"warning ({method} rows): {warn}"))
+        with pd.option_context("display.float_format", "{:.3f}".format):
+            lines.append(frame_text(self.estimates()[TEXT_COLUMNS], 200, width=width,
+                                    index=False))  # fmt: skip
+            sub = self.estimates(subgroup=None)
+            sub = sub[sub["subgroup"] != "all"]
+            if len(sub):
+                lines.append(f"\n# per {st.get('by')}")
+                lines.append(frame_text(sub[["subgroup", *TEXT_COLUMNS]], 200, width=width,
+                                        index=False))  # fmt: skip
+        return "\n".join(lines + [comment(f) for f in self.findings()])
+
+
+#: the columns :meth:`PPIResult.summary` shows (``--json``: all of them)
+TEXT_COLUMNS = ["dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high", "lam",
+                "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias"]  # fmt: skip
 
 
 def _estimand(target: str) -> str:

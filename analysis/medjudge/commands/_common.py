@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analyses._result import frame_text
 from ..data.errors import InputError
 from ..data.model import Study
 from ..data.tables import TableMapping, load_any
@@ -268,22 +269,5 @@ def term_width() -> int:
 
 
 def table_text(frame: Any, max_rows: int = 60, **kwargs: Any) -> str:
-    """``frame`` as text at :func:`term_width`; a table cut to ``max_rows`` rows or cells cut to
-    :data:`MAX_CELL` characters says so and how to see everything (``--json``)."""
-    kwargs.setdefault("na_rep", "—")  # a missing number is never printed as a bare NaN
-    text = frame.to_string(
-        line_width=term_width(), max_rows=max_rows, max_colwidth=MAX_CELL, **kwargs
-    )
-    notes = []
-    if len(frame) > max_rows:
-        notes.append(f"showing {max_rows} of {len(frame):,} rows")
-    text_columns = [c for c in frame.columns if frame[c].dtype.kind in "OSUT"]
-    if any(frame[c].astype(str).str.len().gt(MAX_CELL).any() for c in text_columns):
-        notes.append(f"long cells cut to {MAX_CELL} characters")
-    if notes:
-        text += f"\n({'; '.join(notes)}; --json prints everything)"
-    return text
-
-
-#: the widest cell :func:`table_text` prints (lists of judges would make lines of 1,000+)
-MAX_CELL = 40
+    """``frame`` as text at :func:`term_width` (:func:`medjudge.analyses._result.frame_text`)."""
+    return frame_text(frame, max_rows, width=term_width(), **kwargs)

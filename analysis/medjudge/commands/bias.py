@@ -16,78 +16,11 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from medjudge.analyses.bias import bias_report
 from medjudge.analyses.bias_suite import bias_suite
-from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, table_text
-
-_SHOW = {
-    "position_swap": [
-        "dimension",
-        "judge",
-        "n",
-        "consistency",
-        "consistency_ci_low",
-        "consistency_ci_high",
-        "first_first",
-        "second_second",
-        "p_first_inconsistent",
-        "p_first_pvalue",
-        "accuracy_ab",
-        "accuracy_ba",
-        "accuracy_tie_resolved",
-    ],
-    "position_single_order": [
-        "dimension",
-        "judge",
-        "n",
-        "judge_a_rate",
-        "gold_a_rate",
-        "difference",
-        "ci_low",
-        "ci_high",
-        "p_value",
-        "p_holm",
-    ],
-    "label_balance": ["dimension", "category", "count", "n", "prevalence", "ci_low", "ci_high"],
-    "constant_answers": ["dimension", "judge", "accuracy", "ci_low", "ci_high"],
-    "dimension_structure": [
-        "rater",
-        "role",
-        "n_items",
-        "all_identical",
-        "mean_kappa",
-        "min_kappa",
-        "broadcast_rate",
-    ],
-    "length_bias": [
-        "dimension",
-        "rater",
-        "n",
-        "rater_longer_rate",
-        "gold_longer_rate",
-        "difference",
-        "pvalue",
-        "length_gap",
-        "gap_ci_low",
-        "gap_ci_high",
-        "gap_p_holm",
-    ],
-    "run_consistency": [
-        "rater",
-        "dimension",
-        "runs",
-        "n_items",
-        "flip_rate",
-        "ci_low",
-        "ci_high",
-        "within_item_variance",
-    ],
-}
+from ._common import add_input_args, dump_json, load_input, term_width
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -145,21 +78,9 @@ def run(args: argparse.Namespace) -> int:
         alpha=args.alpha,
     )
     if args.json:
-        out = {k: v.to_dict(orient="records") for k, v in rep.items()}
-        out["notes"] = {"single_order": SINGLE_ORDER_NOTE}
-        out["suite"] = suite.to_dict()
-        print(dump_json(out))
+        print(dump_json({**rep.to_dict(), "suite": suite.to_dict()}))
         return 0
-    with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
-        for key, table in rep.items():
-            if key == "dimension_pairs" or table.empty:
-                continue
-            cols = [c for c in _SHOW.get(key, table.columns) if c in table.columns]
-            print(f"# {key.replace('_', ' ')}")
-            if key == "position_single_order":
-                print(f"# note: {SINGLE_ORDER_NOTE}")
-            print(table_text(table[cols], 80, index=False))
-            print()
-        print(f"# bias suite ({suite.settings['multiplicity']})")
-        print(suite.summary())
+    print(rep.summary(width=term_width()))
+    print()
+    print(suite.summary())
     return 0

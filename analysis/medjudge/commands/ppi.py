@@ -9,13 +9,10 @@ correction, and the effective number of expert labels (``--json`` for everything
 from __future__ import annotations
 
 import argparse
-import textwrap
-
-import pandas as pd
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, counts_text, load_input, print_json, term_width
+from ._common import add_input_args, load_input, print_json, term_width
 from ._resolve import resolve_cluster
 
 
@@ -101,30 +98,5 @@ def run(args: argparse.Namespace) -> int:
     )
     if print_json(args, res):
         return 0
-    t = res.estimates()
-    cols = ["dimension", "judge", "target", "method", "estimate", "ci_low", "ci_high", "lam",
-            "n_labelled", "n_unlabelled", "effective_n", "width_ratio", "bias"]  # fmt: skip
-    with pd.option_context(
-        "display.width", 200, "display.max_rows", 200, "display.float_format", "{:.3f}".format
-    ):
-        for dim, c in res.counts.items():
-            line = (
-                f"# {dim}: {c['labelled']} labelled (gold: {c['gold_method']}), "
-                f"{c['unlabelled']} unlabelled items; missing/invalid judge verdicts: "
-                + counts_text(c["judge_verdicts_missing_or_invalid"], names=True)
-            )
-            print(
-                textwrap.fill(
-                    line, term_width(), subsequent_indent="#   ",
-                    break_on_hyphens=False, break_long_words=False,
-                )
-            )  # fmt: skip
-        print(t[cols].to_string(line_width=term_width(), index=False))
-        sub = res.estimates(subgroup=None)
-        sub = sub[sub["subgroup"] != "all"]
-        if len(sub):
-            print(f"\n# per {args.by}")
-            print(sub[["subgroup", *cols]].to_string(line_width=term_width(), index=False))
-        for note in res.notes:
-            print(f"# {note}")
+    print(res.summary(width=term_width()))
     return 0
