@@ -24,6 +24,8 @@ from medjudge.stats.heterogeneity import (
 from medjudge.stats.intervals import z_value
 from medjudge.stats.resampling import Permutation
 
+from ._arguments import check_policy, resolve_by
+
 
 def heterogeneity_table(
     study: Study,
@@ -109,7 +111,6 @@ def heterogeneity_table(
     True
     """
     from .._validation import CONFIDENCE_LEVEL
-    from ._arguments import check_policy, resolve_by
     from .evaluation import cluster_ids
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
@@ -335,8 +336,6 @@ def organ_effect_tests(
     range of the ``across`` coefficients (log odds ratios vs the reference level). ``by``: one
     item attribute (default and the deprecated ``across=`` as in :func:`heterogeneity_table`).
     """
-    from ._arguments import resolve_by
-
     across = resolve_by(study, by, old=across, old_name="across", one=True)[0]
     so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     rows = so.rows
@@ -416,9 +415,10 @@ def organ_effect_tests(
 
 def correctness_model(
     study: Study,
-    terms: Sequence[str] = ("judge", "organ_system", "dimension"),
-    interactions: Sequence[tuple[str, str]] = (("judge", "organ_system"),),
+    terms: Sequence[str] | None = None,
+    interactions: Sequence[tuple[str, str]] | None = None,
     *,
+    by: str | None = None,
     judges: Sequence[str] | None = None,
     policy: Literal["wrong", "exclude"] = "wrong",
     method: ModelMethod = "glm-cluster",
@@ -432,7 +432,17 @@ def correctness_model(
     dummies. Groups = item for GEE / the cluster-robust covariance. Columns: ``term, estimate
     (log odds), se, z, pvalue, ci_low, ci_high, odds_ratio, p_holm, p_fdr_bh`` plus a ``joint``
     row per term/interaction block (robust Wald chi-square).
+
+    ``terms`` defaults to ``("judge", by, "dimension")`` and ``interactions`` to
+    ``(("judge", by),)``, where ``by`` is one item attribute (default: the study's subgroup
+    attribute by the one documented rule,
+    :func:`medjudge.analyses.subgroups.default_subgroup_attributes`; an error naming ``by`` when
+    the items have none). No column name is a default.
     """
+    if terms is None or interactions is None:
+        attr = resolve_by(study, by, one=True)[0]
+        terms = ("judge", attr, "dimension") if terms is None else terms
+        interactions = (("judge", attr),) if interactions is None else interactions
     so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)
     n_rows, n_j = y.shape
@@ -505,8 +515,6 @@ def cell_grid(
     Under the ``half`` policy counts are rounded to integers for the exact test. ``by``: one
     item attribute (default and the deprecated ``across=`` as in :func:`heterogeneity_table`).
     """
-    from ._arguments import resolve_by
-
     across = resolve_by(study, by, old=across, old_name="across", one=True)[0]
     so = _stacked if _stacked is not None else stack_outcomes(study, judges=judges)
     y, m = _ym(so, policy)

@@ -1,32 +1,82 @@
 """Which item attributes a breakdown uses when none is named: one documented rule.
 
 :func:`default_subgroup_attributes` is the rule of the command line, both reports and every
-analysis whose ``by=`` is left out (the audit's subgroup reliability too).
+analysis whose ``by=`` is left out (the audit's subgroup reliability too). It reads the study's
+declaration and its data, never a column's name: the item attributes in the order the study
+declares them (a mapping's ``attributes``, a bundle's item fields), less the cluster column and
+the answer-model columns, that split the items into :data:`MIN_SUBGROUPS` to
+:data:`MAX_SUBGROUPS` values with at least :data:`MIN_ITEMS_PER_SUBGROUP` items per value on
+average.
 """
 
 from __future__ import annotations
 
 from medjudge.data.model import Study
 
+from .design import resolve_clusters
+
 __all__ = [
-    "MAX_SUBGROUPS", "SUBGROUP_ATTRIBUTES", "default_subgroup_attributes",
+    "MAX_SUBGROUPS", "MIN_ITEMS_PER_SUBGROUP", "MIN_SUBGROUPS", "RULE_TEXT",
+    "default_subgroup_attributes",
+    "subgroup_candidates",
 ]  # fmt: skip
 
-
-#: item attributes read as subgroups when present (Med-RewardBench's organ systems, departments
-#: and modalities; LLMBar's subsets), in this order
-SUBGROUP_ATTRIBUTES = ("organ_system", "department", "modality_type", "subset")
-#: another item attribute is a subgroup when it has this many distinct values at most
+#: a breakdown compares at least two subgroups
+MIN_SUBGROUPS = 2
+#: an attribute with more values is an identifier or free text, not a subgroup (a 30-row
+#: table or heat-map column is what a report can still show)
 MAX_SUBGROUPS = 30
+#: items per value on average, at least (fewer leave every cell's interval uninformative)
+MIN_ITEMS_PER_SUBGROUP = 5
+#: the rule in words (what a report or an error says when no attribute qualifies)
+RULE_TEXT = (
+    "the first declared item attribute, other than the cluster and the answer-model columns, "
+    f"with {MIN_SUBGROUPS} to {MAX_SUBGROUPS} values and {MIN_ITEMS_PER_SUBGROUP} or more items "
+    "per value on average"
+)
+
+
+def subgroup_candidates(study: Study) -> list[str]:
+    """Every item attribute the default rule accepts, in the study's declared order.
+
+    An attribute is a candidate when it is declared (a column of ``study.items`` other than
+    ``item``), is neither the cluster column (declared, or found by
+    :func:`~medjudge.analyses.design.resolve_clusters`) nor an answer-model column
+    (``study.answer_models``), and has ``k`` distinct values with
+    ``MIN_SUBGROUPS <= k <= MAX_SUBGROUPS`` and ``n_items >= MIN_ITEMS_PER_SUBGROUP * k``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import medjudge as mj
+    >>> items = pd.DataFrame({"item": [f"q{i}" for i in range(20)],
+    ...                       "ward": ["a", "b"] * 10, "bed": [str(i) for i in range(20)]})
+    >>> ratings = pd.DataFrame({"item": items["item"], "rater": "e", "role": "expert",
+    ...                         "dimension": "overall", "value": "A"})
+    >>> st = mj.Study(ratings, items, {"overall": mj.Scale("nominal", ("A", "B"))})
+    >>> subgroup_candidates(st)
+    ['ward']
+    """
+    items = study.items
+    cluster = getattr(study, "cluster", None) or resolve_clusters(study, "auto").column
+    skip = {"item", cluster, *getattr(study, "answer_models", ())}
+    out = []
+    for col in items.columns:
+        if col in skip:
+            continue
+        k = items[col].nunique(dropna=True)
+        if MIN_SUBGROUPS <= k <= MAX_SUBGROUPS and len(items) >= MIN_ITEMS_PER_SUBGROUP * k:
+            out.append(str(col))
+    return out
 
 
 def default_subgroup_attributes(study: Study) -> list[str]:
     """The item attribute to break accuracy down by when none is named (``[]``: none).
 
-    The first of :data:`SUBGROUP_ATTRIBUTES` with two or more values; else the first other item
-    attribute (not the cluster column, not an answer-model column) with 2 to
-    :data:`MAX_SUBGROUPS` values and at least 5 items per value on average. One rule for the
-    command line and the reports.
+    The first of :func:`subgroup_candidates`: the first declared item attribute, other than the
+    cluster and answer-model columns, with 2 to :data:`MAX_SUBGROUPS` values and at least
+    :data:`MIN_ITEMS_PER_SUBGROUP` items per value on average. One rule for the command line,
+    the reports and every analysis whose ``by=`` is left out.
 
     Parameters
     ----------
@@ -39,18 +89,8 @@ def default_subgroup_attributes(study: Study) -> list[str]:
     Examples
     --------
     >>> import medjudge as mj
-    >>> default_subgroup_attributes(mj.datasets.example())
-    ['organ_system']
+    >>> study = mj.datasets.example()  # 60 items: 13 organ systems average fewer than 5 each
+    >>> list(study.items.columns[1:4]), default_subgroup_attributes(study)
+    (['organ_system', 'modality_type', 'department'], ['department'])
     """
-    items = study.items
-    for col in SUBGROUP_ATTRIBUTES:
-        if col in items.columns and items[col].nunique(dropna=True) > 1:
-            return [col]
-    skip = {"item", getattr(study, "cluster", None), *getattr(study, "answer_models", ())}
-    for col in items.columns:
-        if col in skip:
-            continue
-        k = items[col].nunique(dropna=True)
-        if 2 <= k <= MAX_SUBGROUPS and len(items) >= 5 * k:
-            return [str(col)]
-    return []
+    return subgroup_candidates(study)[:1]

@@ -41,8 +41,10 @@ from .subgroup_intervals import borrow_correlation, pooled_correlation
 from .subgroup_results import SubgroupAccuracy
 from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was defined
     MAX_SUBGROUPS,
-    SUBGROUP_ATTRIBUTES,
+    MIN_ITEMS_PER_SUBGROUP,
+    RULE_TEXT,
     default_subgroup_attributes,
+    subgroup_candidates,
 )
 
 __all__ = [

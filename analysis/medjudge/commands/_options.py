@@ -105,9 +105,9 @@ SHARED: dict[str, dict[str, Any]] = {
         "none: items independent)",
     },
     "--by": {
-        "help": "item attributes for subgroup breakdowns, comma-separated (default: the study's "
-        "subgroup attribute — organ_system, department, modality_type or subset, else the first "
-        "item attribute with 2-30 values)",
+        "help": "item attributes for subgroup breakdowns, comma-separated (default: the first "
+        "declared item attribute, not the cluster or an answer model, with 2-30 values and 5 or "
+        "more items per value on average)",
     },
     "--ties": {
         "choices": TIES, "default": "keep",

@@ -183,7 +183,8 @@ def _ground_truth(
         for reserved in ("item", "organ_system"):
             if reserved in attrs:
                 attrs[f"{reserved} (field)"] = attrs.pop(reserved)
-        items_rows.append({**attrs, "item": qid, "organ_system": organ})
+        # the bundle is partitioned by organ system (one file each): its first declared attribute
+        items_rows.append({"item": qid, "organ_system": organ, **attrs})
     return pd.DataFrame(items_rows), pd.DataFrame(gold_rows)
 
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
+from ..analyses.subgroup_rule import RULE_TEXT  # one rule, re-exported
 from ..data.model import Study
 
 __all__ = [
     "ReportContext",
     "POLICY_LABELS",
-    "SUBGROUP_ATTRIBUTES",
+    "RULE_TEXT",
     "headline_dimension",
     "alt_invalid_rule",
 ]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...analyses.audit import MIN_ITEMS
-from ..context import SUBGROUP_ATTRIBUTES, ReportContext
+from ..context import RULE_TEXT, ReportContext
 from ..tables import est_ci_column, fmt_int
 from . import Section, builder, md
 from ._audit_text import coefficient_label, methods, one_level
@@ -48,14 +48,10 @@ def _no_attribute_reason(ctx: ReportContext) -> str:
     have = [str(c) for c in ctx.study.items.columns if c != "item"]
     if ctx.by is not None:
         return f"the attribute(s) {', '.join(map(str, ctx.by))} have fewer than two values"
-    return (
-        f"none of the default subgroup attributes ({', '.join(SUBGROUP_ATTRIBUTES)}) is an item "
-        "attribute with two or more values"
-        + (
-            f"; the items carry {', '.join(have)} (choose with by= or --by)"
-            if have
-            else "; the items carry no attribute"
-        )
+    return f"no item attribute is a subgroup by the default rule ({RULE_TEXT})" + (
+        f"; the items carry {', '.join(have)} (choose with by= or --by)"
+        if have
+        else "; the items carry no attribute"
     )
 
 

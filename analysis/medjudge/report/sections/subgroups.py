@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..context import ReportContext
+from ..context import RULE_TEXT, ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
 from ._audit_text import methods
@@ -35,8 +35,6 @@ def no_attribute_reason(ctx: ReportContext) -> str:
     :meth:`Section.not_applicable`): names are not markdown-escaped here, or the reader would
     see ``organ\\_system``.
     """
-    from ..context import SUBGROUP_ATTRIBUTES
-
     have = [str(c) for c in ctx.study.items.columns if c != "item"]
     if ctx.by:
         return (
@@ -44,13 +42,8 @@ def no_attribute_reason(ctx: ReportContext) -> str:
             + ", ".join(str(b) for b in ctx.by)
             + ") has two or more values"
         )
-    from ...analyses.subgroups import MAX_SUBGROUPS
-
     return (
-        "no item attribute is a subgroup: none of "
-        + ", ".join(SUBGROUP_ATTRIBUTES)
-        + f" is present, and no other attribute has 2 to {MAX_SUBGROUPS} values with 5 or more "
-        "items each"
+        f"no item attribute is a subgroup by the default rule ({RULE_TEXT})"
         + (
             " (the items carry: "
             + ", ".join(have[:8])
