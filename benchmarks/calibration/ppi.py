@@ -45,6 +45,7 @@ from medjudge.stats.ppi.crossfit import ppi_mean_crossfit  # noqa: E402
 from medjudge.stats.ppi.mean import classical_mean, ppi_mean, ppi_proportion  # noqa: E402
 from medjudge.stats.ppi.rogan_gladen import rogan_gladen  # noqa: E402
 from medjudge.stats.ppi.stratified import ppi_mean_stratified  # noqa: E402
+from medjudge.stats.resampling import Bootstrap  # noqa: E402
 
 
 def world(rng: np.random.Generator, n_clusters: int, m: int = 4):
@@ -69,7 +70,7 @@ def _rg(y, f, fu, level=0.95, method="delta"):
         int((~yl).sum()),
         confidence_level=level,
         method=method,
-        n_resamples=1000,
+        bootstrap=Bootstrap(1000),
     )
 
 

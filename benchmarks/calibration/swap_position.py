@@ -34,6 +34,7 @@ from scipy.special import expit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from medjudge.stats.mcnemar import swap_position_test  # noqa: E402
+from medjudge.stats.resampling import Permutation  # noqa: E402
 from study_sim import mc_se  # noqa: E402
 
 
@@ -56,7 +57,9 @@ def scenario(rng, label, g, max_pairs, p_tie, p_inc, sd, b, reps):
         s = np.bincount(cl, weights=ff[r].astype(float) - ss[r], minlength=g)
         x2 = s.sum() ** 2 / (s**2).sum()
         rej["Durkalski chi2"] += stats.chi2.sf(x2, 1) < 0.05
-        t = swap_position_test(ff[r].astype(float), ss[r].astype(float), cl, seed=r, n_flips=1999)
+        t = swap_position_test(
+            ff[r].astype(float), ss[r].astype(float), cl, permutation=Permutation(1999, r)
+        )
         rej["cluster sign-flip"] += t["p_value"] <= 0.05  # reject at p <= alpha
         cover += t["ci_low"] <= 0.5 <= t["ci_high"]
         if (t["p_value"] <= 0.05) == (t["ci_low"] <= 0.5 <= t["ci_high"]):

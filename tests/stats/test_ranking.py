@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from medjudge.stats.ranking import bootstrap_ranks, leaderboard, letter_groups, rank_intervals
+from medjudge.stats.resampling import Bootstrap
 
 
 def test_bootstrap_ranks_competition_ties():
@@ -33,7 +34,7 @@ def test_leaderboard_separates_clear_gaps_and_ties_close_judges():
     rng = np.random.default_rng(1)
     p = np.array([0.55, 0.56, 0.85, 0.86])
     y = (rng.random((800, 4)) < p).astype(float)
-    lb = leaderboard(y, ["w1", "w2", "s1", "s2"], n_resamples=1000)
+    lb = leaderboard(y, ["w1", "w2", "s1", "s2"], bootstrap=Bootstrap(1000))
     assert set(lb["judge"][:2]) == {"s1", "s2"}
     assert lb["top_set"].tolist() == [True, True, False, False]
     # the two strong judges share a letter, the weak ones share another, none across

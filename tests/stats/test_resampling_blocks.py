@@ -24,8 +24,8 @@ def dense_products(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def W(plan: R.ResamplePlan) -> np.ndarray:
         return R.resample_weights(
-            plan.n_items, plan.n_resamples, seed=plan.seed, clusters=plan.clusters,
-            strata=plan.strata, method=plan.method,
+            plan.n_items, R.Bootstrap(plan.n_resamples, plan.seed, scheme=plan.method),
+            clusters=plan.clusters, strata=plan.strata,
         )  # fmt: skip
 
     def sums(plan: R.ResamplePlan, X: np.ndarray) -> np.ndarray:
@@ -46,7 +46,9 @@ def test_blocks_reproduce_the_dense_product(monkeypatch, method, stratified, blo
     strata = np.repeat(["a", "b", "c"], 40) if stratified else None
     clusters = np.array([f"{i // 40}-{c}" for i, c in enumerate(rng.integers(0, 25, n))])
     X = rng.integers(0, 2, size=(n, 4)).astype(float)
-    W = R.resample_weights(n, 301, seed=11, clusters=clusters, strata=strata, method=method)
+    W = R.resample_weights(
+        n, R.Bootstrap(301, 11, scheme=method), clusters=clusters, strata=strata
+    )
     monkeypatch.setattr(R, "BLOCK_BYTES", block_rows * 8 * 25)
     plan = R.ResamplePlan(n, 301, 11, clusters=clusters, strata=strata, method=method)
     assert np.array_equal(plan @ X, W @ X)
@@ -63,7 +65,7 @@ def test_non_integer_data_agree_to_rounding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))
     cl = np.repeat(np.arange(30), 3)
-    W = R.resample_weights(90, 200, seed=2, clusters=cl)
+    W = R.resample_weights(90, R.Bootstrap(200, 2), clusters=cl)
     got = R.ResamplePlan(90, 200, 2, clusters=cl) @ X
     assert np.allclose(got, W @ X, rtol=0, atol=1e-12)
 

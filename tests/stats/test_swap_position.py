@@ -8,6 +8,7 @@ import medjudge as mj
 import numpy as np
 import pytest
 from medjudge.stats.mcnemar import swap_position_test
+from medjudge.stats.resampling import Permutation
 
 
 def _brute_p(fc, nc, pi0):
@@ -45,7 +46,7 @@ def test_interval_and_test_agree_on_random_data():
         inc = rng.random(cl.size) < 0.3
         ff = (inc & (rng.random(cl.size) < 1 / (1 + np.exp(-u)))).astype(float)
         ss = (inc & (ff == 0)).astype(float)
-        r = swap_position_test(ff, ss, cl, n_flips=1999, seed=rep)
+        r = swap_position_test(ff, ss, cl, permutation=Permutation(1999, rep))
         assert (r["p_value"] <= 0.05) == (not r["ci_low"] <= 0.5 <= r["ci_high"])
         assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
 

@@ -438,8 +438,7 @@ def evaluate_judges(
             judges,
             policy=policy,
             clusters=cl,
-            n_resamples=n_resamples,
-            seed=seed,
+            bootstrap=Bootstrap(n_resamples, seed),
             confidence_level=level,
             weights=w,
         )

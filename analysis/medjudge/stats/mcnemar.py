@@ -10,7 +10,7 @@ counts of every pair of judges by matrix products.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from scipy.special import chdtrc
@@ -18,7 +18,9 @@ from scipy.special import chdtrc
 from medjudge._lazy import stats
 from medjudge.stats.accuracy import Policy, apply_policy
 from medjudge.stats.groups import group_codes
+from medjudge.stats.resampling import Permutation, with_former
 from medjudge.stats.results import TestResult
+from medjudge.stats.score_tests import SIGN_FLIPS, invert_sign_flip
 
 McNemarMethod = Literal["midp", "exact", "asymptotic", "asymptotic-cc"]
 
@@ -284,8 +286,8 @@ def swap_position_test(
     clusters: np.ndarray | None,
     *,
     confidence_level: float = 0.95,
-    n_flips: int = 9999,
-    seed: int = 0,
+    permutation: Permutation | None = None,
+    **former: Any,
 ) -> dict[str, float | int | str]:
     """Clustered test of position preference in a swap design, and the interval it gives.
 
@@ -296,7 +298,9 @@ def swap_position_test(
     ``d_c(pi0) = f_c - pi0 n_c`` have mean 0, and the test of ``pi0`` is the cluster sign-flip
     (randomisation) test of ``T = |sum_c d_c|`` against ``|sum_c e_c d_c|`` over sign
     patterns ``e`` (all ``2^G`` when ``G <= 14`` clusters hold a discordant pair — exact —
-    else ``n_flips`` random patterns, p = (1 + #{>= T}) / (n_flips + 1)). The p-value is the
+    else ``B`` random patterns, p = (1 + #{>= T}) / (B + 1); ``permutation`` sets ``B`` and
+    the seed, default 9,999 from seed 0; the former ``n_flips=``/``seed=`` still work with a
+    DeprecationWarning). The p-value is the
     test of ``pi0 = 1/2`` (no position preference; ``d_c = (f_c - s_c)/2``, the per-cluster
     Durkalski terms); the interval is the set of ``pi0`` the same test does not reject
     (bisection on each side of ``pi``), so it excludes 1/2 exactly when ``p <= 1 -
@@ -323,17 +327,17 @@ def swap_position_test(
     >>> r["n_clusters"], round(r["p_value"], 4)
     (6, 0.5312)
     """
-    from medjudge.stats.score_tests import invert_sign_flip
-
     f = np.asarray(first_first, dtype=float)
     s = np.asarray(second_second, dtype=float)
     cl = np.arange(f.size) if clusters is None else np.asarray(clusters)
     cc, g_all = group_codes(cl)
     fc = np.bincount(cc, weights=f, minlength=g_all)
     nc = fc + np.bincount(cc, weights=s, minlength=g_all)
+    perm = with_former("swap_position_test", "permutation", permutation, former, SIGN_FLIPS,
+                       {"n_flips": "n_resamples", "seed": "seed"})  # fmt: skip
     r = invert_sign_flip(
         fc, nc, null=0.5, bounds=(0.0, 1.0), confidence_level=confidence_level,
-        n_flips=n_flips, seed=seed,
+        permutation=perm,
     )  # fmt: skip
     if r["n_clusters"] == 0:
         r["method"] = "not defined: no inconsistent pair"

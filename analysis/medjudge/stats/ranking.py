@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,7 @@ from medjudge.stats.accuracy import AccuracyMethod, Policy, bootstrap_accuracy, 
 from medjudge.stats.mcnemar import McNemarMethod
 from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
-from medjudge.stats.resampling import Bootstrap, ResamplePlan
+from medjudge.stats.resampling import Bootstrap, with_former
 
 __all__ = [
     "bootstrap_ranks", "rank_intervals", "letter_columns", "letter_code", "letter_groups",
@@ -238,11 +239,11 @@ def leaderboard(
     clusters: np.ndarray | None = None,
     method: AccuracyMethod = "wilson",
     test: McNemarMethod = "midp",
-    n_resamples: int = 2000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
     weights: np.ndarray | None = None,
+    **former: Any,
 ) -> pd.DataFrame:
     """Leaderboard of judges for one dimension, best first.
 
@@ -251,7 +252,12 @@ def leaderboard(
     confidence set at ``confidence_level``), ``rank_set``, ``share_ranked_first`` (not a probability of
     being best), ``group`` (Piepho letters; shared letter = not distinguishable by the
     Holm-adjusted McNemar tests at ``alpha``), ``top_set``, ``n``, ``n_invalid``, ``policy``.
+    ``bootstrap`` (default :class:`~medjudge.stats.resampling.Bootstrap` ``()``) draws the
+    rank sets (and the accuracy intervals when ``method`` resamples); the former
+    ``n_resamples=``/``seed=`` still work with a DeprecationWarning.
     """
+    boot = with_former("leaderboard", "bootstrap", bootstrap, former, Bootstrap(),
+                       {"n_resamples": "n_resamples", "seed": "seed"})  # fmt: skip
     y = np.asarray(outcome, dtype=float)
     n, j = y.shape
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(j)]
@@ -262,9 +268,9 @@ def leaderboard(
         clusters=clusters,
         method=method,
         confidence_level=confidence_level,
-        bootstrap=Bootstrap(n_resamples, seed),
+        bootstrap=boot,
     )
-    w = weights if weights is not None else ResamplePlan(n, n_resamples, seed, clusters=clusters)
+    w = weights if weights is not None else boot.plan(n, clusters)
     boot = bootstrap_accuracy(y, policy=policy, weights=w)
     ranks = bootstrap_ranks(boot)
     share_first = (ranks == 1).mean(0)

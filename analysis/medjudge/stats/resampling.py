@@ -17,9 +17,11 @@ confidence intervals", JASA 82:171-185) with the acceleration from the jackknife
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+import dataclasses
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -181,6 +183,56 @@ def as_bootstrap(bootstrap: Bootstrap | None, name: str = "bootstrap") -> Bootst
     return bootstrap
 
 
+Settings = TypeVar("Settings", Bootstrap, Permutation)
+
+
+def with_former(
+    function: str,
+    name: str,
+    given: Settings | None,
+    former: Mapping[str, Any],
+    default: Settings,
+    fields: Mapping[str, str],
+) -> Settings:
+    """The resampling settings a function runs with: ``given`` (checked), ``default`` when it
+    is None, or — deprecated — ``default`` with the former keywords ``former`` applied.
+
+    ``fields`` maps each former keyword a function accepted (``n_resamples``, ``n_flips``,
+    ``seed``, ``method``) to the field of :class:`Bootstrap`/:class:`Permutation` it sets; a
+    former keyword warns (:class:`DeprecationWarning`, naming ``name=``), with ``name=`` too it
+    is refused, and any other keyword is a :class:`TypeError` as Python raises it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with_former("f", "permutation", None, {"n_flips": 99}, Permutation(9999),
+    ...                 {"n_flips": "n_resamples", "seed": "seed"})
+    Permutation(n_resamples=99, seed=0)
+    """
+    unknown = sorted(set(former) - set(fields))
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    cls = type(default)
+    if given is not None and not isinstance(given, cls):
+        raise ValueError(
+            f"{name}: {given!r} is not allowed (a medjudge.{cls.__name__}, e.g. "
+            f"{cls.__name__}(n_resamples={default.n_resamples}, seed=0), or None)"
+        )
+    if not former:
+        return default if given is None else given
+    spelled = ", ".join(f"{k}=" for k in former)
+    if given is not None:
+        raise ValueError(f"{function}: give {name}= only ({spelled} its former spelling)")
+    warnings.warn(
+        f"{function}({spelled}) is deprecated: use {name}=medjudge.{cls.__name__}(...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return dataclasses.replace(default, **{fields[k]: v for k, v in former.items()})
+
+
 def plan_arguments(plan: ResamplePlan | None, method: IntervalMethod | None = None) -> dict:
     """The public arguments (``bootstrap=``, ``clusters=``) equivalent to an internal ``plan``.
 
@@ -214,7 +266,8 @@ class ResamplePlan:
     --------
     >>> plan = ResamplePlan(4, 50, seed=1, clusters=np.array(["a", "a", "b", "c"]))
     >>> X = np.array([[1.0], [0.0], [1.0], [1.0]])
-    >>> bool(np.allclose(plan @ X, resample_weights(4, 50, seed=1, clusters=plan.clusters) @ X))
+    >>> W = resample_weights(4, Bootstrap(50, seed=1), clusters=plan.clusters)
+    >>> bool(np.allclose(plan @ X, W @ X))
     True
     >>> plan.shape
     (50, 4)
@@ -424,30 +477,42 @@ def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[n
 
 def resample_weights(
     n_items: int,
-    n_resamples: int,
+    bootstrap: Bootstrap | None = None,
     *,
-    seed: int | np.random.Generator = 0,
     clusters: np.ndarray | None = None,
     strata: np.ndarray | None = None,
-    method: Method = "multinomial",
+    **former: Any,
 ) -> np.ndarray:
-    """Return a ``(n_resamples, n_items)`` float matrix of bootstrap weights.
+    """Return a ``(B, n_items)`` float matrix of bootstrap weights, ``B = bootstrap.n_resamples``.
 
     Each row gives how many times each item appears in one resample. With ``clusters`` whole
     clusters are drawn (an item's weight is its cluster's count); with ``strata`` the
     ``n_h`` clusters of stratum ``h`` are drawn with replacement from that stratum only, so
-    stratum sizes are fixed. ``method="poisson"`` draws independent Poisson(1) counts per
-    cluster instead of a multinomial.
+    stratum sizes are fixed. ``bootstrap.scheme="poisson"`` draws independent Poisson(1) counts
+    per cluster instead of a multinomial. ``bootstrap`` defaults to :class:`Bootstrap` ``()``;
+    the former ``resample_weights(n, n_resamples, seed=, method=)`` still works with a
+    DeprecationWarning.
 
-    The same ``seed`` gives the same matrix on every machine (numpy's PCG64 stream). This is
-    the definition the library's resampling follows; the library itself never forms the
-    matrix (:meth:`ResamplePlan.sums` computes ``W @ X`` block by block from the same stream).
+    The same ``bootstrap.seed`` gives the same matrix on every machine (numpy's PCG64 stream).
+    This is the definition the library's resampling follows; the library itself never forms
+    the matrix (:meth:`ResamplePlan.sums` computes ``W @ X`` block by block from the same
+    stream).
+
+    Examples
+    --------
+    >>> resample_weights(3, Bootstrap(10, seed=1)).shape
+    (10, 3)
     """
+    if isinstance(bootstrap, int | np.integer) and not isinstance(bootstrap, bool):
+        former = {"n_resamples": int(bootstrap), **former}  # the former positional B
+        bootstrap = None
+    b = with_former("resample_weights", "bootstrap", bootstrap, former, Bootstrap(),
+                    {"n_resamples": "n_resamples", "seed": "seed", "method": "scheme"})  # fmt: skip
     if n_items <= 0:
         raise ValueError("cannot resample an empty set of items")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = np.random.default_rng(b.seed)
     ccode, n_clusters = _codes(clusters, n_items)
-    counts = _draw_counts(rng, n_resamples, n_clusters, ccode, strata, method)
+    counts = _draw_counts(rng, b.n_resamples, n_clusters, ccode, strata, b.scheme)
     return counts if clusters is None else counts[:, ccode]
 
 

@@ -10,12 +10,12 @@ paired differences about 0, not equal MAE).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from medjudge._lazy import stats
-from medjudge.stats.resampling import Permutation
+from medjudge.stats.resampling import Permutation, with_former
 from medjudge.stats.results import TestResult
 
 __all__ = [
@@ -166,6 +166,8 @@ def wilcoxon(
 
 #: up to this many clusters the sign-flip inversion enumerates every sign pattern
 EXACT_FLIPS_UP_TO = 14
+#: random sign patterns of the inversion beyond that, unless ``permutation=`` says otherwise
+SIGN_FLIPS = Permutation(n_resamples=9999, seed=0)
 
 
 def invert_sign_flip(
@@ -175,8 +177,8 @@ def invert_sign_flip(
     null: float = 0.0,
     bounds: tuple[float, float] = (-np.inf, np.inf),
     confidence_level: float = 0.95,
-    n_flips: int = 9999,
-    seed: int = 0,
+    permutation: Permutation | None = None,
+    **former: Any,
 ) -> dict[str, float | int | str]:
     """Cluster sign-flip test of a mean and the interval that inverts it.
 
@@ -184,7 +186,9 @@ def invert_sign_flip(
     mean is ``theta = sum S_c / sum n_c``. For a hypothesised ``theta0`` the cluster terms
     ``d_c = S_c - theta0 n_c`` have mean 0 and the test compares ``|sum_c d_c|`` with
     ``|sum_c e_c d_c|`` over sign patterns ``e`` (all ``2^G`` when ``G <= 14`` — exact —
-    else ``n_flips`` random ones shared by every ``theta0``; p = (1 + #{>=}) / (n_flips + 1)).
+    else ``B`` random ones shared by every ``theta0``; p = (1 + #{>=}) / (B + 1), with ``B``
+    and the seed from ``permutation``, default :data:`SIGN_FLIPS` = 9,999 from seed 0; the
+    former ``n_flips=``/``seed=`` still work with a DeprecationWarning).
     ``p_value`` tests ``theta0 = null``; the interval is the set of ``theta0`` not rejected at
     ``1 - confidence_level`` (bisection on each side of ``theta`` within ``bounds``), so it
     excludes ``null`` exactly when ``p_value <= 1 - confidence_level``.
@@ -201,6 +205,9 @@ def invert_sign_flip(
     >>> round(r["estimate"], 2), round(r["p_value"], 4), r["n_clusters"]
     (0.9, 0.1875, 5)
     """
+    perm = with_former("invert_sign_flip", "permutation", permutation, former, SIGN_FLIPS,
+                       {"n_flips": "n_resamples", "seed": "seed"})  # fmt: skip
+    n_flips, seed = perm.n_resamples, perm.seed
     S = np.asarray(sums, dtype=float)
     n = np.asarray(sizes, dtype=float)
     keep = n > 0
@@ -380,7 +387,7 @@ def paired_score_difference(
         r = invert_sign_flip(
             np.bincount(codes, weights=d, minlength=n_cl),
             np.bincount(codes, minlength=n_cl).astype(float),
-            confidence_level=level, n_flips=perm.n_resamples, seed=perm.seed,
+            confidence_level=level, permutation=perm,
         )  # fmt: skip
         out.update(
             estimate_a=float(ea.mean()) if n else np.nan,

@@ -13,7 +13,11 @@ from typing import Any, Literal
 import numpy as np
 
 from medjudge.stats.ppi.linearisation import _level, _z
+from medjudge.stats.resampling import Bootstrap, with_former
 from medjudge.stats.results import Estimate
+
+#: the parametric bootstrap's settings unless ``bootstrap=`` says otherwise
+DEFAULT_BOOTSTRAP = Bootstrap(n_resamples=4000, seed=0)
 
 __all__ = ["rogan_gladen"]
 
@@ -33,8 +37,8 @@ def rogan_gladen(
     *,
     confidence_level: float = 0.95,
     method: Literal["delta", "bootstrap"] = "delta",
-    n_resamples: int = 4000,
-    seed: int = 0,
+    bootstrap: Bootstrap | None = None,
+    **former: Any,
 ) -> Estimate:
     """Rogan–Gladen prevalence corrected for the judge's sensitivity and specificity.
 
@@ -52,8 +56,10 @@ def rogan_gladen(
     ``method="delta"`` evaluates the binomial variances at Wilson-centred proportions
     ``(x + z^2/2)/(m + z^2)`` so that a perfect observed Se or Sp does not claim zero
     uncertainty; ``"bootstrap"`` draws the three counts from binomials at the observed
-    proportions and takes percentiles of the truncated estimate. Both intervals are truncated to
-    ``[0, 1]``; their coverage is measured in ``benchmarks/calibration/ppi.py``.
+    proportions and takes percentiles of the truncated estimate (``bootstrap``: its replicates
+    and seed, default :data:`DEFAULT_BOOTSTRAP` = 4,000 from seed 0; the former
+    ``n_resamples=``/``seed=`` still work with a DeprecationWarning). Both intervals are
+    truncated to ``[0, 1]``; their coverage is measured in ``benchmarks/calibration/ppi.py``.
 
     Raises ValueError when ``Se + Sp <= 1`` (a judge no better than chance carries no information
     about prevalence).
@@ -90,6 +96,10 @@ def rogan_gladen(
             raise ValueError(f"{xn}={x} must be between 0 and {mn}={m}, and {mn} >= 1")
     if method not in ("delta", "bootstrap"):
         raise ValueError(f"method must be 'delta' or 'bootstrap', got {method!r}")
+    boot = with_former("rogan_gladen", "bootstrap", bootstrap, former, DEFAULT_BOOTSTRAP,
+                       {"n_resamples": "n_resamples", "seed": "seed"})  # fmt: skip
+    boot.interval("percentile", ("percentile",))
+    n_resamples, seed = boot.n_resamples, boot.seed
     z = _z(confidence_level)
     p, se_, sp = positive / n, true_positive / n_positive, true_negative / n_negative
     J = se_ + sp - 1
