@@ -46,9 +46,7 @@ def test_blocks_reproduce_the_dense_product(monkeypatch, method, stratified, blo
     strata = np.repeat(["a", "b", "c"], 40) if stratified else None
     clusters = np.array([f"{i // 40}-{c}" for i, c in enumerate(rng.integers(0, 25, n))])
     X = rng.integers(0, 2, size=(n, 4)).astype(float)
-    W = R.resample_weights(
-        n, R.Bootstrap(301, 11, scheme=method), clusters=clusters, strata=strata
-    )
+    W = R.resample_weights(n, R.Bootstrap(301, 11, scheme=method), clusters=clusters, strata=strata)
     monkeypatch.setattr(R, "BLOCK_BYTES", block_rows * 8 * 25)
     plan = R.ResamplePlan(n, 301, 11, clusters=clusters, strata=strata, method=method)
     assert np.array_equal(plan @ X, W @ X)
