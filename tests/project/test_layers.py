@@ -322,3 +322,89 @@ def test_no_import_circle_in_the_package():
         if m not in state:
             visit(m, [m])
     assert not circles, "import circles:\n" + "\n".join(circles)
+
+
+# --- issue 35, item 5: imports inside functions only for optional heavy dependencies ----------
+
+#: (module, medjudge module it imports inside a function) -> why not at the top. Only optional
+#: heavy dependencies may load on use: matplotlib (``plots``), the notebook renderer (nbformat,
+#: ``report.render``/``report.qmd``), and the CLI's start-up (``medjudge --help`` loads no
+#: pandas: tests/project/test_namespace.py). Everything else is imported at the module's top.
+FUNCTION_IMPORTS = {
+    ("analyses/_result.py", "medjudge.plots"): "matplotlib; the one upward import (LAZY_UP)",
+    ("cli.py", "medjudge._runtime"): "start-up: the entry point loads a command on use",
+    ("cli.py", "medjudge.data.errors"): "start-up: medjudge.data loads pandas",
+    ("cli.py", "medjudge.report.escape"): "start-up: only to print an error",
+    ("commands/report.py", "medjudge.report.qmd"): "nbformat (the renderer)",
+    ("commands/report.py", "medjudge.report.render"): "nbformat (the renderer)",
+    ("commands/run.py", "medjudge.report.render"): "nbformat (the renderer)",
+    ("report/keep_source.py", "medjudge.report.qmd"): "nbformat (the renderer)",
+}
+#: modules being split in the same issue (item 5): their function-level imports move to the top
+#: of the modules they are split into (a ratchet: an entry that is gone must be removed)
+PENDING_FUNCTION_IMPORTS = {
+    ("analyses/evaluation.py", "medjudge._validation"),
+    ("analyses/evaluation.py", "medjudge.analyses.evaluation_tables"),
+    ("analyses/evaluation.py", "medjudge.data.gold"),
+    ("analyses/evaluation.py", "medjudge.data.outcomes"),
+    ("analyses/evaluation.py", "medjudge.engine.choose"),
+    ("analyses/evaluation.py", "medjudge.stats.accuracy"),
+    ("analyses/judge_vs_gold.py", "medjudge.analyses.judge_vs_gold_tables"),
+    ("analyses/models.py", "medjudge.analyses.bias"),
+    ("analyses/models.py", "medjudge.analyses.design"),
+    ("analyses/models.py", "medjudge.analyses.models_tables"),
+    ("data/tables.py", "medjudge.data.mapping"),
+    ("data/tables.py", "medjudge.data.medrewardbench"),
+    ("stats/accuracy.py", "medjudge._validation"),
+    ("stats/pairwise.py", "medjudge._validation"),
+    ("stats/pairwise.py", "medjudge.stats.multiplicity"),
+}
+
+
+def _function_imports(path: Path) -> set[tuple[str, str]]:
+    """``(module, imported medjudge module)`` for every import of a medjudge module inside a
+    function of ``path`` (relative imports resolved; ``from . import x`` names ``….x``)."""
+    rel = path.relative_to(PACKAGE).as_posix()
+    here = ["medjudge", *rel.split("/")[:-1]]
+    out = set()
+    for f in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(f):
+            if isinstance(node, ast.Import):
+                out |= {(rel, a.name) for a in node.names if a.name.startswith("medjudge")}
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level:
+                    mod = ".".join([*here[: len(here) - node.level + 1], *[m for m in [mod] if m]])
+                if mod.split(".")[0] != "medjudge":
+                    continue
+                if not node.module or mod == "medjudge":  # from . import x / from medjudge import x
+                    out |= {(rel, f"{mod}.{a.name}") for a in node.names}
+                else:
+                    out.add((rel, mod))
+    return out
+
+
+def test_function_level_imports_are_only_for_heavy_dependencies():
+    found = set().union(*(_function_imports(p) for p in sorted(PACKAGE.rglob("*.py"))))
+    allowed = set(FUNCTION_IMPORTS) | PENDING_FUNCTION_IMPORTS
+    assert found <= allowed, sorted(found - allowed)
+    assert PENDING_FUNCTION_IMPORTS <= found, sorted(PENDING_FUNCTION_IMPORTS - found)
+
+
+def test_the_function_import_scan_resolves_relative_imports():
+    mod = PACKAGE / "analyses" / "_probe_imports.py"
+    try:
+        mod.write_text(
+            "def f():\n    from ..stats import groups\n    from .design import x\n"
+            "    from . import policies\n",
+            encoding="utf-8",
+        )
+        assert _function_imports(mod) == {
+            ("analyses/_probe_imports.py", "medjudge.stats"),
+            ("analyses/_probe_imports.py", "medjudge.analyses.design"),
+            ("analyses/_probe_imports.py", "medjudge.analyses.policies"),
+        }
+    finally:
+        mod.unlink(missing_ok=True)

@@ -12,7 +12,6 @@ from typing import Any
 
 from .._validation import check_choice, check_names
 from ..stats.accuracy import POLICIES
-from .subgroup_rule import default_subgroup_attributes
 
 
 def check_policy(policy: Any) -> str:
@@ -47,51 +46,3 @@ def check_cluster(study: Any, cluster: Any) -> Any:
     if cluster is None or (isinstance(cluster, str) and cluster in ("auto", "none", "")):
         return cluster
     return check_attribute(study, cluster, "cluster", extra=("auto", "none"))
-
-
-def resolve_by(
-    study: Any,
-    by: Any,
-    *,
-    extra: tuple[str, ...] = (),
-    old: Any = None,
-    old_name: str = "",
-    one: bool = False,
-    default: str = "first",
-) -> list[str]:
-    """The breakdown ``by`` (a column name or a list of names) as a checked list.
-
-    ``old`` is the value of a retired name of the same argument (``across=``, ``subgroups=``):
-    accepted with a :class:`DeprecationWarning`. ``by=None``: the study's subgroup attributes
-    by the one documented rule (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`;
-    ``default="optional"``: ``[]`` when the items have none), else an error naming ``by`` when
-    the items have none.
-    ``one``: exactly one name.
-    """
-    import warnings
-
-    label = "by"
-    if old is not None:
-        label = old_name
-        warnings.warn(
-            f"{old_name}= is deprecated; use by= (a column name or a list of names)",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        if by is not None:
-            raise ValueError(f"{old_name}: give by= only ({old_name}= is its former name)")
-        by = old
-    if by is None:
-        by = default_subgroup_attributes(study)
-        if not by and default == "first":
-            raise ValueError(
-                "by: required (no item attribute is a subgroup by the default rule; name one of "
-                f"{[str(c) for c in study.items.columns if c != 'item']})"
-            )
-    names = [by] if isinstance(by, str) else by
-    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
-        raise ValueError(f"{label}: {by!r} is not allowed (a column name or a list of names)")
-    names = check_attributes(study, list(names), label, extra)
-    if one and len(names) != 1:
-        raise ValueError(f"{label}: {by!r} is not allowed (one column name)")
-    return names

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
 from ..stats.results import Presentable
 
 CONTRACT = ("estimand", "estimate", "ci_low", "ci_high", "confidence_level", "ci_method")
@@ -240,7 +241,6 @@ class Result(Presentable):
     def table(self, name: str | None = None, **where: Any) -> pd.DataFrame:
         """One tidy long table (``name`` of :attr:`tables`; default the first), optionally
         only the rows whose columns equal the ``where`` values (e.g. ``dimension="overall"``)."""
-        from .._validation import check_choice
 
         name = self.TABLES[0] if name is None else check_choice("name", name, self.TABLES)
         return _where(self._table(name), where)
@@ -257,7 +257,6 @@ class Result(Presentable):
         from this result's own ``table(name, **where)``, one mark per row; ``ax`` as in that
         plot function (an Axes, one per panel, or None for a new figure) and ``options`` go to
         it (e.g. ``judge_order=``)."""
-        from .._validation import check_choice
 
         if not self.PLOTS:
             raise ValueError(f"{type(self).__name__} has no plot")

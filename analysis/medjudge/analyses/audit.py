@@ -15,6 +15,7 @@ from medjudge.stats.agreement import (
     fleiss_kappa,
     krippendorff_alpha,
 )
+from medjudge.stats.agreement.weights import LEVEL_WEIGHTS
 from medjudge.stats.audit import (
     RELIABILITY_COEFFICIENTS,
     annotator_agreement,
@@ -25,8 +26,12 @@ from medjudge.stats.audit import (
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
+from .._validation import CONFIDENCE_LEVEL, TOP, check_choice
+from ._arguments import check_dimensions
 from .audit_tables import audit_table
 from .audit_text import audit_summary
+from .evaluation import cluster_ids
+from .subgroup_rule import resolve_by
 
 #: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
 MIN_ITEMS = 10
@@ -115,8 +120,6 @@ def audit_settings(
     >>> (s.ci, s.confidence_level, s.cluster)  # the demo's images: the cluster jackknife
     ('analytic', 0.8, 'image_id')
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
-    from .evaluation import cluster_ids
 
     check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
@@ -205,9 +208,6 @@ def subgroup_reliability(
     that its cluster-aware interval may under-cover. An attribute missing from the items
     table is refused in one line naming ``by``.
     """
-    from medjudge.stats.agreement.weights import LEVEL_WEIGHTS
-
-    from ._arguments import resolve_by
 
     by = resolve_by(study, by, default="optional")
     st = _settings(study, settings, ci, bootstrap or Bootstrap(1000), confidence_level)
@@ -496,7 +496,6 @@ def audit_study(
     >>> sorted(rep.reliability['coefficient'].unique())[:2]
     ['fleiss_kappa', 'gwet_ac1']
     """
-    from .._validation import TOP
 
     if settings is not None and not isinstance(settings, AuditSettings):
         raise ValueError(
@@ -507,7 +506,6 @@ def audit_study(
         study, ci=ci, confidence_level=confidence_level, bootstrap=bootstrap, cluster=cluster
     )
     TOP.check("top", top)
-    from ._arguments import check_dimensions, resolve_by
 
     dims = check_dimensions(study, dimensions)
     if dimension is not None:

@@ -42,12 +42,16 @@ import pandas as pd
 
 from medjudge.analyses._tables import gold_dimensions, with_adjusted
 from medjudge.analyses.bias_results import BiasReport, LengthBias
-from medjudge.analyses.position import paired_rates
+from medjudge.analyses.consistency import run_consistency
+from medjudge.analyses.position import a_rate_table, paired_rates, swap_table
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import trivial_baselines
 from medjudge.stats.intervals import wilson_interval
 from medjudge.stats.mcnemar import mcnemar_pvalue
 from medjudge.stats.paired_intervals import paired_difference_interval
+
+from .._validation import CONFIDENCE_LEVEL
+from .design import resolve_clusters
 
 __all__ = [
     "label_balance",
@@ -359,11 +363,6 @@ def bias_report(
     >>> sorted(br)
     ['constant_answers', 'dimension_pairs', 'dimension_structure', 'label_balance', 'length_bias', 'position_single_order', 'position_swap']
     """
-    from medjudge.analyses.consistency import run_consistency
-    from medjudge.analyses.position import a_rate_table, swap_table
-
-    from .._validation import CONFIDENCE_LEVEL
-    from .design import resolve_clusters
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     cl = resolve_clusters(study, cluster)

@@ -42,6 +42,7 @@ from medjudge.stats.length_control import length_controlled_accuracy
 from medjudge.stats.multiplicity import adjust_pvalues
 from medjudge.stats.self_preference import self_preference
 
+from .._validation import ALPHA
 from .design import resolve_clusters
 from .position import a_rate_table, swap_table
 
@@ -403,8 +404,6 @@ def bias_suite(
     if not (isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1):
         raise ValueError(f"confidence_level={confidence_level!r} is not allowed; use [0.5, 1)")
     if alpha is not None:
-        from .._validation import ALPHA
-
         alpha = float(ALPHA.check("alpha", alpha))
     dimension = dimension if dimension is not None else study.dimensions[0]
     if dimension not in study.scales:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import ALPHA, CONFIDENCE_LEVEL
 from ..data.model import Study
 from ..stats.calibration import calibration_statistics
 from ..stats.resampling import Bootstrap, as_bootstrap
@@ -239,7 +240,6 @@ def judge_calibration(
     >>> res.calibration.set_index("judge")["flag"].to_dict()
     {'calibrated': 'no evidence of miscalibration', 'overconfident': 'over-confident'}
     """
-    from .._validation import ALPHA, CONFIDENCE_LEVEL
 
     why = why_no_calibration(study)
     if why:

@@ -8,6 +8,7 @@ from medjudge.data.model import Study
 from medjudge.stats.consistency import consistency_arrays
 from medjudge.stats.intervals import wilson_interval
 
+from .._validation import CONFIDENCE_LEVEL
 from .bias_results import RunConsistency
 
 
@@ -61,7 +62,6 @@ def run_consistency(study: Study, confidence_level: float = 0.95) -> RunConsiste
     >>> round(float(t.ci_low[0]), 4), round(float(t.ci_high[0]), 4)  # Wilson 95% interval of 1/3
     (0.0615, 0.7923)
     """
-    from .._validation import CONFIDENCE_LEVEL
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     r = study.ratings

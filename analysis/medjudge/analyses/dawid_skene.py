@@ -11,6 +11,8 @@ from medjudge.stats.dawid_skene import (
     dawid_skene,
 )
 
+from ..data.gold import Gold
+
 
 def study_dawid_skene(
     study: Any, dimension: str, *, role: str = "expert", **kwargs: Any
@@ -37,7 +39,6 @@ def to_gold(result: DawidSkeneResult, dimension: str, *, min_posterior: float = 
     Items whose largest posterior is below ``min_posterior`` (or that nobody labelled) get no
     gold; both are counted.
     """
-    from ..data.gold import Gold
 
     top = result.max_posterior()
     codes = np.where(np.isfinite(result.labels) & (top >= min_posterior), result.labels, np.nan)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..data.design import PresentationDesign, assignment, presentation_design
 from ..data.model import Study
+from ._arguments import check_cluster
 
 __all__ = [
     "CLUSTER_COLUMNS",
@@ -81,7 +82,6 @@ def resolve_clusters(study: Study, cluster: str | None = "auto") -> Clusters:
     ValueError
         When a named column is not an item attribute.
     """
-    from ._arguments import check_cluster
 
     check_cluster(study, cluster)
     if cluster in (None, "none", ""):

@@ -24,7 +24,10 @@ from medjudge.stats.heterogeneity import (
 from medjudge.stats.intervals import z_value
 from medjudge.stats.resampling import Permutation
 
-from ._arguments import check_policy, resolve_by
+from .._validation import ALPHA, CONFIDENCE_LEVEL
+from ._arguments import check_policy
+from .evaluation import cluster_ids
+from .subgroup_rule import resolve_by
 
 
 def heterogeneity_table(
@@ -110,13 +113,9 @@ def heterogeneity_table(
     >>> {'pvalue', 'test', 'p_pearson', 'I2'} <= set(h.columns)
     True
     """
-    from .._validation import CONFIDENCE_LEVEL
-    from .evaluation import cluster_ids
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     if alpha is not None:
-        from .._validation import ALPHA
-
         alpha = float(ALPHA.check("alpha", alpha))
     check_policy(policy)
     across = resolve_by(study, by, extra=("dimension",), old=across, old_name="across", one=True)[0]

@@ -33,7 +33,10 @@ import pandas as pd
 from medjudge.stats.ppi.crossfit import ppi_mean_crossfit
 from medjudge.stats.ppi.mean import ppi_mean, ppi_proportion
 
+from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
+from ._arguments import check_attribute
 from ._result import Quantity, Result, frame_text, long_table
+from .design import resolve_clusters
 from .judge_assisted_rows import (
     Sampling,
     _by_rows,
@@ -43,6 +46,7 @@ from .judge_assisted_rows import (
     _row,
     _targets,
 )
+from .judge_vs_experts import judge_order
 
 __all__ = ["PPIResult", "judge_assisted_estimate", "ASSUMPTION"]
 
@@ -318,9 +322,6 @@ def judge_assisted_estimate(
         study, dimension, judges, contrast, gold, reference, combine, keep_labels, seed,
         confidence_level, interval,
     )  # fmt: skip
-    from ._arguments import check_attribute
-    from .design import resolve_clusters
-    from .judge_vs_experts import judge_order
 
     resolved = resolve_clusters(study, cluster)  # "auto": declared, else detected
     cluster = resolved.column if resolved.labels is not None else None
@@ -409,7 +410,6 @@ def _check_arguments(
 ) -> tuple[float, int, list[str], list[str], int | None]:
     """Every argument checked once, one line naming it (the front door's contract); returns
     ``(level, seed, dimensions, judges, keep_labels)``."""
-    from .._validation import CONFIDENCE_LEVEL, SEED, IntRange, check_choice, check_names
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     seed = SEED.check("seed", seed)

@@ -18,6 +18,14 @@ from medjudge.stats.judge_vs_experts import (
 )
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 
+from .._validation import CONFIDENCE_LEVEL
+from ..stats.judge_vs_experts import (
+    STAND_IN_MARGIN,
+    alt_epsilon_in_accuracy,
+    check_alt_arguments,
+    non_inferiority,
+)
+from ._arguments import check_dimensions
 from .expert_results import AltTests, ExpertAgreement, StandIn
 
 
@@ -97,8 +105,6 @@ def study_alt_test(
     >>> len(res) == len(study.judges)
     True
     """
-    from ..stats.judge_vs_experts import check_alt_arguments
-    from ._arguments import check_dimensions
 
     check_alt_arguments(epsilon, q, policy, min_items_per_annotator)
     check_dimensions(study, [dimension], "dimension")
@@ -309,12 +315,6 @@ def study_stand_in(
     >>> set(t["decision"]) <= {"candidate stand-in", "not a stand-in"}
     True
     """
-    from .._validation import CONFIDENCE_LEVEL
-    from ..stats.judge_vs_experts import (
-        STAND_IN_MARGIN,
-        alt_epsilon_in_accuracy,
-        non_inferiority,
-    )
 
     margin = STAND_IN_MARGIN if margin is None else margin
     confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
@@ -356,7 +356,6 @@ def _stand_in_inputs(
     """Check what the stand-in decision needs (a categorical dimension, at least three experts
     who are persons, the views in the shapes their functions return) and return the
     ``(experts, judges)`` matrices on the same items."""
-    from ._arguments import check_dimensions
 
     check_dimensions(study, [dimension], "dimension")
     if alt is not None and not (

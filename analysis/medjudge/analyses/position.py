@@ -42,9 +42,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from medjudge.data.design import presentation_design
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy
 
+from .._validation import ALPHA, CONFIDENCE_LEVEL
+from ._arguments import check_policy
+from .design import resolve_clusters
 from .position_order import RANDOMISED_NOTE, SINGLE_ORDER_NOTE, a_rate_table
 from .position_result import PositionBias
 from .position_swap import (
@@ -141,16 +145,9 @@ def position_bias(
     >>> {"judge", "organ_system", "n", "n_unit", "difference", "p_value"} <= set(g.columns)
     True
     """
-    from medjudge.data.design import presentation_design
-
-    from .._validation import CONFIDENCE_LEVEL
-    from ._arguments import check_policy
-    from .design import resolve_clusters
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     if alpha is not None:
-        from .._validation import ALPHA
-
         alpha = ALPHA.check("alpha", alpha)
     check_policy(policy)
     by = _check_by(study, by)

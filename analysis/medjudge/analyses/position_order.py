@@ -18,10 +18,14 @@ import pandas as pd
 from scipy import stats
 
 from medjudge.analyses._tables import gold_dimensions, with_adjusted
+from medjudge.data.design import presentation_design
 from medjudge.data.model import Study
-from medjudge.stats.mcnemar import mcnemar_pvalue
+from medjudge.data.views import dense
+from medjudge.stats.groups import group_codes
+from medjudge.stats.mcnemar import clustered_mcnemar, mcnemar_pvalue
 from medjudge.stats.paired_intervals import paired_difference_interval
 
+from .design import resolve_clusters
 from .position_swap import _check_by, answer_codes, item_groups, paired_rates
 
 __all__ = ["RANDOMISED_NOTE", "SINGLE_ORDER_NOTE", "a_rate_table"]
@@ -40,7 +44,6 @@ RANDOMISED_NOTE = (
 
 def _verdict_orders(study: Study, dimension: str, judges: Sequence[str]) -> np.ndarray:
     """``items x judges`` presentation order of each judge's one verdict (``""``: none)."""
-    from medjudge.data.views import dense
 
     v = study._dimension_view(dimension)
     keep = v.select(raters=list(judges))
@@ -114,9 +117,6 @@ def a_rate_table(
     >>> sorted(set(t["order"]))
     ['AB']
     """
-    from medjudge.data.design import presentation_design
-
-    from .design import resolve_clusters
 
     by = _check_by(study, by)
     clusters = resolve_clusters(study, cluster)
@@ -157,7 +157,6 @@ def _a_rate_row(
     """One judge's row of :func:`a_rate_table` from its verdicts ``v`` on the items of
     ``group``, the ``gold``, the verdicts' orders ``od`` and the item clusters ``cl`` (None:
     independent items)."""
-    from medjudge.stats.mcnemar import clustered_mcnemar
 
     g = gold.codes[group]
     usable = ~np.isnan(v) & ~np.isnan(g) & np.isin(od, ("AB", "BA"))
@@ -219,7 +218,6 @@ def _durkalski_interval(
     it is the Durkalski test itself, so the interval excludes 0 exactly when the test rejects.
     Limits clipped to [-1, 1] (the whole range when ``a <= 0``, too few clusters).
     """
-    from medjudge.stats.groups import group_codes
 
     cc, n_cl = group_codes(np.asarray(clusters))
     s = np.bincount(cc, weights=d, minlength=n_cl)

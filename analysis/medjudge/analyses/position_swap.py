@@ -19,9 +19,12 @@ import pandas as pd
 from scipy import stats
 
 from medjudge.analyses._tables import with_adjusted
+from medjudge.data.design import presentation_design
 from medjudge.data.model import Study
 from medjudge.stats.accuracy import Policy, judge_accuracy
 from medjudge.stats.mcnemar import mcnemar_pvalue, swap_position_test
+
+from ._arguments import check_attributes
 
 __all__ = [
     "SwapData",
@@ -74,7 +77,6 @@ def answer_codes(study: Study, dimension: str, codes: np.ndarray) -> np.ndarray:
     the ``first`` and ``second`` categories; every other category (a tie) gets a code >= 2 and
     NaN stays NaN. The identity when first and second are the scale's first two categories.
     """
-    from medjudge.data.design import presentation_design
 
     design = presentation_design(study, dimension)
     cats = [str(c) for c in study.scales[dimension].categories]
@@ -95,7 +97,6 @@ def answer_codes(study: Study, dimension: str, codes: np.ndarray) -> np.ndarray:
 
 def swap_judges(study: Study, dimension: str) -> list[str]:
     """Judges with verdicts in both orders (AB and BA) on the same items of ``dimension``."""
-    from medjudge.data.design import presentation_design
 
     swapped = set(presentation_design(study, dimension).swap_judges)
     return [j for j in study.judges if j in swapped]
@@ -173,7 +174,6 @@ def swap_counts(
 
 def _check_by(study: Study, by: str | Sequence[str] | None) -> list[str]:
     """``by`` as a list of item attributes (a bare name is one attribute); ``[]`` for None."""
-    from ._arguments import check_attributes
 
     if by is None:
         return []
@@ -266,7 +266,6 @@ def swap_table(
     binomial (``p_first_binom``) and McNemar mid-p (``mcnemar_midp``, AB vs BA verdicts) are
     kept as item-level references.
     """
-    from medjudge.data.design import presentation_design
 
     by = _check_by(study, by)
     dims = [dimension] if dimension is not None else study.dimensions

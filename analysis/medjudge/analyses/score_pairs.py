@@ -27,7 +27,11 @@ import numpy as np
 import pandas as pd
 
 from ..data.model import Study
+from ..stats.groups import group_codes
+from ..stats.multiplicity import adjust_pvalues
 from ..stats.resampling import Permutation
+from ..stats.score_tests import EXACT_FLIPS_UP_TO, SCORE_METRICS, paired_score_difference
+from ._arguments import check_dimensions
 from .evaluation import cluster_ids
 
 #: the columns of a pairs table (one row per dimension, judge pair and metric)
@@ -42,7 +46,6 @@ def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
     clusters, transposed (``(g, K)``, read-only; the dimensions of a study share them): all
     ``2^g`` up to 14 clusters, else the identity and ``n_resamples`` random ones from
     ``seed`` (the same patterns, so the same p-values)."""
-    from ..stats.score_tests import EXACT_FLIPS_UP_TO
 
     if g <= EXACT_FLIPS_UP_TO:
         e = 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
@@ -170,9 +173,6 @@ def judge_pairs_table(
 ) -> pd.DataFrame:
     """The pairs table of one dimension from the judges' scores ``X`` (``(n, judges)``) and
     the gold scores (NaN = none): columns :data:`PAIR_COLUMNS`, Holm over its rows."""
-    from ..stats.groups import group_codes
-    from ..stats.multiplicity import adjust_pvalues
-    from ..stats.score_tests import paired_score_difference
 
     perm = Permutation(9999, seed=0) if permutation is None else permutation
     pairs = list(combinations(range(len(judges)), 2))
@@ -263,8 +263,6 @@ def score_judge_pairs(
     >>> list(t["metric"]), bool((t["ci_low"] <= t["difference"]).all())
     (['mae', 'bias'], True)
     """
-    from ..stats.score_tests import SCORE_METRICS
-    from ._arguments import check_dimensions
 
     check_dimensions(study, [dimension], "dimension")
     if study.scales[dimension].is_categorical:

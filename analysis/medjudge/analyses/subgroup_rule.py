@@ -11,14 +11,18 @@ average.
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from medjudge.data.model import Study
 
+from ._arguments import check_attributes
 from .design import resolve_clusters
 
 __all__ = [
     "MAX_SUBGROUPS", "MIN_ITEMS_PER_SUBGROUP", "MIN_SUBGROUPS", "RULE_TEXT",
     "default_subgroup_attributes",
-    "subgroup_candidates",
+    "resolve_by", "subgroup_candidates",
 ]  # fmt: skip
 
 #: a breakdown compares at least two subgroups
@@ -94,3 +98,49 @@ def default_subgroup_attributes(study: Study) -> list[str]:
     (['organ_system', 'modality_type', 'department'], ['department'])
     """
     return subgroup_candidates(study)[:1]
+
+
+def resolve_by(
+    study: Any,
+    by: Any,
+    *,
+    extra: tuple[str, ...] = (),
+    old: Any = None,
+    old_name: str = "",
+    one: bool = False,
+    default: str = "first",
+) -> list[str]:
+    """The breakdown ``by`` (a column name or a list of names) as a checked list.
+
+    ``old`` is the value of a retired name of the same argument (``across=``, ``subgroups=``):
+    accepted with a :class:`DeprecationWarning`. ``by=None``: the study's subgroup attributes
+    by the one documented rule (:func:`medjudge.analyses.subgroups.default_subgroup_attributes`;
+    ``default="optional"``: ``[]`` when the items have none), else an error naming ``by`` when
+    the items have none.
+    ``one``: exactly one name.
+    """
+    label = "by"
+    if old is not None:
+        label = old_name
+        warnings.warn(
+            f"{old_name}= is deprecated; use by= (a column name or a list of names)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if by is not None:
+            raise ValueError(f"{old_name}: give by= only ({old_name}= is its former name)")
+        by = old
+    if by is None:
+        by = default_subgroup_attributes(study)
+        if not by and default == "first":
+            raise ValueError(
+                "by: required (no item attribute is a subgroup by the default rule; name one of "
+                f"{[str(c) for c in study.items.columns if c != 'item']})"
+            )
+    names = [by] if isinstance(by, str) else by
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"{label}: {by!r} is not allowed (a column name or a list of names)")
+    names = check_attributes(study, list(names), label, extra)
+    if one and len(names) != 1:
+        raise ValueError(f"{label}: {by!r} is not allowed (one column name)")
+    return names

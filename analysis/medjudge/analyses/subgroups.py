@@ -35,8 +35,15 @@ from medjudge.analyses._tables import with_adjusted
 from medjudge.data.model import Study
 from medjudge.data.outcomes import NOT_ASSIGNED_STATUS
 from medjudge.stats.accuracy import AccuracyMethod, Policy, apply_policy, judge_accuracy
+from medjudge.stats.agreement import COEFFICIENTS
 from medjudge.stats.pairwise import all_pairs
 
+from .._validation import CONFIDENCE_LEVEL
+from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
+from .._validation import MIN_N as MIN_N_RANGE
+from ._arguments import check_dimensions, check_policy
+from .design import resolve_clusters
+from .evaluation import cluster_ids
 from .subgroup_intervals import borrow_correlation, pooled_correlation
 from .subgroup_results import SubgroupAccuracy
 from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was defined
@@ -44,6 +51,7 @@ from .subgroup_rule import (  # noqa: F401 - the rule, re-exported where it was 
     MIN_ITEMS_PER_SUBGROUP,
     RULE_TEXT,
     default_subgroup_attributes,
+    resolve_by,
     subgroup_candidates,
 )
 
@@ -249,10 +257,6 @@ default "wilson"
     True
     >>> ax = t.plot("heatmap")  # one cell per row of t.table("cells")
     """
-    from .._validation import CONFIDENCE_LEVEL
-    from .._validation import MAX_HALF_WIDTH as HALF_WIDTH_RANGE
-    from .._validation import MIN_N as MIN_N_RANGE
-    from ._arguments import check_dimensions, check_policy, resolve_by
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_policy(policy)
@@ -261,7 +265,6 @@ default "wilson"
     if dimensions is not None:
         check_dimensions(study, dimensions)
     by = resolve_by(study, by, extra=("dimension", "judge"))
-    from .design import resolve_clusters
 
     clusters = resolve_clusters(study, cluster)
     cluster = clusters.column if clusters.labels is not None else None
@@ -330,9 +333,6 @@ def subgroup_agreement(
     a key here: agreement is never pooled over dimensions). Same small-cell rule as accuracy,
     half-width taken from the coefficient's interval.
     """
-    from medjudge.stats.agreement import COEFFICIENTS
-
-    from ._arguments import resolve_by
 
     fn = COEFFICIENTS[coefficient]
     by = resolve_by(study, by, extra=("dimension", "judge"))
@@ -406,8 +406,6 @@ def best_judge_by_subgroup(
     (:func:`medjudge.stats.pairwise.add_decidability`): where it cannot, a best set holding
     every judge is no evidence that the judges are tied.
     """
-    from ._arguments import resolve_by
-    from .evaluation import cluster_ids
 
     by = resolve_by(study, by, extra=("dimension", "judge"))
     keys = ["dimension"] + [k for k in by if k not in ("dimension", "judge")]

@@ -12,8 +12,12 @@ import numpy as np
 
 from ..analyses._result import frame_text
 from ..data.errors import InputError
+from ..data.limits import check_design_size
 from ..data.model import Study
 from ..data.tables import TableMapping, load_any
+from ..data.ties import exclude_tie_gold
+from ..engine.choose import check_fits_memory
+from ._resolve import check_gold_method
 
 
 def add_input_args(p: argparse.ArgumentParser) -> None:
@@ -137,7 +141,6 @@ def table_mapping(args: argparse.Namespace) -> TableMapping | None:
 
 
 def load_input(args: argparse.Namespace) -> Study:
-    from ..engine.choose import check_fits_memory
 
     rows = (getattr(args, "engine_settings", None) or {}).get("memory_rows")
     check_fits_memory(
@@ -147,15 +150,11 @@ def load_input(args: argparse.Namespace) -> Study:
         args.path, mapping_from_args(args), broadcast=getattr(args, "broadcast", False)
     )
     if getattr(args, "command", None) != "validate":  # validate only counts: any size
-        from ..data.limits import check_design_size
-
         check_design_size(study, args.path)
     extra = getattr(args, "exchangeable", None) or []
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
     if getattr(args, "gold_method", None) not in (None, "auto"):
-        from ._resolve import check_gold_method
-
         check_gold_method(
             study, args.gold_method, reference=getattr(args, "reference", None),
             can_reference=hasattr(args, "reference"),
@@ -168,8 +167,6 @@ def load_input(args: argparse.Namespace) -> Study:
 def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:
     """``--ties exclude``: the study without tie gold labels; the count is printed (stderr)."""
     import sys
-
-    from ..data.ties import exclude_tie_gold
 
     if not any(s.tie is not None for s in study.scales.values()):
         raise InputError(

@@ -11,11 +11,19 @@ import argparse
 from typing import Any
 
 from ..data.errors import InputError
-from ._common import table_mapping
+from ..engine.choose import (
+    AUTO_ROWS,
+    ENGINE_CHOICES,
+    REQUIRED,
+    check_fits_memory,
+    choose_engine,
+    read_study,
+)
+from ._common import load_input, table_mapping
+from ._resolve import check_gold_method
 
 
 def add_engine_arg(p: argparse.ArgumentParser, what: str) -> None:
-    from ..engine.choose import AUTO_ROWS, ENGINE_CHOICES
 
     p.add_argument(
         "--engine",
@@ -34,7 +42,6 @@ def engine_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def engine_of(args: argparse.Namespace, command: str) -> tuple[str, Any]:
     """(engine, mapping) for this command line; ``memory`` checks that the table fits."""
-    from ..engine.choose import check_fits_memory, choose_engine
 
     mapping = table_mapping(args)
     engine = choose_engine(getattr(args, "engine", "memory"), args.path, mapping)
@@ -49,8 +56,6 @@ def engine_of(args: argparse.Namespace, command: str) -> tuple[str, Any]:
 def study_of(args: argparse.Namespace, command: str) -> tuple[Any, str]:
     """(study, engine): loaded in memory, or reduced on DuckDB/Spark to the same matrices
     (:func:`medjudge.engine.choose.read_study`); the analyses run the same code on either."""
-    from ..engine.choose import read_study
-    from ._common import load_input
 
     engine, mapping = engine_of(args, command)
     if engine == "memory":
@@ -65,8 +70,6 @@ def study_of(args: argparse.Namespace, command: str) -> tuple[Any, str]:
     if extra:  # --exchangeable ROLE adds to what the mapping declares
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
     if getattr(args, "gold_method", None) not in (None, "auto"):
-        from ._resolve import check_gold_method
-
         check_gold_method(
             study, args.gold_method, reference=getattr(args, "reference", None),
             can_reference=hasattr(args, "reference"),
@@ -95,7 +98,6 @@ def _refuse_unmapped_table(path: str, command: str) -> None:
     """A table given without a mapping (and without ``--engine``): one line saying how to
     describe its columns. Only ``compare`` and ``subgroups`` read a table of the canonical
     columns without one; the message names no option the user did not give."""
-    from ..engine.choose import REQUIRED
 
     canonical = ", ".join(REQUIRED)
     have = _columns(path)

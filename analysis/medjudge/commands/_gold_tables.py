@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 from medjudge.stats.resampling import Bootstrap
 
+from ..analyses.judge_vs_gold import judge_vs_gold
+from ..analyses.score_study import score_study
 from ..data.model import Study
 from ..report.escape import write_csv
 
@@ -54,8 +56,6 @@ def compute_gold_tables(
     cat = [d for d in study.dimensions if study.scales[d].is_categorical]
     num = [d for d in study.dimensions if not study.scales[d].is_categorical]
     if cat and study.judges:
-        from ..analyses.judge_vs_gold import judge_vs_gold
-
         try:
             parts.judges = judge_vs_gold(
                 study, dimensions=cat, bootstrap=Bootstrap(n_resamples, seed),
@@ -66,8 +66,6 @@ def compute_gold_tables(
     elif cat:
         parts.why_not = "the study has no judges"
     if num:
-        from ..analyses.score_study import score_study
-
         parts.scores = score_study(
             study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed),
             confidence_level=confidence_level, gold=gold, cluster=cluster,

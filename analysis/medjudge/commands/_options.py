@@ -24,6 +24,7 @@ from .._validation import (
     IntRange,
     RealRange,
 )
+from ..data.errors import InputError
 
 __all__ = [
     "ALPHA",
@@ -157,8 +158,6 @@ def one_dimension(names: list[str] | None, command: str) -> str | None:
     if not names:
         return None
     if len(names) > 1:
-        from ..data.errors import InputError
-
         raise InputError(
             f"--dimensions: {command} takes one dimension, got {', '.join(names)}",
             hint="run it once per dimension",

@@ -43,6 +43,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from .. import __version__
 from ..data.errors import InputError
 
 MANIFEST = "MANIFEST.json"
@@ -113,7 +114,6 @@ def write_manifest(
     With ``out`` (the final output folder), files of the inputs under ``out``, or in its lock
     or staging folders beside it, are not recorded as inputs.
     """
-    from .. import __version__
 
     files = [r for r in file_records(folder) if r["path"] != MANIFEST]
     skip = _beside(out) if out is not None else None

@@ -8,14 +8,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..analyses.design import resolve_clusters
+from ..analyses.subgroups import default_subgroup_attributes
 from ..data.errors import InputError
 from ..data.model import Study
+from ..stats.resampling import Bootstrap
 
 
 def resampling(args: argparse.Namespace) -> dict[str, Any]:
     """``bootstrap=`` and ``confidence_level=`` from ``--resamples``, ``--seed`` and
     ``--confidence-level`` (the keyword arguments of every study-level analysis)."""
-    from ..stats.resampling import Bootstrap
 
     return {
         "bootstrap": Bootstrap(args.resamples, args.seed),
@@ -65,8 +67,6 @@ def resolve_by(study: Study, text: str | None, *, dimension: bool = True) -> lis
     the study has several and ``dimension`` is allowed)."""
     have = [str(c) for c in study.items.columns if c != "item"]
     if text is None:
-        from ..analyses.subgroups import default_subgroup_attributes
-
         by = list(default_subgroup_attributes(study))
         if dimension and len(study.dimensions) > 1:
             by.append("dimension")
@@ -90,7 +90,6 @@ def resolve_by(study: Study, text: str | None, *, dimension: bool = True) -> lis
 
 def resolve_cluster(study: Study, value: str | None) -> str | None:
     """``--cluster`` (``auto``, a column or ``none``) as an item attribute or ``None``."""
-    from ..analyses.design import resolve_clusters
 
     c = resolve_clusters(study, value)
     return c.column if c.labels is not None else None

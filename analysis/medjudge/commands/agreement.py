@@ -17,8 +17,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analyses.audit import audit_settings
+from ..data.design import presentation_design
 from ..data.errors import InputError
+from ..data.interface import RatingMatrix
 from ..data.io import LINE, read_table
+from ..data.model import natural_order
+from ..data.tables import load_any
 from ..stats.agreement import WEIGHT_KINDS, agreement_table
 from ..stats.resampling import Bootstrap
 from . import _options as opt
@@ -106,8 +111,6 @@ def _one_verdict_per_rater(study: Any, dim: str, role: str | None) -> Any:
     """The items x raters matrix with one verdict per cell: judges who saw an item in both
     presentation orders contribute their first presentation (AB), the order accuracy uses;
     every other rater keeps all its verdicts. Said on stderr when it applies."""
-    from ..data.design import presentation_design
-    from ..data.interface import RatingMatrix
 
     design = presentation_design(study, dim)
     order = design.evaluation_order
@@ -207,7 +210,6 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     numeric_level = args.level in ("interval", "ratio")
     if args.mapping:
         refuse_with_mapping(args, ("item", "raters", "categories"))
-        from ..data.tables import load_any
 
         study = load_any(path, args.mapping)
         dims = study.dimensions
@@ -233,7 +235,6 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
             )
         m = _one_verdict_per_rater(study, dim, role)
         args.exchangeable = role in study.exchangeable
-        from ..analyses.audit import audit_settings
 
         st = audit_settings(study, ci=None, cluster=args.cluster)
         args.cluster_name, args.cluster_ids = st.cluster, st.clusters(m.items)
@@ -273,8 +274,6 @@ def load_ratings(args: argparse.Namespace) -> tuple[np.ndarray, list[str], list[
     if not args.raters:
         _refuse_guess(df, raters, path)
     if args.item:  # canonical item order: resampled numbers do not depend on the row order
-        from ..data.model import natural_order
-
         df = df.iloc[natural_order(df[args.item])].reset_index(drop=True)
     items = list(df[args.item]) if args.item else [str(i + 1) for i in range(len(df))]
     level = args.level or "nominal"

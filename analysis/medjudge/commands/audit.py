@@ -25,6 +25,7 @@ from medjudge.report.context import alt_invalid_rule
 from medjudge.stats.judge_vs_experts import alt_test_table
 
 from ..data.errors import InputError
+from ..stats.judge_vs_experts import epsilon_for
 from . import _options as opt
 from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
 from ._resolve import resampling
@@ -210,7 +211,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _epsilon(args: argparse.Namespace) -> float:
     """``--epsilon`` if given, else the authors' recommendation for ``--annotators``."""
-    from ..stats.judge_vs_experts import epsilon_for
 
     if args.epsilon is None:
         return epsilon_for(args.annotators)

@@ -7,6 +7,11 @@ import sys
 
 import pandas as pd
 
+from medjudge.analyses.calibration import judge_calibration, why_no_calibration
+from medjudge.analyses.evaluation import evaluate_judges
+from medjudge.analyses.judge_vs_gold import judge_vs_gold
+from medjudge.analyses.score_study import score_study
+
 from . import _options as opt
 from ._common import (
     add_input_args,
@@ -17,6 +22,7 @@ from ._common import (
     term_width,
 )
 from ._engine import add_engine_arg, study_of
+from ._progress import counted, progress
 from ._resolve import resampling
 
 
@@ -73,8 +79,6 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, name, None) is None:
             setattr(args, name, default)
 
-    from ._progress import counted, progress
-
     with progress(args, f"loading {args.path}"):
         study, _ = study_of(args, "compare")
     args.dimensions = check_dimensions(study, args.dimensions, "--dimensions")
@@ -91,8 +95,6 @@ def run(args: argparse.Namespace) -> int:
         )
     out: dict = {}
     if num:
-        from medjudge.analyses.score_study import score_study
-
         with counted(args, ["scores"]) as step:
             out["scores"] = score_study(
                 study, gold=args.gold_method, cluster=args.cluster, dimensions=num,
@@ -186,7 +188,6 @@ def _print_scores(res) -> None:
 def _calibration(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
     """The judges' calibration when some judge states a confidence (mapping key
     ``confidence``), else None."""
-    from medjudge.analyses.calibration import judge_calibration, why_no_calibration
 
     if not hasattr(study, "ratings"):  # the columnar path keeps verdict matrices only
         if _declares_confidence(getattr(args, "mapping", None)):
@@ -220,9 +221,6 @@ def _declares_confidence(mapping: str | None) -> bool:
 
 
 def _evaluate(args: argparse.Namespace, study, cat: list[str], step):  # noqa: ANN001, ANN202
-    from medjudge.analyses.evaluation import evaluate_judges
-    from medjudge.analyses.judge_vs_gold import judge_vs_gold
-
     common = {"policy": args.policy, "cluster": args.cluster, "gold": args.gold_method,
               "order": args.eval_order, "dimensions": cat, **resampling(args)}  # fmt: skip
     step("leaderboards and pairwise tests", 0)

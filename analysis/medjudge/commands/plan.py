@@ -22,6 +22,25 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..analyses.judge_assisted_rows import _targets
+from ..analyses.judge_vs_experts import judge_order
+from ..data.tables import load_any
+from ..stats.planning import (
+    DECIDE_ADJUSTMENT,
+    DECIDE_TESTS,
+    alt_test_simulation,
+    items_for_accuracy_power,
+    plan_ppi,
+    ppi_pilot,
+    units_to_decide,
+)
+from ..stats.power import (
+    MCNEMAR_SAMPLE_SIZE_METHOD,
+    items_for_accuracy_halfwidth,
+    items_for_kappa_halfwidth,
+    mcnemar_sample_size,
+    minimum_detectable_difference,
+)
 from . import _options as opt
 from ._common import dump_json, term_width
 
@@ -203,8 +222,6 @@ def _print(
 
 
 def run_accuracy(args: argparse.Namespace) -> int:
-    from ..stats.planning import items_for_accuracy_power
-    from ..stats.power import items_for_accuracy_halfwidth
 
     if (args.halfwidth is None) == (args.versus is None):
         raise ValueError("plan accuracy: give exactly one of --halfwidth or --versus")
@@ -242,7 +259,6 @@ def run_accuracy(args: argparse.Namespace) -> int:
 
 
 def run_kappa(args: argparse.Namespace) -> int:
-    from ..stats.power import items_for_kappa_halfwidth
 
     n = float(
         items_for_kappa_halfwidth(
@@ -255,11 +271,6 @@ def run_kappa(args: argparse.Namespace) -> int:
 
 
 def run_paired(args: argparse.Namespace) -> int:
-    from ..stats.power import (
-        MCNEMAR_SAMPLE_SIZE_METHOD,
-        mcnemar_sample_size,
-        minimum_detectable_difference,
-    )
 
     if (args.delta is None) == (args.n is None):
         raise ValueError("plan paired: give exactly one of --delta (-> items) or --n (-> MDE)")
@@ -280,7 +291,6 @@ def run_paired(args: argparse.Namespace) -> int:
 
 
 def run_decide(args: argparse.Namespace) -> int:
-    from ..stats.planning import DECIDE_ADJUSTMENT, DECIDE_TESTS, units_to_decide
 
     m = args.judges * (args.judges - 1) // 2 * args.families
     u = units_to_decide(m, args.alpha)
@@ -302,7 +312,6 @@ def run_decide(args: argparse.Namespace) -> int:
 
 
 def run_alt_test(args: argparse.Namespace) -> int:
-    from ..stats.planning import alt_test_simulation
 
     t = alt_test_simulation(
         args.items,
@@ -326,10 +335,6 @@ def run_alt_test(args: argparse.Namespace) -> int:
 
 
 def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
-    from ..analyses.judge_assisted_rows import _targets
-    from ..analyses.judge_vs_experts import judge_order
-    from ..data.tables import load_any
-    from ..stats.planning import ppi_pilot
 
     study = load_any(args.pilot, args.mapping)
     dim = opt.one_dimension(args.dimensions, "plan ppi") or study.dimensions[0]
@@ -353,7 +358,6 @@ def _pilot_numbers(args: argparse.Namespace) -> tuple[dict, float]:
 
 
 def run_ppi(args: argparse.Namespace) -> int:
-    from ..stats.planning import plan_ppi
 
     if (args.halfwidth is None) == (args.delta is None):
         raise ValueError("plan ppi: give exactly one of --halfwidth or --delta")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..analyses.judge_assisted import judge_assisted_estimate
 from ..data.errors import InputError
 from . import _options as opt
 from ._common import add_input_args, load_input, print_json, term_width
@@ -71,7 +72,6 @@ def _list(s: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..analyses.judge_assisted import judge_assisted_estimate
 
     if args.gold_method == "plurality":
         raise InputError(

@@ -20,8 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from ..data.tables import load_any
+from ..report.checklist import CHECKLISTS
+from ..report.escape import markdown as literal_markdown
+from ..report.keep_source import write_source
 from . import _options as opt
 from ._common import from_args
+from ._output import output_folder
+from ._progress import counted
 
 KINDS = ("judges", "audit")
 POLICIES = ("wrong", "exclude", "half")
@@ -131,7 +137,6 @@ def render_reports(
         raise ValueError(f"--margin must be in (0, 1), got {margin}")
     if resamples < 1:
         raise ValueError(f"--resamples must be >= 1, got {resamples}")
-    from ..report.checklist import CHECKLISTS
 
     if checklist is not None and checklist not in CHECKLISTS:
         raise ValueError(f"--checklist must be one of {', '.join(CHECKLISTS)}, not {checklist!r}")
@@ -151,7 +156,6 @@ def render_reports(
     }
     if checklist is not None:  # only then: a template without the parameter still renders
         params["checklist"] = checklist
-    from ..report.escape import markdown as literal_markdown
 
     # the front matter is read as markdown: --title/--author are literal text there (a raw
     # attribute such as `<img ...>`{=html}, a link or an image is shown, not rendered)
@@ -175,8 +179,6 @@ def render_reports(
             command=command, metadata=metadata, progress=_for(progress, tpl.stem),
         )  # fmt: skip
         if keep_source:
-            from ..report.keep_source import write_source
-
             write_source(tpl, kept, out, command=command)
         return {tpl.stem: files}
     kinds = list(dict.fromkeys(kinds))
@@ -195,8 +197,6 @@ def render_reports(
 
     files = _render_all(kinds, one, workers)
     if keep_source:  # one after the other: the reports share the copied data
-        from ..report.keep_source import write_source
-
         for kind in kinds:
             write_source(template_path(kind), params, out, command=command)
     return files
@@ -230,7 +230,6 @@ def check_by(
 ) -> None:
     """``--by`` names item attributes and ``--headline`` a dimension of the study: checked
     before anything is rendered."""
-    from ..data.tables import load_any
 
     if data.is_file() and mapping is None:
         return  # render_reports says that a table needs a mapping
@@ -368,8 +367,6 @@ def run(args: argparse.Namespace) -> int:
             )
         names[key.strip()] = value.strip()
     from ..report.render import RenderError, _normalise_to
-    from ._output import output_folder
-    from ._progress import counted
 
     try:
         _normalise_to(args.to)

@@ -16,13 +16,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..analyses.policies import accuracy_table, categorical_dimensions
+from ..analyses.subgroups import subgroup_accuracy
 from ..data.errors import InputError
 from ..data.model import Study
+from ..engine.choose import refuse_folder
+from ..engine.summary import columnar_summary
 from ..report.escape import write_csv
 from . import _options as opt
+from . import report as report_cmd
 from ._common import add_input_args, dump_json, load_input, term_width
-from ._engine import add_engine_arg, engine_of
+from ._engine import add_engine_arg, engine_of, engine_settings, study_of
+from ._gold_tables import compute_gold_tables, write_gold_tables
 from ._output import output_folder
+from ._progress import counted, progress
 from ._resolve import resolve_by
 
 
@@ -54,16 +60,12 @@ def _run_columnar(args: argparse.Namespace, engine: str, mapping) -> int:  # noq
     """``run`` on a table reduced next to the data: the same tables as in memory, from the
     study's matrices (:mod:`medjudge.engine.matrices`) and the counts of
     :func:`~medjudge.engine.summary.columnar_summary`; the reports are rendered in memory."""
-    from ..engine.summary import columnar_summary
-    from ._engine import engine_settings, study_of
-    from ._progress import progress
 
     if args.report != "none":
         raise InputError(
             f"--report {args.report}: the reports are rendered from a study in memory; add "
             f"--report none to write the tables with --engine {engine}, or use --engine memory"
         )
-    from ..engine.choose import refuse_folder
 
     refuse_folder(args.path, engine)
     if mapping is None:
@@ -105,7 +107,6 @@ def _no_accuracy_reason(study: Study) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ._progress import progress
 
     engine, mapping = engine_of(args, "run")
     if engine != "memory":
@@ -152,7 +153,6 @@ def _tables(
 ) -> list[Path]:
     """Write the summary tables into ``out`` and print their headlines; the files after
     ``validation.json``. ``summary``: the (counts, rater table) when counted next to the data."""
-    from ._progress import progress
 
     summary, rater_table = summary or (study.summary(), study.rater_table())
     (out / "validation.json").write_text(dump_json(summary) + "\n", encoding="utf-8")
@@ -163,7 +163,6 @@ def _tables(
         f"verdict rows not usable: {summary['verdicts_without_value']} of {summary['n_ratings']}"
     )
     written = [out / "validation.json", out / "parse_status.csv"]
-    from ._gold_tables import compute_gold_tables, write_gold_tables
 
     why_not = _no_accuracy_reason(study)
     with progress(args, "judges against gold and score tables"):
@@ -205,7 +204,6 @@ def _subgroup_attributes(args: argparse.Namespace, study: Study) -> list[str]:
 
 def _write_subgroups(args: argparse.Namespace, study: Study, out: Path) -> Path:
     """``subgroups.csv``: accuracy per judge, dimension and cell of ``--by`` (``--policy``)."""
-    from ..analyses.subgroups import subgroup_accuracy
 
     by = [*args.by_list, *(["dimension"] if len(study.dimensions) > 1 else [])]
     table = subgroup_accuracy(
@@ -241,7 +239,6 @@ class _Reports:
     a background thread started at construction, while ``run`` writes its tables."""
 
     def __init__(self, args: argparse.Namespace, study: Study, out: Path, final: Path) -> None:
-        from . import report as report_cmd
 
         self.final = final
         self.skipped: list[str] = []
@@ -327,7 +324,6 @@ class _Reports:
     def finish(self, args: argparse.Namespace | None = None) -> int:
         """Wait for the reports (their steps counted on a terminal); print what was skipped and
         what was written (exit status)."""
-        from ._progress import counted
 
         if self.skipped:
             print("reports skipped: " + " ".join(self.skipped))

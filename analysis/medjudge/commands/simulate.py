@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..data.errors import InputError
+from ..data.simulate import simulate
 from . import _options as opt
+from ._output import output_folder
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,8 +31,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..data.errors import InputError
-    from ..data.simulate import simulate
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -40,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
             file=out,
             hint="pass --force to overwrite the bundle files",
         )
-    from ._output import output_folder
 
     # with --force, a folder is replaced only when its manifest proves medjudge wrote all of it
     with output_folder(out, argv=getattr(args, "argv", None)) as stage:

@@ -16,6 +16,8 @@ import argparse
 
 import pandas as pd
 
+from ..analyses.stability import stability
+from ..report.context import headline_dimension
 from . import _options as opt
 from ._common import add_input_args, load_input, print_json, term_width
 from ._resolve import resampling
@@ -39,8 +41,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..analyses.stability import stability
-    from ..report.context import headline_dimension
 
     study = load_input(args)
     dimension = headline_dimension(study)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 
 from ..data.errors import InputError
+from ..engine.choose import refuse_folder
+from ..engine.summary import columnar_summary
 from . import _options as opt
 from ._common import add_input_args, dump_json, load_input, term_width
-from ._engine import add_engine_arg, engine_of, refuse_options
+from ._engine import add_engine_arg, engine_of, engine_settings, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -122,10 +124,6 @@ def summary_of(args: argparse.Namespace, command: str = "validate"):  # noqa: AN
     """(summary, rater table) of the input, on the path ``--engine`` chooses."""
     engine, mapping = engine_of(args, command)
     if engine != "memory":
-        from ..engine.choose import refuse_folder
-        from ..engine.summary import columnar_summary
-        from ._engine import engine_settings
-
         refuse_folder(args.path, engine)
         refuse_options(args, engine, {"broadcast": False, "exchangeable": None})
         if mapping is None:

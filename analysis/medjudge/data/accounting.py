@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .design import assignment, presentation_design
 from .interface import StudyLike
 from .parse import STATUSES
 from .scale import Scale
@@ -56,7 +57,6 @@ def study_facts(study: StudyLike) -> dict[str, object]:
     """The summary's facts about the study model, read through the study's interface only
     (gold, presentation design, the judge design, supplied vs majority gold, settings), so a
     study reduced on an engine (:class:`medjudge.engine.matrices.MatrixStudy`) states the same."""
-    from .design import assignment, presentation_design
 
     out: dict[str, object] = {"gold": gold_summary(study)}
     out["presentation"] = {d: presentation_design(study, d).kind for d in study.dimensions}

@@ -23,6 +23,9 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .simulate import simulate
+from .tables import load_any
+
 if TYPE_CHECKING:
     from .model import Study
 
@@ -38,8 +41,6 @@ _FOLDERS: dict[tuple[int, int], Path] = {}
 def _folder(n_items: int, seed: int) -> Path:
     key = (int(n_items), int(seed))
     if key not in _FOLDERS:
-        from .simulate import simulate
-
         name = "demo" if key == (DEMO_ITEMS, DEMO_SEED) else f"example-{key[0]}-{key[1]}"
         folder = Path(tempfile.mkdtemp(prefix="medjudge-dataset-")) / name  # the study's name
         simulate(folder, seed=key[1], n_items=key[0])
@@ -50,8 +51,6 @@ def _folder(n_items: int, seed: int) -> Path:
 def _study(n_items: int, seed: int) -> Study:
     key = (int(n_items), int(seed))
     if key not in _STUDIES:
-        from .tables import load_any
-
         _STUDIES[key] = load_any(_folder(*key))
     return _STUDIES[key]
 

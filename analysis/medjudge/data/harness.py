@@ -46,7 +46,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import InputError
-from .io import LINE, read_jsonl, text_cells
+from .io import LINE, read_jsonl, read_table, text_cells
 
 FORMATS = ("table", "inspect", "lm_eval", "hf")
 
@@ -288,7 +288,6 @@ def read_hf_dataset(path: str | Path, split: str | None = None) -> tuple[pd.Data
 
 def read_source(path: Path, fmt: str, split: str | None = None) -> tuple[pd.DataFrame, str]:
     """The table behind ``path`` for a mapping's ``format`` (``table``: CSV/JSONL/…)."""
-    from .io import read_table
 
     if fmt == "inspect":
         return read_inspect_log(path)

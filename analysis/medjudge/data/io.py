@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
+from .limits import MAX_COLUMNS, check_columns
 
 #: name of the internal line-number column; the NUL byte means no user column can be called this
 LINE = "\x00line"
@@ -308,8 +309,6 @@ def _refuse_too_wide(path: Path, sep: str) -> None:
     before pandas parses the file (10⁶ columns ran out of memory after minutes)."""
     import gzip
 
-    from .limits import MAX_COLUMNS, check_columns
-
     opener = gzip.open if path.suffix.lower() == ".gz" else open
     with opener(path, "rb") as fh:
         head = fh.readline(64 * (MAX_COLUMNS + 1))
@@ -326,8 +325,6 @@ def _refuse_duplicate_parquet_columns(path: Path) -> None:
     refused here naming the file and the column. More columns than
     :data:`~medjudge.data.limits.MAX_COLUMNS` are refused too."""
     import pyarrow.parquet as pq
-
-    from .limits import check_columns
 
     try:
         names = pq.read_schema(path).names

@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from .errors import InputError
+from .mapping_keys import MappingKeys as TableMapping
 
 Label = StrictStr | StrictInt | StrictFloat
 Columns = StrictStr | list[StrictStr]
@@ -142,8 +143,6 @@ TYPES: dict[str, Any] = {
 def _spec_fields() -> dict[str, Any]:
     """(type, default) of every key: the names and defaults of ``TableMapping``'s fields."""
     from dataclasses import MISSING, fields
-
-    from .mapping_keys import MappingKeys as TableMapping
 
     keys = [f for f in fields(TableMapping) if f.name not in TableMapping.NOT_KEYS]
     names = {f.name for f in keys}

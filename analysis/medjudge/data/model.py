@@ -37,7 +37,7 @@ from . import accounting
 from .errors import InputError
 from .gold import derive_gold, resolve_gold_method
 from .interface import Gold, GoldMethod, RatingMatrix
-from .outcomes import JudgeOutcomes, judge_outcomes
+from .outcomes import NOT_ASSIGNED_STATUS, JudgeOutcomes, judge_outcomes
 from .ratings import ROLES, _normalise_ratings, _validate
 from .scale import Scale
 from .views import DimensionView, dense, dimension_view
@@ -394,7 +394,6 @@ class Study:
         v = self._dimension_view(dimension)
         keep = v.select(raters=judges, order=order)
         # the first row of each item x judge (runs are not told apart here)
-        from .outcomes import NOT_ASSIGNED_STATUS
 
         return dense(
             v, keep, v.status, self.item_ids, judges, self.item_ids, NOT_ASSIGNED_STATUS,

@@ -11,6 +11,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..stats.accuracy import NOT_ASSIGNED
+from .design import presentation_design
 from .interface import Gold, StudyLike
 from .scale import Scale
 
@@ -95,7 +97,6 @@ def judge_matrix(
     randomised design keeps all its verdicts). Absent cells: NaN code, status
     :data:`NOT_ASSIGNED_STATUS`. Returns ``(codes, statuses, order used per judge)``.
     """
-    from .design import presentation_design
 
     design = presentation_design(study, dimension)
     swapped, first = set(design.swap_judges), design.evaluation_order
@@ -125,8 +126,6 @@ def judge_outcomes(
     order: str | None = None,
 ) -> JudgeOutcomes:
     """``items × judges`` correctness against gold (items without gold removed and counted)."""
-    from ..stats.accuracy import NOT_ASSIGNED
-    from .design import presentation_design
 
     gold = gold if gold is not None else study.gold(dimension)
     judges = list(judges) if judges is not None else study.judges

@@ -45,6 +45,7 @@ import numpy as np
 from scipy.special import expit
 
 from .scale import MEDREWARDBENCH_DIMENSIONS as DIMS
+from .tables import load_any
 
 _LETTERS = np.array(["A", "B"])
 
@@ -580,8 +581,6 @@ def example_study(n_items: int = 60, seed: int = 3):  # noqa: ANN201 (Study; imp
     key = (int(n_items), int(seed))
     if key not in _EXAMPLES:
         import tempfile
-
-        from .tables import load_any
 
         folder = tempfile.mkdtemp(prefix="medjudge-example-")
         simulate(folder, seed=seed, n_items=n_items)

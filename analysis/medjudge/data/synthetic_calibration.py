@@ -19,6 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .model import Study
+from .scale import Scale
+
 __all__ = ["TRUTH", "calibration_table", "calibration_study", "MAPPING"]
 
 #: the true calibration of the two simulated judges (module docstring)
@@ -65,8 +68,6 @@ def calibration_study(n_items: int = 400, seed: int = 0):  # noqa: ANN201 - Stud
     >>> calibration_study(8).judges
     ['calibrated', 'overconfident']
     """
-    from .model import Study
-    from .scale import Scale
 
     t = calibration_table(n_items, seed)
     items = t[["item", "case_id"]].drop_duplicates("item").reset_index(drop=True)

@@ -31,6 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from ..data.errors import InputError
+from ..data.tables import TableMapping, load_any
+from .matrices import reduce_to_matrices
+from .projection import supported
 
 __all__ = [
     "AUTO_ROWS", "ENGINE_CHOICES", "MEMORY_MAX_ROWS", "choose_engine", "estimate_rows",
@@ -76,7 +79,6 @@ def choose_engine(requested: str, path: str | Path, mapping: Any) -> str:
     """The engine that reads ``path``: ``requested`` unless it is ``"auto"`` (see module doc)."""
     if requested != "auto":
         return requested
-    from .projection import supported
 
     p = Path(path)
     if not p.is_file():
@@ -173,7 +175,6 @@ def read_study(
     >>> read_study(mj.datasets.demo_path(), engine="memory").judges[:1]
     ['sim-control']
     """
-    from ..data.tables import TableMapping, load_any
 
     if not isinstance(source, str | Path):
         return source
@@ -186,7 +187,6 @@ def read_study(
     refuse_folder(source, chosen)
     if broadcast:
         raise InputError("--broadcast applies to Med-RewardBench bundles only", file=source)
-    from .matrices import reduce_to_matrices
 
     if mapping is None:
         mapping = TableMapping.from_dict(CANONICAL, source="the canonical columns")

@@ -38,10 +38,13 @@ import pandas as pd
 from ..data.errors import InputError
 from ..data.gold import derive_gold, resolve_gold_method
 from ..data.interface import Gold, RatingMatrix
+from ..data.model import natural_order
 from ..data.outcomes import NOT_ASSIGNED_STATUS, JudgeOutcomes, judge_outcomes
 from ..data.scale import Scale
 from ..data.tables import TableMapping, declared_designs
 from ..data.views import DimensionView
+from .connect import connect, fetch, release, small_table
+from .projection import check, dimension_scales, gold_table, project
 
 __all__ = ["MatrixStudy", "reduce_to_matrices"]
 
@@ -262,8 +265,6 @@ def reduce_to_matrices(
     -------
     MatrixStudy
     """
-    from .connect import connect, release
-    from .projection import check, dimension_scales, project
 
     if engine not in ("duckdb", "spark"):
         raise InputError(f"--engine must be duckdb or spark for the columnar path; got {engine!r}")
@@ -289,9 +290,6 @@ def _reduce(
     proj: Any, scales: dict[str, Scale], counts: dict[str, int], engine: str
 ) -> MatrixStudy:
     """The queries: rater order, item attributes, duplicates, the pivot and the gold."""
-
-    from .connect import fetch
-    from .projection import gold_table
 
     m = proj.mapping
     r = proj.ratings.filter(proj.ratings.dimension.isin(list(scales)))
@@ -337,8 +335,6 @@ def _cells(
     integers joined on next to the data, placed into the matrices here (one row per verdict
     was checked by :func:`_refuse_duplicates`)."""
     import ibis
-
-    from .connect import fetch, small_table
 
     keys = combos[["dimension", "rater", "order"]].reset_index(drop=True)
     keys["k"] = np.arange(len(keys), dtype=np.int64)
@@ -390,8 +386,6 @@ def _code(t: Any, scale: Scale) -> Any:
 def _items(proj: Any) -> pd.DataFrame:
     """One row per item with its attributes (the smallest value when an item's rows differ),
     in the study's natural order."""
-    from ..data.model import natural_order
-    from .connect import fetch
 
     it = proj.items
     attrs = list(proj.attributes)
@@ -407,8 +401,6 @@ def _items(proj: Any) -> pd.DataFrame:
 def _refuse_duplicates(proj: Any, r: Any) -> None:
     """One line naming the first item × rater × dimension × order with several verdicts."""
     from ibis import _
-
-    from .connect import fetch
 
     keys = ["dimension", "item", "rater", "order"]
     dup = r.group_by(keys).aggregate(n=_.count())

@@ -51,7 +51,7 @@ import pandas as pd
 from ..data.errors import InputError
 from ..data.scale import Scale
 from ..data.tables import TableMapping, cluster_varies, scales_of
-from .connect import fetch
+from .connect import connect, fetch
 
 __all__ = ["Projection", "canonical_rows", "dimension_scales", "project", "supported"]
 
@@ -251,8 +251,6 @@ def project(
         raise InputError(f"{why}; use --engine memory", file=mapping.source)
     path = Path(source)
     if backend is None:
-        from .connect import connect
-
         backend = connect(engine)
     raw, kind = _read(backend, engine, path)
     m = mapping

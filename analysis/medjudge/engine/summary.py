@@ -31,8 +31,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data.accounting import STATUSES
+from ..data.accounting import STATUSES, study_facts
 from ..data.tables import TableMapping
+from .connect import connect, fetch, release
+from .matrices import rater_order, reduce_to_matrices
+from .projection import project
 
 __all__ = ["columnar_summary"]
 
@@ -54,13 +57,8 @@ def columnar_summary(
     not given; its scales and load counts are reported) — through
     :func:`medjudge.data.accounting.study_facts`, as in memory. ``memory_limit`` and
     ``spark_master`` configure the engine (:func:`medjudge.engine.connect.connect`)."""
-    from ..data.accounting import study_facts
-    from .connect import connect, release
-    from .projection import project
 
     if study is None:  # the reduction checks the table (scales, gold, roles, clusters) first
-        from .matrices import reduce_to_matrices
-
         study = reduce_to_matrices(
             source, mapping, engine=engine, memory_limit=memory_limit, spark_master=spark_master
         )
@@ -78,8 +76,6 @@ def _summary(proj: Any, source: Any, study: Any) -> tuple[dict, Any]:
     the dimensions and load counts are the reduced ``study``'s (checked once, there)."""
     from ibis import _
 
-    from .connect import fetch
-
     scales, load_counts = study.scales, study.load_counts
     r = proj.ratings
     c = fetch(r.group_by(["role", "rater", "dimension", "status"]).aggregate(n=_.count()))
@@ -87,7 +83,6 @@ def _summary(proj: Any, source: Any, study: Any) -> tuple[dict, Any]:
     n_items = int(fetch(proj.items.aggregate(n=proj.items.item.nunique()))["n"].iloc[0])
     orders = sorted(map(str, fetch(r.select("order").distinct())["order"]))
     dims = list(scales)
-    from .matrices import rater_order
 
     first, _ = rater_order(proj, c[["dimension", "rater", "role"]].drop_duplicates().astype(str))
     rank = {x: k for k, x in enumerate(first)}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .style import OKABE_ITO
+from .style import OKABE_ITO, PAGE_WIDTH_IN
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -150,8 +150,6 @@ def _score_panels(
     """A titled panel per judge of a table of ``judge, reference, value`` score pairs (checked):
     ``(figure, owned, [(axes, that judge's rows), ...])``. ``labels`` (x, y): the y label on
     each row's first panel and one x label under a new figure, or both on every given axes."""
-    from .style import PAGE_WIDTH_IN
-
     _require(pairs, ["judge", "reference", "value"], func)
     judges = _order(pairs["judge"], None)
     nrows, ncols = _grid(len(judges), max_cols)

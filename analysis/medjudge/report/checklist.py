@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analyses.design import resolve_clusters
 from .tables import fmt_int
 
 __all__ = ["CHECKLISTS", "Checklist", "load_checklist", "fill_checklist"]
@@ -91,7 +92,6 @@ class _Facts:
         judge_rows = r[(r["role"] == "judge") & (r["dimension"] == self.head)]
         self.unusable = int(judge_rows["status"].isin(["invalid", "missing"]).sum())
         self.n_verdicts = len(judge_rows)
-        from ..analyses.design import resolve_clusters
 
         c = resolve_clusters(s, "auto")
         self.clusters = None if c.labels is None else (c.column, int(pd.unique(c.labels).size))

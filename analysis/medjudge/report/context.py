@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..analyses.subgroup_rule import RULE_TEXT  # one rule, re-exported
+from ..analyses.subgroups import default_subgroup_attributes
 from ..data.model import Study
+from ..stats.resampling import Bootstrap
 
 __all__ = [
     "ReportContext",
@@ -147,7 +149,6 @@ class ReportContext:
     @property
     def bootstrap(self) -> Any:
         """The report's resampling settings (:class:`medjudge.Bootstrap`)."""
-        from ..stats.resampling import Bootstrap
 
         return Bootstrap(self.n_resamples, self.seed)
 
@@ -208,7 +209,6 @@ class ReportContext:
         items = self.study.items
         if self.by is not None:
             return [b for b in self.by if items[b].nunique(dropna=True) > 1]
-        from ..analyses.subgroups import default_subgroup_attributes
 
         return default_subgroup_attributes(self.study)
 

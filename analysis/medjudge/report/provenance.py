@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from .pandoc import PandocNotFound, pandoc_version
+
 __all__ = ["sha256_file", "package_versions", "collect_provenance", "provenance_frame"]
 
 #: Packages whose versions are reported: those that compute the numbers and draw the figures
@@ -64,7 +66,6 @@ def package_versions(extra: Iterable[str] = ()) -> dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
-    from .pandoc import PandocNotFound, pandoc_version
 
     try:
         versions["pandoc"] = pandoc_version()

@@ -47,6 +47,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
+from .._validation import SEED, IntRange, RealRange, check_choice, check_numbers
 from .agreement.coding import check_codes
 from .results import Presentable
 
@@ -248,7 +249,6 @@ def dawid_skene(
     ...
     ValueError: Dawid-Skene is not identifiable with 2 raters: it needs at least 3 raters whose labels overlap on some item (Kruskal 1977); use majority or reference gold instead
     """
-    from .._validation import SEED, IntRange, RealRange, check_choice
 
     check_choice("init", init, ("majority", "random"))
     SEED.check("seed", seed)
@@ -256,7 +256,6 @@ def dawid_skene(
     RealRange(0.0, math.inf, open_low=False, what="tolerance").check("tol", tol)
     RealRange(0.0, math.inf, open_low=False, what="pseudo-count").check("smoothing", smoothing)
     check_choice("require_dominance", require_dominance, (True, False))
-    from .._validation import check_numbers
 
     A = check_numbers("X", X, "an items x raters array of category codes, NaN for missing")
     if A.ndim != 2:

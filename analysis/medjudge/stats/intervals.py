@@ -33,6 +33,8 @@ from medjudge._lazy import stats
 from medjudge.stats.groups import group_codes
 from medjudge.stats.results import Estimate
 
+from .._validation import CONFIDENCE_LEVEL, check_choice, check_instance
+
 ProportionMethod = Literal["wilson", "clopper-pearson", "wald", "jeffreys"]
 
 __all__ = [
@@ -209,7 +211,6 @@ def proportion_ci(
     >>> round(e.ci_low, 3), round(e.ci_high, 3), e.ci_method
     (0.722, 0.875, 'wilson')
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice, check_instance
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("method", method, tuple(sorted(_PROPORTION)))

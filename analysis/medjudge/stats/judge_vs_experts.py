@@ -55,7 +55,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import ALPHA, IntRange, RealRange, check_choice
+from .._validation import ALPHA, IntRange, RealRange, check_choice, check_numbers
+from .groups import group_codes
 from .results import Presentable
 
 Scoring = Literal["accuracy", "neg_rmse"]
@@ -307,7 +308,6 @@ def alt_test(
     min_annotators_per_item = IntRange(2, 10**6, what="count").check(
         "min_annotators_per_item", min_annotators_per_item
     )
-    from .._validation import check_numbers
 
     f = check_numbers("judge", judge, "a 1-d array of the judge's labels, NaN for missing").ravel()
     H = check_numbers("annotators", annotators, "an items x annotators array, NaN for missing")
@@ -416,7 +416,6 @@ def clustered_mean_interval(
     ``se^2 = G/(G-1) sum_g (sum_{i in g} (d_i - dbar))^2 / n^2`` (each item its own cluster
     without ``clusters``: the one-sample t interval). Returns ``(mean, low, high, G)``.
     """
-    from .groups import group_codes
 
     n = d.size
     if n == 0:

@@ -22,6 +22,8 @@ from medjudge.stats.resampling import Permutation, with_former
 from medjudge.stats.results import TestResult
 from medjudge.stats.score_tests import SIGN_FLIPS, invert_sign_flip
 
+from .._validation import check_choice
+
 McNemarMethod = Literal["midp", "exact", "asymptotic", "asymptotic-cc"]
 
 __all__ = [
@@ -149,7 +151,6 @@ def mcnemar(
     >>> round(r.pvalue, 4), r.method
     (0.0963, 'McNemar midp')
     """
-    from .._validation import check_choice
 
     check_choice("method", method, ("midp", "exact", "asymptotic", "asymptotic-cc"))
     t = _table_from(y1_or_table, y2)

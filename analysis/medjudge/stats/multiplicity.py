@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
+
 __all__ = ["adjust_pvalues", "add_multiplicity"]
 
 
@@ -44,7 +46,6 @@ METHODS = (
 
 def check_method(name: str, method: object) -> str:
     """``method`` if it is one of :data:`METHODS`, else a one-line :class:`ValueError`."""
-    from .._validation import check_choice
 
     return check_choice(name, method, METHODS)
 

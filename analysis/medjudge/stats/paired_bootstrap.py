@@ -29,6 +29,8 @@ from medjudge.stats.resampling import (
 )
 from medjudge.stats.results import Estimate
 
+from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers
+
 __all__ = ["paired_bootstrap", "cohen_kappa_weighted"]
 
 
@@ -136,7 +138,6 @@ def paired_bootstrap(
     >>> round(e.estimate, 3), bool(e.ci_low < e.estimate < e.ci_high)
     (0.075, True)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice, check_numbers
 
     check_choice("statistic", statistic, ("accuracy", "kappa"))
     check_choice("policy", policy, POLICIES)
@@ -153,8 +154,6 @@ def paired_bootstrap(
         )
     n = a.shape[0]
     if clusters is not None:
-        from .._validation import check_labels
-
         check_labels("clusters", clusters, n)
     plan = boot.plan(n, clusters=clusters)
     w = plan

@@ -26,6 +26,8 @@ import numpy as np
 from medjudge.stats.intervals import by_name, wilson_interval, z_value
 from medjudge.stats.results import Estimate
 
+from .._validation import CONFIDENCE_LEVEL, check_choice
+
 PairedMethod = Literal["tango", "newcombe", "wald"]
 
 __all__ = [
@@ -217,7 +219,6 @@ def paired_difference_ci(
     >>> round(e.estimate, 2), round(e.ci_low, 3), round(e.ci_high, 3)
     (0.07, -0.012, 0.157)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("method", method, tuple(sorted(_PAIRED)))

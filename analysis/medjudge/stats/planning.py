@@ -41,6 +41,8 @@ from scipy.special import ndtri
 from medjudge._validation import IntRange, RealRange
 from medjudge.stats.judge_vs_experts import alt_test
 
+from .._validation import check_numbers
+
 __all__ = [
     "units_to_decide",
     "ppi_pilot",
@@ -105,7 +107,6 @@ def _target_variance(
 def _check_pilot(pilot: Any) -> None:
     """``pilot`` must be a mapping with finite ``sd_gold``/``sd_judge`` >= 0 and a
     ``correlation`` in [-1, 1]: else one line naming the argument and the key."""
-    from .._validation import RealRange
 
     keys = ("sd_gold", "sd_judge", "correlation")
     if not hasattr(pilot, "keys") or not all(k in pilot for k in keys):
@@ -154,7 +155,6 @@ def ppi_pilot(y: Any, yhat: Any) -> dict[str, float]:
     >>> round(d["correlation"], 4), d["n"]
     (0.7071, 6)
     """
-    from .._validation import check_numbers
 
     y = check_numbers("y", y, "a 1-d array of numbers, NaN for missing")
     f = check_numbers("yhat", yhat, "a 1-d array of numbers, NaN for missing")

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from .._validation import RESAMPLES, SEED, check_choice
 from .bootstrap_intervals import bootstrap_interval, bootstrap_se, weighted_bootstrap
 from .groups import group_codes, refuse_missing_labels
 
@@ -92,7 +93,6 @@ class Bootstrap:
     scheme: Method = "multinomial"
 
     def __post_init__(self) -> None:
-        from .._validation import RESAMPLES, SEED, check_choice
 
         object.__setattr__(self, "n_resamples", RESAMPLES.check("n_resamples", self.n_resamples))
         object.__setattr__(self, "seed", SEED.check("seed", self.seed))
@@ -165,7 +165,6 @@ class Permutation:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        from .._validation import RESAMPLES, SEED
 
         object.__setattr__(self, "n_resamples", RESAMPLES.check("n_resamples", self.n_resamples))
         object.__setattr__(self, "seed", SEED.check("seed", self.seed))

@@ -18,6 +18,9 @@ from medjudge._lazy import stats
 from medjudge.stats.resampling import Permutation, with_former
 from medjudge.stats.results import TestResult
 
+from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers
+from .groups import group_codes
+
 __all__ = [
     "invert_sign_flip",
     "paired_score_difference",
@@ -358,8 +361,6 @@ def paired_score_difference(
     >>> r["difference"], r["n_clusters"]
     (-0.375, 8)
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers
-    from .groups import group_codes
 
     check_choice("metric", metric, SCORE_METRICS)
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)

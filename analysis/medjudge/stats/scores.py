@@ -35,6 +35,8 @@ from scipy import stats
 
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
 
+from .._validation import CONFIDENCE_LEVEL, IntRange, check_labels, check_numbers
+
 __all__ = [
     "table_rank_correlations",
     "rank_correlations",
@@ -182,21 +184,17 @@ def rank_correlations(
     >>> t[["judge", "coefficient", "estimate", "n"]].round(2).to_string(index=False)
     '...close ...spearman ...0.68 ...80...'
     """
-    from .._validation import CONFIDENCE_LEVEL, IntRange
 
     boot = as_bootstrap(bootstrap)
     n_resamples, seed = boot.n_resamples, boot.seed
     method = boot.interval("percentile", ("percentile", "basic", "bca"))
     confidence_level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     max_cells = IntRange(1, 2**31 - 1, what="count").check("max_cells", max_cells)
-    from .._validation import check_numbers
 
     x = check_numbers("reference", reference, "a 1-d array of scores, NaN for none")
     y = check_numbers("scores", scores, "an items x judges array of scores, NaN for none")
     y = y[:, None] if y.ndim == 1 else y
     if clusters is not None:
-        from .._validation import check_labels
-
         check_labels("clusters", clusters, x.size)
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
     plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)

@@ -14,6 +14,7 @@ import pandas as pd
 
 from medjudge.stats.resampling import Bootstrap
 
+from ...analyses.audit import audit_settings as resolve
 from ...analyses.audit import audit_study
 from ...analyses.bias import dimension_structure, length_bias
 from ...analyses.bias_results import LengthBias
@@ -209,7 +210,6 @@ def audit_attributes(ctx: ReportContext) -> tuple[str, ...]:
 
 def audit_settings(ctx: ReportContext) -> Any:
     """The audit's interval settings, resolved once (the same function ``medjudge audit`` calls)."""
-    from ...analyses.audit import audit_settings as resolve
 
     return ctx.get(
         "audit_settings",

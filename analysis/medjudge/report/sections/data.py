@@ -15,6 +15,7 @@ from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_int, fmt_num
 from . import Finding, Section, md
+from ._results import headline_board, why_no_judge_evaluation
 
 KEY = "data"
 TITLE = "Data and parse accounting"
@@ -157,8 +158,6 @@ def build(ctx: ReportContext) -> Section:
     sec.table("tbl-data-summary", "What was read.", summary_table(summary, ctx))
     order = None
     if study.judges:
-        from ._results import headline_board, why_no_judge_evaluation
-
         if why_no_judge_evaluation(ctx) is None:
             order = [str(j) for j in headline_board(ctx)["judge"]]
     if study.judges and len(study.judges) <= 40:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...analyses.expert_results import AltTests, ExpertAgreement
+from ...analyses.judge_vs_experts import study_stand_in
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
@@ -18,6 +19,7 @@ from ._audit_text import methods, n_items, one_level
 from ._results import (
     alt_invalid_rule,
     alt_results,
+    audit_settings,
     in_judge_order,
     judge_agreement,
     report_judge_order,
@@ -181,8 +183,6 @@ def stand_in_finding(
 
 def stand_in_table(ctx: ReportContext, alt: list[Any], ja: pd.DataFrame) -> pd.DataFrame:
     """The stand-in decision of the headline dimension (empty with fewer than 3 experts)."""
-    from ...analyses.judge_vs_experts import study_stand_in
-    from ._results import audit_settings
 
     if len(ctx.study.experts) < 3:
         return pd.DataFrame()

@@ -19,6 +19,7 @@ import pandas as pd
 from medjudge.stats.agreement.icc import icc
 from medjudge.stats.resampling import Bootstrap
 
+from ...analyses.evaluation import cluster_ids
 from ...analyses.score_study import score_study
 from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num
@@ -142,7 +143,6 @@ def per_prompt_reliability(ctx: Any, dimension: str, groups: dict[str, list[str]
     """ICC across the models under each prompt variant (each model one rater); with clusters
     the intervals keep them (as the score study's reliability table). The interval methods are
     in ``attrs["methods"]``."""
-    from ...analyses.evaluation import cluster_ids
 
     clusters, _ = cluster_ids(ctx.study, "auto")
     cluster_of = None if clusters is None else pd.Series(clusters, index=ctx.study.item_ids)

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...analyses.subgroups import subgroup_accuracy
 from ..context import RULE_TEXT, ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
 from ._audit_text import methods
-from ._results import SubgroupAccuracy, judge_order, subgroups, why_no_judge_evaluation
+from ._results import (
+    SubgroupAccuracy,
+    heterogeneity,
+    judge_order,
+    stacked,
+    subgroups,
+    why_no_judge_evaluation,
+)
 
 KEY = "subgroups"
 TITLE = "Accuracy by subgroup"
@@ -57,8 +65,6 @@ def no_attribute_reason(ctx: ReportContext) -> str:
 
 def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
     """Accuracy per judge x ``attribute`` on the headline dimension (not pooled)."""
-    from ...analyses.subgroups import subgroup_accuracy
-    from ._results import stacked
 
     t = ctx.get(
         f"subgroups-headline:{attribute}",
@@ -76,7 +82,6 @@ def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
 def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
     """The best judge's weakest subgroup on the headline dimension — only when its accuracy
     differs across the subgroups (its heterogeneity test, Holm within the judge)."""
-    from ._results import heterogeneity
 
     het = heterogeneity(ctx, attr)
     row = het[(het["judge"] == judge) & (het["dimension"] == ctx.headline)]

@@ -21,6 +21,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from ..._lazy import stats
+from ..._validation import CONFIDENCE_LEVEL, check_choice, refuse_missing_labels
 from ..groups import group_codes
 from ..resampling import (
     Bootstrap,
@@ -46,7 +47,6 @@ coefficients")."""
 
 def check_ci(ci: str | None) -> str:
     """Normalise the ``ci=`` argument (``"auto"`` is resolved later by :func:`resolve_ci`)."""
-    from ..._validation import check_choice
 
     check_choice("ci", ci, ("auto", "analytic", "bootstrap", None, "none"))
     return "none" if ci is None else ci
@@ -117,7 +117,6 @@ def resampling(
 
     Returns the :class:`ResamplePlan` for ``n_items`` rows, the interval method and the level.
     """
-    from ..._validation import CONFIDENCE_LEVEL, refuse_missing_labels
 
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     b = as_bootstrap(bootstrap)

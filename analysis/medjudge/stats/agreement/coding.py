@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ..._validation import check_numbers
+
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
@@ -63,7 +65,6 @@ def from_rating_matrix(
 def as_ratings(X: Any, name: str = "X") -> np.ndarray:
     """Validate and return ratings as a 2-D float array (NaN = missing); a value that is not
     an array of numbers is refused in one line naming the argument ``name``."""
-    from ..._validation import check_numbers
 
     A = check_numbers(name, X, "an items x raters array of numbers, NaN for missing")
     if A.ndim != 2:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._validation import check_names
 from ..coefficients import COEFFICIENT_TABLE
 from ..resampling import Bootstrap
 from ..results import Estimate
@@ -231,8 +232,6 @@ def agreement_table(
     A = as_ratings(X)
     resampling(bootstrap, clusters, A.shape[0], confidence_level)  # check once, up front
     if coefficients is not None:
-        from ..._validation import check_names
-
         names = [n for c in COEFFICIENT_TABLE for n in (c.name, *c.aliases)]
         allowed = [*COEFFICIENTS, *(n for n in names if n not in COEFFICIENTS)]
         coefficients = check_names(

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from medjudge.stats.intervals import z_value
 from medjudge.stats.ppi.linearisation import (
     Interval,
     _check_interval,
@@ -190,7 +191,6 @@ def _wilson_cc(p: float, n: float, level: float) -> tuple[float, float]:
     >>> [round(v, 4) for v in _wilson_cc(1 / 29, 29, 0.95)]   # Newcombe's Table I, 1/29
     [0.0018, 0.1963]
     """
-    from medjudge.stats.intervals import z_value
 
     z = z_value(level)
     lo = (
