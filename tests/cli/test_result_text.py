@@ -54,3 +54,17 @@ def test_ppi_text_and_json_are_the_results_own(small):
     assert "NaN" not in out
     rc, out, _ = cli([*argv, "--json"])
     assert json.loads(out) == json.loads(dump_json(res.to_dict()))
+
+
+def test_stability_text_is_the_results_own():
+    from conftest import EXTERNAL, MAPPINGS
+    from medjudge import Bootstrap
+    from medjudge.analyses.stability import stability
+
+    table, mapping = EXTERNAL / "llmbar/verdicts_long.csv", MAPPINGS / "llmbar_long.toml"
+    res = stability(load_any(table, mapping=mapping), dimension="preference",
+                    bootstrap=Bootstrap(50))  # fmt: skip
+    rc, out, err = cli(["stability", table, "--mapping", mapping, "--resamples", "50"])
+    assert rc == 0, err
+    assert out == res.summary() + "\n"
+    assert "# share of items whose verdict flips: 95% intervals (item bootstrap" in out

@@ -14,13 +14,14 @@ Items lacking any prompt x run cell are excluded and counted.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from medjudge.analyses._result import Quantity, Result, long_table
+from medjudge.analyses._result import Quantity, Result, describe, frame_text, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
@@ -157,6 +158,29 @@ class StabilityResult(TablesToDict, Result):
             )
         return text + "."
 
+    def summary(self, *, width: int = 100) -> str:
+        """The one-line ``repr``; the outcome, dimension, interval, resamples and level; with
+        components, the variance shares and flip rates (:data:`TEXT_COLUMNS`), what their
+        numbers are (:func:`~medjudge.analyses._result.describe`) and what each component
+        means; else why nothing was computed."""
+        st = self.settings
+        lines = [repr(self), (
+            f"# stability of {st['outcome']} on {st['dimension']} ({st['interval']}, "
+            f"B={st['n_resamples']}, seed={st['seed']}, level={st['confidence_level']:g})"
+        )]  # fmt: skip
+        if self.components.empty:
+            return "\n".join(lines + [f"note: {ev}: {why}" for ev, why in self.notes.items()])
+        with pd.option_context("display.float_format", "{:.3f}".format):
+            for name, title in (("shares", "share of the variance per component"),
+                                ("flips", "share of items whose verdict flips")):  # fmt: skip
+                t = self.table(name)
+                lines += [f"# {title}", *(f"# {d}" for d in describe(t)),
+                          frame_text(t[TEXT_COLUMNS[name]], 200, width=width, index=False), ""]  # fmt: skip
+        lines.append("# what the components mean")
+        return "\n".join(
+            lines + [textwrap.fill(f, width, subsequent_indent="  ") for f in self.findings()]
+        )
+
     def __repr__(self) -> str:
         n = self.components["evaluator"].nunique() if len(self.components) else 0
         return (
@@ -164,6 +188,14 @@ class StabilityResult(TablesToDict, Result):
             f"B={self.settings.get('n_resamples')}, "
             f"confidence_level={self.settings.get('confidence_level')})"
         )
+
+
+#: the columns :meth:`StabilityResult.summary` shows of each table (``--json``: all of them)
+TEXT_COLUMNS = {
+    "shares": ["evaluator", "component", "estimate", "ci_low", "ci_high", "n", "n_prompts",
+               "n_runs", "excluded_incomplete_items"],
+    "flips": ["evaluator", "kind", "estimate", "ci_low", "ci_high", "n"],
+}  # fmt: skip
 
 
 def stability(

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from ..analyses.stability import stability
 from ..report.context import headline_dimension
 from . import _options as opt
@@ -49,26 +47,5 @@ def run(args: argparse.Namespace) -> int:
     res = stability(study, dimension=dimension, prompt_separator=args.separator, **resampling(args))
     if print_json(args, res):
         return 0
-    st = res.settings
-    print(
-        f"# stability of {st['outcome']} on {st['dimension']} ({st['interval']}, "
-        f"B={st['n_resamples']}, seed={st['seed']}, level={st['confidence_level']:g})"
-    )
-    if not res.components.empty:
-        cols = ["evaluator", "component", "estimate", "ci_low", "ci_high", "n", "n_prompts",
-                "n_runs", "excluded_incomplete_items"]  # fmt: skip
-        with pd.option_context("display.width", 160, "display.float_format", "{:.3f}".format):
-            print("# share of the variance per component")
-            print(res.table("shares")[cols].to_string(line_width=term_width(), index=False))
-            print("\n# share of items whose verdict flips")
-            flips = res.table("flips")[["evaluator", "kind", "estimate", "ci_low", "ci_high", "n"]]
-            print(flips.to_string(line_width=term_width(), index=False))
-        import textwrap
-
-        print("\n# what the components mean")
-        for line in res.findings():
-            print(textwrap.fill(line, 100, subsequent_indent="  "))
-        return 0
-    for ev, why in res.notes.items():
-        print(f"note: {ev}: {why}")
+    print(res.summary(width=term_width()))
     return 0
