@@ -65,7 +65,9 @@ def test_not_run_reason_names_attributes_escaped_once(studies):
     sec = subgroups.build(ReportContext(studies[4], n_resamples=50))
     text = _texts(sec)
     assert not sec.applies
-    assert "organ\\_system" in text and "organ\\\\\\_system" not in text
+    # the reason states the one default rule (no name list) and is markdown-escaped once
+    assert "no item attribute is a subgroup by the default rule" in text
+    assert "\\-\\-by" in text and "\\\\\\-" not in text
 
 
 def test_no_annotator_is_least_in_line_on_a_degenerate_kappa():
