@@ -235,27 +235,18 @@ def _pairs(
     if shared_w is not None:
         first = next(iter(outcomes.values()))
         return all_pairs(
-            {d: o.outcome for d, o in outcomes.items()},
-            judges,
-            dimensions=list(outcomes),
-            policy=policy,
-            clusters=cl_for(first),
-            bootstrap=bootstrap,
-            confidence_level=confidence_level,
-            weights=shared_w,
+            {d: o.outcome for d, o in outcomes.items()}, judges, dimensions=list(outcomes),
+            policy=policy, clusters=cl_for(first), bootstrap=bootstrap,
+            confidence_level=confidence_level, weights=shared_w,
+        )  # fmt: skip
+    each = Bootstrap(bootstrap.n_resamples, bootstrap.seed)
+    frames = [
+        all_pairs(
+            {d: o.outcome}, judges, dimensions=[d], policy=policy, clusters=cl_for(o),
+            bootstrap=each, confidence_level=confidence_level,
         )
-    frames = []
-    for d, o in outcomes.items():
-        t = all_pairs(
-            {d: o.outcome},
-            judges,
-            dimensions=[d],
-            policy=policy,
-            clusters=cl_for(o),
-            bootstrap=Bootstrap(bootstrap.n_resamples, bootstrap.seed),
-            confidence_level=confidence_level,
-        )
-        frames.append(t)
+        for d, o in outcomes.items()
+    ]  # fmt: skip
     table = pd.concat(frames, ignore_index=True)
     adjusted = [c for c in table.columns if c.startswith("p_")]
     return add_multiplicity(table.drop(columns=adjusted), p_col="pvalue")
@@ -505,15 +496,9 @@ def _dimension_tables(
         else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl)
     )
     lb = leaderboard(
-        o.outcome,
-        judges,
-        policy=policy,
-        clusters=cl,
-        n_resamples=n_resamples,
-        seed=seed,
-        confidence_level=level,
-        weights=w,
-    )
+        o.outcome, judges, policy=policy, clusters=cl, n_resamples=n_resamples, seed=seed,
+        confidence_level=level, weights=w,
+    )  # fmt: skip
     cats, labels = list(range(len(o.scale.categories))), list(o.scale.categories)
     sens = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
     cls = classification_metrics(

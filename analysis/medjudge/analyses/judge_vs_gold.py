@@ -505,24 +505,13 @@ def _baseline_tests(
         yb = outcome[:, bi]
         t = clustered_mcnemar(yj, yb, cl) if cl is not None else mcnemar(yj, yb, "midp")
         rows.append(
-            {
-                "dimension": d,
-                "judge": nm,
-                "baseline": best,
-                "accuracy": float(point[j]),
-                "baseline_accuracy": float(point[bi]),
-                "difference": float(diff[j]),
-                "ci_low": float(lo[j]),
-                "ci_high": float(hi[j]),
-                "level": opts.level,
-                "ci_method": f"paired bootstrap percentile ({unit}, B={opts.n_resamples}, seed={opts.seed})",
-                "test": t.method,
-                "statistic": float(t.statistic),
-                "pvalue": float(t.pvalue),
-                "b": int(t.counts["b"]),
-                "c": int(t.counts["c"]),
-            }
-        )
+            {"dimension": d, "judge": nm, "baseline": best, "accuracy": float(point[j]),
+             "baseline_accuracy": float(point[bi]), "difference": float(diff[j]),
+             "ci_low": float(lo[j]), "ci_high": float(hi[j]), "level": opts.level,
+             "ci_method": f"paired bootstrap percentile ({unit}, B={opts.n_resamples}, seed={opts.seed})",
+             "test": t.method, "statistic": float(t.statistic), "pvalue": float(t.pvalue),
+             "b": int(t.counts["b"]), "c": int(t.counts["c"])}
+        )  # fmt: skip
     tt = with_adjusted(pd.DataFrame(rows), p_holm="holm")
     tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < opts.alpha)
     return tt

@@ -384,16 +384,11 @@ def _source_fit(
     bw, bt = comparison_counts(a, b, ys, k, plan)
     bfit = bradley_terry(bw, bt, method=ties)
     out: dict[str, Any] = {
-        "counts": {
-            "comparisons": int((~np.isnan(ys)).sum()),
-            "ties": int((ys == 0.5).sum()),
-            "excluded_model_pair": comp["n_bad_pair"],
-        },
-        "mle": {
-            "mle_exists": bool(fit.converged),
-            "resamples_without_mle": int((~bfit.converged).sum()),
-        },
-    }
+        "counts": {"comparisons": int((~np.isnan(ys)).sum()), "ties": int((ys == 0.5).sum()),
+                   "excluded_model_pair": comp["n_bad_pair"]},
+        "mle": {"mle_exists": bool(fit.converged),
+                "resamples_without_mle": int((~bfit.converged).sum())},
+    }  # fmt: skip
     if not fit.converged:
         return out
     theta, boot = fit.strength, bfit.strength
@@ -403,40 +398,24 @@ def _source_fit(
     n_games = (wins + wins.T + tie_t).sum(1)
     out.update(strength=theta, boot=boot, rank_sets=rs)
     out["strengths"] = [
-        {
-            "model": m,
-            "strength": float(theta[i]),
-            "se": float(se[i]),
-            "ci_low": float(lo[i]),
-            "ci_high": float(hi[i]),
-            "level": level,
-            "elo": float(to_elo(theta[i])),
-            "elo_ci_low": float(to_elo(lo[i])),
-            "elo_ci_high": float(to_elo(hi[i])),
-            "rank": int(rs["rank"][i]),
-            "rank_low": int(rs["rank_low"][i]),
-            "rank_high": int(rs["rank_high"][i]),
-            "comparisons": float(n_games[i]),
-            "tie_parameter": float(fit.tie_parameter),
-        }
+        {"model": m, "strength": float(theta[i]), "se": float(se[i]), "ci_low": float(lo[i]),
+         "ci_high": float(hi[i]), "level": level, "elo": float(to_elo(theta[i])),
+         "elo_ci_low": float(to_elo(lo[i])), "elo_ci_high": float(to_elo(hi[i])),
+         "rank": int(rs["rank"][i]), "rank_low": int(rs["rank_low"][i]),
+         "rank_high": int(rs["rank_high"][i]), "comparisons": float(n_games[i]),
+         "tie_parameter": float(fit.tie_parameter)}
         for i, m in enumerate(model_names)
-    ]
+    ]  # fmt: skip
     pw = win_probability(theta, fit.tie_parameter if ties == "davidson" else None)
     pwb = win_probability(boot, bfit.tie_parameter if ties == "davidson" else None)
     plo, phi = bootstrap_interval(pw, pwb, confidence_level=level, method="percentile")
     out["win_probabilities"] = [
-        {
-            "model": model_names[i],
-            "opponent": model_names[j],
-            "p_win": float(pw[i, j]),
-            "ci_low": float(plo[i, j]),
-            "ci_high": float(phi[i, j]),
-            "level": level,
-            "observed_wins": float(wins[i, j] + 0.5 * tie_t[i, j]),
-            "comparisons": float(wins[i, j] + wins[j, i] + tie_t[i, j]),
-        }
+        {"model": model_names[i], "opponent": model_names[j], "p_win": float(pw[i, j]),
+         "ci_low": float(plo[i, j]), "ci_high": float(phi[i, j]), "level": level,
+         "observed_wins": float(wins[i, j] + 0.5 * tie_t[i, j]),
+         "comparisons": float(wins[i, j] + wins[j, i] + tie_t[i, j])}
         for i, j in itertools.permutations(range(k), 2)
-    ]
+    ]  # fmt: skip
     return out
 
 

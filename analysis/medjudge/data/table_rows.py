@@ -43,20 +43,9 @@ def read_joined(path: Path, mapping: MappingKeys) -> tuple[pd.DataFrame, list[Pa
 
 def long_ratings(df: pd.DataFrame, mapping: MappingKeys, path: Path) -> pd.DataFrame:
     """One rating per row of a long table (one row per verdict)."""
-    needed = mapping.item + mapping.rater + [mapping.value]
-    needed += [
-        c
-        for c in (
-            mapping.role_column,
-            mapping.dimension_column,
-            mapping.order,
-            mapping.run,
-            mapping.gold,
-            mapping.raw,
-            mapping.confidence,
-        )
-        if c
-    ]
+    m = mapping
+    optional = (m.role_column, m.dimension_column, m.order, m.run, m.gold, m.raw, m.confidence)
+    needed = mapping.item + mapping.rater + [mapping.value] + [c for c in optional if c]
     _require(df, needed + mapping.attributes + mapping.models, path, mapping)
     _refuse_empty_ids(df, mapping.item, "item", path)
     _refuse_empty_ids(df, mapping.rater, "rater", path)
@@ -95,12 +84,8 @@ def wide_ratings(
 ) -> pd.DataFrame:
     """One rating per rater column of each row of a wide table (one row per item); an empty
     expert cell is no rating (not rated) and is counted in ``counts``."""
-    _require(
-        df,
-        mapping.item + list(mapping.raters) + mapping.attributes + mapping.models,
-        path,
-        mapping,
-    )
+    needed = mapping.item + list(mapping.raters) + mapping.attributes + mapping.models
+    _require(df, needed, path, mapping)
     _refuse_empty_ids(df, mapping.item, "item", path)
     parts = []
     for col, spec in mapping.raters.items():

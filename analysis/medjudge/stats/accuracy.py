@@ -349,22 +349,13 @@ def judge_accuracy(
     else:
         raise ValueError(f"unknown accuracy interval method {method!r}")
     return pd.DataFrame(
-        {
-            "judge": judges,
-            "accuracy": p,
-            "se": se,
-            "ci_low": lo,
-            "ci_high": hi,
-            "ci_method": ci_method,
-            "level": level,
-            "n": n.astype(int),
-            "n_invalid": a["n_invalid"].astype(int),
-            "n_not_assigned": a["n_not_assigned"].astype(int),
-            "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
-            "policy": policy,
-            "aggregation": aggregation,
-        }
-    )
+        {"judge": judges, "accuracy": p, "se": se, "ci_low": lo, "ci_high": hi,
+         "ci_method": ci_method, "level": level, "n": n.astype(int),
+         "n_invalid": a["n_invalid"].astype(int),
+         "n_not_assigned": a["n_not_assigned"].astype(int),
+         "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
+         "policy": policy, "aggregation": aggregation}
+    )  # fmt: skip
 
 
 def _score_interval(
