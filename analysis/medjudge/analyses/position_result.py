@@ -13,9 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge._validation import DEFAULT_ALPHA
-
-from ._result import Quantity, Result, long_table
+from ._result import Decided, Quantity, Result, long_table
 
 #: the two swap measures that are 0.5 without position bias (the plot's rows)
 FIRST_SHOWN = "first-shown share, all verdicts"
@@ -23,7 +21,7 @@ FIRST_FIRST = "first-first share, inconsistent pairs"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class PositionBias(Result):
+class PositionBias(Decided, Result):
     """Position bias per judge and dimension (and group of ``by``).
 
     Tables: ``position`` (swap judges: the first-shown share of all verdicts and the
@@ -51,14 +49,6 @@ class PositionBias(Result):
     decision_alpha: float | None = None
     #: the multiplicity adjustment of every table's p-values (``p_first_holm``, ``p_holm``)
     adjustment: str = "Holm"
-
-    @property
-    def alpha(self) -> float:
-        """The decision threshold: the ``alpha`` the analysis was given, else
-        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
-        if self.decision_alpha is not None:
-            return float(self.decision_alpha)
-        return DEFAULT_ALPHA
 
     # the dict this result used to be
     def __getitem__(self, key: str) -> Any:
