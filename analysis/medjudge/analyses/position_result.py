@@ -68,6 +68,8 @@ class PositionBias(Decided, Result):
     def _table(self, name: str) -> pd.DataFrame:
         keys = ["judge", "dimension", *self.by]
         level = self.confidence_level
+        family = f"{self.adjustment} over the judge x dimension tests"
+        tested = {"confidence_level": level, "alpha": self.alpha, "family": family}
         s = self.swap
         if name == "position":
             return long_table(
@@ -96,9 +98,7 @@ class PositionBias(Decided, Result):
                         p_adjusted="p_first_holm",
                     ),
                 ],  # fmt: skip
-                confidence_level=level,
-                alpha=self.alpha,
-                family=f"{self.adjustment} over the judge x dimension tests",
+                **tested,
                 extra=["first_first", "second_second"],
             )
         if name == "swap":
@@ -128,9 +128,7 @@ class PositionBias(Decided, Result):
                     p_adjusted="p_holm",
                 )
             ],  # fmt: skip
-            confidence_level=level,
-            alpha=self.alpha,
-            family=f"{self.adjustment} over the judge x dimension tests",
+            **tested,
             warning="note",
             extra=["judge_a_rate", "gold_a_rate", "n_clusters"],
         )

@@ -376,19 +376,23 @@ def alt_test(
     )
 
 
+#: the fields of an :class:`AltTestResult` that :func:`alt_test_table` shows, in order
+ALT_TEST_COLUMNS = (
+    "judge",
+    "winning_rate",
+    "advantage_probability",
+    "passed",
+    "n_items",
+    "epsilon",
+)
+
+
 def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -> pd.DataFrame:
     """One row per judge: winning rate, advantage probability, pass, and the per-annotator p-values."""
     rows = []
     for r in results:
         row: dict[str, Any] = {"dimension": dimension} if dimension is not None else {}
-        row.update(
-            judge=r.judge,
-            winning_rate=r.winning_rate,
-            advantage_probability=r.advantage_probability,
-            passed=r.passed,
-            n_items=r.n_items,
-            epsilon=r.epsilon,
-        )
+        row.update({k: getattr(r, k) for k in ALT_TEST_COLUMNS})
         for _, a in r.table.iterrows():
             row[f"p_by[{a['annotator']}]"] = a["p_by"]
         rows.append(row)
