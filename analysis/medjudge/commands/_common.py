@@ -15,6 +15,14 @@ from ..data.model import Study
 from ..data.tables import TableMapping, load_any
 
 
+def input_parser(sub: Any, name: str, what: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser of the command ``name`` (``what``: its help; ``kwargs`` as in ``add_parser``)
+    with the input arguments every command that reads a study takes (:func:`add_input_args`)."""
+    p = sub.add_parser(name, help=what, **kwargs)
+    add_input_args(p)
+    return p
+
+
 def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "path",
