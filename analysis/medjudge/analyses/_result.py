@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import DEFAULT_ALPHA
 from ..stats.results import Presentable
 
 CONTRACT = ("estimand", "estimate", "ci_low", "ci_high", "confidence_level", "ci_method")
@@ -216,6 +217,19 @@ class Result(Presentable):
     def to_frame(self) -> pd.DataFrame:
         """The default tidy table."""
         return self.table()
+
+
+class Decided:
+    """Mixed into a result whose tests decide at the ``alpha`` its analysis was given
+    (the dataclass field ``decision_alpha``)."""
+
+    decision_alpha: float | None
+
+    @property
+    def alpha(self) -> float:
+        """The decision threshold: the ``alpha`` the analysis was given, else
+        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
+        return DEFAULT_ALPHA if self.decision_alpha is None else float(self.decision_alpha)
 
 
 class FrameResult(Result):

@@ -14,9 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge._validation import DEFAULT_ALPHA
-
-from ._result import FrameResult, Quantity, long_table
+from ._result import Decided, FrameResult, Quantity, long_table
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -88,7 +86,7 @@ class SubgroupAccuracy(FrameResult):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class Heterogeneity(FrameResult):
+class Heterogeneity(Decided, FrameResult):
     """Per judge x dimension, the test of equal accuracy across the groups of ``across``.
 
     ``table("tests")``: the estimand is the spread of the group accuracies (largest minus
@@ -104,14 +102,6 @@ class Heterogeneity(FrameResult):
     decision_alpha: float | None = None
     #: the multiplicity adjustment of ``p_holm`` (within a judge) and ``p_holm_all``
     adjustment: str = "Holm"
-
-    @property
-    def alpha(self) -> float:
-        """The decision threshold: the ``alpha`` the analysis was given, else
-        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
-        if self.decision_alpha is not None:
-            return float(self.decision_alpha)
-        return DEFAULT_ALPHA
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(_spread=self.frame["max_accuracy"] - self.frame["min_accuracy"])

@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.errors import InputError
-from ..data.gold import derive_gold, resolve_gold_method
-from ..data.interface import Gold, RatingMatrix
-from ..data.outcomes import NOT_ASSIGNED_STATUS, JudgeOutcomes, judge_outcomes
+from ..data.interface import RatingMatrix
+from ..data.model import Study
+from ..data.outcomes import NOT_ASSIGNED_STATUS
 from ..data.scale import Scale
 from ..data.tables import TableMapping, declared_designs
 from ..data.views import DimensionView
@@ -117,11 +117,6 @@ class MatrixStudy:
         }
         return sorted(used)
 
-    def role_label(self, role: str) -> str:
-        """How the study calls a role's raters in text, plural (as :class:`Study`)."""
-        word = self.role_names.get(role, role)
-        return word if word.endswith("s") else word + "s"
-
     def _cached(self, key: object, compute: Any) -> Any:
         """Memoise a derived view (the presentation design, the dimension views, gold)."""
         if key not in self._cache:
@@ -187,24 +182,10 @@ class MatrixStudy:
         words = np.array([*STATUSES, NOT_ASSIGNED_STATUS], dtype=object)
         return words[np.where(st >= 0, st, len(STATUSES))]
 
-    def gold(self, dimension: str, method: str = "auto", *, reference: str | None = None) -> Gold:
-        """Gold of one dimension by ``method`` (:func:`medjudge.data.gold.derive_gold`)."""
-        method = resolve_gold_method(self, dimension, method)  # type: ignore[arg-type]
-        return self._cached(
-            ("gold", dimension, method, reference),
-            lambda: derive_gold(self, dimension, method, reference),  # type: ignore[arg-type]
-        )
-
-    def outcomes(
-        self,
-        dimension: str,
-        *,
-        gold: Gold | None = None,
-        judges: list[str] | None = None,
-        order: str | None = None,
-    ) -> JudgeOutcomes:
-        """``items × judges`` correctness against gold (:func:`judge_outcomes`)."""
-        return judge_outcomes(self, dimension, gold=gold, judges=judges, order=order)  # type: ignore[arg-type]
+    # what only reads the interface above is the in-memory study's own code
+    role_label = Study.role_label
+    gold = Study.gold
+    outcomes = Study.outcomes
 
     def _dimension_view(self, dimension: str) -> DimensionView:
         """The verdict cells of one dimension as a :class:`~medjudge.data.views.DimensionView`
