@@ -197,7 +197,12 @@ class Result(Presentable):
         from medjudge import plots  # the floor above, imported on use (module docstring)
 
         opts = self._plot_options(kind, data, {**defaults, **options})
-        return getattr(plots, function)(data, ax=ax, **opts)
+        return getattr(plots, function)(self._plot_data(kind, data), ax=ax, **opts)
+
+    def _plot_data(self, kind: str, data: pd.DataFrame) -> pd.DataFrame:
+        """The rows ``kind`` draws (a subclass may add a label column, e.g. a rater pair's
+        name; never a number)."""
+        return data
 
     def _plot_options(
         self, kind: str, data: pd.DataFrame, options: Mapping[str, Any]

@@ -23,11 +23,15 @@ class SubgroupAccuracy(FrameResult):
 
     ``table("cells")`` is the tidy long table (a cell flagged ``small`` carries the rule in
     ``warning``); ``plot("heatmap")`` draws :func:`medjudge.plots.subgroup_heatmap` of one
-    attribute (select the other keys' values with ``where=``).
+    attribute and ``plot("forest")`` each cell's accuracy with its interval, a row per group
+    and a panel per judge (select the other keys' values with ``where=``).
     """
 
     TABLES = ("cells",)
-    PLOTS = {"heatmap": ("subgroup_heatmap", "cells", {"flag": "small"})}
+    PLOTS = {
+        "heatmap": ("subgroup_heatmap", "cells", {"flag": "small"}),
+        "forest": ("forest_plot", "cells", {"panel": "judge"}),
+    }
 
     frame: pd.DataFrame
     by: tuple[str, ...]
@@ -50,14 +54,18 @@ class SubgroupAccuracy(FrameResult):
         keys = list(self.by)
         col = next((k for k in keys if k != "dimension"), keys[0] if keys else None)
         if col is None:
-            raise ValueError("plot('heatmap') needs a subgroup: this breakdown has no `by` key")
+            raise ValueError(f"plot({kind!r}) needs a subgroup: this breakdown has no `by` key")
         several = [k for k in keys if k != col and data[k].nunique() > 1]
         if several:
             raise ValueError(
-                f"plot('heatmap') draws one cell per judge and {col}: choose one value of "
+                f"plot({kind!r}) draws one cell per judge and {col}: choose one value of "
                 + ", ".join(several)
                 + " with where={...}"
             )
+        if kind == "forest":  # a row per group in the table's order, a panel per judge
+            order = {"judge_order": list(dict.fromkeys(data[col])),
+                     "dimension_order": list(dict.fromkeys(data["judge"]))}  # fmt: skip
+            return {"row": col, "xlabel": f"accuracy per {col}", **order, **options}
         return {"col": col, **options}
 
     def findings(self) -> list[str]:
