@@ -217,8 +217,9 @@ class MatrixStudy:
             judge = np.isin(r, [self._col[j] for j in self.judges])
             words = np.array(STATUSES, dtype=object)
             return DimensionView(
-                item=i.astype(np.int64), rater=r.astype(np.int64), rater_names=list(self._raters),
-                is_judge=judge, is_expert=~judge, order=o.astype(np.int64),
+                item=i.astype(np.int64, copy=False), rater=r.astype(np.int64, copy=False),
+                rater_names=list(self._raters), is_judge=judge, is_expert=~judge,
+                order=o.astype(np.int64, copy=False),
                 orders=list(self.orders), run=np.zeros(i.size, dtype=np.int64), runs=["1"],
                 code=self.values[dimension][o, i, r], status=words[s[o, i, r]],
             )  # fmt: skip
