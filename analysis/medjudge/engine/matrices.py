@@ -198,8 +198,9 @@ class MatrixStudy:
             judge = np.isin(r, [self._col[j] for j in self.judges])
             words = np.array(STATUSES, dtype=object)
             return DimensionView(
-                item=i.astype(np.int64), rater=r.astype(np.int64), rater_names=list(self._raters),
-                is_judge=judge, is_expert=~judge, order=o.astype(np.int64),
+                item=i.astype(np.int64, copy=False), rater=r.astype(np.int64, copy=False),
+                rater_names=list(self._raters), is_judge=judge, is_expert=~judge,
+                order=o.astype(np.int64, copy=False),
                 orders=list(self.orders), run=np.zeros(i.size, dtype=np.int64), runs=["1"],
                 code=self.values[dimension][o, i, r], status=words[s[o, i, r]],
             )  # fmt: skip
@@ -315,11 +316,14 @@ def _cells(
     orders: list[str],
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Every verdict as (item position, dimension × rater × order index, code, status): small
-    integers joined on next to the data, placed into the matrices here (one row per verdict
-    was checked by :func:`_refuse_duplicates`)."""
+    integers joined on next to the data and placed into the matrices batch by batch as they
+    arrive (:func:`~medjudge.engine.connect.batches`), so the peak is the matrices, not the
+    verdicts; each cell is written once whatever the order of the batches (one row per
+    verdict was checked by :func:`_refuse_duplicates`)."""
     import ibis
+    import pyarrow as pa
 
-    from .connect import fetch, small_table
+    from .connect import batches, small_table
 
     keys = combos[["dimension", "rater", "order"]].reset_index(drop=True)
     keys["k"] = np.arange(len(keys), dtype=np.int64)
@@ -332,27 +336,24 @@ def _cells(
         else_=ibis.null().cast("float64"),
     )
     status = ibis.cases(*[(t.status == s, k) for k, s in enumerate(STATUSES)], else_=-1)
-    df = t.select(pos=t.pos, k=t.k, v=code, s=status).pipe(fetch)
-    pos = df["pos"].to_numpy(np.int64)
-    k = df["k"].to_numpy(np.int64)
     col = {x: j for j, x in enumerate(raters)}
     k_order = np.array([orders.index(o) for o in keys["order"]], dtype=np.int64)
     k_rater = np.array([col[x] for x in keys["rater"]], dtype=np.int64)
-    k_dim = keys["dimension"].to_numpy()
-    v_all = pd.to_numeric(df["v"], errors="coerce").to_numpy(float)
-    s_all = df["s"].to_numpy(np.int8)
-    values: dict[str, np.ndarray] = {}
-    stat: dict[str, np.ndarray] = {}
+    dims = [d for d in scales if d in set(keys["dimension"])]
+    k_dim = np.array([dims.index(d) for d in keys["dimension"]], dtype=np.int64)
     shape = (len(orders), len(items), len(raters))
-    for dim in scales:
-        here = k_dim[k] == dim
-        if not here.any():
-            continue
-        kk = k[here]
-        values[dim] = np.full(shape, np.nan)
-        stat[dim] = np.full(shape, -1, dtype=np.int8)
-        values[dim][k_order[kk], pos[here], k_rater[kk]] = v_all[here]
-        stat[dim][k_order[kk], pos[here], k_rater[kk]] = s_all[here]
+    values = {d: np.full(shape, np.nan) for d in dims}
+    stat = {d: np.full(shape, -1, dtype=np.int8) for d in dims}
+    for b in batches(t.select(pos=t.pos, k=t.k, v=code, s=status)):
+        pos = b.column("pos").to_numpy().astype(np.int64, copy=False)
+        k = b.column("k").to_numpy().astype(np.int64, copy=False)
+        v = b.column("v").cast(pa.float64()).to_numpy(zero_copy_only=False)
+        s = b.column("s").to_numpy().astype(np.int8)
+        for j, dim in enumerate(dims):
+            here = k_dim[k] == j if len(dims) > 1 else slice(None)
+            kk = k[here]
+            values[dim][k_order[kk], pos[here], k_rater[kk]] = v[here]
+            stat[dim][k_order[kk], pos[here], k_rater[kk]] = s[here]
     return values, stat
 
 
