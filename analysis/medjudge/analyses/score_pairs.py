@@ -54,6 +54,10 @@ def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
     return out
 
 
+#: pairs whose ``K`` flip sums are tested together (a block's arrays stay in the CPU cache)
+_PAIR_BLOCK = 8
+
+
 def _flip_columns(
     S: np.ndarray, N: np.ndarray, A: np.ndarray, Bn: np.ndarray, level: float, kind: str
 ) -> list[dict[str, Any]]:
@@ -64,19 +68,23 @@ def _flip_columns(
     g, K = S.shape[0], A.shape[1]
     T, Ntot = S.sum(0), N.sum(0)
     tol = 1e-9 * (1 + np.abs(S).sum(0))
-    p = np.mean(np.abs(A) >= (np.abs(T) - tol)[:, None], axis=1)
     alpha = 1 - level
     m = int(np.floor(alpha * K)) + 1
-    T_, N_ = T[:, None], Ntot[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1, r2 = (A - T_) / (Bn - N_), (A + T_) / (Bn + N_)
-    always = np.abs(np.abs(Bn) - N_) <= 1e-12 * N_  # every sign the same: always extreme
-    low = np.fmin(r1, r2)
-    low[always] = -np.inf
-    high = np.fmax(r1, r2, out=r1)
-    high[always] = np.inf
-    lo = np.partition(low, m - 1, axis=1)[:, m - 1] if m <= K else np.full(T.shape, -np.inf)
-    hi = np.partition(high, K - m, axis=1)[:, K - m] if m <= K else np.full(T.shape, np.inf)
+    p, lo, hi = np.empty(T.size), np.full(T.size, -np.inf), np.full(T.size, np.inf)
+    for a in range(0, T.size, _PAIR_BLOCK):  # a block of pairs at a time stays in cache
+        b = slice(a, a + _PAIR_BLOCK)
+        Ab, Bb, T_, N_ = A[b], Bn[b], T[b, None], Ntot[b, None]
+        p[b] = np.mean(np.abs(Ab) >= (np.abs(T[b]) - tol[b])[:, None], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r1, r2 = (Ab - T_) / (Bb - N_), (Ab + T_) / (Bb + N_)
+        always = np.abs(np.abs(Bb) - N_) <= 1e-12 * N_  # every sign the same: always extreme
+        low = np.fmin(r1, r2)
+        low[always] = -np.inf
+        high = np.fmax(r1, r2, out=r1)
+        high[always] = np.inf
+        if m <= K:
+            lo[b] = np.partition(low, m - 1, axis=1)[:, m - 1]
+            hi[b] = np.partition(high, K - m, axis=1)[:, K - m]
     est = T / Ntot
     out = []
     for c in range(S.shape[1]):
