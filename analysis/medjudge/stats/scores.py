@@ -139,6 +139,18 @@ def _rank_cells(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, i
     return np.flatnonzero(ok), xc * ky + yc, kx, ky
 
 
+def _running_sum(x: np.ndarray, axis: int) -> np.ndarray:
+    """``np.cumsum(x, axis)`` for a short ``axis`` (0 or 1) of a replicate-contiguous array: one
+    vectorised addition per step (numpy's cumsum walks such an axis element by element,
+    several times slower); the same numbers for the whole numbers added here."""
+    out = np.empty_like(x)
+    first = (slice(None),) * axis
+    out[(*first, 0)] = x[(*first, 0)]
+    for a in range(1, x.shape[axis]):
+        np.add(out[(*first, a - 1)], x[(*first, a)], out=out[(*first, a)])
+    return out
+
+
 def _tables_rank_correlations(t: np.ndarray) -> np.ndarray:
     """``[rho, tau_b]`` of each weighted table ``t[:, :, b]`` (``(kx, ky, k)``: the layout of
     :func:`table_rank_correlations` transposed, so that every pass runs along the contiguous
@@ -150,14 +162,15 @@ def _tables_rank_correlations(t: np.ndarray) -> np.ndarray:
     r, c = t.sum(1), t.sum(0)
     n = r.sum(0)
     mean = (n + 1) / 2
-    dx = np.cumsum(r, 0) - r + (r + 1) / 2 - mean
-    dy = np.cumsum(c, 0) - c + (c + 1) / 2 - mean
+    dx = _running_sum(r, 0) - r + (r + 1) / 2 - mean
+    dy = _running_sum(c, 0) - c + (c + 1) / 2 - mean
     cov = (np.einsum("abk,bk->ak", t, dy) * dx).sum(0)
     vx, vy = (r * dx**2).sum(0), (c * dy**2).sum(0)
-    below = c[None] - np.cumsum(t, 0)  # sum over rows below, as in table_rank_correlations
-    u = np.cumsum(below, 1)
+    below = c[None] - _running_sum(t, 0)  # sum over rows below, as in table_rank_correlations
+    u = _running_sum(below, 1)
     below += u[:, -1:]
-    below -= 2 * u
+    below -= u
+    below -= u
     s = np.einsum("abk,abk->k", t, below)
     n0 = n * (n - 1) / 2
     n1 = (r * (r - 1) / 2).sum(0)
