@@ -27,9 +27,12 @@ ValueError: alpha: 5 is not allowed (a probability strictly between 0 and 1)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "ALPHA",
@@ -356,3 +359,55 @@ def refuse_missing_labels(labels: Any, name: str = "clusters") -> None:
             f"{name}: a missing label (NaN) is not allowed (one label per item; "
             f"item {first} has none)"
         )
+
+
+Settings = TypeVar("Settings")
+
+
+def with_former(
+    function: str,
+    name: str,
+    given: Settings | None,
+    former: Mapping[str, Any],
+    default: Settings,
+    fields: Mapping[str, str],
+) -> Settings:
+    """The resampling settings a function runs with: ``given`` (checked), ``default`` when it
+    is None, or — deprecated — ``default`` with the former keywords ``former`` applied.
+
+    ``fields`` maps each former keyword a function accepted (``n_resamples``, ``n_flips``,
+    ``seed``, ``method``) to the field of the settings dataclass (:class:`~medjudge.Bootstrap`,
+    :class:`~medjudge.Permutation`) it sets; a
+    former keyword warns (:class:`DeprecationWarning`, naming ``name=``), with ``name=`` too it
+    is refused, and any other keyword is a :class:`TypeError` as Python raises it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from medjudge.stats.resampling import Permutation
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     with_former("f", "permutation", None, {"n_flips": 99}, Permutation(9999),
+    ...                 {"n_flips": "n_resamples", "seed": "seed"})
+    Permutation(n_resamples=99, seed=0)
+    """
+    unknown = sorted(set(former) - set(fields))
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
+    cls: Any = type(default)
+    if given is not None and not isinstance(given, cls):
+        raise ValueError(
+            f"{name}: {given!r} is not allowed (a medjudge.{cls.__name__}, e.g. "
+            f"{cls.__name__}(n_resamples={default.n_resamples}, seed=0), or None)"
+        )
+    if not former:
+        return default if given is None else given
+    spelled = ", ".join(f"{k}=" for k in former)
+    if given is not None:
+        raise ValueError(f"{function}: give {name}= only ({spelled} its former spelling)")
+    warnings.warn(
+        f"{function}({spelled}) is deprecated: use {name}=medjudge.{cls.__name__}(...)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return dataclasses.replace(default, **{fields[k]: v for k, v in former.items()})  # type: ignore[type-var]

@@ -340,25 +340,6 @@ FUNCTION_IMPORTS = {
     ("commands/run.py", "medjudge.report.render"): "nbformat (the renderer)",
     ("report/keep_source.py", "medjudge.report.qmd"): "nbformat (the renderer)",
 }
-#: modules being split in the same issue (item 5): their function-level imports move to the top
-#: of the modules they are split into (a ratchet: an entry that is gone must be removed)
-PENDING_FUNCTION_IMPORTS = {
-    ("analyses/evaluation.py", "medjudge._validation"),
-    ("analyses/evaluation.py", "medjudge.analyses.evaluation_tables"),
-    ("analyses/evaluation.py", "medjudge.data.gold"),
-    ("analyses/evaluation.py", "medjudge.data.outcomes"),
-    ("analyses/evaluation.py", "medjudge.engine.choose"),
-    ("analyses/evaluation.py", "medjudge.stats.accuracy"),
-    ("analyses/judge_vs_gold.py", "medjudge.analyses.judge_vs_gold_tables"),
-    ("analyses/models.py", "medjudge.analyses.bias"),
-    ("analyses/models.py", "medjudge.analyses.design"),
-    ("analyses/models.py", "medjudge.analyses.models_tables"),
-    ("data/tables.py", "medjudge.data.mapping"),
-    ("data/tables.py", "medjudge.data.medrewardbench"),
-    ("stats/accuracy.py", "medjudge._validation"),
-    ("stats/pairwise.py", "medjudge._validation"),
-    ("stats/pairwise.py", "medjudge.stats.multiplicity"),
-}
 
 
 def _function_imports(path: Path) -> set[tuple[str, str]]:
@@ -388,9 +369,8 @@ def _function_imports(path: Path) -> set[tuple[str, str]]:
 
 def test_function_level_imports_are_only_for_heavy_dependencies():
     found = set().union(*(_function_imports(p) for p in sorted(PACKAGE.rglob("*.py"))))
-    allowed = set(FUNCTION_IMPORTS) | PENDING_FUNCTION_IMPORTS
-    assert found <= allowed, sorted(found - allowed)
-    assert PENDING_FUNCTION_IMPORTS <= found, sorted(PENDING_FUNCTION_IMPORTS - found)
+    assert found <= set(FUNCTION_IMPORTS), sorted(found - set(FUNCTION_IMPORTS))
+    assert set(FUNCTION_IMPORTS) <= found, ("gone, remove:", sorted(set(FUNCTION_IMPORTS) - found))
 
 
 def test_the_function_import_scan_resolves_relative_imports():

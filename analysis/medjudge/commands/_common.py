@@ -20,6 +20,14 @@ from ..engine.choose import check_fits_memory
 from ._resolve import check_gold_method
 
 
+def input_parser(sub: Any, name: str, what: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser of the command ``name`` (``what``: its help; ``kwargs`` as in ``add_parser``)
+    with the input arguments every command that reads a study takes (:func:`add_input_args`)."""
+    p = sub.add_parser(name, help=what, **kwargs)
+    add_input_args(p)
+    return p
+
+
 def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "path",
@@ -151,17 +159,23 @@ def load_input(args: argparse.Namespace) -> Study:
     )
     if getattr(args, "command", None) != "validate":  # validate only counts: any size
         check_design_size(study, args.path)
+    declare(args, study)
+    if getattr(args, "ties", "keep") == "exclude":
+        study = _exclude_ties(args, study)
+    return study
+
+
+def declare(args: argparse.Namespace, study: Any) -> None:
+    """What the command line adds to the study's declarations, on every engine:
+    ``--exchangeable ROLE`` (to the mapping's) and a ``--gold-method`` it must be able to use."""
     extra = getattr(args, "exchangeable", None) or []
-    if extra:  # --exchangeable ROLE adds to what the mapping declares
+    if extra:
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
     if getattr(args, "gold_method", None) not in (None, "auto"):
         check_gold_method(
             study, args.gold_method, reference=getattr(args, "reference", None),
             can_reference=hasattr(args, "reference"),
         )  # fmt: skip
-    if getattr(args, "ties", "keep") == "exclude":
-        study = _exclude_ties(args, study)
-    return study
 
 
 def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:
@@ -221,17 +235,6 @@ def print_json(args: argparse.Namespace, result: Any) -> bool:
         return False
     print(dump_json(result))
     return True
-
-
-def counts_text(counts: Any, *, names: bool = False) -> str:
-    """``{"items_without_gold": 0}`` as ``items without gold 0``: a count per key, for the
-    terminal (never a Python dict); ``names=True``: the keys are names (raters), kept as they
-    are."""
-    if not isinstance(counts, dict):
-        return str(counts)
-    if not counts:
-        return "none"
-    return ", ".join(f"{k if names else str(k).replace('_', ' ')} {v}" for k, v in counts.items())
 
 
 def _jsonable(o: Any) -> Any:

@@ -13,16 +13,16 @@ import argparse
 from ..analyses.judge_assisted import judge_assisted_estimate
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, load_input, print_json, term_width
+from ._common import input_parser, load_input, print_json, term_width
 from ._resolve import resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = input_parser(
+        sub,
         "ppi",
-        help="judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
+        "judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
     )
-    add_input_args(p)
     opt.add(p, "--dimensions")
     p.add_argument("--judges", help="judge(s) to use, comma-separated (default all)")
     p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")

@@ -22,6 +22,7 @@ from typing import Any
 from ..data.errors import InputError
 from ..data.tables import load_any
 from ..report.checklist import CHECKLISTS
+from ..report.context import check_settings
 from ..report.escape import markdown as literal_markdown
 from ..report.keep_source import write_source
 from . import _options as opt
@@ -30,7 +31,11 @@ from ._output import output_folder
 from ._progress import counted
 
 KINDS = ("judges", "audit")
-POLICIES = ("wrong", "exclude", "half")
+#: the command line's spelling of the settings :func:`render_reports` checks
+OPTIONS = {
+    k: "--" + k.replace("_", "-") for k in ("confidence_level", "alpha", "epsilon", "margin")
+}
+OPTIONS["n_resamples"] = "--resamples"
 
 
 def template_path(kind: str) -> Path:
@@ -125,18 +130,10 @@ def render_reports(
         )
     if mapping is not None and not Path(mapping).is_file():
         raise InputError("mapping file not found", file=Path(mapping))
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"--confidence-level must be between 0 and 1, got {confidence_level}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"--alpha must be between 0 and 1, got {alpha}")
-    if not 0 <= epsilon < 1:
-        raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
-    if margin is not None and not 0 < margin < 1:
-        raise ValueError(f"--margin must be in (0, 1), got {margin}")
-    if resamples < 1:
-        raise ValueError(f"--resamples must be >= 1, got {resamples}")
+    check_settings(
+        OPTIONS, policy=policy, confidence_level=confidence_level, alpha=alpha, epsilon=epsilon,
+        margin=margin, n_resamples=resamples,
+    )  # fmt: skip
 
     if checklist is not None and checklist not in CHECKLISTS:
         raise ValueError(f"--checklist must be one of {', '.join(CHECKLISTS)}, not {checklist!r}")

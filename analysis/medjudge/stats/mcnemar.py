@@ -16,9 +16,10 @@ import numpy as np
 from scipy.special import chdtrc
 
 from medjudge._lazy import stats
+from medjudge._validation import with_former
 from medjudge.stats.accuracy import Policy, apply_policy
 from medjudge.stats.groups import group_codes
-from medjudge.stats.resampling import Permutation, with_former
+from medjudge.stats.resampling import Permutation
 from medjudge.stats.results import TestResult
 from medjudge.stats.score_tests import SIGN_FLIPS, invert_sign_flip
 

@@ -26,11 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge._validation import with_former
 from medjudge.stats.accuracy import AccuracyMethod, Policy, bootstrap_accuracy, judge_accuracy
 from medjudge.stats.mcnemar import McNemarMethod
 from medjudge.stats.pairwise import all_pairs
 from medjudge.stats.rank_sets import rank_confidence_sets
-from medjudge.stats.resampling import Bootstrap, with_former
+from medjudge.stats.resampling import Bootstrap
 
 __all__ = [
     "bootstrap_ranks", "rank_intervals", "letter_columns", "letter_code", "letter_groups",

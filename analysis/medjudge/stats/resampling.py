@@ -17,15 +17,13 @@ confidence intervals", JASA 82:171-185) with the acceleration from the jackknife
 from __future__ import annotations
 
 import copy
-import dataclasses
-import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import numpy as np
 
-from .._validation import RESAMPLES, SEED, check_choice
+from .._validation import RESAMPLES, SEED, check_choice, with_former
 from .bootstrap_intervals import bootstrap_interval, bootstrap_se, weighted_bootstrap
 from .groups import group_codes, refuse_missing_labels
 
@@ -180,56 +178,6 @@ def as_bootstrap(bootstrap: Bootstrap | None, name: str = "bootstrap") -> Bootst
             "Bootstrap(n_resamples=2000, seed=0), or None)"
         )
     return bootstrap
-
-
-Settings = TypeVar("Settings", Bootstrap, Permutation)
-
-
-def with_former(
-    function: str,
-    name: str,
-    given: Settings | None,
-    former: Mapping[str, Any],
-    default: Settings,
-    fields: Mapping[str, str],
-) -> Settings:
-    """The resampling settings a function runs with: ``given`` (checked), ``default`` when it
-    is None, or — deprecated — ``default`` with the former keywords ``former`` applied.
-
-    ``fields`` maps each former keyword a function accepted (``n_resamples``, ``n_flips``,
-    ``seed``, ``method``) to the field of :class:`Bootstrap`/:class:`Permutation` it sets; a
-    former keyword warns (:class:`DeprecationWarning`, naming ``name=``), with ``name=`` too it
-    is refused, and any other keyword is a :class:`TypeError` as Python raises it.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     with_former("f", "permutation", None, {"n_flips": 99}, Permutation(9999),
-    ...                 {"n_flips": "n_resamples", "seed": "seed"})
-    Permutation(n_resamples=99, seed=0)
-    """
-    unknown = sorted(set(former) - set(fields))
-    if unknown:
-        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
-    cls = type(default)
-    if given is not None and not isinstance(given, cls):
-        raise ValueError(
-            f"{name}: {given!r} is not allowed (a medjudge.{cls.__name__}, e.g. "
-            f"{cls.__name__}(n_resamples={default.n_resamples}, seed=0), or None)"
-        )
-    if not former:
-        return default if given is None else given
-    spelled = ", ".join(f"{k}=" for k in former)
-    if given is not None:
-        raise ValueError(f"{function}: give {name}= only ({spelled} its former spelling)")
-    warnings.warn(
-        f"{function}({spelled}) is deprecated: use {name}=medjudge.{cls.__name__}(...)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return dataclasses.replace(default, **{fields[k]: v for k, v in former.items()})
 
 
 def plan_arguments(plan: ResamplePlan | None, method: IntervalMethod | None = None) -> dict:

@@ -15,7 +15,8 @@ from typing import Any, Literal
 import numpy as np
 
 from medjudge._lazy import stats
-from medjudge.stats.resampling import Permutation, with_former
+from medjudge._validation import with_former
+from medjudge.stats.resampling import Permutation
 from medjudge.stats.results import TestResult
 
 from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers

@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from medjudge._validation import with_former
 from medjudge.stats.ppi.linearisation import _level, _z
-from medjudge.stats.resampling import Bootstrap, with_former
+from medjudge.stats.resampling import Bootstrap
 from medjudge.stats.results import Estimate
 
 #: the parametric bootstrap's settings unless ``bootstrap=`` says otherwise
