@@ -25,9 +25,11 @@ from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ._arguments import check_dimensions, check_policy
+from ._findings import PLAIN, Finding, Markup, Names
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
+from .evaluation_text import evaluation_findings
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,10 +102,14 @@ class JudgeEvaluation(TablesToDict, Result):
             return {"alpha": float(self.settings["alpha"]), **options}
         return dict(options)
 
-    def findings(self) -> list[str]:
-        from .evaluation_tables import evaluation_findings
-
-        return evaluation_findings(self)
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): the most accurate judge with its
+        interval, rank set and lead, how many others the pairwise decisions cannot tell apart
+        from it, and how many pairs differ (tests, family and α as decided); the report's
+        leaderboard and pairwise sentences (:mod:`medjudge.analyses.evaluation_text`)."""
+        return evaluation_findings(self, dimension, names=names, markup=markup)
 
     def summary(self, *, width: int = 100) -> str:
         """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension

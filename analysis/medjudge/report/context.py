@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..analyses._findings import Markup, plural
 from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
+from .escape import markdown
 
 __all__ = [
     "ReportContext",
@@ -46,14 +48,6 @@ def alt_invalid_rule(policy: str) -> str:
     (the alt-test has no "half" rule).
     """
     return "wrong" if policy == "wrong" else "exclude"
-
-
-def _plural(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 @dataclass
@@ -196,7 +190,13 @@ class ReportContext:
     def names_of(self, role: str, n: int | None = None) -> str:
         """Plural (or singular when ``n == 1``) of the study's word for ``role``."""
         word = self.name(role)
-        return word if n == 1 else str(self.names.get(f"{role}s", _plural(word)))
+        return word if n == 1 else str(self.names.get(f"{role}s", plural(word)))
+
+    @property
+    def markup(self) -> Markup:
+        """How a result writes its findings into this report: data strings escaped for
+        markdown, ``**strong**`` and ``*em*`` (:meth:`medjudge.analyses._result.Result.findings`)."""
+        return Markup(escape=markdown, strong="**{}**", em="*{}*")
 
     @property
     def headline(self) -> str:
