@@ -101,6 +101,17 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def attribute_words(attribute: Any) -> str:
+    """An item attribute's name in a sentence (``organ_system`` → ``organ system``)."""
+    return str(attribute).replace("_", " ")
+
+
+def value_words(value: Any) -> str:
+    """An attribute's value in a sentence (``upper_limb`` → ``upper limb``); tables keep the
+    data's own spelling so that values can be looked up."""
+    return " ".join(str(value).replace("_", " ").split())
+
+
 def role_names(role: str, n: int | None = None) -> str:
     """The default :data:`Names`: the role's own word (``judge``), plural unless ``n == 1``."""
     return role if n == 1 else plural(role)

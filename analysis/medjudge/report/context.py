@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analyses._findings import Markup, plural
+from ..analyses._findings import Markup, attribute_words, plural, value_words
 from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
 from .escape import markdown
@@ -219,9 +219,9 @@ class ReportContext:
 
     def label(self, attribute: str) -> str:
         """Readable name of an item attribute (``organ_system`` → ``organ system``)."""
-        return str(attribute).replace("_", " ")
+        return attribute_words(attribute)
 
     def value_label(self, value: object) -> str:
         """Readable attribute value for sentences (``upper_limb`` → ``upper limb``); tables keep
         the data's own spelling so that values can be looked up."""
-        return " ".join(str(value).replace("_", " ").split())
+        return value_words(value)
