@@ -24,11 +24,9 @@ PENDING = {
     "data.py": 2,
     "judge_vs_experts.py": 1,
     "length.py": 1,
-    "models.py": 1,
     "ppi.py": 1,
     "scores.py": 2,
     "sensitivity.py": 1,
-    "stability.py": 1,
 }
 
 
