@@ -25,8 +25,6 @@ PENDING = {
     "judge_vs_experts.py": 1,
     "length.py": 1,
     "ppi.py": 1,
-    "scores.py": 2,
-    "sensitivity.py": 1,
 }
 
 

@@ -21,6 +21,7 @@ from medjudge.report.sections import (
     pairwise,
     position,
     reliability,
+    sensitivity,
 )
 from medjudge.report.sections._results import audit, evaluation
 from medjudge.report.sections._results import position as position_result
@@ -41,7 +42,8 @@ def test_sections_show_the_results_own_findings(ctx):
     assert [f.text for f in leaderboard.build(ctx).findings] == [lead.text]
     assert lead.text.replace(note, "") == mine[0].text
     assert [f.text for f in pairwise.build(ctx).findings] == [mine[1].text]
-    assert [f.weight for f in mine] == [10, 4]
+    assert [f.weight for f in mine[:2]] == [10, 4]
+    assert [f.text for f in sensitivity.build(ctx).findings] == [f.text for f in mine[2:]]
     pos = position_result(ctx)
     got = [f.text for f in position.build(ctx).findings]
     mine = [[f.text for f in pos.findings(head, markup=ctx.markup, randomised=r)] for r in (0, 1)]

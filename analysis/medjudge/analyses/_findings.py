@@ -152,7 +152,8 @@ class Finding(str):
 class Markup:
     """How a medium writes a result's sentences: ``escape`` turns a data string (a judge's or a
     dimension's name, a method's words) into safe text, ``strong`` and ``em`` are the patterns
-    of emphasis (``"**{}**"``, ``"*{}*"`` in markdown). :data:`PLAIN` (the default of every
+    of emphasis (``"**{}**"``, ``"*{}*"`` in markdown) and ``prose`` makes a library's own
+    sentence (a rule, a reason) safe. :data:`PLAIN` (the default of every
     ``findings()``) writes data as is, without emphasis: the text of a terminal.
 
     >>> md = Markup(escape=lambda s: s.replace("*", "\\\\*"), strong="**{}**", em="*{}*")
@@ -163,6 +164,12 @@ class Markup:
     escape: Callable[[str], str] = str
     strong: str = "{}"
     em: str = "{}"
+    #: a sentence of the library that was not written for the medium (a rule, a reason)
+    prose: Callable[[str], str] = str
+
+    def note(self, value: Any) -> str:
+        """A library sentence or name (a gold rule, a baseline's name), made safe as prose."""
+        return self.prose(str(value))
 
     def data(self, value: Any) -> str:
         """A data string, escaped for the medium."""

@@ -107,8 +107,9 @@ class JudgeEvaluation(TablesToDict, Result):
     ) -> list[Finding]:
         """Per dimension (``dimension`` only, else every one): the most accurate judge with its
         interval, rank set and lead, how many others the pairwise decisions cannot tell apart
-        from it, and how many pairs differ (tests, family and α as decided); the report's
-        leaderboard and pairwise sentences (:mod:`medjudge.analyses.evaluation_text`)."""
+        from it, how many pairs differ (tests, family and α as decided) and the largest effect
+        of the invalid-verdict policy; the report's leaderboard, pairwise and sensitivity
+        sentences (:mod:`medjudge.analyses.evaluation_text`)."""
         return evaluation_findings(self, dimension, names=names, markup=markup)
 
     def summary(self, *, width: int = 100) -> str:

@@ -116,10 +116,33 @@ def pairs_finding(
     return Finding(text, weight=4)
 
 
+def policy_finding(ev: Any, dimension: str, *, markup: Markup = PLAIN) -> list[Finding]:
+    """The judge whose accuracy on ``dimension`` moves most between the invalid-verdict policies
+    (counting an unusable verdict wrong, excluding it, counting it half), when that shift is
+    at least 0.01; its weight grows with the shift."""
+    s = ev.sensitivity[ev.sensitivity["dimension"] == dimension]
+    if s.empty:
+        return []
+    top = s.sort_values(["max_shift", "judge"], ascending=[False, True]).iloc[0]
+    if not float(top["max_shift"]) >= 0.01:
+        return []
+    return [
+        Finding(
+            f"The invalid-verdict policy matters: {markup.strong_data(top['judge'])} "
+            f"({fmt_int(top['n_invalid'])} unusable verdicts) moves by up to "
+            f"{fmt_num(top['max_shift'], 3)} between counting them wrong, excluding "
+            "them or counting them half.",
+            caveat="rankings that change between policies depend on the policy",
+            weight=2 + float(top["max_shift"]) * 10,
+        )
+    ]
+
+
 def evaluation_findings(
     ev: Any, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
 ) -> list[Finding]:
-    """Per dimension (``dimension`` only, else every one): the leader and the pairwise count."""
+    """Per dimension (``dimension`` only, else every one): the leader, the pairwise count and
+    the invalid-verdict policy's largest effect."""
     dims = [dimension] if dimension is not None else list(ev.settings.get("dimensions", []))
     out = []
     for d in dims:
@@ -129,4 +152,5 @@ def evaluation_findings(
         out.append(leader_finding(ev, d, names=names, markup=markup))
         if len(lb) > 1 and len(ev.pairs):
             out.append(pairs_finding(ev, d, names=names, markup=markup))
+        out += policy_finding(ev, d, markup=markup)
     return out

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from ..analyses._findings import Markup, attribute_words, plural, value_words
 from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
-from .escape import markdown
+from .escape import markdown, prose
 
 __all__ = [
     "ReportContext",
@@ -196,7 +196,7 @@ class ReportContext:
     def markup(self) -> Markup:
         """How a result writes its findings into this report: data strings escaped for
         markdown, ``**strong**`` and ``*em*`` (:meth:`medjudge.analyses._result.Result.findings`)."""
-        return Markup(escape=markdown, strong="**{}**", em="*{}*")
+        return Markup(escape=markdown, strong="**{}**", em="*{}*", prose=prose)
 
     @property
     def headline(self) -> str:
