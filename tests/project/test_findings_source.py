@@ -23,7 +23,6 @@ PENDING = {
     "calibration.py": 1,
     "data.py": 2,
     "judge_vs_experts.py": 1,
-    "length.py": 1,
     "ppi.py": 1,
 }
 
