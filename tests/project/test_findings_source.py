@@ -19,9 +19,16 @@ SECTIONS = Path(__file__).resolve().parents[2] / "analysis" / "medjudge" / "repo
 
 #: section file -> ``Finding(`` constructions still typed in the section (only shrinks)
 PENDING = {
+    # per-effect lines of BiasSuiteResult.findings() are the `bias` command's text: convert
+    # together with that command (rename them, then state the suite's finding here)
     "bias_suite.py": 2,
+    # the study's own accounting (data floor, below the Finding record): a Study finding
     "data.py": 2,
+    # one sentence over three results (AltTests, ExpertAgreement, StandIn) read through
+    # report-side tables (alt_test_table, stand_in_table): needs their joint result first
     "judge_vs_experts.py": 1,
+    # PPIResult.findings() (assumption and notes) ends the `ppi` command's summary: convert
+    # together with that command
     "ppi.py": 1,
 }
 

@@ -8,6 +8,7 @@ names come from the study; and every number of the leaderboard's finding is in i
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import pytest
@@ -85,6 +86,8 @@ def test_markup_escapes_data_strings():
     assert PLAIN.strong_data("gpt-4*") == "gpt-4*"
     f = Finding("x", caveat="c", weight=2)
     assert (f.text, f.caveat, f.weight, str(f)) == ("x", "c", 2, "x")
+    g = pickle.loads(pickle.dumps(f))  # a report is cached and copied with its findings
+    assert (g.text, g.caveat, g.weight) == ("x", "c", 2)
 
 
 def test_leader_finding_numbers_are_in_the_leaderboard_table(ctx):
