@@ -24,9 +24,6 @@ PENDING = {
     "bias_suite.py": 2,
     # the study's own accounting (data floor, below the Finding record): a Study finding
     "data.py": 2,
-    # one sentence over three results (AltTests, ExpertAgreement, StandIn) read through
-    # report-side tables (alt_test_table, stand_in_table): needs their joint result first
-    "judge_vs_experts.py": 1,
     # PPIResult.findings() (assumption and notes) ends the `ppi` command's summary: convert
     # together with that command
     "ppi.py": 1,

@@ -7,6 +7,7 @@ weights, estimate, interval and level, the items it used, and the disputed items
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +28,30 @@ def one_level(levels: Iterable[Any]) -> str:
     if len(vals) != 1:
         raise ValueError(f"intervals with different confidence levels {vals} under one header")
     return fmt_level(vals[0])
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def method_words(values: Iterable[Any], markup: Markup = PLAIN) -> str:
+    """The distinct interval methods of a set of rows, in order of first appearance; methods
+    that differ only in whole numbers (the clusters of each subgroup) are named once with the
+    range: ``cluster jackknife (19–185 clusters, t df=18–184)``."""
+    seen = [str(v) for v in dict.fromkeys(values) if isinstance(v, str) and v]
+    groups: dict[str, list[str]] = {}
+    for v in seen:
+        whole = all("." not in x for x in _NUMBER.findall(v))
+        groups.setdefault(_NUMBER.sub("\0", v) if whole else v, []).append(v)
+    out = []
+    for key, members in groups.items():
+        if len(members) == 1:
+            out.append(members[0])
+            continue
+        cols = zip(*(_NUMBER.findall(m) for m in members), strict=True)
+        spans = [f"{min(c, key=int)}–{max(c, key=int)}" if len(set(c)) > 1 else c[0] for c in cols]
+        parts = key.split("\0")
+        out.append(parts[0] + "".join(n + p for n, p in zip(spans, parts[1:], strict=True)))
+    return "; ".join(markup.data(v) for v in out) if out else "no interval"
 
 
 def n_items(n: Any, unit: str = "items") -> str:
