@@ -41,6 +41,7 @@ from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
+from .judge_vs_gold_tables import gold_table
 
 KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
 NO_VERDICT = "(no verdict)"
@@ -101,8 +102,6 @@ class JudgeGoldResult(TablesToDict, Result):
         return t.reset_index(drop=True)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .judge_vs_gold_tables import gold_table
-
         return gold_table(self, name)
 
     def findings(self) -> list[str]:
