@@ -282,6 +282,11 @@ class ResamplePlan:
         if X.shape[0] != self.n_items:
             raise ValueError(f"sums: {X.shape[0]} rows, the plan has {self.n_items} items")
         S = self.cluster_sums(X)
+        if sparse and S.shape[0] * S.shape[1] * 8 <= DENSE_SUMS_BYTES:
+            # per-cluster sums of one-hot cells are mostly non-zero: BLAS on the dense sums is
+            # many times faster than scipy's sparse-times-dense loop (and equal bit for bit for
+            # whole-number X, whose every partial sum is an exact integer)
+            S, sparse = S.toarray(), False
         flat = S.T.tocsr() if sparse else S.reshape(S.shape[0], -1)
         width = flat.shape[0] if sparse else flat.shape[1]
         out = np.empty((self.n_resamples, width))
@@ -405,6 +410,10 @@ def weighted_onehot(
 #: Memory of one block of resample counts (bytes): the replicates are drawn and multiplied in
 #: blocks of rows this size, so no consumer holds ``B x n_items`` (or ``B x n_clusters``) numbers.
 BLOCK_BYTES = 32 * 2**20
+
+#: Largest per-cluster sums of a sparse ``X`` (bytes) that :meth:`ResamplePlan.sums` multiplies
+#: as a dense array.
+DENSE_SUMS_BYTES = 8 * BLOCK_BYTES
 
 
 def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
