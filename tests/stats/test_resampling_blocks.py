@@ -59,6 +59,34 @@ def test_blocks_reproduce_the_dense_product(monkeypatch, method, stratified, blo
     assert np.array_equal(plan.cluster_jackknife() @ X, J @ X)
 
 
+def test_many_clusters_counted_row_by_row_as_in_one_bincount():
+    """From 4,096 clusters the counts are taken row by row: the same numbers as counting the
+    whole block's indices in one ``bincount`` (the definition), for the same stream."""
+    m, rows = 5000, 6
+    idx = np.random.default_rng(4).integers(0, m, size=(rows, m))
+    ref = np.zeros((rows, m))
+    np.add.at(ref, (np.repeat(np.arange(rows), m), idx.ravel()), 1.0)
+    got = R._multinomial_counts(np.random.default_rng(4), m, rows)
+    assert got.dtype == np.float64 and np.array_equal(got, ref)
+    assert np.array_equal(got.sum(1), np.full(rows, m))
+
+
+def test_sparse_cells_multiplied_dense_equal_the_dense_product():
+    """One-hot cells (sparse) of 6,000 items in 5,000 clusters: the per-cluster sums are
+    multiplied as a dense array, bit for bit the product of the dense weights."""
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(6)
+    n, m = 6000, 12
+    cl = rng.integers(0, 5000, n)
+    X = csr_matrix((np.ones(n), (np.arange(n), rng.integers(0, m, n))), shape=(n, m))
+    W = R.resample_weights(n, 40, seed=9, clusters=cl)
+    plan = R.ResamplePlan(n, 40, 9, clusters=cl)
+    assert np.array_equal(plan @ X, W @ X.toarray())
+    keep = rng.random(n) < 0.5
+    assert np.array_equal(plan.restrict(keep) @ X[keep], W[:, keep] @ X[keep].toarray())
+
+
 def test_non_integer_data_agree_to_rounding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))

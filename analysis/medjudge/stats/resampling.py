@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -232,6 +233,12 @@ class ResamplePlan:
         """``(n_resamples, n_items)``, the shape of the weight matrix the plan stands for."""
         return (int(self.n_resamples), int(self.n_items))
 
+    @cached_property
+    def _cluster_codes(self) -> tuple[np.ndarray, int]:
+        """Cluster codes and count (:func:`_codes`), computed once per plan: every pass needs
+        them, and coding 10^6 text labels takes seconds."""
+        return _codes(self.clusters, self.n_items)
+
     def _block_rows(self, n_clusters: int, width: int = 1) -> int:
         """Replicates per block: a block's counts and products stay within
         :data:`BLOCK_BYTES`."""
@@ -242,7 +249,7 @@ class ResamplePlan:
         ``(block, n_clusters)`` slice of the resample counts (cluster codes as in
         :meth:`cluster_sums`), drawn from the plan's seed as :func:`resample_weights` draws
         them."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         rows = rows or self._block_rows(n_clusters)
         if self.n_items <= 0:
             raise ValueError("cannot resample an empty set of items")
@@ -269,7 +276,7 @@ class ResamplePlan:
         a scipy sparse ``X`` gives sparse sums)."""
         if self.clusters is None:
             return X if issparse(X) else np.asarray(X, dtype=np.float64)
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         return _indicator_product(ccode, n_clusters, X)
 
     def sums(self, X: np.ndarray) -> np.ndarray:
@@ -311,7 +318,7 @@ class ResamplePlan:
     def apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``statistic(W)`` for a statistic that is not a product, evaluated one block of
         rows of ``W`` at a time (``(block, n_items)`` doubles within :data:`BLOCK_BYTES`)."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         parts = [
             np.asarray(statistic(counts if self.clusters is None else counts[:, ccode]))
             for _, counts in self.count_blocks(self._block_rows(self.n_items))
@@ -320,11 +327,11 @@ class ResamplePlan:
 
     def cluster_jackknife(self) -> ClusterJackknife:
         """Leave-one-cluster-out weights (:func:`jackknife_weights`) without the matrix."""
-        return ClusterJackknife(*_codes(self.clusters, self.n_items))
+        return ClusterJackknife(*self._cluster_codes)
 
     def jackknife_apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``statistic(J)`` for the leave-one-cluster-out weights ``J``, in blocks of rows."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         rows = max(1, BLOCK_BYTES // (8 * max(self.n_items, 1)))
         parts = []
         for a in range(0, n_clusters, rows):
@@ -495,6 +502,11 @@ def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> n
     binomials per row).
     """
     idx = rng.integers(0, m, size=(n_resamples, m))
+    if m >= 4096:  # row by row: each row's counts stay in cache (2-3x faster at 10^5 clusters)
+        out = np.empty((n_resamples, m))
+        for r in range(n_resamples):
+            out[r] = np.bincount(idx[r], minlength=m)
+        return out
     idx += (np.arange(n_resamples) * m)[:, None]
     return (
         np.bincount(idx.ravel(), minlength=n_resamples * m)
