@@ -323,6 +323,9 @@ def judge_vs_gold(
         )
         # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
         plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)
+        y, m = apply_policy(outcome, policy)  # type: ignore[arg-type]
+        ym = np.concatenate([y * m, m], axis=1)  # the baseline differences' sums (below),
+        plan = plan.along(ym)  # drawn in the same pass over the replicates as the kappas
         pol = "exclude" if policy == "exclude" else "wrong"
         kap = gold_kappa_core(g, pred, q, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
         kboot = gold_kappa_core(g, pred, q, plan, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
@@ -440,10 +443,9 @@ def judge_vs_gold(
                         }
                     )
         # each judge against the best baseline (the majority class), paired on the same items
-        y, m = apply_policy(outcome, policy)  # type: ignore[arg-type]
         bi = names.index(best)
         with np.errstate(invalid="ignore", divide="ignore"):
-            z = plan @ np.concatenate([y * m, m], axis=1)
+            z = plan @ ym
             accb = z[:, : y.shape[1]] / z[:, y.shape[1] :]
         diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
         point = (y * m).sum(0) / m.sum(0)
