@@ -66,6 +66,7 @@ def test_natural_sort_fast_path_equals_the_token_key():
         ["b2", "a10", "a9", "7", "07", "a007", "a7", "A7", "é3", "ä1", "z1", "q1", "q1"],
         [3, 1, 2, 10],
         ["a1", "a1", "a01", "a1"],
+        ["a5", "\u06631", "7"],  # an Arabic-Indic digit: a number to Python, text to Arrow
         ["99999999999999999999", "1", "x"],  # too long a number, a bare prefix: general path
         [
             f"{p}{n}"

@@ -60,8 +60,8 @@ def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
 
     text = pa.array([str(x) for x in ids], type=pa.string())
     parts = pc.extract_regex(text, r"^(?P<pre>\D*)(?P<num>\d{1,18})$")
-    if len(text) and parts.null_count == 0:
-        # the common form, a text prefix and a number: the natural key is (prefix, number),
+    if len(text) and parts.null_count == 0 and pc.all(pc.string_is_ascii(text)).as_py():
+        # the common form, an ASCII prefix and number: the natural key is (prefix, number),
         # then the text, then the position (sorted() below is stable), sorted by Arrow (UTF-8
         # byte order is code point order, as Python compares str)
         keys = {"p": parts.field("pre"), "n": pc.cast(parts.field("num"), pa.int64()), "t": text}
