@@ -87,6 +87,45 @@ def test_sparse_cells_multiplied_dense_equal_the_dense_product():
     assert np.array_equal(plan.restrict(keep) @ X[keep], W[:, keep] @ X[keep].toarray())
 
 
+def test_along_shares_one_pass_and_changes_no_number(monkeypatch):
+    """``plan.along(Y)``: the next product also takes ``plan @ Y``; both equal the dense
+    products bit for bit, and the replicates are drawn once, not twice."""
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(8)
+    n = 5000
+    cl = rng.integers(0, 4500, n)
+    cells = csr_matrix((np.ones(n), (np.arange(n), rng.integers(0, 9, n))), shape=(n, 9))
+    Y = rng.integers(0, 2, size=(n, 3)).astype(float)
+    W = R.resample_weights(n, 60, seed=4, clusters=cl)
+    passes = []
+    real = R.ResamplePlan.count_blocks
+
+    def counted(plan, rows=None):
+        passes.append(1)
+        yield from real(plan, rows)
+
+    monkeypatch.setattr(R.ResamplePlan, "count_blocks", counted)
+    shared = R.ResamplePlan(n, 60, 4, clusters=cl).along(Y)
+    assert np.array_equal(shared @ cells, W @ cells.toarray())
+    assert np.array_equal(shared @ Y, W @ Y) and len(passes) == 1
+
+
+def test_single_precision_only_when_exact():
+    """Whole-number sums go through float32 (exact: partial sums below 2**24); fractions and
+    sums too large for that stay double."""
+    assert R._exact_in_single(np.array([[1.0, 0.0], [2.0, 3.0]]))
+    assert not R._exact_in_single(np.array([[0.5], [1.0]]))
+    assert not R._exact_in_single(np.full((2, 1), 2.0**20))
+    n = 400
+    cl = np.repeat(np.arange(200), 2)
+    X = np.c_[np.ones(n), np.arange(n) % 3, np.full(n, 0.1)]
+    W = R.resample_weights(n, 50, seed=1, clusters=cl)
+    got = R.ResamplePlan(n, 50, 1, clusters=cl) @ X
+    assert np.array_equal(got[:, :2], W @ X[:, :2])
+    assert np.allclose(got[:, 2], W @ X[:, 2], rtol=0, atol=1e-12)
+
+
 def test_non_integer_data_agree_to_rounding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))
