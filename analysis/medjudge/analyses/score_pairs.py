@@ -54,25 +54,37 @@ def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
     return out
 
 
+#: pairs whose ``K`` flip sums are tested together (a block's arrays stay in the CPU cache)
+_PAIR_BLOCK = 8
+
+
 def _flip_columns(
     S: np.ndarray, N: np.ndarray, A: np.ndarray, Bn: np.ndarray, level: float, kind: str
 ) -> list[dict[str, Any]]:
     """Test of mean 0 and inverted interval for each column of cluster sums ``S`` with cluster
-    sizes ``N`` (``(G, P)``; a cluster of size 0 adds nothing), given their flip sums ``A = signs @ S`` and
-    ``Bn = signs @ N`` (``(K, P)``): the closed form in the module docstring."""
-    g, K = S.shape[0], A.shape[0]
+    sizes ``N`` (``(G, P)``; a cluster of size 0 adds nothing), given their flip sums ``A`` and
+    ``Bn`` (``(P, K)``: row ``p`` is ``signs @ S[:, p]``, every pass along the patterns):
+    the closed form in the module docstring."""
+    g, K = S.shape[0], A.shape[1]
     T, Ntot = S.sum(0), N.sum(0)
     tol = 1e-9 * (1 + np.abs(S).sum(0))
-    p = np.mean(np.abs(A) >= np.abs(T) - tol, axis=0)
     alpha = 1 - level
     m = int(np.floor(alpha * K)) + 1
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r1, r2 = (A - T) / (Bn - Ntot), (A + T) / (Bn + Ntot)
-    always = np.abs(np.abs(Bn) - Ntot) <= 1e-12 * Ntot  # every sign the same: always extreme
-    low = np.where(always, -np.inf, np.fmin(r1, r2))
-    high = np.where(always, np.inf, np.fmax(r1, r2))
-    lo = np.partition(low, m - 1, axis=0)[m - 1] if m <= K else np.full(T.shape, -np.inf)
-    hi = np.partition(high, K - m, axis=0)[K - m] if m <= K else np.full(T.shape, np.inf)
+    p, lo, hi = np.empty(T.size), np.full(T.size, -np.inf), np.full(T.size, np.inf)
+    for a in range(0, T.size, _PAIR_BLOCK):  # a block of pairs at a time stays in cache
+        b = slice(a, a + _PAIR_BLOCK)
+        Ab, Bb, T_, N_ = A[b], Bn[b], T[b, None], Ntot[b, None]
+        p[b] = np.mean(np.abs(Ab) >= (np.abs(T[b]) - tol[b])[:, None], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r1, r2 = (Ab - T_) / (Bb - N_), (Ab + T_) / (Bb + N_)
+        always = np.abs(np.abs(Bb) - N_) <= 1e-12 * N_  # every sign the same: always extreme
+        low = np.fmin(r1, r2)
+        low[always] = -np.inf
+        high = np.fmax(r1, r2, out=r1)
+        high[always] = np.inf
+        if m <= K:
+            lo[b] = np.partition(low, m - 1, axis=1)[:, m - 1]
+            hi[b] = np.partition(high, K - m, axis=1)[:, K - m]
     est = T / Ntot
     out = []
     for c in range(S.shape[1]):
@@ -103,7 +115,8 @@ def _sign_flip_pairs(
     of every pair, every pair on the same sign patterns over all ``G`` clusters (a cluster
     where the pair has no item adds 0 to every flip sum, so the test is that of the clusters
     with items). A pair's flip sums are its judges' (one product with the patterns for all
-    judges) corrected on the few clusters where one of the two has no score."""
+    judges) corrected on the few clusters where one of the two has no score: all pairs at
+    once, one row of patterns per pair."""
     G = int(codes.max()) + 1 if codes.size else 0
     if not pairs:
         return []
@@ -111,6 +124,8 @@ def _sign_flip_pairs(
         return [{"estimate_a": np.nan, "estimate_b": np.nan, "n": 0, "difference": np.nan,
                  "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan, "n_clusters": 0,
                  "method": "not defined: no cluster"} for _ in pairs]  # fmt: skip
+    from scipy.sparse import csr_matrix
+
     miss = np.isnan(E)
     Z = np.where(miss, 0.0, E)
 
@@ -118,33 +133,45 @@ def _sign_flip_pairs(
         return np.stack([np.bincount(codes, weights=c, minlength=G) for c in v.T], axis=1)
 
     P = _patterns(G, perm.n_resamples, perm.seed)  # (G, K)
+    K = P.shape[1]
     Sz, Sm, full = csum(Z), csum(miss.astype(float)), np.bincount(codes, minlength=G) * 1.0
-    Az, Am, Bfull = P.T @ Sz, P.T @ Sm, full @ P
-
-    def part(mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(per-cluster sums, their flip sums) of ``values`` on the items of ``mask``."""
-        if not mask.any():
-            return np.zeros(G), np.zeros(P.shape[1])
-        c = np.bincount(codes[mask], weights=values[mask], minlength=G)
-        u = np.flatnonzero(c)
-        return c, c[u] @ P[u]
-
-    S, N, A, Bn, rows = [], [], [], [], []
-    for i, j in pairs:
+    AzT = np.ascontiguousarray((P.T @ Sz).T)
+    # the missing scores' flip sums: whole numbers, exact in any order, from the few clusters
+    # with a missing score (a sparse product)
+    AmT, Bfull = csr_matrix(Sm.T) @ P, full @ P
+    ia, ja = (np.array(v) for v in zip(*pairs, strict=True))
+    # the corrections: (per-cluster sums, their flip sums) on the items of one judge only, or
+    # of neither; zero for the (many) pairs without such items
+    C = {k: np.zeros((G, len(pairs))) for k in ("i", "j", "m")}
+    F = {k: np.zeros((len(pairs), K)) for k in ("i", "j", "m")}
+    ones = np.ones(len(codes))
+    rows = []
+    for p, (i, j) in enumerate(pairs):
         ok = ~(miss[:, i] | miss[:, j])
-        ci, ai = part(miss[:, j] & ~miss[:, i], Z[:, i])  # i's errors where j has none
-        cj, aj = part(miss[:, i] & ~miss[:, j], Z[:, j])
-        cm, am = part(miss[:, i] & miss[:, j], np.ones(len(codes)))
-        S.append(Sz[:, i] - Sz[:, j] - ci + cj)
-        A.append(Az[:, i] - Az[:, j] - ai + aj)
-        N.append(full - Sm[:, i] - Sm[:, j] + cm)
-        Bn.append(Bfull - Am[:, i] - Am[:, j] + am)
+        for k, mask, values in (
+            ("i", miss[:, j] & ~miss[:, i], Z[:, i]),  # i's errors where j has none
+            ("j", miss[:, i] & ~miss[:, j], Z[:, j]),
+            ("m", miss[:, i] & miss[:, j], ones),
+        ):
+            if mask.any():
+                c = np.bincount(codes[mask], weights=values[mask], minlength=G)
+                u = np.flatnonzero(c)
+                C[k][:, p], F[k][p] = c, c[u] @ P[u]
         rows.append({
             "estimate_a": float(E[ok, i].mean()) if ok.any() else np.nan,
             "estimate_b": float(E[ok, j].mean()) if ok.any() else np.nan, "n": int(ok.sum()),
         })  # fmt: skip
-    S, N = np.column_stack(S), np.column_stack(N)
-    res = _flip_columns(S, N, np.column_stack(A), np.column_stack(Bn), level, "")
+    S = Sz[:, ia] - Sz[:, ja] - C["i"] + C["j"]
+    N = full[:, None] - Sm[:, ia] - Sm[:, ja] + C["m"]
+    A = AzT[ia] - AzT[ja]
+    A -= F["i"]
+    A += F["j"]
+    Bn = Bfull[None, :] - AmT[ia]
+    Bn -= AmT[ja]
+    Bn += F["m"]
+    # C order: the column sums in _flip_columns add the clusters one after another
+    S, N = np.ascontiguousarray(S), np.ascontiguousarray(N)
+    res = _flip_columns(S, N, A, Bn, level, "")
     for r, x, nc in zip(rows, res, N.T, strict=True):
         g = int((nc > 0).sum())
         kind = _kind(G, perm)

@@ -37,16 +37,16 @@ from medjudge.stats.resampling import Bootstrap, Permutation, as_bootstrap
 
 from ..data.model import Study
 from ..stats.agreement.icc import icc
-from ..stats.resampling import ResamplePlan
 from ..stats.score_agreement import (
     SCORE_STATISTICS,
+    SharedDraws,
     bland_altman,
     bootstrap_raters,
     constant_side,
     lin_ccc,
     pearson_interval,
 )
-from ..stats.scores import rank_correlations
+from ..stats.scores import rank_replicates
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
@@ -190,6 +190,18 @@ class ScoreStudyResult(TablesToDict, Result):
         )
 
 
+def _plan(
+    plans: dict[Any, SharedDraws], n: int, n_resamples: int, seed: int, clusters: np.ndarray | None
+) -> SharedDraws:
+    """The study's resample counts for ``n`` items in ``clusters``: one plan, drawn once, for
+    every rater, statistic and dimension on such items (a fresh plan would draw the same
+    counts from the same seed)."""
+    key = (n, None if clusters is None else (clusters.dtype.str, clusters.tobytes()))
+    if key not in plans:
+        plans[key] = SharedDraws(n, n_resamples, seed, clusters=clusters)
+    return plans[key]
+
+
 def _rows_for(
     dimension: str,
     names: list[str],
@@ -203,26 +215,28 @@ def _rows_for(
     seed: int,
     confidence_level: float,
     interval: str,
+    plans: dict[Any, SharedDraws] | None = None,
+    metrics: tuple[str, ...] = METRIC_ORDER,
 ) -> list[dict[str, Any]]:
-    """Every metric of each column of ``X`` against ``y`` (items already restricted)."""
-    plan = ResamplePlan(y.size, n_resamples, seed, clusters=clusters)
+    """``metrics`` of each column of ``X`` against ``y`` (items already restricted), every
+    statistic on the same resample counts (``plans``: the study's, by items and clusters)."""
+    plan = _plan(plans if plans is not None else {}, y.size, n_resamples, seed, clusters)
     unit = "clusters" if clusters is not None else "items"
     bmeth = f"bootstrap-bca ({unit}, B={n_resamples}, seed={seed})"
-    ranks = rank_correlations(
-        y, X, names, bootstrap=Bootstrap(n_resamples, seed, method="bca"), clusters=clusters,
-        confidence_level=confidence_level,
-    )  # fmt: skip
     est_all = bootstrap_raters(X, y, plan, confidence_level, bmeth)
+    if {"spearman", "kendall_tau_b"} & set(metrics):
+        rk = rank_replicates(y, X, plan, confidence_level=confidence_level, method="bca")
+        for j, est in enumerate(est_all):
+            for k, coef in enumerate(("spearman", "kendall_tau_b")):
+                est[coef] = (
+                    float(rk["estimate"][j, k]), float(rk["se"][j, k]), float(rk["low"][j, k]),
+                    float(rk["high"][j, k]), bmeth,
+                )  # fmt: skip
     rows = []
     for j, nm in enumerate(names):
         x = X[:, j]
         ok = ~(np.isnan(x) | np.isnan(y))
         est = est_all[j]
-        for _, r in ranks[ranks["judge"] == nm].iterrows():
-            est[str(r["coefficient"])] = (
-                float(r["estimate"]), float(r["se"]), float(r["ci_low"]), float(r["ci_high"]),
-                bmeth,
-            )  # fmt: skip
         if interval == "analytic":
             ba = bland_altman(x, y, confidence_level=confidence_level)
             for key in ("bias", "loa_low", "loa_high"):
@@ -244,7 +258,7 @@ def _rows_for(
             }["ICC2"]
             est["icc_a1"] = (ic.estimate, ic.se, ic.ci_low, ic.ci_high, ic.ci_method)
         flat = constant_side(x, y)
-        for metric in METRIC_ORDER:
+        for metric in metrics:
             e, s, a, b, meth = est[metric]
             note = ""
             if not np.isfinite(e):  # not defined: NaN with its reason, never a number
@@ -287,8 +301,10 @@ def _baseline_rows(
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         # a constant has no variance: its association metrics are undefined and dropped
         warnings.simplefilter("ignore", RuntimeWarning)
-        rows = _rows_for(dimension, list(consts), "baseline", "gold", X, y, clusters, **kw)
-    return [r for r in rows if r["metric"] in BASELINE_METRICS]
+        return _rows_for(
+            dimension, list(consts), "baseline", "gold", X, y, clusters, **kw,
+            metrics=tuple(m for m in METRIC_ORDER if m in BASELINE_METRICS),
+        )  # fmt: skip
 
 
 def _judge_rows(
@@ -457,6 +473,7 @@ def score_study(
         "seed": seed,
         "confidence_level": confidence_level,
         "interval": interval,
+        "plans": {},  # the resample counts of each set of items, drawn once
     }
     metrics: list[dict[str, Any]] = []
     reliability: list[dict[str, Any]] = []

@@ -24,6 +24,7 @@ from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
+from medjudge.stats.score_agreement import SharedDraws
 from medjudge.stats.variance_components import COMPONENTS, flip_shares, variance_components
 
 __all__ = ["StabilityResult", "stability"]
@@ -222,7 +223,8 @@ def stability(
         if arr.shape[0] < 2:
             notes[ev] = "fewer than two items with a verdict under every prompt and run"
             continue
-        plan = ResamplePlan(arr.shape[0], n_resamples, seed)
+        # the counts drawn once for every sum of the evaluator's components and flips
+        plan = SharedDraws(arr.shape[0], n_resamples, seed)
         c, f = _evaluator_rows(ev, arr, int((~complete).sum()), plan, outcome, level)
         comp_rows += c
         flip_rows += f

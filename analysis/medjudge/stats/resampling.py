@@ -286,9 +286,10 @@ class ResamplePlan:
         replicates again (or declare a later product with :meth:`along`)."""
         flat, tail = self._flat_sums(X)
         along = self.__dict__.get("_along")
-        if along is not None and X is along[0] and along[1] is not None:
+        pending = along is not None and _same_data(X, along[0])
+        if pending and along[1] is not None:
             return along[1]
-        if along is not None and along[1] is None and X is not along[0] and not issparse(flat):
+        if along is not None and along[1] is None and not pending and not issparse(flat):
             other, other_tail = self._flat_sums(along[0])
             if not issparse(other):  # one pass for both products
                 k = flat.shape[1]
@@ -300,9 +301,9 @@ class ResamplePlan:
 
     def along(self, X: np.ndarray) -> ResamplePlan:
         """The same plan, whose next product with another matrix also takes ``plan @ X`` in
-        the same pass over the replicates; ``plan @ X`` (the same ``X`` object) then returns
-        it without drawing again. For whole-number data (counts, 0/1 outcomes) the numbers
-        are those of two separate products.
+        the same pass over the replicates; ``plan @ X`` (an ``X`` with the same numbers) then
+        returns it without drawing again. For whole-number data (counts, 0/1 outcomes) the
+        numbers are those of two separate products.
 
         >>> plan = ResamplePlan(4, 50, seed=1, clusters=np.array(["a", "a", "b", "c"]))
         >>> y = np.array([1.0, 0.0, 1.0, 1.0])
@@ -514,6 +515,16 @@ def resample_weights(
     ccode, n_clusters = _codes(clusters, n_items)
     counts = _draw_counts(rng, n_resamples, n_clusters, ccode, strata, method)
     return counts if clusters is None else counts[:, ccode]
+
+
+def _same_data(X: Any, Y: Any) -> bool:
+    """Whether ``X`` and ``Y`` are the same dense numbers (the same object, or equal)."""
+    if X is Y:
+        return True
+    if issparse(X) or issparse(Y):
+        return False
+    X, Y = np.asarray(X), np.asarray(Y)
+    return X.shape == Y.shape and bool(np.array_equal(X, Y))
 
 
 def _exact_in_single(S: Any) -> bool:

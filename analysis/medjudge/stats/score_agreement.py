@@ -34,7 +34,7 @@ import numpy as np
 from scipy import stats
 
 from .agreement.icc import icc_a1_against, icc_core
-from .resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from .resampling import BLOCK_BYTES, ResamplePlan, bootstrap_interval, bootstrap_se
 from .results import Estimate
 
 SCORE_STATISTICS: tuple[str, ...] = (
@@ -52,6 +52,7 @@ __all__ = [
     "SCORE_STATISTICS",
     "score_agreement_core",
     "score_agreement_many",
+    "SharedDraws",
     "bland_altman",
     "lin_ccc",
     "pearson_interval",
@@ -196,6 +197,54 @@ def score_agreement_many(
 #: a replicate within this relative distance of the estimate equals it (rounding residue of
 #: the summation order; with discrete scores a resample often has exactly the estimate's value)
 _TIE = 1e-12
+
+
+class SharedDraws(ResamplePlan):
+    """A :class:`~medjudge.stats.resampling.ResamplePlan` that keeps the resample counts it
+    draws, so that every product of a score study on the same items (each rater's sums, the
+    ICC sums, the rank tables, every dimension) reads them instead of drawing them again.
+
+    The counts are the plan's own, block for block (the same stream with the same block
+    rows), so every number equals the plan's. They are kept only when they fit in
+    :data:`~medjudge.stats.resampling.BLOCK_BYTES` (else drawn for each product, as the plan
+    does), read-only.
+
+    Examples
+    --------
+    >>> plan = SharedDraws(5, 20, seed=3)
+    >>> X = np.arange(10.0).reshape(5, 2)
+    >>> bool(np.array_equal(plan @ X, ResamplePlan(5, 20, seed=3) @ X))
+    True
+    >>> len(plan.__dict__["_drawn"])  # kept for the next product
+    1
+    """
+
+    def count_blocks(self, rows: int | None = None):  # noqa: ANN201 - as the plan's
+        """The plan's ``(rows, counts)`` blocks, drawn the first time they are asked for."""
+        n_clusters = self.cluster_jackknife().n_clusters
+        key = rows or self._block_rows(n_clusters)
+        drawn = self.__dict__.setdefault("_drawn", {})
+        if key not in drawn:
+            if self.n_resamples * n_clusters * 8 > BLOCK_BYTES or len(drawn) >= 2:
+                yield from super().count_blocks(rows)
+                return
+            blocks = list(super().count_blocks(rows))
+            for _, counts in blocks:
+                counts.flags.writeable = False
+            drawn[key] = blocks
+        yield from drawn[key]
+
+    def transposed_counts(self) -> np.ndarray | None:
+        """All the resample counts as one C-ordered ``(n_clusters, B)`` array (kept; None when
+        the counts are not kept): for products ``S @ counts.T`` with a sparse ``S``."""
+        if "_transposed" not in self.__dict__:
+            blocks = list(self.count_blocks())
+            t = None
+            if self.__dict__.get("_drawn"):  # kept: small enough to hold
+                t = np.ascontiguousarray(np.concatenate([c for _, c in blocks], axis=0).T)
+                t.flags.writeable = False
+            self.__dict__["_transposed"] = t
+        return self.__dict__["_transposed"]
 
 
 def bootstrap_raters(

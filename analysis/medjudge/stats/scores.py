@@ -33,11 +33,19 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, weighted_bootstrap
+from medjudge.stats.resampling import (
+    Bootstrap,
+    ResamplePlan,
+    as_bootstrap,
+    bootstrap_interval,
+    bootstrap_se,
+    weighted_bootstrap,
+)
 
 __all__ = [
     "table_rank_correlations",
     "rank_correlations",
+    "rank_replicates",
     "pairwise_accuracy_from_scores",
     "calibration",
 ]
@@ -122,6 +130,129 @@ def _rank_stat(x: np.ndarray, y: np.ndarray, max_cells: int):
     return stat_slow
 
 
+def _rank_cells(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """The items where both scores exist, their cell in the ``kx x ky`` table of the two
+    variables' distinct values (``xc * ky + yc``), ``kx`` and ``ky``."""
+    ok = ~(np.isnan(x) | np.isnan(y))
+    xc, kx = _codes(x[ok])
+    yc, ky = _codes(y[ok])
+    return np.flatnonzero(ok), xc * ky + yc, kx, ky
+
+
+def _running_sum(x: np.ndarray, axis: int) -> np.ndarray:
+    """``np.cumsum(x, axis)`` for a short ``axis`` (0 or 1) of a replicate-contiguous array: one
+    vectorised addition per step (numpy's cumsum walks such an axis element by element,
+    several times slower); the same numbers for the whole numbers added here."""
+    out = np.empty_like(x)
+    first = (slice(None),) * axis
+    out[(*first, 0)] = x[(*first, 0)]
+    for a in range(1, x.shape[axis]):
+        np.add(out[(*first, a - 1)], x[(*first, a)], out=out[(*first, a)])
+    return out
+
+
+def _tables_rank_correlations(t: np.ndarray) -> np.ndarray:
+    """``[rho, tau_b]`` of each weighted table ``t[:, :, b]`` (``(kx, ky, k)``: the layout of
+    :func:`table_rank_correlations` transposed, so that every pass runs along the contiguous
+    replicates). The sums are of whole numbers and halves, exact in any order: the same numbers
+    as :func:`table_rank_correlations`, bit for bit. Shape ``(k, 2)``."""
+    t = np.asarray(t, dtype=float)
+    if t.shape[0] * t.shape[1] == 0:
+        return np.full((t.shape[2], 2), np.nan)
+    r, c = t.sum(1), t.sum(0)
+    n = r.sum(0)
+    mean = (n + 1) / 2
+    dx = _running_sum(r, 0) - r + (r + 1) / 2 - mean
+    dy = _running_sum(c, 0) - c + (c + 1) / 2 - mean
+    cov = (np.einsum("abk,bk->ak", t, dy) * dx).sum(0)
+    vx, vy = (r * dx**2).sum(0), (c * dy**2).sum(0)
+    below = c[None] - _running_sum(t, 0)  # sum over rows below, as in table_rank_correlations
+    u = _running_sum(below, 1)
+    below += u[:, -1:]
+    below -= u
+    below -= u
+    s = np.einsum("abk,abk->k", t, below)
+    n0 = n * (n - 1) / 2
+    n1 = (r * (r - 1) / 2).sum(0)
+    n2 = (c * (c - 1) / 2).sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.column_stack([cov / np.sqrt(vx * vy), s / np.sqrt((n0 - n1) * (n0 - n2))])
+
+
+def _plan_tables(plan: ResamplePlan, H) -> np.ndarray:  # noqa: ANN001 - a scipy sparse matrix
+    """``(W @ H).T`` for the plan's weights ``W`` and a sparse ``(n, cells)`` one-hot ``H``:
+    ``(cells, B)``, from the plan's kept counts when it keeps them
+    (:class:`~medjudge.stats.score_agreement.SharedDraws`)."""
+    counts_t = getattr(plan, "transposed_counts", lambda: None)()
+    if counts_t is None:
+        return np.ascontiguousarray((plan @ H).T)
+    return plan.cluster_sums(H).T.tocsr() @ counts_t
+
+
+def rank_replicates(
+    x: np.ndarray,
+    Y: np.ndarray,
+    plan: ResamplePlan,
+    *,
+    confidence_level: float = 0.95,
+    method: BootKind = "percentile",
+    max_cells: int = 40_000,
+) -> dict[str, np.ndarray]:
+    """Spearman's rho and Kendall's tau-b of every column of ``Y`` with ``x`` on the resamples
+    of ``plan``: ``estimate``, ``se``, ``low`` and ``high``, each ``(columns, 2)``.
+
+    A resample's weighted table of a column is ``W @ H`` with ``H`` the one-hot ``(n, kx ky)``
+    cells of its items, so the tables of many columns come from one product with the plan (and
+    one with the jackknife weights for BCa) instead of a pass over ``W`` per column; the sums
+    are whole numbers, so the tables — and every coefficient — are those of
+    :func:`table_rank_correlations` on the expanded resamples, bit for bit. Columns with more
+    than ``max_cells`` cells expand each resample and call scipy (:func:`_rank_stat`).
+    """
+    from scipy.sparse import csr_matrix
+
+    from .resampling import BLOCK_BYTES
+
+    m, n = Y.shape[1], x.size
+    B = plan.n_resamples
+    full = np.full((m, 2), np.nan)
+    boot = np.full((B, m, 2), np.nan)
+    jack = None
+    if method == "bca":
+        jack = np.full((plan.cluster_jackknife().n_clusters, m, 2), np.nan)
+    cells = [_rank_cells(x, Y[:, j]) for j in range(m)]
+    fast = [j for j in range(m) if cells[j][2] * cells[j][3] <= max_cells]
+    width = max(1, BLOCK_BYTES // (8 * max(B, 1)))  # table columns of one product
+    while fast:
+        chunk, total = [], 0
+        while fast and (not chunk or total + cells[fast[0]][2] * cells[fast[0]][3] <= width):
+            j = fast.pop(0)
+            chunk.append((j, total))
+            total += cells[j][2] * cells[j][3]
+        rows = np.concatenate([cells[j][0] for j, _ in chunk])
+        cols = np.concatenate([cells[j][1] + off for j, off in chunk])
+        H = csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, total))
+        T = _plan_tables(plan, H)
+        J = None if jack is None else np.ascontiguousarray((plan.cluster_jackknife() @ H).T)
+        for j, off in chunk:
+            _, cell, kx, ky = cells[j]
+            sl = slice(off, off + kx * ky)
+            one = np.bincount(cell, minlength=kx * ky).astype(float)
+            full[j] = _tables_rank_correlations(one.reshape(kx, ky, 1))[0]
+            boot[:, j] = _tables_rank_correlations(T[sl].reshape(kx, ky, -1))
+            if jack is not None:
+                jack[:, j] = _tables_rank_correlations(J[sl].reshape(kx, ky, -1))
+    for j in (j for j in range(m) if cells[j][2] * cells[j][3] > max_cells):
+        stat = _rank_stat(x, Y[:, j], max_cells)
+        full[j] = stat(np.ones((1, n)))[0]
+        boot[:, j] = plan.apply(stat)
+        if jack is not None:
+            jack[:, j] = plan.jackknife_apply(stat)
+    low, high = bootstrap_interval(
+        full, boot, confidence_level=confidence_level, method=method, jack=jack
+    )
+    return {"estimate": full, "se": bootstrap_se(boot), "low": low, "high": high}
+
+
 def rank_correlations(
     reference: np.ndarray,
     scores: np.ndarray,
@@ -200,13 +331,9 @@ def rank_correlations(
         check_labels("clusters", clusters, x.size)
     judges = list(judges) if judges is not None else [f"judge_{i}" for i in range(y.shape[1])]
     plan = ResamplePlan(x.size, n_resamples, seed, clusters=clusters)
-    # every judge on the same resamples, drawn once (a statistic of shape (k, judges, 2))
-    kernels = [_rank_stat(x, y[:, j], max_cells) for j in range(y.shape[1])]
-    res = weighted_bootstrap(
-        lambda w: np.stack([f(w) for f in kernels], axis=1),
-        plan,
-        confidence_level=confidence_level,
-        method=method,
+    # every judge on the same resamples
+    res = rank_replicates(
+        x, y, plan, confidence_level=confidence_level, method=method, max_cells=max_cells
     )
     rows = []
     for j, name in enumerate(judges):
