@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.stats import resampling as R
+from medjudge.stats.resampling_counts import _multinomial_counts
 
 
 def dense_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +67,7 @@ def test_many_clusters_counted_row_by_row_as_in_one_bincount():
     idx = np.random.default_rng(4).integers(0, m, size=(rows, m))
     ref = np.zeros((rows, m))
     np.add.at(ref, (np.repeat(np.arange(rows), m), idx.ravel()), 1.0)
-    got = R._multinomial_counts(np.random.default_rng(4), m, rows)
+    got = _multinomial_counts(np.random.default_rng(4), m, rows)
     assert got.dtype == np.float64 and np.array_equal(got, ref)
     assert np.array_equal(got.sum(1), np.full(rows, m))
 

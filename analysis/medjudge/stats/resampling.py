@@ -25,14 +25,18 @@ from typing import Any, Literal
 import numpy as np
 
 from .bootstrap_intervals import bootstrap_interval, bootstrap_se, weighted_bootstrap
-from .groups import group_codes, refuse_missing_labels
+from .resampling_counts import Method, _codes, _draw_counts, jackknife_weights, resample_weights
 
-# bootstrap_interval, bootstrap_se and weighted_bootstrap live in .bootstrap_intervals and are
-# imported here for every caller of this module
-__all__ = ["bootstrap_interval", "bootstrap_se", "weighted_bootstrap"]
-
-Method = Literal["multinomial", "poisson"]
-
+# bootstrap_interval, bootstrap_se and weighted_bootstrap live in .bootstrap_intervals, the
+# resample counts (resample_weights, jackknife_weights) in .resampling_counts; all are imported
+# here for every caller of this module
+__all__ = [
+    "bootstrap_interval",
+    "bootstrap_se",
+    "jackknife_weights",
+    "resample_weights",
+    "weighted_bootstrap",
+]
 
 IntervalMethod = Literal["percentile", "basic", "bca"]
 
@@ -292,11 +296,10 @@ class ResamplePlan:
         if along is not None and along[1] is None and not pending and not issparse(flat):
             other, other_tail = self._flat_sums(along[0])
             if not issparse(other):  # one pass for both products
-                k = flat.shape[1]
-                both = self._products(np.concatenate([flat, other], axis=1))
-                along[1] = both[:, k:].reshape((self.n_resamples, *other_tail))
-                return both[:, :k].reshape((self.n_resamples, *tail))
-        out = self._products(flat)
+                out, along[1] = self._products(flat, other)
+                along[1] = along[1].reshape((self.n_resamples, *other_tail))
+                return out.reshape((self.n_resamples, *tail))
+        out = self._products(flat)[0]
         return out if issparse(flat) else out.reshape((self.n_resamples, *tail))
 
     def along(self, X: np.ndarray) -> ResamplePlan:
@@ -336,20 +339,26 @@ class ResamplePlan:
         flat = S.reshape(S.shape[0], -1)
         return (flat.astype(np.float32, copy=False) if single else flat), X.shape[1:]
 
-    def _products(self, flat: Any) -> np.ndarray:
-        """``counts @ flat`` over all replicates, block by block (``(B, width)``)."""
-        sparse = issparse(flat)
-        n_clusters, width = flat.shape[::-1] if sparse else flat.shape
-        out = np.empty((self.n_resamples, width))
-        exact = None if sparse or flat.dtype != np.float32 else np.abs(flat).sum(0).max()
-        for rows, counts in self.count_blocks(self._block_rows(n_clusters, width)):
-            if sparse:
-                out[rows] = (flat @ counts.T).T
-            elif exact is not None and counts.max(initial=0) * exact < 2**24:
-                out[rows] = counts.astype(np.float32) @ flat
-            else:
-                out[rows] = counts @ flat.astype(np.float64, copy=False)
-        return out
+    def _products(self, *flats: Any) -> list[np.ndarray]:
+        """``counts @ flat`` over all replicates for each of ``flats`` (per-cluster sums from
+        :meth:`_flat_sums`), block by block from one pass over the replicates."""
+        n_clusters = self._cluster_codes[1]
+        widths = [f.shape[0] if issparse(f) else f.shape[1] for f in flats]
+        outs = [np.empty((self.n_resamples, w)) for w in widths]
+        exact = [
+            None if issparse(f) or f.dtype != np.float32 else np.abs(f).sum(0).max() for f in flats
+        ]
+        for rows, counts in self.count_blocks(self._block_rows(n_clusters, sum(widths))):
+            single = None
+            for flat, out, bound in zip(flats, outs, exact, strict=True):
+                if issparse(flat):
+                    out[rows] = (flat @ counts.T).T
+                elif bound is not None and counts.max(initial=0) * bound < 2**24:
+                    single = counts.astype(np.float32) if single is None else single
+                    out[rows] = single @ flat
+                else:
+                    out[rows] = counts @ flat.astype(np.float64, copy=False)
+        return outs
 
     __matmul__ = sums
 
@@ -473,50 +482,6 @@ BLOCK_BYTES = 32 * 2**20
 DENSE_SUMS_BYTES = 8 * BLOCK_BYTES
 
 
-def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
-    """Integer codes 0..G-1 for labels (identity when labels is None); a missing label or a
-    wrong length is refused naming the argument ``name``."""
-    if labels is None:
-        return np.arange(n), n
-    labels = np.asarray(labels)
-    if labels.shape != (n,):
-        raise ValueError(
-            f"{name}: {labels.shape[0] if labels.ndim else 'one'} labels is not allowed "
-            f"(one label per item: {n})"
-        )
-    refuse_missing_labels(labels, name)
-    return group_codes(labels.astype(str) if labels.dtype == object else labels)
-
-
-def resample_weights(
-    n_items: int,
-    n_resamples: int,
-    *,
-    seed: int | np.random.Generator = 0,
-    clusters: np.ndarray | None = None,
-    strata: np.ndarray | None = None,
-    method: Method = "multinomial",
-) -> np.ndarray:
-    """Return a ``(n_resamples, n_items)`` float matrix of bootstrap weights.
-
-    Each row gives how many times each item appears in one resample. With ``clusters`` whole
-    clusters are drawn (an item's weight is its cluster's count); with ``strata`` the
-    ``n_h`` clusters of stratum ``h`` are drawn with replacement from that stratum only, so
-    stratum sizes are fixed. ``method="poisson"`` draws independent Poisson(1) counts per
-    cluster instead of a multinomial.
-
-    The same ``seed`` gives the same matrix on every machine (numpy's PCG64 stream). This is
-    the definition the library's resampling follows; the library itself never forms the
-    matrix (:meth:`ResamplePlan.sums` computes ``W @ X`` block by block from the same stream).
-    """
-    if n_items <= 0:
-        raise ValueError("cannot resample an empty set of items")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    ccode, n_clusters = _codes(clusters, n_items)
-    counts = _draw_counts(rng, n_resamples, n_clusters, ccode, strata, method)
-    return counts if clusters is None else counts[:, ccode]
-
-
 def _same_data(X: Any, Y: Any) -> bool:
     """Whether ``X`` and ``Y`` are the same dense numbers (the same object, or equal)."""
     if X is Y:
@@ -536,56 +501,11 @@ def _exact_in_single(S: Any) -> bool:
     data = S.data if issparse(S) else S
     if not data.size or data.dtype != np.float64:
         return False
-    colsum = np.asarray(abs(S).sum(axis=0)).max()
+    if issparse(S) and S.format == "csr":  # column sums without a copy of the matrix
+        colsum = np.bincount(S.indices, weights=np.abs(S.data), minlength=S.shape[1]).max()
+    else:
+        colsum = np.asarray(abs(S).sum(axis=0)).max()
     return bool(colsum < 2**20 and np.array_equal(data, np.round(data)))
-
-
-def _draw_counts(
-    rng: np.random.Generator,
-    n_resamples: int,
-    n_clusters: int,
-    ccode: np.ndarray,
-    strata: np.ndarray | None,
-    method: Method,
-) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` float resample counts (see :func:`resample_weights`)."""
-    if method == "poisson":
-        return rng.poisson(1.0, size=(n_resamples, n_clusters)).astype(np.float64)
-    if method != "multinomial":
-        raise ValueError(f"unknown resampling method {method!r}")
-    if strata is None:
-        return _multinomial_counts(rng, n_clusters, n_resamples)
-    item_strata, _ = _codes(strata, ccode.size, "strata")
-    scode = np.full(n_clusters, -1)
-    scode[ccode] = item_strata
-    if np.any(scode[ccode] != item_strata):
-        raise ValueError("each cluster must lie inside one stratum")
-    counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
-    for s in np.unique(scode):
-        members = np.flatnonzero(scode == s)
-        counts[:, members] = _multinomial_counts(rng, members.size, n_resamples)
-    return counts
-
-
-def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> np.ndarray:
-    """Multinomial(m; 1/m, …, 1/m) counts, one row per resample.
-
-    Drawn as ``m`` uniform indices per row and counted — the definition of resampling with
-    replacement, and about 4× faster than ``Generator.multinomial`` (which draws a chain of
-    binomials per row).
-    """
-    if m >= 4096:  # row by row (the same stream): each row's counts stay in cache, 2-3x faster
-        out = np.empty((n_resamples, m))
-        for r in range(n_resamples):
-            out[r] = np.bincount(rng.integers(0, m, size=m), minlength=m)
-        return out
-    idx = rng.integers(0, m, size=(n_resamples, m))
-    idx += (np.arange(n_resamples) * m)[:, None]
-    return (
-        np.bincount(idx.ravel(), minlength=n_resamples * m)
-        .reshape(n_resamples, m)
-        .astype(np.float64)
-    )
 
 
 def issparse(X: object) -> bool:
@@ -604,14 +524,6 @@ def _indicator_product(codes: np.ndarray, n_groups: int, X: np.ndarray) -> np.nd
         return C @ X
     flat = X.reshape(X.shape[0], -1)
     return np.asarray(C @ flat).reshape((int(n_groups), *X.shape[1:]))
-
-
-def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:
-    """Leave-one-cluster-out weights, shape ``(n_clusters, n_items)`` (0 for the left-out cluster)."""
-    ccode, n_clusters = _codes(clusters, n_items)
-    w = np.ones((n_clusters, n_items))
-    w[ccode, np.arange(n_items)] = 0.0
-    return w
 
 
 @dataclass(frozen=True)
