@@ -377,8 +377,11 @@ def _block(
     roles = ["judge"] * len(o.judges) + ["baseline"] * len(base_names)
     pred = np.column_stack([o.pred, base_pred])
     outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
-    # one cluster bootstrap shared by every judge and baseline of the block
+    # one cluster bootstrap shared by every judge and baseline of the block; the baseline
+    # tests' sums are drawn in the kappas' pass over the replicates
+    y, m = apply_policy(outcome, opts.policy)  # type: ignore[arg-type]
     plan = ResamplePlan(len(o.items), opts.n_resamples, opts.seed, clusters=cl)
+    plan = plan.along(np.concatenate([y * m, m], axis=1))
     rows = [{"dimension": d, "judge": nm, "role": r} for nm, r in zip(names, roles, strict=True)]
     part["metrics"] = _agreement_rows(rows, g, pred, outcome, scale, cl, plan, opts)
     pol = "exclude" if opts.policy == "exclude" else "wrong"

@@ -104,7 +104,13 @@ class MatrixStudy:
 
     @property
     def item_ids(self) -> list[str]:
-        return [str(i) for i in self.items["item"]]
+        """Item ids in the study's order (converted once per ``items`` table: iterating an
+        Arrow-backed column in Python costs seconds at 10^6 items)."""
+        ids = self._cache.get("item_ids")
+        if ids is None or ids[0] is not self.items:
+            ids = (self.items, [str(i) for i in self.items["item"].to_numpy(dtype=object)])
+            self._cache["item_ids"] = ids
+        return list(ids[1])
 
     def judge_orders(self) -> list[str]:
         """Presentation orders among the judges' verdicts, sorted."""
