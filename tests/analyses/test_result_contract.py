@@ -112,10 +112,9 @@ def results(demo_study, llmbar_study, pandalm_study):
 
 
 def _one_dimension(t: pd.DataFrame) -> dict[str, object]:
-    """``where=`` that keeps one dimension (the first) when the table has several."""
-    if "dimension" in t.columns and t["dimension"].nunique() > 1:
-        return {"dimension": t["dimension"].iloc[0]}
-    return {}
+    """``where=`` that keeps one dimension (the first) when the table has several, and one
+    subgroup attribute (the first) when it has several."""
+    return {c: t[c].iloc[0] for c in ("dimension", "attribute") if c in t and t[c].nunique() > 1}
 
 
 def _marks(obj: object) -> int:

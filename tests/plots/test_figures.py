@@ -60,6 +60,20 @@ def test_forest_plot_panels_labels_and_reference_lines():
     assert legend_texts == ["trivial baseline", "expert ceiling"]
 
 
+def test_forest_plot_row_and_panel_may_swap():
+    """A row per dimension and a panel per judge (before: the dimension column was dropped
+    before it became the rows, a KeyError)."""
+    fig = forest_plot(forest_frame(), row="dimension", panel="judge")
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == JUDGES
+    assert set(_yticklabels(axes[0])) == {"accuracy", "safety"}
+    assert [len(ln.get_xdata()) for ax in axes for ln in ax.lines if ln.get_marker() == "o"] == [
+        2,
+        2,
+        2,
+    ]
+
+
 def test_forest_plot_missing_column_message():
     with pytest.raises(ValueError, match="ci_high"):
         forest_plot(forest_frame().drop(columns="ci_high"))

@@ -103,6 +103,88 @@ def test_notebook_uses_the_front_door_only(path):
     assert not bad, f"{path.name} goes around `import medjudge as mj`: " + "; ".join(bad)
 
 
+#: matplotlib calls that draw an interval (or a band) by hand
+_INTERVAL_CALLS = {"errorbar", "hlines", "vlines", "fill_between", "fill_betweenx", "axvspan",
+                   "axhspan", "broken_barh"}  # fmt: skip
+#: calls that draw marks, and the interval columns whose use in them draws an interval by hand
+_MARK_CALLS = {"plot", "scatter", "bar", "barh", "step", "stairs"}
+_INTERVAL_NAMES = {"ci_low", "ci_high", "ci_lower", "ci_upper", "lower", "upper"}
+
+
+def hand_drawn_intervals(source: str) -> list[str]:
+    """Places where a code cell draws an interval itself instead of ``result.plot(...)``:
+    a call of ``errorbar``/``hlines``/``vlines``/``fill_between``/``axvspan`` …, a call with
+    ``xerr=``/``yerr=``, or a mark-drawing call (``plot``, ``scatter``, ``barh`` …) that uses
+    an interval bound (``ci_low``, ``ci_high`` …), or a plot function called on a table the
+    cell built (``mj.plots.forest_plot(...)``)."""
+    code = "\n".join(
+        "" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()
+    )
+    bad = []
+    for node in ast.walk(ast.parse(code)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(owner, ast.Attribute) and owner.attr == "plots":
+            bad.append(f"line {node.lineno}: mj.plots.{name}(...) of a hand-built table")
+        elif name in _INTERVAL_CALLS:
+            bad.append(f"line {node.lineno}: .{name}(...)")
+        elif any(k.arg in ("xerr", "yerr") for k in node.keywords):
+            bad.append(f"line {node.lineno}: xerr=/yerr=")
+        elif name in _MARK_CALLS:
+            used = {
+                n.value if isinstance(n, ast.Constant) else n.attr
+                for arg in [*node.args, *(k.value for k in node.keywords)]
+                for n in ast.walk(arg)
+                if isinstance(n, ast.Constant | ast.Attribute)
+            }
+            hit = sorted(_INTERVAL_NAMES & {u for u in used if isinstance(u, str)})
+            if hit:
+                bad.append(f"line {node.lineno}: .{name}(...) of {', '.join(hit)}")
+    return bad
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "ax.errorbar(x, y, xerr=[x - lo, hi - x], fmt='o')",
+        "plt.errorbar(x, y)",
+        "ax.hlines(y, t['ci_low'], t['ci_high'])",
+        "ax.plot([r.ci_low, r.ci_high], [i, i], color='C0')",
+        "ax.scatter(x, y, xerr=e)",
+        "ax.fill_betweenx(y, lo, hi)",
+        "ax.barh(y, width, xerr=e)",
+        "mj.plots.forest_plot(table, ax=ax)",
+    ],
+)
+def test_hand_drawn_interval_check_flags(source):
+    """The check below can fail: each way of drawing an interval by hand is caught."""
+    assert hand_drawn_intervals(source), source
+
+
+def test_hand_drawn_interval_check_accepts_result_plots():
+    ok = (
+        "%matplotlib inline\nev.plot('forest', ax=ax, where={'dimension': 'overall'})\n"
+        "ax.plot(published, y, 'x')\nax.axvline(0.5)\nax.set_xlabel(f'{t.ci_method.iloc[0]}')"
+    )
+    assert hand_drawn_intervals(ok) == []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_draws_intervals_with_result_plot(path):
+    """Every interval in a notebook's figures is drawn by a result's ``.plot(...)`` (issue 35),
+    never by hand (``ax.errorbar`` …)."""
+    nb = nbformat.read(path, as_version=4)
+    bad = [
+        f"cell {i}, {v}"
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "code"
+        for v in hand_drawn_intervals(c.source)
+    ]
+    assert not bad, f"{path.name} draws intervals by hand (use result.plot): " + "; ".join(bad)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_is_stored_without_outputs(path):
     nb = nbformat.read(path, as_version=4)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import DEFAULT_ALPHA
 from ..stats.results import Presentable
 
 CONTRACT = ("estimand", "estimate", "ci_low", "ci_high", "confidence_level", "ci_method")
@@ -196,7 +197,12 @@ class Result(Presentable):
         from medjudge import plots  # the floor above, imported on use (module docstring)
 
         opts = self._plot_options(kind, data, {**defaults, **options})
-        return getattr(plots, function)(data, ax=ax, **opts)
+        return getattr(plots, function)(self._plot_data(kind, data), ax=ax, **opts)
+
+    def _plot_data(self, kind: str, data: pd.DataFrame) -> pd.DataFrame:
+        """The rows ``kind`` draws (a subclass may add a label column, e.g. a rater pair's
+        name; never a number)."""
+        return data
 
     def _plot_options(
         self, kind: str, data: pd.DataFrame, options: Mapping[str, Any]
@@ -216,6 +222,19 @@ class Result(Presentable):
     def to_frame(self) -> pd.DataFrame:
         """The default tidy table."""
         return self.table()
+
+
+class Decided:
+    """Mixed into a result whose tests decide at the ``alpha`` its analysis was given
+    (the dataclass field ``decision_alpha``)."""
+
+    decision_alpha: float | None
+
+    @property
+    def alpha(self) -> float:
+        """The decision threshold: the ``alpha`` the analysis was given, else
+        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
+        return DEFAULT_ALPHA if self.decision_alpha is None else float(self.decision_alpha)
 
 
 class FrameResult(Result):

@@ -262,8 +262,11 @@ class AuditReport(Result):
     ``ci_high``, ``level``); ``dimensions[d]`` holds the per-dimension tables. ``table(name)``
     gives ``reliability``, ``annotators``, ``pairwise``, ``categories`` and ``subgroups`` (all
     dimensions stacked) as tidy long tables of the result contract; ``plot()`` draws the
-    coefficients, a panel per dimension, and ``plot("pairwise", where={"dimension": d})`` the
-    annotator x annotator Cohen's κ matrix (each pair in both triangles).
+    coefficients, a panel per dimension; ``plot("by_dimension")`` the same numbers a row per
+    dimension and a panel per coefficient; ``plot("pairwise", where={"dimension": d})`` the
+    annotator x annotator Cohen's κ matrix (each pair in both triangles) and ``plot("pairs")``
+    each pair's κ with its interval; ``plot("subgroups", where={"attribute": a})`` each
+    group's coefficients.
     """
 
     TABLES = (
@@ -272,20 +275,30 @@ class AuditReport(Result):
     PLOTS = {
         "reliability": ("forest_plot", "reliability", {"row": "estimand", "xlabel": "coefficient"}),
         "pairwise": ("agreement_matrix", "pairwise", {"value_label": "Cohen's κ"}),
-    }
+        "pairs": ("forest_plot", "pairwise", {"row": "pair", "xlabel": "Cohen's κ"}),
+        "by_dimension": ("forest_plot", "reliability", {"row": "dimension", "panel": "estimand",
+                                                        "xlabel": "coefficient"}),
+        "subgroups": ("forest_plot", "subgroups", {"row": "group", "panel": "estimand",
+                                                   "xlabel": "coefficient within the group"}),
+    }  # fmt: skip
 
     def _table(self, name: str) -> pd.DataFrame:
         return audit_table(self, name)
 
+    def _plot_data(self, kind: str, data: pd.DataFrame) -> pd.DataFrame:
+        if kind == "pairs":  # the row label of a rater pair
+            return data.assign(pair=data["rater_a"].astype(str) + " – " + data["rater_b"])
+        return data
+
     def _plot_options(self, kind: str, data: pd.DataFrame, options: Any) -> dict[str, Any]:
+        one = {"pairwise": "dimension", "subgroups": "attribute"}.get(kind)
+        if one and data[one].nunique() > 1:
+            raise ValueError(f"plot({kind!r}) draws one {one}: pass where={{{one!r}: ...}}")
         if kind == "pairwise":
-            if data["dimension"].nunique() > 1:
-                raise ValueError(
-                    "plot('pairwise') draws one dimension: pass where={'dimension': ...}"
-                )
             return dict(options)
-        order = {"dimension_order": list(dict.fromkeys(data["dimension"])),
-                 "judge_order": list(dict.fromkeys(data["estimand"]))}  # fmt: skip
+        data, spec = self._plot_data(kind, data), self.PLOTS[kind][2]  # the table's order
+        order = {"dimension_order": list(dict.fromkeys(data[spec.get("panel", "dimension")])),
+                 "judge_order": list(dict.fromkeys(data[spec["row"]]))}  # fmt: skip
         return {**order, **options}
 
     def findings(self) -> list[str]:

@@ -15,9 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge._validation import DEFAULT_ALPHA
-
-from ._result import FrameResult, Quantity, Result, long_table
+from ._result import Decided, FrameResult, Quantity, Result, long_table
 
 #: Newcombe's hybrid score interval of two independent proportions (``_two_sample``)
 GAP_INTERVAL = "Newcombe hybrid score"
@@ -34,7 +32,7 @@ def _label(t: pd.DataFrame) -> list[str]:
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class LengthBias(FrameResult):
+class LengthBias(Decided, FrameResult):
     """Length (verbosity) bias per dimension and rater (``frame``: the wide table of
     :func:`medjudge.analyses.bias.length_bias`).
 
@@ -60,12 +58,6 @@ class LengthBias(FrameResult):
     decision_alpha: float | None = None
     #: the multiplicity adjustment of both tables' p-values, over every rater and dimension
     adjustment: str = "Holm"
-
-    @property
-    def alpha(self) -> float:
-        """The decision threshold: the ``alpha`` the analysis was given, else
-        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05)."""
-        return DEFAULT_ALPHA if self.decision_alpha is None else float(self.decision_alpha)
 
     @property
     def family(self) -> str:

@@ -18,8 +18,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import ALPHA, CONFIDENCE_LEVEL, check_choice
+from ..data.gold import majority_gold
 from ..data.model import Study
-from ..stats.accuracy import Policy, classification_metrics, policy_sensitivity, trivial_baselines
+from ..data.outcomes import NOT_ASSIGNED_STATUS, judge_matrix
+from ..engine.choose import read_study
+from ..stats.accuracy import (
+    NOT_ASSIGNED,
+    Policy,
+    apply_policy,
+    classification_metrics,
+    policy_sensitivity,
+    trivial_baselines,
+)
 from ..stats.multiplicity import add_multiplicity
 from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
@@ -149,9 +160,6 @@ def expert_ceiling(
     former more than the latter, and in simulation with judges exactly as good as the experts
     the gap came out at several points (docs/calibration.md, "Expert ceiling").
     """
-    from ..data.gold import majority_gold
-    from ..stats.accuracy import apply_policy
-
     cols = [
         "dimension",
         "expert",
@@ -165,9 +173,6 @@ def expert_ceiling(
     if len(study.experts) < 3 or "expert" in study.exchangeable:
         # exchangeable annotation slots are not persons: no per-expert ceiling
         return pd.DataFrame(columns=cols)
-    from ..data.outcomes import NOT_ASSIGNED_STATUS, judge_matrix
-    from ..stats.accuracy import NOT_ASSIGNED
-
     m = study.matrix(dimension, role="expert")
     k = len(study.scales[dimension].categories)
     judges = judges if judges is not None else study.judges
@@ -207,36 +212,41 @@ def expert_ceiling(
     return pd.DataFrame(rows, columns=cols)
 
 
-def _pairs_by_dimension(
+def _pairs(
     outcomes: dict[str, Any],
     judges: list[str],
     cl_for: Any,
+    shared_w: ResamplePlan | None,
     *,
     policy: Policy,
-    n_resamples: int,
-    seed: int,
+    bootstrap: Bootstrap,
     confidence_level: float,
 ) -> pd.DataFrame:
-    """All pairs when the gold item sets differ between dimensions.
+    """All pairs of judges in every dimension (:func:`all_pairs`), on the shared resamples
+    ``shared_w`` when every dimension has the same gold items.
 
-    Each dimension is compared on its own items with its own cluster labels (the clustered
-    McNemar and the cluster bootstrap stay clustered: dropping the clusters here gave a 9-10%
-    type I error in simulation), resamples drawn from the same ``seed``; the multiplicity
-    columns are then recomputed over the concatenated table exactly as :func:`all_pairs` does
-    for a common item set (Holm within each dimension, Benjamini-Hochberg across the table).
+    When the item sets differ, each dimension is compared on its own items with its own
+    cluster labels (the clustered McNemar and the cluster bootstrap stay clustered: dropping
+    the clusters here gave a 9-10% type I error in simulation), resamples drawn from the same
+    seed; the multiplicity columns are then recomputed over the concatenated table exactly as
+    :func:`all_pairs` does for a common item set (Holm within each dimension,
+    Benjamini-Hochberg across the table).
     """
-    frames = []
-    for d, o in outcomes.items():
-        t = all_pairs(
-            {d: o.outcome},
-            judges,
-            dimensions=[d],
-            policy=policy,
-            clusters=cl_for(o),
-            bootstrap=Bootstrap(n_resamples, seed),
-            confidence_level=confidence_level,
+    if shared_w is not None:
+        first = next(iter(outcomes.values()))
+        return all_pairs(
+            {d: o.outcome for d, o in outcomes.items()}, judges, dimensions=list(outcomes),
+            policy=policy, clusters=cl_for(first), bootstrap=bootstrap,
+            confidence_level=confidence_level, weights=shared_w,
+        )  # fmt: skip
+    each = Bootstrap(bootstrap.n_resamples, bootstrap.seed)
+    frames = [
+        all_pairs(
+            {d: o.outcome}, judges, dimensions=[d], policy=policy, clusters=cl_for(o),
+            bootstrap=each, confidence_level=confidence_level,
         )
-        frames.append(t)
+        for d, o in outcomes.items()
+    ]  # fmt: skip
     table = pd.concat(frames, ignore_index=True)
     adjusted = [c for c in table.columns if c.startswith("p_")]
     return add_multiplicity(table.drop(columns=adjusted), p_col="pvalue")
@@ -394,111 +404,51 @@ def evaluate_judges(
     >>> ev.settings['multiplicity']['family'], len(ev.leaderboard) == len(study.judges) * len(study.dimensions)
     ('table', True)
     """
-    from .._validation import ALPHA, CONFIDENCE_LEVEL, check_choice
-    from ..engine.choose import read_study
-
     study = read_study(study, mapping, engine=engine)
     boot = as_bootstrap(bootstrap)
     boot.interval("percentile", allowed=("percentile",))
-    n_resamples, seed = boot.n_resamples, boot.seed
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     alpha = ALPHA.check("alpha", alpha)
     check_policy(policy)
     check_choice("family", family, ("table", "dimension"))
     dims = check_dimensions(study, dimensions)
     clusters, cluster_col = cluster_ids(study, cluster)
-    judges = study.judges
     outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}
-    excluded = {d: o.excluded for d, o in outcomes.items()}
+    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
+
+    def cl_for(o: Any) -> np.ndarray | None:
+        return None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+
     # one weight matrix shared by every judge and dimension (items with gold are the same set
     # across dimensions only if gold is complete; otherwise draw per dimension from the same seed)
     same_items = len({tuple(o.items) for o in outcomes.values()}) == 1
     first = next(iter(outcomes.values()))
-    cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
-
-    def cl_for(o) -> np.ndarray | None:
-        return None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
-
+    n_resamples, seed = boot.n_resamples, boot.seed
     shared_w = (
         ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first))
         if same_items
         else None
     )
-
-    boards, sens, cls, base, ceil = [], [], [], [], []
-    for d, o in outcomes.items():
-        cl = cl_for(o)
-        w = (
-            shared_w
-            if shared_w is not None
-            else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl)
-        )
-        lb = leaderboard(
-            o.outcome,
-            judges,
-            policy=policy,
-            clusters=cl,
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=level,
-            weights=w,
-        )
-        lb.insert(0, "dimension", d)
-        boards.append(lb)
-        s = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
-        s.insert(0, "dimension", d)
-        sens.append(s)
-        cats = list(range(len(o.scale.categories)))
-        c = classification_metrics(
-            o.pred, o.gold, judges, categories=cats, labels=list(o.scale.categories), policy=policy
-        )
-        c.insert(0, "dimension", d)
-        cls.append(c)
-        b = trivial_baselines(
-            o.gold, categories=cats, labels=list(o.scale.categories), confidence_level=level
-        )
-        b.insert(0, "dimension", d)
-        base.append(b)
-        ceil.append(expert_ceiling(study, d, judges=judges, order=order, policy=policy))
-    if same_items:
-        pairs = all_pairs(
-            {d: o.outcome for d, o in outcomes.items()},
-            judges,
-            dimensions=dims,
-            policy=policy,
-            clusters=None if clusters is None else cl_for(first),
-            bootstrap=boot,
-            confidence_level=level,
-            weights=shared_w,
-        )
-    else:
-        pairs = _pairs_by_dimension(
-            outcomes,
-            judges,
-            cl_for,
-            policy=policy,
-            n_resamples=n_resamples,
-            seed=seed,
-            confidence_level=level,
-        )
+    tables = [
+        _dimension_tables(study, d, o, cl_for(o), shared_w, boot, policy, level, order)
+        for d, o in outcomes.items()
+    ]
+    pairs = _pairs(
+        outcomes, study.judges, cl_for, shared_w, policy=policy, bootstrap=boot,
+        confidence_level=level,
+    )  # fmt: skip
     pairs, multiplicity = holm_family(pairs, family, alpha)
     # letters and top set from the very decisions the pairs table shows (its family, its alpha)
+    fam = multiplicity["description"]
     boards = [
         _with_decision(
-            groups_from_pairs(
-                b,
-                pairs[pairs["dimension"] == b["dimension"].iloc[0]],
-                alpha=alpha,
-                family=multiplicity["description"],
-            ),
-            pairs,
-            alpha,
-            multiplicity["description"],
+            groups_from_pairs(b, pairs[pairs["dimension"] == b["dimension"].iloc[0]], alpha=alpha, family=fam),
+            pairs, alpha, fam,
         )
         if len(b)
         else b
-        for b in boards
-    ]
+        for b in (t[0] for t in tables)
+    ]  # fmt: skip
     settings = {
         "policy": policy,
         "multiplicity": multiplicity,
@@ -510,7 +460,7 @@ def evaluate_judges(
         "cluster": cluster_col or "none (item bootstrap)",
         "order": first.order or "single order",
         "dimensions": dims,
-        "judges": judges,
+        "judges": study.judges,
         "n_items_with_gold": {d: len(o.items) for d, o in outcomes.items()},
         "item_sets": "one item set for all dimensions"
         if same_items
@@ -519,10 +469,42 @@ def evaluate_judges(
     return JudgeEvaluation(
         pd.concat(boards, ignore_index=True),
         pairs,
-        pd.concat(sens, ignore_index=True),
-        pd.concat(cls, ignore_index=True),
-        pd.concat(base, ignore_index=True),
-        pd.concat(ceil, ignore_index=True),
+        *(pd.concat([t[k] for t in tables], ignore_index=True) for k in range(1, 5)),
         settings,
-        excluded,
+        {d: o.excluded for d, o in outcomes.items()},
     )
+
+
+def _dimension_tables(
+    study: Study,
+    d: str,
+    o: Any,
+    cl: np.ndarray | None,
+    shared_w: ResamplePlan | None,
+    boot: Bootstrap,
+    policy: Policy,
+    level: float,
+    order: str | None,
+) -> tuple[pd.DataFrame, ...]:
+    """One dimension's leaderboard (before its decisions), sensitivity to the invalid-verdict
+    policy, classification metrics, trivial baselines and expert ceiling, on its gold items."""
+    judges = study.judges
+    n_resamples, seed = boot.n_resamples, boot.seed
+    w = (
+        shared_w
+        if shared_w is not None
+        else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl)
+    )
+    lb = leaderboard(
+        o.outcome, judges, policy=policy, clusters=cl, n_resamples=n_resamples, seed=seed,
+        confidence_level=level, weights=w,
+    )  # fmt: skip
+    cats, labels = list(range(len(o.scale.categories))), list(o.scale.categories)
+    sens = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
+    cls = classification_metrics(
+        o.pred, o.gold, judges, categories=cats, labels=labels, policy=policy
+    )
+    base = trivial_baselines(o.gold, categories=cats, labels=labels, confidence_level=level)
+    for t in (lb, sens, cls, base):
+        t.insert(0, "dimension", d)
+    return lb, sens, cls, base, expert_ceiling(study, d, judges=judges, order=order, policy=policy)

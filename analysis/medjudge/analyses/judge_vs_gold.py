@@ -19,7 +19,7 @@ Efron 1987) on resamples shared by all judges and baselines of a dimension.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -219,10 +219,9 @@ def judge_vs_gold(
     [['accuracy', 0.833], ['kappa', 0.667]]
     """
     boot = Bootstrap() if bootstrap is None else as_bootstrap(bootstrap)
-    n_resamples, seed = boot.n_resamples, boot.seed
     _check_args(policy, kappa_weights, confidence_level, alpha)
-    if int(n_resamples) < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+    if int(boot.n_resamples) < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {boot.n_resamples}")
     check_workers(workers)
     if not study.judges:
         raise ValueError("the study has no judges: nothing to compare with gold")
@@ -239,298 +238,283 @@ def judge_vs_gold(
     cluster_of = (
         None if clusters is None else pd.Series(group_codes(clusters)[0], index=study.item_ids)
     )
-    judges = list(study.judges)
+    opts = _Options(
+        policy, kappa_weights, int(boot.n_resamples), int(boot.seed), confidence_level, alpha
+    )
 
     def one(d: str) -> dict[str, Any]:
-        """Everything of dimension ``d`` (independent of the other dimensions): each block of
-        judges given the same items on those items, so that a judge and the baselines it is
-        compared with are scored on the same items."""
         o_all = study.outcomes(d, gold=study.gold(d, gold), order=order)
-        blocks = o_all.blocks()
-        parts = [one_block(d, o) for o in blocks]
-        if len(parts) == 1:
-            return parts[0]
-        # the baselines once, on the largest item set; every judge's own comparison with the
-        # best baseline (tests) is on its own items
-        widest = max(range(len(blocks)), key=lambda k: len(blocks[k].items))
-        keep_base = {k: k == widest for k in range(len(parts))}
-        out = dict(parts[widest])
-        for key in ("metrics", "classes", "confusion"):
-            out[key] = [
-                row
-                for k, p in enumerate(parts)
-                for row in p[key]
-                if row.get("role") != "baseline" or keep_base[k]
-            ]
-        tests = [p["tests"] for p in parts if p["tests"] is not None]
-        if tests:
-            tt = pd.concat(tests, ignore_index=True)
-            tt = tt.set_index("judge").loc[[j for j in judges if j in set(tt["judge"])]]
-            tt = tt.reset_index()
-            with_adjusted(tt, p_holm="holm")
-            tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
-            out["tests"] = tt
-            wide = parts[widest]["tests"]
-            out["headline"] = _headline(
-                d, tt, str(wide["baseline"].iloc[0]), float(wide["baseline_accuracy"].iloc[0]),
-                alpha, policy,
-            ).replace(
-                " of the items;",
-                f" of the {len(blocks[widest].items):,} items (each judge is compared with it "
-                "on the items it was given);",
-                1,
-            )  # fmt: skip
-        out["n_items"] = len(o_all.items)
-        out["not_assigned"] = {
-            j: int(n) for j, n in zip(o_all.judges, o_all.n_not_assigned, strict=True) if n
-        }
-        return out
-
-    def one_block(d: str, o: Any) -> dict[str, Any]:
-        """Dimension ``d`` for judges that were all given the same items (``o``)."""
-        scale = study.scales[d]
-        judges = list(o.judges)
-        metrics: list[dict] = []
-        classes: list[dict] = []
-        confusion: list[dict] = []
-        part: dict[str, Any] = {
-            "excluded": dict(o.excluded), "gold_method": o.gold_method, "n_items": len(o.items),
-            "metrics": metrics, "classes": classes, "confusion": confusion, "tests": None,
-        }  # fmt: skip
-        if len(o.items) < 2:
-            part["headline"] = (
-                f"{d}: fewer than two items with gold ({len(o.items)}); not evaluated."
-            )
-            return part
-        cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
-        q = len(scale.categories)
-        g = o.gold.astype(float)
-        base_names, base_pred, best = _baseline_predictions(g, scale)
-        names = judges + base_names
-        roles = ["judge"] * len(judges) + ["baseline"] * len(base_names)
-        pred = np.column_stack([o.pred, base_pred])
-        outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
-        kind = kappa_weights if scale.kind == "ordinal" else "identity"
-        values = scale.numeric_values()
-
-        # accuracy (the leaderboard's interval), one call for judges and baselines
-        acc = judge_accuracy(
-            outcome,
-            names,
-            policy=policy,
-            clusters=cl,
-            confidence_level=confidence_level,  # type: ignore[arg-type]
-        )
-        # kappa: one cluster bootstrap shared by every judge and baseline of the dimension
-        plan = ResamplePlan(len(o.items), int(n_resamples), int(seed), clusters=cl)
-        pol = "exclude" if policy == "exclude" else "wrong"
-        kap = gold_kappa_core(g, pred, q, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
-        kboot = gold_kappa_core(g, pred, q, plan, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
-        kjack = gold_kappa_core(  # the cluster jackknife, without a clusters x items matrix
-            g,
-            pred,
-            q,
-            plan.cluster_jackknife(),
-            values=values,
-            kind=kind,
-            policy=pol,  # type: ignore[arg-type]
-        )
-        with np.errstate(invalid="ignore"):
-            klo, khi = bootstrap_interval(
-                kap, kboot, confidence_level=confidence_level, method="bca", jack=kjack
-            )
-        kse = bootstrap_se(kboot)
-        unit = "clusters" if cl is not None else "items"
-        kmethod = f"bootstrap-bca ({unit}, B={int(n_resamples)}, seed={int(seed)})"
-        n_invalid = np.isnan(pred).sum(0)
-        n_kappa = (~np.isnan(pred)).sum(0) if policy == "exclude" else np.full(len(names), g.size)
-        for j, nm in enumerate(names):
-            a = acc.iloc[j]
-            common = {"dimension": d, "judge": nm, "role": roles[j], "level": confidence_level}
-            metrics.append(
-                {
-                    **common,
-                    "metric": "accuracy",
-                    "estimate": float(a["accuracy"]),
-                    "se": float(a["se"]),
-                    "ci_low": float(a["ci_low"]),
-                    "ci_high": float(a["ci_high"]),
-                    "ci_method": str(a["ci_method"]),
-                    "n": int(a["n"]),
-                    "n_invalid": int(n_invalid[j]),
-                    "weights": "",
-                }
-            )
-            metrics.append(
-                {
-                    **common,
-                    "metric": "kappa",
-                    "estimate": float(kap[j]),
-                    "se": float(kse[j]),
-                    "ci_low": float(klo[j]),
-                    "ci_high": float(khi[j]),
-                    "ci_method": kmethod,
-                    "n": int(n_kappa[j]),
-                    "n_invalid": int(n_invalid[j]),
-                    "weights": kind,
-                }
-            )
-        if scale.kind == "ordinal":
-            err = ordinal_error_rates(
-                g,
-                pred,
-                q,
-                clusters=cl,
-                policy=pol,
-                confidence_level=confidence_level,  # type: ignore[arg-type]
-            )
-            for name, r in err.items():
-                for j, nm in enumerate(names):
-                    metrics.append(
-                        {
-                            "dimension": d,
-                            "judge": nm,
-                            "role": roles[j],
-                            "level": confidence_level,
-                            "metric": name,
-                            "estimate": float(r["estimate"][j]),
-                            "se": float(r["se"][j]),
-                            "ci_low": float(r["ci_low"][j]),
-                            "ci_high": float(r["ci_high"][j]),
-                            "ci_method": "wilson"
-                            if cl is None
-                            else "wilson (effective n, Korn-Graubard df)",
-                            "n": int(r["n"][j]),
-                            "n_invalid": int(n_invalid[j]),
-                            "weights": "",
-                        }
-                    )
-        rates = class_rates(g, pred, q, clusters=cl, policy=pol, confidence_level=confidence_level)  # type: ignore[arg-type]
-        for metric, r in rates.items():
-            for j, nm in enumerate(names):
-                for k, cat in enumerate(scale.categories):
-                    classes.append(
-                        {
-                            "dimension": d,
-                            "judge": nm,
-                            "role": roles[j],
-                            "class": cat,
-                            "metric": metric,
-                            "estimate": float(r["estimate"][j, k]),
-                            "ci_low": float(r["ci_low"][j, k]),
-                            "ci_high": float(r["ci_high"][j, k]),
-                            "level": confidence_level,
-                            "n": int(r["n"][j, k]),
-                            "count": int(r["count"][j, k]),
-                        }
-                    )
-        cm = confusion_counts(g, pred, q)
-        cols = [*scale.categories, NO_VERDICT]
-        for j, nm in enumerate(names):
-            for a_, gcat in enumerate(scale.categories):
-                for b_, pcat in enumerate(cols):
-                    confusion.append(
-                        {
-                            "dimension": d,
-                            "judge": nm,
-                            "role": roles[j],
-                            "gold": gcat,
-                            "predicted": pcat,
-                            "count": int(cm[j, a_, b_]),
-                        }
-                    )
-        # each judge against the best baseline (the majority class), paired on the same items
-        y, m = apply_policy(outcome, policy)  # type: ignore[arg-type]
-        bi = names.index(best)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = plan @ np.concatenate([y * m, m], axis=1)
-            accb = z[:, : y.shape[1]] / z[:, y.shape[1] :]
-        diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
-        point = (y * m).sum(0) / m.sum(0)
-        diff = point[: len(judges)] - point[bi]
-        lo, hi = bootstrap_interval(
-            diff, diff_boot, confidence_level=confidence_level, method="percentile"
-        )
-        rows = []
-        for j, nm in enumerate(judges):
-            yj = np.where(m[:, j] > 0, outcome[:, j], np.nan)
-            if policy != "exclude":
-                yj = np.where(np.isnan(yj), 0.0, yj)
-            yb = outcome[:, bi]
-            t = clustered_mcnemar(yj, yb, cl) if cl is not None else mcnemar(yj, yb, "midp")
-            rows.append(
-                {
-                    "dimension": d,
-                    "judge": nm,
-                    "baseline": best,
-                    "accuracy": float(point[j]),
-                    "baseline_accuracy": float(point[bi]),
-                    "difference": float(diff[j]),
-                    "ci_low": float(lo[j]),
-                    "ci_high": float(hi[j]),
-                    "level": confidence_level,
-                    "ci_method": f"paired bootstrap percentile ({unit}, B={int(n_resamples)}, seed={int(seed)})",
-                    "test": t.method,
-                    "statistic": float(t.statistic),
-                    "pvalue": float(t.pvalue),
-                    "b": int(t.counts["b"]),
-                    "c": int(t.counts["c"]),
-                }
-            )
-        tt = with_adjusted(pd.DataFrame(rows), p_holm="holm")
-        tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < alpha)
-        part["tests"] = tt
-        part["headline"] = _headline(d, tt, best, float(point[bi]), alpha, policy)
-        return part
+        return _dimension(d, study.scales[d], o_all, cluster_of, list(study.judges), opts)
 
     parts = map_workers(one, dims, workers)  # each dimension on its own
-    metrics = [row for p in parts for row in p["metrics"]]
-    classes = [row for p in parts for row in p["classes"]]
-    confusion = [row for p in parts for row in p["confusion"]]
+    by_dim = dict(zip(dims, parts, strict=True))
     tests = [p["tests"] for p in parts if p["tests"] is not None]
-    headline = {d: p["headline"] for d, p in zip(dims, parts, strict=True)}
-    excluded = {d: p["excluded"] for d, p in zip(dims, parts, strict=True)}
-    not_assigned = {d: p.get("not_assigned", {}) for d, p in zip(dims, parts, strict=True)}
-    gold_methods = {d: p["gold_method"] for d, p in zip(dims, parts, strict=True)}
-    n_items = {d: p["n_items"] for d, p in zip(dims, parts, strict=True)}
+    return JudgeGoldResult(
+        *(pd.DataFrame([row for p in parts for row in p[k]]) for k in TABLES[:3]),
+        pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(),
+        {d: p["headline"] for d, p in by_dim.items()},
+        _settings(study, dims, dimensions, by_dim, cluster_col, opts),
+        {d: p["excluded"] for d, p in by_dim.items()},
+    )
 
+
+class _Options(NamedTuple):
+    """The options every dimension and block of :func:`judge_vs_gold` is computed with."""
+
+    policy: str
+    kappa_weights: str
+    n_resamples: int
+    seed: int
+    level: float
+    alpha: float
+
+
+def _settings(
+    study: Study,
+    dims: list[str],
+    asked: list[str] | None,
+    parts: dict[str, dict[str, Any]],
+    cluster_col: str | None,
+    opts: _Options,
+) -> dict[str, Any]:
+    """The result's ``settings``: what was computed, on which items, with which options."""
+    not_assigned = {d: p.get("not_assigned", {}) for d, p in parts.items()}
     settings = {
-        "policy": policy,
+        "policy": opts.policy,
         "policy_note": (
             "kappa, recall/precision and too low/high count a missing verdict as a miss"
-            if policy == "half"
+            if opts.policy == "half"
             else ""
         ),
-        "gold": gold_methods,
+        "gold": {d: p["gold_method"] for d, p in parts.items()},
         "cluster": cluster_col or "none (items independent)",
-        "kappa_weights": {
-            d: (kappa_weights if study.scales[d].kind == "ordinal" else "identity") for d in dims
-        },
-        "n_resamples": int(n_resamples),
-        "seed": int(seed),
-        "confidence_level": confidence_level,
-        "alpha": alpha,
+        "kappa_weights": {d: _kappa_kind(study.scales[d], opts) for d in dims},
+        "n_resamples": opts.n_resamples,
+        "seed": opts.seed,
+        "confidence_level": opts.level,
+        "alpha": opts.alpha,
         "adjustment": "Holm",  # of p_holm, over the judges of a dimension
         "dimensions": dims,
-        "judges": judges,
-        "n_items_with_gold": n_items,
+        "judges": list(study.judges),
+        "n_items_with_gold": {d: p["n_items"] for d, p in parts.items()},
         "scales": {d: study.scales[d].to_dict() for d in dims},
     }
     if any(not_assigned.values()):
         # items a judge was never given: left out of its estimates under every policy
         settings["not_assigned"] = {d: v for d, v in not_assigned.items() if v}
-    skipped = [d for d in (dimensions or study.dimensions) if d not in dims]
+    skipped = [d for d in (asked or study.dimensions) if d not in dims]
     if skipped:
         settings["not_categorical"] = skipped
-    return JudgeGoldResult(
-        pd.DataFrame(metrics),
-        pd.DataFrame(classes),
-        pd.DataFrame(confusion),
-        pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(),
-        headline,
-        settings,
-        excluded,
+    return settings
+
+
+def _kappa_kind(scale: Any, opts: _Options) -> str:
+    """The agreement weights of a dimension: ``kappa_weights`` if ordinal, else identity."""
+    return opts.kappa_weights if scale.kind == "ordinal" else "identity"
+
+
+def _dimension(
+    d: str, scale: Any, o_all: Any, cluster_of: pd.Series | None, judges: list[str], opts: _Options
+) -> dict[str, Any]:
+    """Everything of dimension ``d`` (independent of the other dimensions): each block of
+    judges given the same items on those items, so that a judge and the baselines it is
+    compared with are scored on the same items."""
+    blocks = o_all.blocks()
+    parts = [_block(d, scale, o, cluster_of, opts) for o in blocks]
+    if len(parts) == 1:
+        return parts[0]
+    # the baselines once, on the largest item set; every judge's own comparison with the
+    # best baseline (tests) is on its own items
+    widest = max(range(len(blocks)), key=lambda k: len(blocks[k].items))
+    out = dict(parts[widest])
+    for key in TABLES[:3]:
+        out[key] = [
+            row
+            for k, p in enumerate(parts)
+            for row in p[key]
+            if row.get("role") != "baseline" or k == widest
+        ]
+    tests = [p["tests"] for p in parts if p["tests"] is not None]
+    if tests:
+        tt = pd.concat(tests, ignore_index=True)
+        tt = tt.set_index("judge").loc[[j for j in judges if j in set(tt["judge"])]]
+        tt = tt.reset_index()
+        with_adjusted(tt, p_holm="holm")
+        tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < opts.alpha)
+        out["tests"] = tt
+        wide = parts[widest]["tests"]
+        out["headline"] = _headline(
+            d, tt, str(wide["baseline"].iloc[0]), float(wide["baseline_accuracy"].iloc[0]),
+            opts.alpha, opts.policy,
+        ).replace(
+            " of the items;",
+            f" of the {len(blocks[widest].items):,} items (each judge is compared with it "
+            "on the items it was given);",
+            1,
+        )  # fmt: skip
+    out["n_items"] = len(o_all.items)
+    out["not_assigned"] = {
+        j: int(n) for j, n in zip(o_all.judges, o_all.n_not_assigned, strict=True) if n
+    }
+    return out
+
+
+def _block(
+    d: str, scale: Any, o: Any, cluster_of: pd.Series | None, opts: _Options
+) -> dict[str, Any]:
+    """Dimension ``d`` for judges that were all given the same items (``o``): every judge and
+    trivial baseline scored on those items, and each judge tested against the best baseline."""
+    part: dict[str, Any] = {
+        "excluded": dict(o.excluded), "gold_method": o.gold_method, "n_items": len(o.items),
+        "metrics": [], "classes": [], "confusion": [], "tests": None,
+    }  # fmt: skip
+    if len(o.items) < 2:
+        part["headline"] = f"{d}: fewer than two items with gold ({len(o.items)}); not evaluated."
+        return part
+    cl = None if cluster_of is None else cluster_of.loc[o.items].to_numpy()
+    g = o.gold.astype(float)
+    base_names, base_pred, best = _baseline_predictions(g, scale)
+    names = list(o.judges) + base_names
+    roles = ["judge"] * len(o.judges) + ["baseline"] * len(base_names)
+    pred = np.column_stack([o.pred, base_pred])
+    outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
+    # one cluster bootstrap shared by every judge and baseline of the block
+    plan = ResamplePlan(len(o.items), opts.n_resamples, opts.seed, clusters=cl)
+    rows = [{"dimension": d, "judge": nm, "role": r} for nm, r in zip(names, roles, strict=True)]
+    part["metrics"] = _agreement_rows(rows, g, pred, outcome, scale, cl, plan, opts)
+    pol = "exclude" if opts.policy == "exclude" else "wrong"
+    q = len(scale.categories)
+    rates = class_rates(g, pred, q, clusters=cl, policy=pol, confidence_level=opts.level)  # type: ignore[arg-type]
+    part["classes"] = [
+        {**row, "class": cat, "metric": metric, "estimate": float(r["estimate"][j, k]),
+         "ci_low": float(r["ci_low"][j, k]), "ci_high": float(r["ci_high"][j, k]),
+         "level": opts.level, "n": int(r["n"][j, k]), "count": int(r["count"][j, k])}
+        for metric, r in rates.items()
+        for j, row in enumerate(rows)
+        for k, cat in enumerate(scale.categories)
+    ]  # fmt: skip
+    cm = confusion_counts(g, pred, q)
+    part["confusion"] = [
+        {**row, "gold": gcat, "predicted": pcat, "count": int(cm[j, a, b])}
+        for j, row in enumerate(rows)
+        for a, gcat in enumerate(scale.categories)
+        for b, pcat in enumerate([*scale.categories, NO_VERDICT])
+    ]
+    tt = _baseline_tests(d, outcome, list(o.judges), names.index(best), best, cl, plan, opts)
+    part["tests"] = tt
+    part["headline"] = _headline(
+        d, tt, best, float(tt["baseline_accuracy"].iloc[0]), opts.alpha, opts.policy
     )
+    return part
+
+
+def _agreement_rows(
+    rows: list[dict[str, Any]],
+    g: np.ndarray,
+    pred: np.ndarray,
+    outcome: np.ndarray,
+    scale: Any,
+    cl: np.ndarray | None,
+    plan: ResamplePlan,
+    opts: _Options,
+) -> list[dict[str, Any]]:
+    """The ``metrics`` rows of one block: accuracy and kappa per judge and baseline, then on an
+    ordinal scale the too-low and too-high rates."""
+    level, pol = opts.level, ("exclude" if opts.policy == "exclude" else "wrong")
+    names = [r["judge"] for r in rows]
+    # accuracy (the leaderboard's interval), one call for judges and baselines
+    acc = judge_accuracy(outcome, names, policy=opts.policy, clusters=cl, confidence_level=level)  # type: ignore[arg-type]
+    acc = {**acc, "estimate": acc["accuracy"]}
+    kind = _kappa_kind(scale, opts)
+    kap = _block_kappa(g, pred, scale, kind, pol, plan, level)
+    n_kap = (~np.isnan(pred)).sum(0) if opts.policy == "exclude" else np.full(len(rows), g.size)
+    unit = "clusters" if cl is not None else "items"
+    kmethod = f"bootstrap-bca ({unit}, B={opts.n_resamples}, seed={opts.seed})"
+    n_invalid = np.isnan(pred).sum(0)
+
+    def metric(name: str, r: Any, methods: Any, weights: str = "") -> list[dict[str, Any]]:
+        return [
+            {**row, "level": level, "metric": name, "estimate": float(r["estimate"][j]),
+             "se": float(r["se"][j]), "ci_low": float(r["ci_low"][j]),
+             "ci_high": float(r["ci_high"][j]), "ci_method": str(methods[j]),
+             "n": int(r["n"][j]), "n_invalid": int(n_invalid[j]), "weights": weights}
+            for j, row in enumerate(rows)
+        ]  # fmt: skip
+
+    pairs = zip(
+        metric("accuracy", acc, acc["ci_method"].to_numpy()),
+        metric("kappa", {**kap, "n": n_kap}, [kmethod] * len(rows), kind),
+        strict=True,
+    )
+    out = [row for pair in pairs for row in pair]  # accuracy and kappa, judge by judge
+    if scale.kind == "ordinal":
+        err = ordinal_error_rates(
+            g, pred, len(scale.categories), clusters=cl, policy=pol, confidence_level=level
+        )  # type: ignore[arg-type]
+        method = "wilson" if cl is None else "wilson (effective n, Korn-Graubard df)"
+        out += [row for name, r in err.items() for row in metric(name, r, [method] * len(rows))]
+    return out
+
+
+def _block_kappa(
+    g: np.ndarray, pred: np.ndarray, scale: Any, kind: str, pol: str, plan: Any, level: float
+) -> dict[str, np.ndarray]:
+    """Cohen's (weighted) kappa of every judge and baseline against gold with its cluster
+    bootstrap BCa interval: ``estimate, se, ci_low, ci_high``, one entry per column of ``pred``.
+
+    The bootstrap resamples (``plan``) are shared by all columns; BCa's acceleration comes from
+    the cluster jackknife, computed without a clusters x items matrix.
+    """
+    q, values = len(scale.categories), scale.numeric_values()
+    kap, kboot, kjack = (
+        gold_kappa_core(g, pred, q, w, values=values, kind=kind, policy=pol)  # type: ignore[arg-type]
+        for w in (None, plan, plan.cluster_jackknife())
+    )
+    with np.errstate(invalid="ignore"):
+        lo, hi = bootstrap_interval(kap, kboot, confidence_level=level, method="bca", jack=kjack)
+    return {"estimate": kap, "se": bootstrap_se(kboot), "ci_low": lo, "ci_high": hi}
+
+
+def _baseline_tests(
+    d: str,
+    outcome: np.ndarray,
+    judges: list[str],
+    bi: int,
+    best: str,
+    cl: np.ndarray | None,
+    plan: ResamplePlan,
+    opts: _Options,
+) -> pd.DataFrame:
+    """Each judge against the best baseline (column ``bi``), paired on the same items: the
+    accuracy difference with its paired bootstrap percentile interval (the block's resamples)
+    and McNemar's test (mid-p; clustered: Durkalski), Holm-adjusted over the judges."""
+    y, m = apply_policy(outcome, opts.policy)  # type: ignore[arg-type]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = plan @ np.concatenate([y * m, m], axis=1)
+        accb = z[:, : y.shape[1]] / z[:, y.shape[1] :]
+    diff_boot = accb[:, : len(judges)] - accb[:, [bi]]
+    point = (y * m).sum(0) / m.sum(0)
+    diff = point[: len(judges)] - point[bi]
+    lo, hi = bootstrap_interval(diff, diff_boot, confidence_level=opts.level, method="percentile")
+    unit = "clusters" if cl is not None else "items"
+    rows = []
+    for j, nm in enumerate(judges):
+        yj = np.where(m[:, j] > 0, outcome[:, j], np.nan)
+        if opts.policy != "exclude":
+            yj = np.where(np.isnan(yj), 0.0, yj)
+        yb = outcome[:, bi]
+        t = clustered_mcnemar(yj, yb, cl) if cl is not None else mcnemar(yj, yb, "midp")
+        rows.append(
+            {"dimension": d, "judge": nm, "baseline": best, "accuracy": float(point[j]),
+             "baseline_accuracy": float(point[bi]), "difference": float(diff[j]),
+             "ci_low": float(lo[j]), "ci_high": float(hi[j]), "level": opts.level,
+             "ci_method": f"paired bootstrap percentile ({unit}, B={opts.n_resamples}, seed={opts.seed})",
+             "test": t.method, "statistic": float(t.statistic), "pvalue": float(t.pvalue),
+             "b": int(t.counts["b"]), "c": int(t.counts["c"])}
+        )  # fmt: skip
+    tt = with_adjusted(pd.DataFrame(rows), p_holm="holm")
+    tt["beats_baseline"] = (tt["difference"] > 0) & (tt["p_holm"] < opts.alpha)
+    return tt
 
 
 def _headline(

@@ -32,6 +32,7 @@ import pandas as pd
 
 from medjudge.analyses._result import Result
 from medjudge.analyses._tables import TablesToDict
+from medjudge.analyses.design import resolve_clusters
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
     Ties,
@@ -246,8 +247,6 @@ def answer_model_ranking(
         isinstance(confidence_level, float | int) and 0.5 <= confidence_level < 1,
         "use a value in [0.5, 1)",
     )
-    from .design import resolve_clusters
-
     resolved = resolve_clusters(study, cluster)  # "auto": declared, else detected
     cluster = resolved.column if resolved.labels is not None else None
     all_judges = study.judges
@@ -262,108 +261,14 @@ def answer_model_ranking(
         raise ValueError("no source of verdicts: the study has neither experts/gold nor judges")
 
     names, y, excluded = pairwise_outcomes(study, dimension, sources, order=order)
-    items = study.items.set_index("item").loc[study.item_ids]
-    m1 = items[models[0]].astype("string").fillna("").to_numpy(dtype=str)
-    m2 = items[models[1]].astype("string").fillna("").to_numpy(dtype=str)
-    bad_pair = (m1 == "") | (m2 == "") | (m1 == m2)
-    # deterministic whatever the row order: items sorted by id before resampling
-    order_idx = np.argsort(np.asarray(study.item_ids, dtype=str), kind="stable")
-    keep = order_idx[~bad_pair[order_idx]]
-    m1, m2, y = m1[keep], m2[keep], y[keep]
-    model_names = sorted(set(m1) | set(m2))
-    k = len(model_names)
-    if k < 2:
-        raise ValueError("fewer than two answer models: nothing to rank")
-    idx = {m: i for i, m in enumerate(model_names)}
-    a = np.array([idx[m] for m in m1], dtype=int)
-    b = np.array([idx[m] for m in m2], dtype=int)
-    clusters = (
-        items[cluster].astype(str).to_numpy()[keep]
-        if cluster is not None
-        else np.asarray(study.item_ids, dtype=str)[keep]
-    )
-    plan = ResamplePlan(len(keep), n_resamples, seed, clusters=clusters)
-    weights = plan  # W @ X without the (B x comparisons) matrix
-
+    comp = _comparisons(study, models, y, cluster)
+    # W @ X without the (B x comparisons) matrix
+    plan = ResamplePlan(len(comp["y"]), n_resamples, seed, clusters=comp["clusters"])
     level = float(confidence_level)
-    strength_rows, win_rows, count_rows = [], [], []
-    est: dict[str, np.ndarray] = {}
-    boots: dict[str, np.ndarray] = {}
-    sets: dict[str, dict[str, np.ndarray]] = {}
-    iu = list(itertools.permutations(range(k), 2))
-    for s_i, src in enumerate(names):
-        ys = y[:, s_i]
-        wins, tie_t = comparison_counts(a, b, ys, k)
-        fit = bradley_terry(wins, tie_t, method=ties)
-        bw, bt = comparison_counts(a, b, ys, k, weights)
-        bfit = bradley_terry(bw, bt, method=ties)
-        n_used = int((~np.isnan(ys)).sum())
-        failed = int((~bfit.converged).sum())
-        count_rows.append(
-            {
-                "source": src,
-                "comparisons": n_used,
-                "ties": int((ys == 0.5).sum()),
-                "excluded_model_pair": int(bad_pair.sum()),
-                **{f"excluded_{kk}": v for kk, v in excluded[src].items() if kk != "gold_method"},
-                "mle_exists": bool(fit.converged),
-                "resamples_without_mle": failed,
-            }
-        )
-        if not fit.converged:
-            continue
-        theta, boot = fit.strength, bfit.strength
-        est[src], boots[src] = theta, boot
-        lo, hi = bootstrap_interval(theta, boot, confidence_level=level, method="percentile")
-        se = np.nanstd(boot, axis=0, ddof=1)
-        rs = rank_confidence_sets(theta, boot, confidence_level=level, simultaneous=simultaneous)
-        sets[src] = rs
-        n_games = (wins + wins.T + tie_t).sum(1)
-        for i, m in enumerate(model_names):
-            strength_rows.append(
-                {
-                    "source": src,
-                    "model": m,
-                    "strength": float(theta[i]),
-                    "se": float(se[i]),
-                    "ci_low": float(lo[i]),
-                    "ci_high": float(hi[i]),
-                    "level": level,
-                    "elo": float(to_elo(theta[i])),
-                    "elo_ci_low": float(to_elo(lo[i])),
-                    "elo_ci_high": float(to_elo(hi[i])),
-                    "rank": int(rs["rank"][i]),
-                    "rank_low": int(rs["rank_low"][i]),
-                    "rank_high": int(rs["rank_high"][i]),
-                    "comparisons": float(n_games[i]),
-                    "tie_parameter": float(fit.tie_parameter),
-                }
-            )
-        pw = win_probability(theta, fit.tie_parameter if ties == "davidson" else None)
-        pwb = win_probability(boot, bfit.tie_parameter if ties == "davidson" else None)
-        plo, phi = bootstrap_interval(pw, pwb, confidence_level=level, method="percentile")
-        for i, j in iu:
-            win_rows.append(
-                {
-                    "source": src,
-                    "model": model_names[i],
-                    "opponent": model_names[j],
-                    "p_win": float(pw[i, j]),
-                    "ci_low": float(plo[i, j]),
-                    "ci_high": float(phi[i, j]),
-                    "level": level,
-                    "observed_wins": float(wins[i, j] + 0.5 * tie_t[i, j]),
-                    "comparisons": float(wins[i, j] + wins[j, i] + tie_t[i, j]),
-                }
-            )
-    corr = _correlations(est, boots, sets, model_names, level)
-    counts = pd.DataFrame(count_rows)
-    for c in counts.columns:
-        if c.startswith("excluded_"):
-            counts[c] = counts[c].fillna(0).astype(int)
+    tables = _fit_sources(names, excluded, comp, plan, ties, level, simultaneous)
     settings = {
         "dimension": dimension,
-        "models": model_names,
+        "models": comp["models"],
         "model_columns": list(models),
         "sources": list(names),
         "ties": ties,
@@ -386,13 +291,132 @@ def answer_model_ranking(
         "order": order,
         "scale": "log strength centred to mean 0; elo = 1000 + 400 strength / ln 10",
     }
-    return ModelRankingResult(
-        pd.DataFrame(strength_rows),
-        pd.DataFrame(win_rows),
-        corr,
-        counts,
-        settings,
-    )
+    return ModelRankingResult(*tables, settings)
+
+
+def _fit_sources(
+    names: list[str],
+    excluded: dict[str, dict[str, Any]],
+    comp: dict[str, Any],
+    plan: ResamplePlan,
+    ties: Ties,
+    level: float,
+    simultaneous: bool,
+) -> tuple[pd.DataFrame, ...]:
+    """Every source's fit (:func:`_source_fit`) on the shared resamples, as the result's
+    ``strengths``, ``win_probabilities``, ``correlations`` (judges against the experts) and
+    ``counts`` tables."""
+    strength_rows, win_rows, count_rows = [], [], []
+    est: dict[str, np.ndarray] = {}
+    boots: dict[str, np.ndarray] = {}
+    sets: dict[str, dict[str, np.ndarray]] = {}
+    for s_i, src in enumerate(names):
+        fit = _source_fit(comp, comp["y"][:, s_i], plan, ties, level, simultaneous)
+        count_rows.append(
+            {
+                "source": src,
+                **fit["counts"],
+                **{f"excluded_{kk}": v for kk, v in excluded[src].items() if kk != "gold_method"},
+                **fit["mle"],
+            }
+        )
+        if "strength" not in fit:
+            continue
+        est[src], boots[src], sets[src] = fit["strength"], fit["boot"], fit["rank_sets"]
+        strength_rows += [{"source": src, **row} for row in fit["strengths"]]
+        win_rows += [{"source": src, **row} for row in fit["win_probabilities"]]
+    corr = _correlations(est, boots, sets, comp["models"], level)
+    counts = pd.DataFrame(count_rows)
+    for c in counts.columns:
+        if c.startswith("excluded_"):
+            counts[c] = counts[c].fillna(0).astype(int)
+    return pd.DataFrame(strength_rows), pd.DataFrame(win_rows), corr, counts
+
+
+def _comparisons(
+    study: Study, models: tuple[str, ...], y: np.ndarray, cluster: str | None
+) -> dict[str, Any]:
+    """The comparisons to rank from: per usable item (sorted by id, so the result does not
+    depend on the row order) the two models' indices ``a``, ``b`` into the sorted ``models``,
+    the sources' outcomes ``y`` and the resampling clusters; ``n_bad_pair`` items are left out
+    for a missing model name or a model compared with itself."""
+    items = study.items.set_index("item").loc[study.item_ids]
+    m1 = items[models[0]].astype("string").fillna("").to_numpy(dtype=str)
+    m2 = items[models[1]].astype("string").fillna("").to_numpy(dtype=str)
+    bad_pair = (m1 == "") | (m2 == "") | (m1 == m2)
+    # deterministic whatever the row order: items sorted by id before resampling
+    order_idx = np.argsort(np.asarray(study.item_ids, dtype=str), kind="stable")
+    keep = order_idx[~bad_pair[order_idx]]
+    m1, m2 = m1[keep], m2[keep]
+    model_names = sorted(set(m1) | set(m2))
+    if len(model_names) < 2:
+        raise ValueError("fewer than two answer models: nothing to rank")
+    idx = {m: i for i, m in enumerate(model_names)}
+    return {
+        "models": model_names,
+        "a": np.array([idx[m] for m in m1], dtype=int),
+        "b": np.array([idx[m] for m in m2], dtype=int),
+        "y": y[keep],
+        "clusters": (
+            items[cluster].astype(str).to_numpy()[keep]
+            if cluster is not None
+            else np.asarray(study.item_ids, dtype=str)[keep]
+        ),
+        "n_bad_pair": int(bad_pair.sum()),
+    }
+
+
+def _source_fit(
+    comp: dict[str, Any],
+    ys: np.ndarray,
+    plan: ResamplePlan,
+    ties: Ties,
+    level: float,
+    simultaneous: bool,
+) -> dict[str, Any]:
+    """One source's Bradley-Terry fit on the comparisons ``comp`` (outcomes ``ys``) and on every
+    resample of ``plan``: strengths with percentile intervals, Elo scale and rank sets, win
+    probabilities, and the counts; without a maximum-likelihood estimate only the counts."""
+    a, b, model_names = comp["a"], comp["b"], comp["models"]
+    k = len(model_names)
+    wins, tie_t = comparison_counts(a, b, ys, k)
+    fit = bradley_terry(wins, tie_t, method=ties)
+    bw, bt = comparison_counts(a, b, ys, k, plan)
+    bfit = bradley_terry(bw, bt, method=ties)
+    out: dict[str, Any] = {
+        "counts": {"comparisons": int((~np.isnan(ys)).sum()), "ties": int((ys == 0.5).sum()),
+                   "excluded_model_pair": comp["n_bad_pair"]},
+        "mle": {"mle_exists": bool(fit.converged),
+                "resamples_without_mle": int((~bfit.converged).sum())},
+    }  # fmt: skip
+    if not fit.converged:
+        return out
+    theta, boot = fit.strength, bfit.strength
+    lo, hi = bootstrap_interval(theta, boot, confidence_level=level, method="percentile")
+    se = np.nanstd(boot, axis=0, ddof=1)
+    rs = rank_confidence_sets(theta, boot, confidence_level=level, simultaneous=simultaneous)
+    n_games = (wins + wins.T + tie_t).sum(1)
+    out.update(strength=theta, boot=boot, rank_sets=rs)
+    out["strengths"] = [
+        {"model": m, "strength": float(theta[i]), "se": float(se[i]), "ci_low": float(lo[i]),
+         "ci_high": float(hi[i]), "level": level, "elo": float(to_elo(theta[i])),
+         "elo_ci_low": float(to_elo(lo[i])), "elo_ci_high": float(to_elo(hi[i])),
+         "rank": int(rs["rank"][i]), "rank_low": int(rs["rank_low"][i]),
+         "rank_high": int(rs["rank_high"][i]), "comparisons": float(n_games[i]),
+         "tie_parameter": float(fit.tie_parameter)}
+        for i, m in enumerate(model_names)
+    ]  # fmt: skip
+    pw = win_probability(theta, fit.tie_parameter if ties == "davidson" else None)
+    pwb = win_probability(boot, bfit.tie_parameter if ties == "davidson" else None)
+    plo, phi = bootstrap_interval(pw, pwb, confidence_level=level, method="percentile")
+    out["win_probabilities"] = [
+        {"model": model_names[i], "opponent": model_names[j], "p_win": float(pw[i, j]),
+         "ci_low": float(plo[i, j]), "ci_high": float(phi[i, j]), "level": level,
+         "observed_wins": float(wins[i, j] + 0.5 * tie_t[i, j]),
+         "comparisons": float(wins[i, j] + wins[j, i] + tie_t[i, j])}
+        for i, j in itertools.permutations(range(k), 2)
+    ]  # fmt: skip
+    return out
 
 
 def _correlations(

@@ -13,9 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge._validation import DEFAULT_ALPHA
-
-from ._result import Quantity, Result, long_table
+from ._result import Decided, Quantity, Result, long_table
 
 #: the two swap measures that are 0.5 without position bias (the plot's rows)
 FIRST_SHOWN = "first-shown share, all verdicts"
@@ -23,7 +21,7 @@ FIRST_FIRST = "first-first share, inconsistent pairs"
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class PositionBias(Result):
+class PositionBias(Decided, Result):
     """Position bias per judge and dimension (and group of ``by``).
 
     Tables: ``position`` (swap judges: the first-shown share of all verdicts and the
@@ -52,14 +50,6 @@ class PositionBias(Result):
     #: the multiplicity adjustment of every table's p-values (``p_first_holm``, ``p_holm``)
     adjustment: str = "Holm"
 
-    @property
-    def alpha(self) -> float:
-        """The decision threshold: the ``alpha`` the analysis was given, else
-        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
-        if self.decision_alpha is not None:
-            return float(self.decision_alpha)
-        return DEFAULT_ALPHA
-
     # the dict this result used to be
     def __getitem__(self, key: str) -> Any:
         if key not in self.KEYS:
@@ -78,6 +68,8 @@ class PositionBias(Result):
     def _table(self, name: str) -> pd.DataFrame:
         keys = ["judge", "dimension", *self.by]
         level = self.confidence_level
+        family = f"{self.adjustment} over the judge x dimension tests"
+        tested = {"confidence_level": level, "alpha": self.alpha, "family": family}
         s = self.swap
         if name == "position":
             return long_table(
@@ -106,9 +98,7 @@ class PositionBias(Result):
                         p_adjusted="p_first_holm",
                     ),
                 ],  # fmt: skip
-                confidence_level=level,
-                alpha=self.alpha,
-                family=f"{self.adjustment} over the judge x dimension tests",
+                **tested,
                 extra=["first_first", "second_second"],
             )
         if name == "swap":
@@ -138,9 +128,7 @@ class PositionBias(Result):
                     p_adjusted="p_holm",
                 )
             ],  # fmt: skip
-            confidence_level=level,
-            alpha=self.alpha,
-            family=f"{self.adjustment} over the judge x dimension tests",
+            **tested,
             warning="note",
             extra=["judge_a_rate", "gold_a_rate", "n_clusters"],
         )

@@ -14,9 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from medjudge._validation import DEFAULT_ALPHA
-
-from ._result import FrameResult, Quantity, long_table
+from ._result import Decided, FrameResult, Quantity, long_table
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -25,11 +23,15 @@ class SubgroupAccuracy(FrameResult):
 
     ``table("cells")`` is the tidy long table (a cell flagged ``small`` carries the rule in
     ``warning``); ``plot("heatmap")`` draws :func:`medjudge.plots.subgroup_heatmap` of one
-    attribute (select the other keys' values with ``where=``).
+    attribute and ``plot("forest")`` each cell's accuracy with its interval, a row per group
+    and a panel per judge (select the other keys' values with ``where=``).
     """
 
     TABLES = ("cells",)
-    PLOTS = {"heatmap": ("subgroup_heatmap", "cells", {"flag": "small"})}
+    PLOTS = {
+        "heatmap": ("subgroup_heatmap", "cells", {"flag": "small"}),
+        "forest": ("forest_plot", "cells", {"panel": "judge"}),
+    }
 
     frame: pd.DataFrame
     by: tuple[str, ...]
@@ -52,14 +54,18 @@ class SubgroupAccuracy(FrameResult):
         keys = list(self.by)
         col = next((k for k in keys if k != "dimension"), keys[0] if keys else None)
         if col is None:
-            raise ValueError("plot('heatmap') needs a subgroup: this breakdown has no `by` key")
+            raise ValueError(f"plot({kind!r}) needs a subgroup: this breakdown has no `by` key")
         several = [k for k in keys if k != col and data[k].nunique() > 1]
         if several:
             raise ValueError(
-                f"plot('heatmap') draws one cell per judge and {col}: choose one value of "
+                f"plot({kind!r}) draws one cell per judge and {col}: choose one value of "
                 + ", ".join(several)
                 + " with where={...}"
             )
+        if kind == "forest":  # a row per group in the table's order, a panel per judge
+            order = {"judge_order": list(dict.fromkeys(data[col])),
+                     "dimension_order": list(dict.fromkeys(data["judge"]))}  # fmt: skip
+            return {"row": col, "xlabel": f"accuracy per {col}", **order, **options}
         return {"col": col, **options}
 
     def findings(self) -> list[str]:
@@ -88,7 +94,7 @@ class SubgroupAccuracy(FrameResult):
 
 
 @dataclass(frozen=True, repr=False, eq=False)
-class Heterogeneity(FrameResult):
+class Heterogeneity(Decided, FrameResult):
     """Per judge x dimension, the test of equal accuracy across the groups of ``across``.
 
     ``table("tests")``: the estimand is the spread of the group accuracies (largest minus
@@ -104,14 +110,6 @@ class Heterogeneity(FrameResult):
     decision_alpha: float | None = None
     #: the multiplicity adjustment of ``p_holm`` (within a judge) and ``p_holm_all``
     adjustment: str = "Holm"
-
-    @property
-    def alpha(self) -> float:
-        """The decision threshold: the ``alpha`` the analysis was given, else
-        :data:`~medjudge._validation.DEFAULT_ALPHA` (0.05; never ``1 - confidence_level``)."""
-        if self.decision_alpha is not None:
-            return float(self.decision_alpha)
-        return DEFAULT_ALPHA
 
     def _table(self, name: str) -> pd.DataFrame:
         f = self.frame.assign(_spread=self.frame["max_accuracy"] - self.frame["min_accuracy"])

@@ -15,6 +15,14 @@ from ..data.model import Study
 from ..data.tables import TableMapping, load_any
 
 
+def input_parser(sub: Any, name: str, what: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """The parser of the command ``name`` (``what``: its help; ``kwargs`` as in ``add_parser``)
+    with the input arguments every command that reads a study takes (:func:`add_input_args`)."""
+    p = sub.add_parser(name, help=what, **kwargs)
+    add_input_args(p)
+    return p
+
+
 def add_input_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "path",
@@ -149,8 +157,17 @@ def load_input(args: argparse.Namespace) -> Study:
         from ..data.limits import check_design_size
 
         check_design_size(study, args.path)
+    declare(args, study)
+    if getattr(args, "ties", "keep") == "exclude":
+        study = _exclude_ties(args, study)
+    return study
+
+
+def declare(args: argparse.Namespace, study: Any) -> None:
+    """What the command line adds to the study's declarations, on every engine:
+    ``--exchangeable ROLE`` (to the mapping's) and a ``--gold-method`` it must be able to use."""
     extra = getattr(args, "exchangeable", None) or []
-    if extra:  # --exchangeable ROLE adds to what the mapping declares
+    if extra:
         study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
     if getattr(args, "gold_method", None) not in (None, "auto"):
         from ._resolve import check_gold_method
@@ -159,9 +176,6 @@ def load_input(args: argparse.Namespace) -> Study:
             study, args.gold_method, reference=getattr(args, "reference", None),
             can_reference=hasattr(args, "reference"),
         )  # fmt: skip
-    if getattr(args, "ties", "keep") == "exclude":
-        study = _exclude_ties(args, study)
-    return study
 
 
 def _exclude_ties(args: argparse.Namespace, study: Study) -> Study:

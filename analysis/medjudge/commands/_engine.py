@@ -11,7 +11,7 @@ import argparse
 from typing import Any
 
 from ..data.errors import InputError
-from ._common import table_mapping
+from ._common import declare, table_mapping
 
 
 def add_engine_arg(p: argparse.ArgumentParser, what: str) -> None:
@@ -61,16 +61,7 @@ def study_of(args: argparse.Namespace, command: str) -> tuple[Any, str]:
         args.path, mapping, engine=engine, memory_limit=settings.get("memory_limit"),
         spark_master=settings.get("spark_master"),
     )  # fmt: skip
-    extra = getattr(args, "exchangeable", None) or []
-    if extra:  # --exchangeable ROLE adds to what the mapping declares
-        study.exchangeable = tuple(dict.fromkeys([*study.exchangeable, *extra]))
-    if getattr(args, "gold_method", None) not in (None, "auto"):
-        from ._resolve import check_gold_method
-
-        check_gold_method(
-            study, args.gold_method, reference=getattr(args, "reference", None),
-            can_reference=hasattr(args, "reference"),
-        )  # fmt: skip
+    declare(args, study)
     return study, engine
 
 

@@ -11,7 +11,8 @@ import argparse
 import sys
 from typing import Any
 
-from .._validation import (
+from .. import _validation
+from .._validation import (  # noqa: F401 - re-exported (__all__)
     ALPHA,
     CONFIDENCE_LEVEL,
     EPSILON,
@@ -26,17 +27,8 @@ from .._validation import (
 )
 
 __all__ = [
-    "ALPHA",
-    "CONFIDENCE_LEVEL",
-    "EPSILON",
-    "ITEMS",
-    "MAX_HALF_WIDTH",
-    "MIN_N",
+    *_validation.__all__,
     "OUT_FOLDER",
-    "RESAMPLES",
-    "SEED",
-    "TOP",
-    "IntRange",
     "NAMES",
     "RENAMED",
     "RESAMPLING",
@@ -44,7 +36,6 @@ __all__ = [
     "add",
     "one_dimension",
     "renamed",
-    "RealRange",
 ]
 
 

@@ -26,15 +26,14 @@ from medjudge.stats.judge_vs_experts import alt_test_table
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, check_dimensions, dump_json, load_input, term_width
+from ._common import check_dimensions, dump_json, input_parser, load_input, term_width
 from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "audit", help="annotator audit: reliability, drift, disputed items, judge vs experts"
+    p = input_parser(
+        sub, "audit", "annotator audit: reliability, drift, disputed items, judge vs experts"
     )
-    add_input_args(p)
     opt.add(p, "--dimensions")
     p.add_argument(
         "--ci",

@@ -23,7 +23,7 @@ from medjudge.analyses.bias_suite import bias_suite
 from medjudge.analyses.position import SINGLE_ORDER_NOTE
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, table_text
+from ._common import dump_json, input_parser, load_input, table_text
 
 _SHOW = {
     "position_swap": [
@@ -91,10 +91,9 @@ _SHOW = {
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "bias", help="judge bias diagnostics: position, length, label balance, dimensions, runs"
+    p = input_parser(
+        sub, "bias", "judge bias diagnostics: position, length, label balance, dimensions, runs"
     )
-    add_input_args(p)
     opt.add(p, "--cluster", "--ties", "--confidence-level", "--json", "--dimensions")
     p.add_argument(
         "--models", help="suite: the two item columns naming the answer models (model_1,model_2)"

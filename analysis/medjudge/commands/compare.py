@@ -8,23 +8,15 @@ import sys
 import pandas as pd
 
 from . import _options as opt
-from ._common import (
-    add_input_args,
-    check_dimensions,
-    check_order,
-    dump_json,
-    table_text,
-    term_width,
-)
+from ._common import check_dimensions, check_order, dump_json, input_parser, table_text, term_width
 from ._engine import add_engine_arg, study_of
 from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "compare", help="leaderboard with intervals + pairwise McNemar/bootstrap with Holm and BH"
+    p = input_parser(
+        sub, "compare", "leaderboard with intervals + pairwise McNemar/bootstrap with Holm and BH"
     )
-    add_input_args(p)
     opt.add(p, "--policy", *opt.RESAMPLING, "--cluster", "--gold-method", "--ties", "--json")
     p.add_argument(
         "--eval-order", help="presentation order to evaluate when both exist (default AB)"

@@ -17,16 +17,14 @@ import pandas as pd
 
 from ..analyses.models import answer_model_ranking
 from . import _options as opt
-from ._common import add_input_args, load_input, print_json, term_width
+from ._common import input_parser, load_input, print_json, term_width
 from ._resolve import resampling, resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "models",
-        help="rank the answer models (Bradley-Terry) by the experts and by each judge",
+    p = input_parser(
+        sub, "models", "rank the answer models (Bradley-Terry) by the experts and by each judge"
     )
-    add_input_args(p)
     p.add_argument(
         "--models",
         help="the two item columns naming the models of answer 1 and answer 2, e.g. "

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import _options as opt
-from ._common import dump_json, term_width
+from ._common import dump_json, from_args, term_width
 
 
 def _num(lo: float | None = None, hi: float | None = None, *, open_lo=True, open_hi=True):
@@ -308,12 +308,8 @@ def run_alt_test(args: argparse.Namespace) -> int:
         args.items,
         n_annotators=args.annotators,
         n_categories=args.categories,
-        noise_annotators=args.noise_annotators,
-        noise_judge=args.noise_judge,
-        epsilon=args.epsilon,
-        q=args.q,
         n_replications=args.replications,
-        seed=args.seed,
+        **from_args(args, "noise_annotators", "noise_judge", "epsilon", "q", "seed"),
     )
     ok = t[t["pass_probability"] >= args.target_power]
     rec = int(ok["n_items"].iloc[0]) if len(ok) else None
@@ -374,13 +370,10 @@ def run_ppi(args: argparse.Namespace) -> int:
         n_unl = math.inf
     df = plan_ppi(
         pilot,
-        halfwidth=args.halfwidth,
-        delta=args.delta,
         n_unlabeled=n_unl,
-        confidence_level=args.confidence_level,
-        alpha=args.alpha,
-        power=args.power,
-        design_effect=args.design_effect,
+        **from_args(
+            args, "halfwidth", "delta", "confidence_level", "alpha", "power", "design_effect"
+        ),
     )
     if pilot.get("sd_judge") is None:
         df = df[df["method"] != "ppi"]

@@ -15,16 +15,16 @@ import pandas as pd
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, counts_text, load_input, print_json, term_width
+from ._common import counts_text, input_parser, load_input, print_json, term_width
 from ._resolve import resolve_cluster
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = input_parser(
+        sub,
         "ppi",
-        help="judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
+        "judge-assisted estimates of gold-label rates from few expert labels (PPI/PPI++)",
     )
-    add_input_args(p)
     opt.add(p, "--dimensions")
     p.add_argument("--judges", help="judge(s) to use, comma-separated (default all)")
     p.add_argument("--categories", help="categories whose rate is estimated, comma-separated")

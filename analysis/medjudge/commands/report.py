@@ -24,7 +24,11 @@ from . import _options as opt
 from ._common import from_args
 
 KINDS = ("judges", "audit")
-POLICIES = ("wrong", "exclude", "half")
+#: the command line's spelling of the settings :func:`render_reports` checks
+OPTIONS = {
+    k: "--" + k.replace("_", "-") for k in ("confidence_level", "alpha", "epsilon", "margin")
+}
+OPTIONS["n_resamples"] = "--resamples"
 
 
 def template_path(kind: str) -> Path:
@@ -106,6 +110,7 @@ def render_reports(
     ``keep_source``: also write each report's ``.qmd``, its data and its parameters into
     ``out/source`` (:mod:`medjudge.report.keep_source`), for ``quarto render``.
     """
+    from ..report.context import check_settings
     from ..report.render import render_qmd
 
     data = Path(path)
@@ -119,18 +124,10 @@ def render_reports(
         )
     if mapping is not None and not Path(mapping).is_file():
         raise InputError("mapping file not found", file=Path(mapping))
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-    if not 0 < confidence_level < 1:
-        raise ValueError(f"--confidence-level must be between 0 and 1, got {confidence_level}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"--alpha must be between 0 and 1, got {alpha}")
-    if not 0 <= epsilon < 1:
-        raise ValueError(f"--epsilon must be in [0, 1), got {epsilon}")
-    if margin is not None and not 0 < margin < 1:
-        raise ValueError(f"--margin must be in (0, 1), got {margin}")
-    if resamples < 1:
-        raise ValueError(f"--resamples must be >= 1, got {resamples}")
+    check_settings(
+        OPTIONS, policy=policy, confidence_level=confidence_level, alpha=alpha, epsilon=epsilon,
+        margin=margin, n_resamples=resamples,
+    )  # fmt: skip
     from ..report.checklist import CHECKLISTS
 
     if checklist is not None and checklist not in CHECKLISTS:

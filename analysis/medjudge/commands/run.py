@@ -20,15 +20,14 @@ from ..data.errors import InputError
 from ..data.model import Study
 from ..report.escape import write_csv
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import dump_json, input_parser, load_input, term_width
 from ._engine import add_engine_arg, engine_of
 from ._output import output_folder
 from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="main job: validate, summary tables (and reports) for a bundle")
-    add_input_args(p)
+    p = input_parser(sub, "run", "main job: validate, summary tables (and reports) for a bundle")
     p.add_argument(
         "--out",
         default="out",

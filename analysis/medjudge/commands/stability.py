@@ -17,18 +17,18 @@ import argparse
 import pandas as pd
 
 from . import _options as opt
-from ._common import add_input_args, load_input, print_json, term_width
+from ._common import input_parser, load_input, print_json, term_width
 from ._resolve import resampling
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = input_parser(
+        sub,
         "stability",
-        help="variance components and verdict flips across prompt variants and runs",
+        "variance components and verdict flips across prompt variants and runs",
         description=__doc__.splitlines()[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    add_input_args(p)
     p.add_argument(
         "--separator",
         default="/",

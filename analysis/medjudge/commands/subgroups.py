@@ -23,17 +23,17 @@ from medjudge.analyses.subgroups import (
 )
 
 from . import _options as opt
-from ._common import add_input_args, dump_json, from_args, table_text
+from ._common import dump_json, from_args, input_parser, table_text
 from ._engine import add_engine_arg, study_of
 from ._resolve import resolve_by
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = input_parser(
+        sub,
         "subgroups",
-        help="accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
+        "accuracy by subgroup, heterogeneity across subgroups, best judge per subgroup",
     )
-    add_input_args(p)
     opt.add(p, "--policy", "--cluster", "--ties", "--confidence-level", "--json", "--by",
             note="; 'dimension' breaks down by dimension too (default when several)")  # fmt: skip
     p.add_argument(

@@ -6,15 +6,14 @@ import argparse
 
 from ..data.errors import InputError
 from . import _options as opt
-from ._common import add_input_args, dump_json, load_input, term_width
+from ._common import dump_json, input_parser, load_input, term_width
 from ._engine import add_engine_arg, engine_of, refuse_options
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "validate", help="load and check input; print counts per role, rater, dimension, status"
+    p = input_parser(
+        sub, "validate", "load and check input; print counts per role, rater, dimension, status"
     )
-    add_input_args(p)
     add_engine_arg(p, "count per role, rater, dimension and status with aggregate queries")
     opt.add(p, "--json")
     p.set_defaults(func=run)

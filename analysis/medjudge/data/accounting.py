@@ -124,7 +124,15 @@ def rater_table(study: StudyLike) -> pd.DataFrame:
     """One row per rater × status with counts (the parse accounting table), in one canonical
     order whatever the order of the input's rows: roles, then raters, by their names sorted."""
     r = study.ratings
-    t = r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
+    return status_table(
+        r.groupby(["role", "rater", "status"], sort=False).size().unstack("status", fill_value=0)
+    )
+
+
+def status_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """``(role, rater) × status`` counts as the rater table: every status of :data:`STATUSES`
+    (0 where absent), ``total``, and the rows by role, then rater, names sorted."""
+    t = counts
     for s in STATUSES:
         if s not in t.columns:
             t[s] = 0

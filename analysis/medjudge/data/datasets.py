@@ -108,15 +108,11 @@ def example(n_items: int = 60, seed: int = 3) -> Study:
     Returns
     -------
     Study
-
-    References
-    ----------
-    The layout and dimensions follow Med-RewardBench (Ding et al. 2025, arXiv:2508.21430).
+        The layout and dimensions of :func:`demo` (Med-RewardBench's).
 
     Examples
     --------
-    >>> import medjudge as mj
-    >>> mj.datasets.example(n_items=30).items.shape[0]
+    >>> example(n_items=30).items.shape[0]
     30
     """
     return _study(n_items, seed)

@@ -124,6 +124,7 @@ def _judges() -> list[JudgeSpec]:
     z = dict.fromkeys(DIMS, 0.0)
     zo = dict.fromkeys(ORGANS, 0.0)
     weak_creat = {**z, "creativity": -0.5, "comprehensiveness": -0.2}
+    med_accuracy = {**z, "accuracy": 0.3}
     med_organs = {**zo, "brain": 0.5, "heart": 0.4, "foot": -0.6, "oral_cavity": -0.6}
     hard_organs = {**zo, "eye": -0.7, "breast": -0.5, "lung": 0.3}
     return [
@@ -147,16 +148,7 @@ def _judges() -> list[JudgeSpec]:
         JudgeSpec("sim-general-8b", 0.55, z, hard_organs, 0.18, 0.05, 0.030, 0.020, 0.03, "json"),
         JudgeSpec("sim-general-7b", 0.45, weak_creat, zo, 0.25, 0.00, 0.050, 0.020, 0.05, "kv"),
         JudgeSpec(
-            "sim-med-8b",
-            0.40,
-            {**z, "accuracy": 0.3},
-            med_organs,
-            0.12,
-            0.00,
-            0.040,
-            0.020,
-            0.02,
-            "think",
+            "sim-med-8b", 0.40, med_accuracy, med_organs, 0.12, 0.00, 0.040, 0.020, 0.02, "think"
         ),
         JudgeSpec("sim-med-7b", 0.20, z, med_organs, 0.30, 0.00, 0.080, 0.030, 0.08, "json"),
         JudgeSpec("sim-reward-7b", 0.70, z, zo, 0.05, 0.20, 0.010, 0.000, 0.00, "json"),

@@ -50,13 +50,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .confidence import confidences
 from .errors import InputError
-from .harness import read_source
-from .io import LINE, line_numbers, read_table
+from .io import LINE
 from .mapping_keys import MappingKeys
 from .model import Study
 from .scale import Scale
+from .table_rows import _joined, _require, long_ratings, read_joined, wide_ratings
 
 
 @dataclass
@@ -119,57 +118,6 @@ class TableMapping(MappingKeys):
         return cls.from_dict(data, source=str(path))
 
 
-def _require(df: pd.DataFrame, cols: list[str], path: Path, mapping: TableMapping) -> None:
-    for c in cols:
-        if c not in df.columns:
-            raise InputError(
-                f"missing required column {c!r}",
-                file=path,
-                line=1,
-                column=c,
-                hint=f"columns present: {[c for c in df.columns if c != LINE][:12]}; mapping: {mapping.source}",
-            )
-
-
-def _joined(df: pd.DataFrame, cols: list[str], sep: str) -> pd.Series:
-    """One id from several columns, joined with ``sep``; in each part a backslash and ``sep``
-    are escaped with a backslash, so different tuples never give the same id (``("a:1", "2")``
-    is ``a\\:1:2``, ``("a", "1:2")`` is ``a:1\\:2``). One column is used as it is.
-
-    >>> _joined(pd.DataFrame({"s": ["a:1", "a"], "i": ["2", "1:2"]}), ["s", "i"], ":").tolist()
-    ['a\\\\:1:2', 'a:1\\\\:2']
-    """
-    if len(cols) == 1:
-        return df[cols[0]].astype(str)
-
-    def part(c: str) -> pd.Series:
-        return (
-            df[c]
-            .astype(str)
-            .str.replace("\\", "\\\\", regex=False)
-            .str.replace(sep, "\\" + sep, regex=False)
-        )
-
-    s = part(cols[0])
-    for c in cols[1:]:
-        s = s + sep + part(c)
-    return s
-
-
-def _refuse_empty_ids(df: pd.DataFrame, cols: list[str], what: str, path: Path) -> None:
-    """An empty item, rater or dimension id names nothing: refused at its file, line, column."""
-    for c in cols:
-        empty = (df[c].astype(str).str.strip() == "").to_numpy()
-        if empty.any():
-            raise InputError(
-                f"empty {what} id",
-                file=path,
-                line=int(df[LINE].to_numpy()[empty.argmax()]),
-                column=c,
-                hint=f"every row needs its {what} id; fill it in or remove the row",
-            )
-
-
 def load_table(path: str | Path, mapping: TableMapping) -> Study:
     """Load a generic verdict/label table into a :class:`Study` (see module docstring)."""
     path = Path(path)
@@ -179,118 +127,49 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             file=path,
             hint='a Hugging Face dataset folder needs format = "hf" in the mapping',
         )
-    df, kind = read_source(path, mapping.format, mapping.split)
-    lines = line_numbers(df, kind)
-    df[LINE] = lines.to_numpy()
-    sources = [path]
-    if mapping.join:
-        _require(df, mapping.item[:1], path, mapping)
-        for extra in mapping.join:
-            jp = (path.parent / extra) if not Path(extra).is_absolute() else Path(extra)
-            jdf, _ = read_table(jp)
-            _require(jdf, mapping.item[:1], jp, mapping)
-            jdf = jdf.drop(
-                columns=[c for c in jdf.columns if c in df.columns and c not in mapping.item[:1]]
-            )
-            df = df.merge(jdf, on=mapping.item[:1], how="left", validate="one_to_one")
-            sources.append(jp)
+    df, sources = read_joined(path, mapping)
     counts: dict[str, int] = {}
-
     if mapping.layout == "long":
-        needed = mapping.item + mapping.rater + [mapping.value]
-        needed += [
-            c
-            for c in (
-                mapping.role_column,
-                mapping.dimension_column,
-                mapping.order,
-                mapping.run,
-                mapping.gold,
-                mapping.raw,
-                mapping.confidence,
-            )
-            if c
-        ]
-        _require(df, needed + mapping.attributes + mapping.models, path, mapping)
-        _refuse_empty_ids(df, mapping.item, "item", path)
-        _refuse_empty_ids(df, mapping.rater, "rater", path)
-        if mapping.dimension_column:
-            _refuse_empty_ids(df, [mapping.dimension_column], "dimension", path)
-        elif not mapping.run:
-            _refuse_rows_without_dimension(df, mapping, path)
-        out = pd.DataFrame(
-            {
-                "item": _joined(df, mapping.item, ":"),
-                "rater": _joined(df, mapping.rater, "/"),
-                "role": df[mapping.role_column].map(lambda v: mapping.role_map.get(v, v))
-                if mapping.role_column
-                else mapping.role,
-                "dimension": df[mapping.dimension_column]
-                if mapping.dimension_column
-                else mapping.dimension,
-                "order": df[mapping.order].map(lambda v: mapping.order_map.get(v, v))
-                if mapping.order
-                else "",
-                "run": df[mapping.run] if mapping.run else "1",
-                "raw": df[mapping.raw] if mapping.raw else df[mapping.value],
-                "source": str(path),
-                "line": df[LINE],
-                "_cell": df[mapping.value],
-                "_column": mapping.value,
-            }
-        )
-        if mapping.confidence:
-            out["confidence"] = confidences(df, mapping.confidence, path)
+        out = long_ratings(df, mapping, path)
     else:
-        _require(
-            df,
-            mapping.item + list(mapping.raters) + mapping.attributes + mapping.models,
-            path,
-            mapping,
-        )
-        _refuse_empty_ids(df, mapping.item, "item", path)
-        parts = []
-        for col, spec in mapping.raters.items():
-            role = spec.get("role", "expert")
-            if role not in ("expert", "judge"):
-                raise InputError(
-                    f"rater {col!r}: role must be 'expert' or 'judge'", file=mapping.source
-                )
-            part = pd.DataFrame(
-                {
-                    "item": _joined(df, mapping.item, ":"),
-                    "rater": spec.get("name", col),
-                    "role": role,
-                    "dimension": mapping.dimension,
-                    "order": "",
-                    "run": "1",
-                    "raw": df[spec["raw"]] if "raw" in spec else df[col],
-                    "source": str(path),
-                    "line": df[LINE],
-                    "_cell": df[col],
-                    "_column": col,
-                }
-            )
-            if spec.get("confidence"):
-                _require(df, [spec["confidence"]], path, mapping)
-                part["confidence"] = confidences(df, spec["confidence"], path)
-            parts.append(part)
-        out = pd.concat(parts, ignore_index=True)
-        empty_expert = (out["_cell"] == "") & (out["role"] == "expert")
-        counts["expert_cells_empty"] = int(empty_expert.sum())
-        out = out[~empty_expert].reset_index(drop=True)
-
+        out = wide_ratings(df, mapping, path, counts)
     gold_cells = set(df[mapping.gold]) if mapping.gold and mapping.gold in df.columns else set()
     dims_scale = _dimension_scales(out, mapping, gold_cells)
+    _check_values(out, dims_scale, mapping, path)
+    counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
+    counts["verdicts_missing"] = int((out["status"] == "missing").sum())
+    item_col = _joined(df, mapping.item, ":")
+    items = _item_attributes(df, item_col, mapping, path, counts)
+    gold_table = _supplied_gold(df, item_col, path, mapping, dims_scale) if mapping.gold else None
+    return Study(
+        out.drop(columns=["_cell", "_column"]),
+        items,
+        dims_scale,
+        gold_table=gold_table,
+        sources=sources,
+        name=path.stem,
+        load_counts=counts,
+        answer_models=tuple(mapping.models),
+        judge_families=dict(mapping.judge_families),
+        model_families=dict(mapping.model_families),
+        cluster=mapping.cluster,
+        exchangeable=tuple(mapping.exchangeable),
+        role_names=dict(mapping.role_names),
+        designs=declared_designs(mapping, list(dims_scale)),
+    )
 
-    # values: recode, invalid tokens, empties, scale check with the real column name
+
+def _check_values(
+    out: pd.DataFrame, dims_scale: dict[str, Scale], mapping: TableMapping, path: Path
+) -> None:
+    """Each rating's ``status`` and ``value`` from its cell: recoded, a listed invalid token
+    (``invalid``), an empty cell (``missing``, data/FORMAT.md), else a label that must lie on
+    its dimension's scale (refused at its file, line and column); numeric scales as floats."""
     cell = out["_cell"].astype(str)
     recoded = cell.map(lambda v: mapping.recode.get(v, v))
     is_invalid = cell.isin(mapping.invalid) | recoded.isin(mapping.invalid)
     is_empty = cell == ""
-    # an empty cell is a missing verdict (data/FORMAT.md), a listed token an unparseable one
-    status = np.where(is_invalid, "invalid", np.where(is_empty, "missing", "ok"))
-    out["status"] = status
+    out["status"] = np.where(is_invalid, "invalid", np.where(is_empty, "missing", "ok"))
     out["value"] = recoded.astype(object).where(~(is_invalid | is_empty), None)
     ok_rows = out["value"].notna().to_numpy()
     dim_of = out["dimension"].astype(str).to_numpy()
@@ -312,11 +191,13 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
             )
         if not scale.is_categorical:
             out.loc[rows, "value"] = vals.map(float)
-    counts["verdicts_invalid"] = int((out["status"] == "invalid").sum())
-    counts["verdicts_missing"] = int((out["status"] == "missing").sum())
 
-    # items + attributes (+ the cluster column) + supplied gold
-    item_col = _joined(df, mapping.item, ":")
+
+def _item_attributes(
+    df: pd.DataFrame, item_col: pd.Series, mapping: TableMapping, path: Path, counts: dict
+) -> pd.DataFrame:
+    """One row per item with its attributes, answer models and cluster (first row's values;
+    a cluster that varies within an item is refused, other varying attributes counted)."""
     kept = list(dict.fromkeys(mapping.attributes + mapping.models + _listed(mapping.cluster)))
     if mapping.cluster:
         _require(df, [mapping.cluster], path, mapping)
@@ -332,61 +213,7 @@ def load_table(path: str | Path, mapping: TableMapping) -> Study:
         varying = varies.gt(1).any(axis=1)
         if varying.any():
             counts["items_with_varying_attributes"] = int(varying.sum())
-    items = items[~items["item"].duplicated()].reset_index(drop=True)
-    gold_table = _supplied_gold(df, item_col, path, mapping, dims_scale) if mapping.gold else None
-    ratings = out.drop(columns=["_cell", "_column"])
-    return Study(
-        ratings,
-        items,
-        dims_scale,
-        gold_table=gold_table,
-        sources=sources,
-        name=path.stem,
-        load_counts=counts,
-        answer_models=tuple(mapping.models),
-        judge_families=dict(mapping.judge_families),
-        model_families=dict(mapping.model_families),
-        cluster=mapping.cluster,
-        exchangeable=tuple(mapping.exchangeable),
-        role_names=dict(mapping.role_names),
-        designs=declared_designs(mapping, list(dims_scale)),
-    )
-
-
-def _refuse_rows_without_dimension(df: pd.DataFrame, mapping: TableMapping, path: Path) -> None:
-    """Two rows of one item and rater in a long table without a dimension column: one line that
-    names the column telling them apart and the mapping key that makes it the dimension (the
-    rows are usually different questions or criteria, not a repeated verdict)."""
-    key = [*mapping.item, *mapping.rater, *([mapping.order] if mapping.order else [])]
-    dup = df.duplicated(key, keep=False).to_numpy()
-    if not dup.any():
-        return
-    rows = df[dup].sort_values([*key, LINE], kind="stable")
-    first = rows.iloc[0]
-    second = rows[(rows[key] == first[key]).all(axis=1)].iloc[1]
-    skip = {*key, mapping.value, mapping.raw, LINE}
-    differ = [c for c in df.columns if c not in skip and str(first[c]) != str(second[c])]
-    where = (
-        f"item {_joined(rows.head(1), mapping.item, ':').iloc[0]!r}, rater "
-        f"{_joined(rows.head(1), mapping.rater, '/').iloc[0]!r}"
-    )
-    also = f"also line {int(second[LINE])}" if pd.notna(second[LINE]) else "again"
-    cli = mapping.source == "command line"
-    repeat = "remove the repeat, or give repeats distinct run values (" + (
-        "run = COLUMN in a mapping file)" if cli else "run = COLUMN)"
-    )
-    what = f"; the rows differ in column {differ[0]!r}" if differ else ""
-    hint = repeat
-    if differ:
-        name = differ[0]
-        fix = f"add --dimension-column {name}" if cli else f'add dimension_column = "{name}"'
-        hint = f"if each row answers a different question or criterion, {fix}; if not, {repeat}"
-    raise InputError(
-        f"{where} has more than one verdict ({also}) and the table has no dimension column{what}",
-        file=path,
-        line=int(first[LINE]) if pd.notna(first[LINE]) else None,
-        hint=hint,
-    )
+    return items[~items["item"].duplicated()].reset_index(drop=True)
 
 
 def declared_designs(mapping: TableMapping, dimensions: list[str]) -> dict[str, dict[str, Any]]:

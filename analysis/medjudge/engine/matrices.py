@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ..data.errors import InputError
-from ..data.gold import derive_gold, resolve_gold_method
-from ..data.interface import Gold, RatingMatrix
-from ..data.outcomes import NOT_ASSIGNED_STATUS, JudgeOutcomes, judge_outcomes
+from ..data.interface import RatingMatrix
+from ..data.model import Study
+from ..data.outcomes import NOT_ASSIGNED_STATUS
 from ..data.scale import Scale
 from ..data.tables import TableMapping, declared_designs
 from ..data.views import DimensionView
@@ -117,11 +117,6 @@ class MatrixStudy:
         }
         return sorted(used)
 
-    def role_label(self, role: str) -> str:
-        """How the study calls a role's raters in text, plural (as :class:`Study`)."""
-        word = self.role_names.get(role, role)
-        return word if word.endswith("s") else word + "s"
-
     def _cached(self, key: object, compute: Any) -> Any:
         """Memoise a derived view (the presentation design, the dimension views, gold)."""
         if key not in self._cache:
@@ -187,24 +182,10 @@ class MatrixStudy:
         words = np.array([*STATUSES, NOT_ASSIGNED_STATUS], dtype=object)
         return words[np.where(st >= 0, st, len(STATUSES))]
 
-    def gold(self, dimension: str, method: str = "auto", *, reference: str | None = None) -> Gold:
-        """Gold of one dimension by ``method`` (:func:`medjudge.data.gold.derive_gold`)."""
-        method = resolve_gold_method(self, dimension, method)  # type: ignore[arg-type]
-        return self._cached(
-            ("gold", dimension, method, reference),
-            lambda: derive_gold(self, dimension, method, reference),  # type: ignore[arg-type]
-        )
-
-    def outcomes(
-        self,
-        dimension: str,
-        *,
-        gold: Gold | None = None,
-        judges: list[str] | None = None,
-        order: str | None = None,
-    ) -> JudgeOutcomes:
-        """``items × judges`` correctness against gold (:func:`judge_outcomes`)."""
-        return judge_outcomes(self, dimension, gold=gold, judges=judges, order=order)  # type: ignore[arg-type]
+    # what only reads the interface above is the in-memory study's own code
+    role_label = Study.role_label
+    gold = Study.gold
+    outcomes = Study.outcomes
 
     def _dimension_view(self, dimension: str) -> DimensionView:
         """The verdict cells of one dimension as a :class:`~medjudge.data.views.DimensionView`
@@ -217,8 +198,9 @@ class MatrixStudy:
             judge = np.isin(r, [self._col[j] for j in self.judges])
             words = np.array(STATUSES, dtype=object)
             return DimensionView(
-                item=i.astype(np.int64), rater=r.astype(np.int64), rater_names=list(self._raters),
-                is_judge=judge, is_expert=~judge, order=o.astype(np.int64),
+                item=i.astype(np.int64, copy=False), rater=r.astype(np.int64, copy=False),
+                rater_names=list(self._raters), is_judge=judge, is_expert=~judge,
+                order=o.astype(np.int64, copy=False),
                 orders=list(self.orders), run=np.zeros(i.size, dtype=np.int64), runs=["1"],
                 code=self.values[dimension][o, i, r], status=words[s[o, i, r]],
             )  # fmt: skip
@@ -334,11 +316,14 @@ def _cells(
     orders: list[str],
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Every verdict as (item position, dimension × rater × order index, code, status): small
-    integers joined on next to the data, placed into the matrices here (one row per verdict
-    was checked by :func:`_refuse_duplicates`)."""
+    integers joined on next to the data and placed into the matrices batch by batch as they
+    arrive (:func:`~medjudge.engine.connect.batches`), so the peak is the matrices, not the
+    verdicts; each cell is written once whatever the order of the batches (one row per
+    verdict was checked by :func:`_refuse_duplicates`)."""
     import ibis
+    import pyarrow as pa
 
-    from .connect import fetch, small_table
+    from .connect import batches, small_table
 
     keys = combos[["dimension", "rater", "order"]].reset_index(drop=True)
     keys["k"] = np.arange(len(keys), dtype=np.int64)
@@ -351,27 +336,24 @@ def _cells(
         else_=ibis.null().cast("float64"),
     )
     status = ibis.cases(*[(t.status == s, k) for k, s in enumerate(STATUSES)], else_=-1)
-    df = t.select(pos=t.pos, k=t.k, v=code, s=status).pipe(fetch)
-    pos = df["pos"].to_numpy(np.int64)
-    k = df["k"].to_numpy(np.int64)
     col = {x: j for j, x in enumerate(raters)}
     k_order = np.array([orders.index(o) for o in keys["order"]], dtype=np.int64)
     k_rater = np.array([col[x] for x in keys["rater"]], dtype=np.int64)
-    k_dim = keys["dimension"].to_numpy()
-    v_all = pd.to_numeric(df["v"], errors="coerce").to_numpy(float)
-    s_all = df["s"].to_numpy(np.int8)
-    values: dict[str, np.ndarray] = {}
-    stat: dict[str, np.ndarray] = {}
+    dims = [d for d in scales if d in set(keys["dimension"])]
+    k_dim = np.array([dims.index(d) for d in keys["dimension"]], dtype=np.int64)
     shape = (len(orders), len(items), len(raters))
-    for dim in scales:
-        here = k_dim[k] == dim
-        if not here.any():
-            continue
-        kk = k[here]
-        values[dim] = np.full(shape, np.nan)
-        stat[dim] = np.full(shape, -1, dtype=np.int8)
-        values[dim][k_order[kk], pos[here], k_rater[kk]] = v_all[here]
-        stat[dim][k_order[kk], pos[here], k_rater[kk]] = s_all[here]
+    values = {d: np.full(shape, np.nan) for d in dims}
+    stat = {d: np.full(shape, -1, dtype=np.int8) for d in dims}
+    for b in batches(t.select(pos=t.pos, k=t.k, v=code, s=status)):
+        pos = b.column("pos").to_numpy().astype(np.int64, copy=False)
+        k = b.column("k").to_numpy().astype(np.int64, copy=False)
+        v = b.column("v").cast(pa.float64()).to_numpy(zero_copy_only=False)
+        s = b.column("s").to_numpy().astype(np.int8)
+        for j, dim in enumerate(dims):
+            here = k_dim[k] == j if len(dims) > 1 else slice(None)
+            kk = k[here]
+            values[dim][k_order[kk], pos[here], k_rater[kk]] = v[here]
+            stat[dim][k_order[kk], pos[here], k_rater[kk]] = s[here]
     return values, stat
 
 

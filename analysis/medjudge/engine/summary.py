@@ -28,10 +28,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ..data.accounting import STATUSES
+from ..data.accounting import status_table
 from ..data.tables import TableMapping
 
 __all__ = ["columnar_summary"]
@@ -120,15 +119,8 @@ def _summary(proj: Any, source: Any, study: Any) -> tuple[dict, Any]:
         "load_counts": dict(load_counts),
         "notes": [],
     }
-    t = c.groupby(["role", "rater", "status"])["n"].sum().unstack("status", fill_value=0)
-    for s in STATUSES:
-        if s not in t.columns:
-            t[s] = 0
-    t = t[list(STATUSES)]
-    t["total"] = t.sum(axis=1)
-    t = t.reset_index()
-    # as the in-memory table: roles, then raters, by their names sorted
-    t = t.iloc[np.lexsort((t["rater"].astype(str).to_numpy(), t["role"].astype(str).to_numpy()))]
-    t = t.reset_index(drop=True)
+    t = status_table(
+        c.groupby(["role", "rater", "status"])["n"].sum().unstack("status", fill_value=0)
+    )
     t.columns.name = None
     return out, t

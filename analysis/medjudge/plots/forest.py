@@ -137,9 +137,10 @@ def forest_plot(
     True
     """
     _require(results, [row, panel, "estimate", "ci_low", "ci_high"], "forest_plot")
-    for name, own in ((panel, "dimension"), (row, "judge")):
-        if name != own:
-            results = results.drop(columns=own, errors="ignore").rename(columns={name: own})
+    # one simultaneous rename, so that row and panel may swap (row="dimension", panel=...)
+    names = {panel: "dimension", row: "judge"}
+    other = [c for c in ("dimension", "judge") if c in results and c not in names]
+    results = results.drop(columns=other).rename(columns=names)
     dims = _order(results["dimension"], dimension_order)
     if judge_order is None:
         judges = results.groupby("judge", sort=False)["estimate"].mean().sort_values().index

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
-from .context import ReportContext
 from .document import Report, build_report
 from .sections import (
     annotators,
@@ -20,7 +19,6 @@ from .sections import (
     subgroup_reliability,
     summary,
 )
-from .sections import checklist as checklist_appendix
 
 TITLE = "Annotation reliability audit"
 SECTIONS = [
@@ -33,5 +31,4 @@ def audit_report(
     study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
 ) -> Report:
     """Build every section of the annotation audit (settings: :class:`ReportContext`)."""
-    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
-    return build_report("audit", sections, ReportContext(study, **settings), progress)
+    return build_report("audit", SECTIONS, study, progress, **settings)

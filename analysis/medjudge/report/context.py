@@ -12,6 +12,7 @@ from ..data.model import Study
 
 __all__ = [
     "ReportContext",
+    "check_settings",
     "POLICY_LABELS",
     "SUBGROUP_ATTRIBUTES",
     "headline_dimension",
@@ -54,6 +55,34 @@ def _plural(word: str) -> str:
     if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
         return word[:-1] + "ies"
     return word + "s"
+
+
+#: each report setting's rule: (holds, the allowed values in words)
+SETTING_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "confidence_level": (lambda v: 0 < v < 1, "between 0 and 1 (exclusive)"),
+    "alpha": (lambda v: 0 < v < 1, "between 0 and 1 (exclusive)"),
+    "epsilon": (lambda v: 0 <= v < 1, "in [0, 1)"),
+    "margin": (lambda v: v is None or 0 < v < 1, "in (0, 1)"),
+    "n_resamples": (lambda v: v >= 1, ">= 1"),
+    "policy": (lambda v: v in POLICY_LABELS, "one of " + ", ".join(POLICY_LABELS)),
+}
+
+
+def check_settings(option: Mapping[str, str] | None = None, **settings: Any) -> None:
+    """One ``ValueError`` naming the first of ``settings`` outside its rule (:data:`SETTING_RULES`),
+    by its name or by ``option[name]`` (the command line's spelling, e.g. ``--margin``).
+
+    >>> check_settings(alpha=0.05, margin=None)
+    >>> check_settings({"margin": "--margin"}, margin=1.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: --margin must be in (0, 1), got 1.5
+    """
+    for name, value in settings.items():
+        holds, allowed = SETTING_RULES[name]
+        if not holds(value):
+            shown = value if isinstance(value, (int, float)) else repr(value)
+            raise ValueError(f"{(option or {}).get(name, name)} must be {allowed}, got {shown}")
 
 
 @dataclass
@@ -108,22 +137,10 @@ class ReportContext:
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        if not 0 < self.confidence_level < 1:
-            raise ValueError(
-                f"confidence_level must be between 0 and 1 (exclusive), got {self.confidence_level}"
-            )
-        if not 0 < self.alpha < 1:
-            raise ValueError(f"alpha must be between 0 and 1 (exclusive), got {self.alpha}")
-        if not 0 <= self.epsilon < 1:
-            raise ValueError(f"epsilon must be in [0, 1), got {self.epsilon}")
-        if self.margin is not None and not 0 < self.margin < 1:
-            raise ValueError(f"margin must be in (0, 1), got {self.margin}")
-        if self.n_resamples < 1:
-            raise ValueError(f"n_resamples must be >= 1, got {self.n_resamples}")
-        if self.policy not in POLICY_LABELS:
-            raise ValueError(
-                f"policy must be one of {', '.join(POLICY_LABELS)}, got {self.policy!r}"
-            )
+        check_settings(
+            confidence_level=self.confidence_level, alpha=self.alpha, epsilon=self.epsilon,
+            margin=self.margin, n_resamples=self.n_resamples, policy=self.policy,
+        )  # fmt: skip
         if self.dimension is not None and self.dimension not in self.study.dimensions:
             raise ValueError(
                 f"dimension: {self.dimension!r} is not a dimension of the study; have "

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 from .context import ReportContext
-from .sections import Section, section_markdown, show_section
+from .sections import Section, checklist, section_markdown, show_section
 
 __all__ = ["Report", "build_report", "show_section", "section_markdown"]
 
@@ -61,11 +62,16 @@ class Report:
 def build_report(
     kind: str,
     modules: Sequence[ModuleType],
-    ctx: ReportContext,
+    study: Any,
     progress: Callable[[int, int, str], None] | None = None,
+    **settings: Any,
 ) -> Report:
-    """Build ``modules``' sections in order (collecting ones last) into a :class:`Report`;
-    ``progress(done, total, title)`` is called before each section is built."""
+    """Build ``modules``' sections of ``study`` in order (collecting ones last; the checklist
+    appendix after them when ``settings["checklist"]``) into a :class:`Report`; ``settings`` are
+    the :class:`ReportContext`'s and ``progress(done, total, title)`` is called before each
+    section is built."""
+    ctx = ReportContext(study, **settings)
+    modules = [*modules, *([checklist] if settings.get("checklist") else [])]
     built: dict[str, Section] = {}
     order = [m for m in modules if not getattr(m, "COLLECTS", False)]
     order += [m for m in modules if getattr(m, "COLLECTS", False)]

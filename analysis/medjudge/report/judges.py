@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..data.model import Study
-from .context import ReportContext
 from .document import Report, build_report
 from .sections import (
     bias_suite,
@@ -30,7 +29,6 @@ from .sections import (
     subgroups,
     summary,
 )
-from .sections import checklist as checklist_appendix
 
 TITLE = "Judge evaluation report"
 SECTIONS = [
@@ -44,5 +42,4 @@ def judges_report(
     study: Study, *, progress: Callable[[int, int, str], None] | None = None, **settings: Any
 ) -> Report:
     """Build every section of the judge evaluation report (settings: :class:`ReportContext`)."""
-    sections = SECTIONS + ([checklist_appendix] if settings.get("checklist") else [])
-    return build_report("judges", sections, ReportContext(study, **settings), progress)
+    return build_report("judges", SECTIONS, study, progress, **settings)

@@ -9,6 +9,7 @@ table for HTML and PDF, re-escaping the text).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from numbers import Integral, Real
@@ -56,10 +57,19 @@ def _is_missing(x: Any) -> bool:
     return isinstance(x, Real) and not isinstance(x, Integral) and math.isnan(float(x))
 
 
+def _dash_if_missing(fmt: Callable[..., str]) -> Callable[..., str]:
+    """``fmt`` that formats a missing first argument (None, NaN, NA) as ``–`` (:data:`MISSING`)."""
+
+    @functools.wraps(fmt)
+    def formatted(x: Any, *args: Any, **kwargs: Any) -> str:
+        return MISSING if _is_missing(x) else fmt(x, *args, **kwargs)
+
+    return formatted
+
+
+@_dash_if_missing
 def fmt_num(x: Any, digits: int = 3) -> str:
     """Fixed-point number with ``digits`` decimals; missing → ``–``; ints stay ints."""
-    if _is_missing(x):
-        return MISSING
     if isinstance(x, bool):
         return str(x)
     if isinstance(x, Integral):
@@ -73,17 +83,15 @@ def fmt_num(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
+@_dash_if_missing
 def fmt_int(x: Any) -> str:
     """Integer with thousands separators (``12,345``); missing → ``–``."""
-    if _is_missing(x):
-        return MISSING
     return f"{int(round(float(x))):,d}"
 
 
+@_dash_if_missing
 def fmt_pct(x: Any, digits: int = 1) -> str:
     """Proportion as a percentage: ``0.8123 → "81.2%"``."""
-    if _is_missing(x):
-        return MISSING
     return f"{100.0 * float(x):.{digits}f}%"
 
 
@@ -94,17 +102,15 @@ def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
     return f"[{fmt_num(low, digits)}, {fmt_num(high, digits)}]"
 
 
+@_dash_if_missing
 def fmt_estimate_ci(est: Any, low: Any, high: Any, digits: int = 3) -> str:
     """``0.712 [0.655, 0.764]``."""
-    if _is_missing(est):
-        return MISSING
     return f"{fmt_num(est, digits)} {fmt_ci(low, high, digits)}"
 
 
+@_dash_if_missing
 def fmt_p(p: Any, digits: int = 3) -> str:
     """p-value: ``< 0.001`` below the display precision, else fixed-point."""
-    if _is_missing(p):
-        return MISSING
     p = float(p)
     floor = 10.0**-digits
     if p < floor:

@@ -34,6 +34,7 @@ from typing import Literal, get_args
 import numpy as np
 import pandas as pd
 
+from medjudge._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_numbers
 from medjudge.stats.groups import group_codes
 from medjudge.stats.intervals import (
     clopper_pearson_interval,
@@ -72,8 +73,6 @@ __all__ = [
 
 
 def _as_2d(outcome: np.ndarray) -> np.ndarray:
-    from .._validation import check_numbers
-
     y = check_numbers("outcome", outcome, "an items x judges array of 0/1 outcomes, NaN invalid")
     if y.ndim == 1:
         y = y[:, None]
@@ -316,8 +315,6 @@ def judge_accuracy(
     >>> t[['judge', 'accuracy', 'n', 'n_invalid']].values.tolist()
     [['a', 0.8, 5, 0], ['b', 0.6, 5, 1]]
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice
-
     level = CONFIDENCE_LEVEL.check("confidence_level", confidence_level)
     check_choice("method", method, get_args(AccuracyMethod))
     check_choice("policy", policy, POLICIES)
@@ -325,10 +322,7 @@ def judge_accuracy(
     b = as_bootstrap(bootstrap)
     if method.startswith("bootstrap-"):
         b.interval(method.split("-")[1], allowed=(method.split("-")[1],))
-    seed = b.seed
     y = _as_2d(outcome)
-    from .._validation import check_labels
-
     for arg, labels in (("clusters", clusters), ("groups", groups)):
         if labels is not None:
             check_labels(arg, labels, y.shape[0])
@@ -340,91 +334,112 @@ def judge_accuracy(
         )
     a = accuracy_arrays(y, policy=policy, groups=groups, aggregation=aggregation, clusters=clusters)
     p, se, n = a["estimate"], a["se"], a["n"]
-    n_cl = a["n_clusters"] if clusters is not None else None
+    design = {"policy": policy, "groups": groups, "aggregation": aggregation, "clusters": clusters}
     if method in ("wilson", "clopper-pearson"):
-        df = None
-        if clusters is not None and aggregation == "micro":
-            # few / unequal clusters: the bias-reduced CR2 variance and its Bell-McCaffrey df
-            # in Korn & Graubard's effective n (CR1 with G - 1 df covered 93.75-94.3% with 12
-            # images of 1-15 items; docs/calibration.md, "Few and unequal clusters")
-            _, se, df, _ = cr2_mean_se(*apply_policy(y, policy), clusters)
-        ne = effective_n(p, se, n, n_clusters=n_cl, confidence_level=level, df=df)
-        fn = wilson_interval if method == "wilson" else clopper_pearson_interval
-        lo, hi = fn(p * ne, ne, level)
-        ci_method = (
-            method
-            if clusters is None and aggregation == "micro" and policy != "half"
-            else f"{method} (effective n"
-            + (
-                ", CR2 variance, Bell-McCaffrey df)"
-                if df is not None
-                else (", Korn-Graubard df)" if clusters is not None else ")")
-            )
-        )
+        lo, hi, se, ci_method = _score_interval(method, y, a, level, **design)
     elif method == "wald":
         z = z_value(level)
         lo, hi = p - z * se, p + z * se
         ci_method = "wald"
     elif method in ("bootstrap-percentile", "bootstrap-bca"):
         kind = method.split("-")[1]
-        strata = groups if aggregation == "macro" else None
-        plan = b.plan(y.shape[0], clusters=clusters, strata=strata)
-        boot = bootstrap_accuracy(
-            y,
-            policy=policy,
-            groups=groups,
-            aggregation=aggregation,
-            weights=weights if weights is not None else plan,
+        lo, hi, se, ci_method = _bootstrap_accuracy_interval(
+            kind, y, a, b, weights, level, **design
         )
-        jack = None
-        if kind == "bca":
-            if aggregation == "micro":
-                jack = _jackknife_accuracy(*apply_policy(y, policy), clusters)
-            else:
-                jack = bootstrap_accuracy(
-                    y,
-                    policy=policy,
-                    groups=groups,
-                    aggregation="macro",
-                    weights=plan.cluster_jackknife(),
-                )
-        lo, hi = bootstrap_interval(p, boot, confidence_level=level, method=kind, jack=jack)
-        se = bootstrap_se(boot)
-        label = f"{'cluster ' if clusters is not None else ''}bootstrap {kind} (B={boot.shape[0]}, seed={seed})"
-        # At an estimate of 0 or 1 every resample repeats it and the bootstrap interval
-        # collapses to a point (63.9% coverage at n = 20, p = 0.95; docs/calibration.md). There
-        # fall back to Clopper-Pearson at the effective n (G clusters when clustered: the design
-        # effect cannot be estimated from a constant outcome) and name the fallback per row.
-        edge = (p <= 0.0) | (p >= 1.0) | ~(hi > lo)
-        edge &= np.isfinite(p)
-        ci_method = np.full(j, label, dtype=object)
-        if edge.any():
-            ne = effective_n(p, np.zeros_like(p), n, n_clusters=n_cl, confidence_level=level)
-            cl_lo, cl_hi = clopper_pearson_interval(p * ne, ne, level)
-            lo = np.where(edge, cl_lo, lo)
-            hi = np.where(edge, cl_hi, hi)
-            ci_method[edge] = "clopper-pearson fallback (estimate at the boundary; " + (
-                "n = clusters)" if clusters is not None else "exact)"
-            )
     else:
         raise ValueError(f"unknown accuracy interval method {method!r}")
     return pd.DataFrame(
-        {
-            "judge": judges,
-            "accuracy": p,
-            "se": se,
-            "ci_low": lo,
-            "ci_high": hi,
-            "ci_method": ci_method,
-            "level": level,
-            "n": n.astype(int),
-            "n_invalid": a["n_invalid"].astype(int),
-            "n_not_assigned": a["n_not_assigned"].astype(int),
-            "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
-            "policy": policy,
-            "aggregation": aggregation,
-        }
+        {"judge": judges, "accuracy": p, "se": se, "ci_low": lo, "ci_high": hi,
+         "ci_method": ci_method, "level": level, "n": n.astype(int),
+         "n_invalid": a["n_invalid"].astype(int),
+         "n_not_assigned": a["n_not_assigned"].astype(int),
+         "n_clusters": np.broadcast_to(a["n_clusters"], (j,)).astype(int),
+         "policy": policy, "aggregation": aggregation}
+    )  # fmt: skip
+
+
+def _score_interval(
+    method: str,
+    y: np.ndarray,
+    a: dict[str, np.ndarray],
+    level: float,
+    *,
+    policy: Policy,
+    groups: np.ndarray | None,
+    aggregation: str,
+    clusters: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """Wilson or Clopper-Pearson at Korn & Graubard's effective n for the accuracies ``a`` of
+    :func:`accuracy_arrays`: ``(ci_low, ci_high, se, ci_method)``; clustered micro accuracy
+    takes the bias-reduced CR2 variance (the returned ``se``) and its Bell-McCaffrey df."""
+    p, se, n, df = a["estimate"], a["se"], a["n"], None
+    if clusters is not None and aggregation == "micro":
+        # few / unequal clusters: the bias-reduced CR2 variance and its Bell-McCaffrey df
+        # in Korn & Graubard's effective n (CR1 with G - 1 df covered 93.75-94.3% with 12
+        # images of 1-15 items; docs/calibration.md, "Few and unequal clusters")
+        _, se, df, _ = cr2_mean_se(*apply_policy(y, policy), clusters)
+    n_cl = a["n_clusters"] if clusters is not None else None
+    ne = effective_n(p, se, n, n_clusters=n_cl, confidence_level=level, df=df)
+    fn = wilson_interval if method == "wilson" else clopper_pearson_interval
+    lo, hi = fn(p * ne, ne, level)
+    if clusters is None and aggregation == "micro" and policy != "half":
+        return lo, hi, se, method
+    if df is not None:
+        return lo, hi, se, f"{method} (effective n, CR2 variance, Bell-McCaffrey df)"
+    return (
+        lo,
+        hi,
+        se,
+        f"{method} (effective n{', Korn-Graubard df' if clusters is not None else ''})",
     )
+
+
+def _bootstrap_accuracy_interval(
+    kind: str,
+    y: np.ndarray,
+    a: dict[str, np.ndarray],
+    b: Bootstrap,
+    weights: np.ndarray | None,
+    level: float,
+    *,
+    policy: Policy,
+    groups: np.ndarray | None,
+    aggregation: Aggregation,
+    clusters: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The (cluster; macro: stratified) bootstrap interval of every judge's accuracy ``a``, with
+    a Clopper-Pearson fallback at the boundary: ``(ci_low, ci_high, se, ci_method per judge)``."""
+    p = a["estimate"]
+    plan = b.plan(y.shape[0], clusters=clusters, strata=groups if aggregation == "macro" else None)
+    w = weights if weights is not None else plan
+    boot = bootstrap_accuracy(y, policy=policy, groups=groups, aggregation=aggregation, weights=w)
+    jack = None
+    if kind == "bca" and aggregation == "micro":
+        jack = _jackknife_accuracy(*apply_policy(y, policy), clusters)
+    elif kind == "bca":
+        jack = bootstrap_accuracy(
+            y, policy=policy, groups=groups, aggregation="macro", weights=plan.cluster_jackknife()
+        )
+    lo, hi = bootstrap_interval(p, boot, confidence_level=level, method=kind, jack=jack)
+    cl = "cluster " if clusters is not None else ""
+    label = f"{cl}bootstrap {kind} (B={boot.shape[0]}, seed={b.seed})"
+    # At an estimate of 0 or 1 every resample repeats it and the bootstrap interval
+    # collapses to a point (63.9% coverage at n = 20, p = 0.95; docs/calibration.md). There
+    # fall back to Clopper-Pearson at the effective n (G clusters when clustered: the design
+    # effect cannot be estimated from a constant outcome) and name the fallback per row.
+    edge = (p <= 0.0) | (p >= 1.0) | ~(hi > lo)
+    edge &= np.isfinite(p)
+    ci_method = np.full(p.shape[0], label, dtype=object)
+    if edge.any():
+        n_cl = a["n_clusters"] if clusters is not None else None
+        ne = effective_n(p, np.zeros_like(p), a["n"], n_clusters=n_cl, confidence_level=level)
+        cl_lo, cl_hi = clopper_pearson_interval(p * ne, ne, level)
+        lo = np.where(edge, cl_lo, lo)
+        hi = np.where(edge, cl_hi, hi)
+        ci_method[edge] = "clopper-pearson fallback (estimate at the boundary; " + (
+            "n = clusters)" if clusters is not None else "exact)"
+        )
+    return lo, hi, bootstrap_se(boot), ci_method
 
 
 def policy_sensitivity(

@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .._validation import ALPHA, IntRange, RealRange, check_choice
+from .._validation import ALPHA, IntRange, RealRange, check_choice, check_numbers
 from .results import Presentable
 
 Scoring = Literal["accuracy", "neg_rmse"]
@@ -244,6 +244,21 @@ def _annotator_rows(
     return rows, skipped
 
 
+def _judge_and_humans(
+    judge: Any, humans: Any, word: str, names: list[str] | None
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The judge's ``(n,)`` and the humans' ``(n, m)`` codes as float arrays and the humans'
+    names (default ``{word}_0`` …); one line naming the argument when they do not fit."""
+    f = check_numbers("judge", judge, "a 1-d array of the judge's labels, NaN for missing").ravel()
+    H = check_numbers(f"{word}s", humans, f"an items x {word}s array, NaN for missing")
+    if H.ndim != 2 or H.shape[0] != f.size:
+        raise ValueError(
+            f"{word}s: an array of shape {H.shape} is not allowed (items x {word}s, "
+            f"{f.size} rows like judge)"
+        )
+    return f, H, names or [f"{word}_{j}" for j in range(H.shape[1])]
+
+
 def alt_test(
     judge: Any,
     annotators: Any,
@@ -307,17 +322,7 @@ def alt_test(
     min_annotators_per_item = IntRange(2, 10**6, what="count").check(
         "min_annotators_per_item", min_annotators_per_item
     )
-    from .._validation import check_numbers
-
-    f = check_numbers("judge", judge, "a 1-d array of the judge's labels, NaN for missing").ravel()
-    H = check_numbers("annotators", annotators, "an items x annotators array, NaN for missing")
-    if H.ndim != 2 or H.shape[0] != f.size:
-        raise ValueError(
-            f"annotators: an array of shape {H.shape} is not allowed (items x annotators, "
-            f"{f.size} rows like judge)"
-        )
-    m = H.shape[1]
-    names = annotator_names or [f"annotator_{j}" for j in range(m)]
+    f, H, names = _judge_and_humans(judge, annotators, "annotator", annotator_names)
     n_humans = (~np.isnan(H)).sum(axis=1)
     keep = n_humans >= min_annotators_per_item
     no_verdict = keep & np.isnan(f)
@@ -371,19 +376,23 @@ def alt_test(
     )
 
 
+#: the fields of an :class:`AltTestResult` that :func:`alt_test_table` shows, in order
+ALT_TEST_COLUMNS = (
+    "judge",
+    "winning_rate",
+    "advantage_probability",
+    "passed",
+    "n_items",
+    "epsilon",
+)
+
+
 def alt_test_table(results: list[AltTestResult], dimension: str | None = None) -> pd.DataFrame:
     """One row per judge: winning rate, advantage probability, pass, and the per-annotator p-values."""
     rows = []
     for r in results:
         row: dict[str, Any] = {"dimension": dimension} if dimension is not None else {}
-        row.update(
-            judge=r.judge,
-            winning_rate=r.winning_rate,
-            advantage_probability=r.advantage_probability,
-            passed=r.passed,
-            n_items=r.n_items,
-            epsilon=r.epsilon,
-        )
+        row.update({k: getattr(r, k) for k in ALT_TEST_COLUMNS})
         for _, a in r.table.iterrows():
             row[f"p_by[{a['annotator']}]"] = a["p_by"]
         rows.append(row)
@@ -493,18 +502,10 @@ def non_inferiority(
     ([False, True, True], False)
     """
     RealRange(0.0, 1.0, open_low=True, what="a margin in accuracy points").check("margin", margin)
-    f = np.asarray(judge, dtype=float).ravel()
-    H = np.asarray(experts, dtype=float)
-    if H.ndim != 2 or H.shape[0] != f.size:
-        raise ValueError(
-            f"experts: an array of shape {H.shape} is not allowed (items x experts, "
-            f"{f.size} rows like judge)"
-        )
-    m = H.shape[1]
-    names = expert_names or [f"expert_{j}" for j in range(m)]
+    f, H, names = _judge_and_humans(judge, experts, "expert", expert_names)
     cl = None if clusters is None else np.asarray(clusters)
     rows = []
-    for e in range(m):
+    for e in range(H.shape[1]):
         others = np.delete(H, e, axis=1)
         if others.shape[1] < 2:
             continue

@@ -9,28 +9,24 @@ across the table — 496 pairs for 32 judges in a few matrix products.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
 from scipy.special import chdtrc
 
-from medjudge.stats.accuracy import (
-    POLICIES,
-    Policy,
-    _as_2d,
-    _jackknife_accuracy,
-    apply_policy,
-)
+from medjudge.stats.accuracy import POLICIES, Policy, _as_2d, _jackknife_accuracy, apply_policy
 from medjudge.stats.mcnemar import (
     McNemarMethod,
     _clustered_mcnemar_matrix,
     mcnemar_pvalue,
     pairwise_counts,
 )
-from medjudge.stats.multiplicity import add_multiplicity
+from medjudge.stats.multiplicity import add_multiplicity, check_method
 from medjudge.stats.paired_intervals import clustered_score_interval, paired_difference_interval
 from medjudge.stats.resampling import Bootstrap, as_bootstrap, bootstrap_interval, bootstrap_se
+
+from .._validation import CONFIDENCE_LEVEL, check_choice, check_labels, check_names, check_numbers
 
 PairCI = Literal[
     "auto",
@@ -58,8 +54,6 @@ def _as_3d(
         dims = list(outcome)
         arr = np.stack([_as_2d(outcome[d]) for d in dims])
         return arr, dims
-    from .._validation import check_numbers
-
     y = check_numbers("outcome", outcome, "an items x judges array of 0/1 outcomes, NaN invalid")
     if y.ndim == 2:
         y = y[None]
@@ -199,9 +193,6 @@ def all_pairs(
     >>> t[['judge_a', 'judge_b', 'difference']].round(3).values.tolist()
     [['a', 'b', 0.103], ['a', 'c', 0.313], ['b', 'c', 0.21]]
     """
-    from .._validation import CONFIDENCE_LEVEL, check_choice, check_names
-    from .multiplicity import check_method
-
     check_choice("policy", policy, POLICIES)
     check_choice("test", test, get_args(McNemarMethod))
     check_choice("ci", ci, get_args(PairCI))
@@ -226,10 +217,7 @@ def all_pairs(
             f"judges: {len(judges)} names is not allowed (one per outcome column: {j})"
         )
     if clusters is not None:
-        from .._validation import check_labels
-
         check_labels("clusters", clusters, n)
-    ii, jj = np.triu_indices(j, 1)
     if ci == "auto":
         # the defaults that covered in docs/inference.md: Tango's score interval for binary
         # outcomes on independent items (the paired bootstrap percentile interval under-covers
@@ -239,147 +227,197 @@ def all_pairs(
             ci = "clustered-score"
         else:
             ci = "tango" if policy != "half" else "bootstrap-percentile"
-    boot_kind = ci.split("-")[1] if ci.startswith("bootstrap") else None
-    w = None
-    if boot_kind is not None:
+    w, boot_all = None, None
+    if ci.startswith("bootstrap"):
         # the plan (or an array ``weights``) gives ``W @ X`` without holding ``W``
         w = weights if weights is not None else boot.plan(n, clusters=clusters)
-        # one product (one pass over the replicates) for all dimensions and judges
-        ys = [apply_policy(y3[d], policy) for d in range(n_dim)]
-        z = w @ np.concatenate([np.concatenate([m * y, m], axis=1) for y, m in ys], axis=1)
-        z = z.reshape(z.shape[0], n_dim, 2, j)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot_all = (z[:, :, 0] / z[:, :, 1]).reshape(z.shape[0], n_dim * j)
-        boot_all = boot_all.astype(BOOT_DTYPE, copy=False)
-    frames = []
-    for d in range(n_dim):
-        y, m = apply_policy(y3[d], policy)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            acc = (m * y).sum(0) / m.sum(0)
-        cnt = pairwise_counts(y3[d], policy)
-        bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
-        acc_a, acc_b = acc[ii], acc[jj]
-        common = not np.all(m == 1.0)  # excluded invalid verdicts or items not given
-        if common:
-            # one item set per pair: the items both judges count (estimate, interval and test)
-            mab = m[:, ii] * m[:, jj]
-            nab = mab.sum(0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                acc_a = (mab * y[:, ii]).sum(0) / nab
-                acc_b = (mab * y[:, jj]).sum(0) / nab
-        if clusters is not None:
-            stat_m, p_m = _clustered_mcnemar_matrix(y, m, clusters)
-            stat, p = stat_m[ii, jj], p_m[ii, jj]
-            test_name = "McNemar clustered (Durkalski 2003)"
-            s_c, n_c = _cluster_pair_sums(y, m, clusters, ii, jj)
-            n_units = (n_c > 0).sum(0)
-            # Durkalski's X² = (sum s_c)^2 / sum s_c^2 <= #{c: s_c != 0} (Cauchy-Schwarz),
-            # reached when every cluster has the same difference
-            min_p = chdtrc(1, n_units.astype(float))
-            unit = "clusters"
-        else:
-            stat, p = mcnemar_pvalue(bm, cm, test)
-            test_name = f"McNemar {test}"
-            n_units = cnt["n_common"][ii, jj]
-            # the most extreme table: every common item discordant in one direction
-            min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
-            unit = "items"
-        # a pair with no item in common is not tested (McNemar of an empty table is no p = 1)
-        none_common = cnt["n_common"][ii, jj] == 0
-        stat = np.where(none_common, np.nan, np.asarray(stat, dtype=float))
-        p = np.where(none_common, np.nan, np.asarray(p, dtype=float))
-        untested = none_common  # said in ``test``
-        diff = acc_a - acc_b
-        if boot_kind is not None and common:
-            # paired bootstrap on each pair's common items (same resamples for every pair)
-            zd = w @ np.concatenate([mab * (y[:, ii] - y[:, jj]), mab], axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                bd = zd[:, : ii.size] / zd[:, ii.size :]
-            bd = bd.astype(BOOT_DTYPE, copy=False)
-            jack = None
-            if boot_kind == "bca":
-                ja = _jackknife_pair_common(y, mab, ii, jj, clusters)
-                jack = ja
-            lo, hi = bootstrap_interval(
-                diff, bd, confidence_level=level, method=boot_kind, jack=jack
-            )
-            se = bootstrap_se(bd)
-            ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]}; items both answered)"
-        elif boot_kind is not None:
-            boot = boot_all[:, d * j : (d + 1) * j]
-            # all pairwise differences as one product with a +1/-1 contrast matrix (exact:
-            # each output is 1*a - 1*b plus zeros), much faster than fancy indexing
-            if np.isnan(boot).any():  # NaN * 0 would poison every difference
-                bd = boot[:, ii] - boot[:, jj]
-            else:
-                contrast = np.zeros((j, ii.size), dtype=boot.dtype)
-                contrast[ii, np.arange(ii.size)] = 1.0
-                contrast[jj, np.arange(ii.size)] = -1.0
-                bd = boot @ contrast
-            jack = None
-            if boot_kind == "bca":
-                ja = _jackknife_accuracy(y, m, clusters)
-                jack = ja[:, ii] - ja[:, jj]
-            lo, hi = bootstrap_interval(
-                diff, bd, confidence_level=level, method=boot_kind, jack=jack
-            )
-            # SE of every difference from the judges' bootstrap covariance (no pass over bd)
-            if np.isnan(boot).any():
-                se = bootstrap_se(bd)
-            else:
-                cov = np.atleast_2d(np.cov(boot, rowvar=False, dtype=np.float64))  # 1 judge
-                se = np.sqrt(np.maximum(np.diag(cov)[ii] + np.diag(cov)[jj] - 2 * cov[ii, jj], 0.0))
-            ci_name = f"{'cluster ' if clusters is not None else ''}paired bootstrap {boot_kind} (B={w.shape[0]})"
-        elif ci == "clustered-score":
-            if clusters is None:
-                raise ValueError("ci: 'clustered-score' is not allowed without clusters")
-            lo, hi = clustered_score_interval(s_c, n_c, level)
-            nn = n_c.sum(0)
-            g_p = np.maximum(n_units, 2)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                se = np.sqrt(g_p / (g_p - 1.0) * ((s_c - n_c * diff) ** 2).sum(0)) / nn
-            ci_name = "inverted clustered McNemar (Durkalski score interval)"
-        else:
-            n11, n22 = cnt["both_right"][ii, jj], cnt["both_wrong"][ii, jj]
-            lo, hi = paired_difference_interval(n11, bm, cm, n22, level, ci)
-            nn = n11 + bm + cm + n22
-            with np.errstate(invalid="ignore", divide="ignore"):
-                se = np.sqrt(np.maximum((bm + cm) - (bm - cm) ** 2 / nn, 0.0)) / nn
-            ci_name = ci
-        with np.errstate(invalid="ignore", divide="ignore"):
-            oratio = bm / cm
-        frames.append(
-            pd.DataFrame(
-                {
-                    "dimension": dims[d],
-                    "judge_a": np.asarray(judges, dtype=object)[ii],
-                    "judge_b": np.asarray(judges, dtype=object)[jj],
-                    "accuracy_a": acc_a,
-                    "accuracy_b": acc_b,
-                    "difference": diff,
-                    "se": se,
-                    "ci_low": lo,
-                    "ci_high": hi,
-                    "ci_method": ci_name,
-                    "level": level,
-                    "b": bm.astype(int),
-                    "c": cm.astype(int),
-                    "discordant": (bm + cm).astype(int),
-                    "n_common": cnt["n_common"][ii, jj].astype(int),
-                    "odds_ratio": oratio,
-                    "test": np.where(untested, NOT_TESTED, test_name),
-                    "statistic": stat,
-                    "pvalue": p,
-                    "n_units": n_units.astype(int),
-                    "unit": unit,
-                    "min_attainable_p": min_p,
-                    "policy": policy,
-                }
-            )
+        boot_all = _resampled_accuracies(y3, policy, w)
+    frames = [
+        _pair_frame(
+            dims[d], y3[d], judges, policy=policy, test=test, ci=ci, clusters=clusters, w=w,
+            boot=None if boot_all is None else boot_all[:, d * j : (d + 1) * j], level=level,
         )
+        for d in range(n_dim)
+    ]  # fmt: skip
     table = pd.concat(frames, ignore_index=True)
     table = add_multiplicity(table, p_col="pvalue", family=family, within=within, across=across)
     return add_decidability(table, family=family, alpha=1.0 - level, method=within)
+
+
+def _resampled_accuracies(y3: np.ndarray, policy: Policy, w: Any) -> np.ndarray:
+    """Every judge's accuracy in every resample, ``(B, n_dimensions * n_judges)``, as
+    :data:`BOOT_DTYPE`: one product (one pass over the replicates) for all dimensions."""
+    n_dim, _, j = y3.shape
+    ys = [apply_policy(y3[d], policy) for d in range(n_dim)]
+    z = w @ np.concatenate([np.concatenate([m * y, m], axis=1) for y, m in ys], axis=1)
+    z = z.reshape(z.shape[0], n_dim, 2, j)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot_all = (z[:, :, 0] / z[:, :, 1]).reshape(z.shape[0], n_dim * j)
+    return boot_all.astype(BOOT_DTYPE, copy=False)
+
+
+def _pair_frame(
+    dimension: str,
+    y0: np.ndarray,
+    judges: list[str],
+    *,
+    policy: Policy,
+    test: McNemarMethod,
+    ci: str,
+    clusters: np.ndarray | None,
+    w: Any,
+    boot: np.ndarray | None,
+    level: float,
+) -> pd.DataFrame:
+    """Every pair of judges on one dimension (``y0``: items x judges): accuracies, difference
+    and its interval, discordant counts and McNemar's test, before multiplicity."""
+    ii, jj = np.triu_indices(len(judges), 1)
+    y, m = apply_policy(y0, policy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = (m * y).sum(0) / m.sum(0)
+    cnt = pairwise_counts(y0, policy)
+    bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
+    acc_a, acc_b = acc[ii], acc[jj]
+    mab = None
+    if not np.all(m == 1.0):  # excluded invalid verdicts or items not given
+        # one item set per pair: the items both judges count (estimate, interval and test)
+        mab = m[:, ii] * m[:, jj]
+        nab = mab.sum(0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc_a = (mab * y[:, ii]).sum(0) / nab
+            acc_b = (mab * y[:, jj]).sum(0) / nab
+    t = _pair_tests(y, m, cnt, ii, jj, clusters, test)
+    diff = acc_a - acc_b
+    if boot is not None:
+        lo, hi, se, ci_name = _bootstrap_pair_interval(
+            diff, y, m, mab, ii, jj, w, boot, clusters, ci.split("-")[1], level
+        )
+    elif ci == "clustered-score":
+        if clusters is None:
+            raise ValueError("ci: 'clustered-score' is not allowed without clusters")
+        s_c, n_c = t["s_c"], t["n_c"]
+        lo, hi = clustered_score_interval(s_c, n_c, level)
+        nn = n_c.sum(0)
+        g_p = np.maximum(t["n_units"], 2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.sqrt(g_p / (g_p - 1.0) * ((s_c - n_c * diff) ** 2).sum(0)) / nn
+        ci_name = "inverted clustered McNemar (Durkalski score interval)"
+    else:
+        n11, n22 = cnt["both_right"][ii, jj], cnt["both_wrong"][ii, jj]
+        lo, hi = paired_difference_interval(n11, bm, cm, n22, level, ci)
+        nn = n11 + bm + cm + n22
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se = np.sqrt(np.maximum((bm + cm) - (bm - cm) ** 2 / nn, 0.0)) / nn
+        ci_name = ci
+    with np.errstate(invalid="ignore", divide="ignore"):
+        oratio = bm / cm
+    names = np.asarray(judges, dtype=object)
+    return pd.DataFrame(
+        {
+            "dimension": dimension, "judge_a": names[ii], "judge_b": names[jj],
+            "accuracy_a": acc_a, "accuracy_b": acc_b, "difference": diff, "se": se,
+            "ci_low": lo, "ci_high": hi, "ci_method": ci_name, "level": level,
+            "b": bm.astype(int), "c": cm.astype(int), "discordant": (bm + cm).astype(int),
+            "n_common": cnt["n_common"][ii, jj].astype(int), "odds_ratio": oratio,
+            "test": t["test"], "statistic": t["statistic"], "pvalue": t["pvalue"],
+            "n_units": t["n_units"].astype(int), "unit": t["unit"],
+            "min_attainable_p": t["min_p"], "policy": policy,
+        }
+    )  # fmt: skip
+
+
+def _pair_tests(
+    y: np.ndarray,
+    m: np.ndarray,
+    cnt: dict[str, np.ndarray],
+    ii: np.ndarray,
+    jj: np.ndarray,
+    clusters: np.ndarray | None,
+    test: McNemarMethod,
+) -> dict[str, Any]:
+    """McNemar's test of every pair (clustered: Durkalski's), the units it rests on and the
+    smallest p-value it can reach with them; a pair with no common item is not tested."""
+    if clusters is not None:
+        stat_m, p_m = _clustered_mcnemar_matrix(y, m, clusters)
+        stat, p = stat_m[ii, jj], p_m[ii, jj]
+        test_name = "McNemar clustered (Durkalski 2003)"
+        s_c, n_c = _cluster_pair_sums(y, m, clusters, ii, jj)
+        n_units = (n_c > 0).sum(0)
+        # Durkalski's X² = (sum s_c)^2 / sum s_c^2 <= #{c: s_c != 0} (Cauchy-Schwarz),
+        # reached when every cluster has the same difference
+        min_p = chdtrc(1, n_units.astype(float))
+        unit = "clusters"
+    else:
+        bm, cm = cnt["better"][ii, jj], cnt["better"][jj, ii]
+        stat, p = mcnemar_pvalue(bm, cm, test)
+        test_name = f"McNemar {test}"
+        s_c = n_c = None
+        n_units = cnt["n_common"][ii, jj]
+        # the most extreme table: every common item discordant in one direction
+        min_p = np.where(n_units > 0, mcnemar_pvalue(n_units, 0 * n_units, test)[1], 1.0)
+        unit = "items"
+    # a pair with no item in common is not tested (McNemar of an empty table is no p = 1)
+    none_common = cnt["n_common"][ii, jj] == 0
+    return {
+        "statistic": np.where(none_common, np.nan, np.asarray(stat, dtype=float)),
+        "pvalue": np.where(none_common, np.nan, np.asarray(p, dtype=float)),
+        "test": np.where(none_common, NOT_TESTED, test_name),
+        "n_units": n_units, "min_p": min_p, "unit": unit, "s_c": s_c, "n_c": n_c,
+    }  # fmt: skip
+
+
+def _bootstrap_pair_interval(
+    diff: np.ndarray,
+    y: np.ndarray,
+    m: np.ndarray,
+    mab: np.ndarray | None,
+    ii: np.ndarray,
+    jj: np.ndarray,
+    w: Any,
+    boot: np.ndarray,
+    clusters: np.ndarray | None,
+    kind: str,
+    level: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+    """The paired (cluster) bootstrap interval of every pair's difference on shared resamples:
+    ``(ci_low, ci_high, se, ci_method)``.
+
+    With a common item set per pair (``mab``) the resampled differences are recomputed on
+    those items; otherwise they are the differences of the judges' resampled accuracies
+    (``boot``), whose SE comes from the judges' bootstrap covariance.
+    """
+    cl = "cluster " if clusters is not None else ""
+    if mab is not None:
+        # paired bootstrap on each pair's common items (same resamples for every pair)
+        zd = w @ np.concatenate([mab * (y[:, ii] - y[:, jj]), mab], axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bd = zd[:, : ii.size] / zd[:, ii.size :]
+        bd = bd.astype(BOOT_DTYPE, copy=False)
+        jack = _jackknife_pair_common(y, mab, ii, jj, clusters) if kind == "bca" else None
+        lo, hi = bootstrap_interval(diff, bd, confidence_level=level, method=kind, jack=jack)
+        ci_name = f"{cl}paired bootstrap {kind} (B={w.shape[0]}; items both answered)"
+        return lo, hi, bootstrap_se(bd), ci_name
+    # all pairwise differences as one product with a +1/-1 contrast matrix (exact: each output
+    # is 1*a - 1*b plus zeros), much faster than fancy indexing
+    if np.isnan(boot).any():  # NaN * 0 would poison every difference
+        bd = boot[:, ii] - boot[:, jj]
+    else:
+        contrast = np.zeros((boot.shape[1], ii.size), dtype=boot.dtype)
+        contrast[ii, np.arange(ii.size)] = 1.0
+        contrast[jj, np.arange(ii.size)] = -1.0
+        bd = boot @ contrast
+    jack = None
+    if kind == "bca":
+        ja = _jackknife_accuracy(y, m, clusters)
+        jack = ja[:, ii] - ja[:, jj]
+    lo, hi = bootstrap_interval(diff, bd, confidence_level=level, method=kind, jack=jack)
+    # SE of every difference from the judges' bootstrap covariance (no pass over bd)
+    if np.isnan(boot).any():
+        se = bootstrap_se(bd)
+    else:
+        cov = np.atleast_2d(np.cov(boot, rowvar=False, dtype=np.float64))  # 1 judge
+        se = np.sqrt(np.maximum(np.diag(cov)[ii] + np.diag(cov)[jj] - 2 * cov[ii, jj], 0.0))
+    return lo, hi, se, f"{cl}paired bootstrap {kind} (B={w.shape[0]})"
 
 
 def _cluster_pair_sums(

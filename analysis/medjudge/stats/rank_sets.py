@@ -124,7 +124,6 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> float(kendall_tau_b(np.array([1., 2, 3, 4]), np.array([1., 3, 2, 4])))
     0.6666666666666666
     """
@@ -145,13 +144,10 @@ def spearman_rho(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> import numpy as np
     >>> float(spearman_rho(np.array([1., 2, 3, 4]), np.array([1., 3, 2, 4])))
     0.8
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    x, y = np.broadcast_arrays(x, y)
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
     bad = np.isnan(x).any(-1) | np.isnan(y).any(-1)
     from scipy.stats import rankdata
 
