@@ -40,6 +40,7 @@ from ._findings import PLAIN, Finding, Markup, Names
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
+from .evaluation_tables import evaluation_summary, evaluation_table
 from .evaluation_text import evaluation_findings
 
 
@@ -79,8 +80,6 @@ class JudgeEvaluation(TablesToDict, Result):
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .evaluation_tables import evaluation_table
-
         return evaluation_table(self, name)
 
     def baseline_by_dimension(self) -> dict[str, float]:
@@ -127,8 +126,6 @@ class JudgeEvaluation(TablesToDict, Result):
         """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension
         the leaderboard, baselines and expert ceiling, then the pairwise tests at the
         evaluation's alpha in its multiplicity family; tables ``width`` wide."""
-        from .evaluation_tables import evaluation_summary
-
         return repr(self) + "\n" + evaluation_summary(self, width)
 
     def __repr__(self) -> str:

@@ -490,13 +490,9 @@ def score_study(
     def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
         return role in getattr(study, "exchangeable", ())
 
-    kw = {
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "confidence_level": confidence_level,
-        "interval": interval,
-        "plans": {},  # the resample counts of each set of items, drawn once
-    }
+    # plans: the resample counts of each set of items, drawn once
+    kw = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
+          "interval": interval, "plans": {}}  # fmt: skip
     metrics: list[dict[str, Any]] = []
     reliability: list[dict[str, Any]] = []
     pairs: list[pd.DataFrame] = []
