@@ -346,7 +346,8 @@ class ResamplePlan:
         widths = [f.shape[0] if issparse(f) else f.shape[1] for f in flats]
         outs = [np.empty((self.n_resamples, w)) for w in widths]
         exact = [
-            None if issparse(f) or f.dtype != np.float32 else np.abs(f).sum(0).max() for f in flats
+            None if issparse(f) or f.dtype != np.float32 else _abs_column_sums(f).max()
+            for f in flats
         ]
         for rows, counts in self.count_blocks(self._block_rows(n_clusters, sum(widths))):
             single = None
@@ -503,9 +504,24 @@ def _exact_in_single(S: Any) -> bool:
         return False
     if issparse(S) and S.format == "csr":  # column sums without a copy of the matrix
         colsum = np.bincount(S.indices, weights=np.abs(S.data), minlength=S.shape[1]).max()
-    else:
+    elif issparse(S):
         colsum = np.asarray(abs(S).sum(axis=0)).max()
-    return bool(colsum < 2**20 and np.array_equal(data, np.round(data)))
+    else:
+        colsum = _abs_column_sums(S.reshape(S.shape[0], -1)).max()
+    if not colsum < 2**20:
+        return False
+    flat = data.reshape(-1)
+    step = BLOCK_BYTES // 8  # whole numbers checked a block at a time: no copy of S
+    return all(np.array_equal(c, np.round(c)) for c in np.split(flat, range(step, flat.size, step)))
+
+
+def _abs_column_sums(S: np.ndarray) -> np.ndarray:
+    """``abs(S).sum(0)`` of a 2-D array, a block of rows at a time (no copy of ``S``)."""
+    step = max(1, BLOCK_BYTES // (8 * max(S.shape[1], 1)))
+    out = np.zeros(S.shape[1])
+    for a in range(0, S.shape[0], step):
+        out += np.abs(S[a : a + step]).sum(0, dtype=np.float64)
+    return out
 
 
 def issparse(X: object) -> bool:
