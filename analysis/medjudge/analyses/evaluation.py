@@ -39,6 +39,7 @@ from ._arguments import check_dimensions, check_policy
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
+from .evaluation_tables import evaluation_findings, evaluation_summary, evaluation_table
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,8 +78,6 @@ class JudgeEvaluation(TablesToDict, Result):
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .evaluation_tables import evaluation_table
-
         return evaluation_table(self, name)
 
     def baseline_by_dimension(self) -> dict[str, float]:
@@ -112,16 +111,12 @@ class JudgeEvaluation(TablesToDict, Result):
         return dict(options)
 
     def findings(self) -> list[str]:
-        from .evaluation_tables import evaluation_findings
-
         return evaluation_findings(self)
 
     def summary(self, *, width: int = 100) -> str:
         """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension
         the leaderboard, baselines and expert ceiling, then the pairwise tests at the
         evaluation's alpha in its multiplicity family; tables ``width`` wide."""
-        from .evaluation_tables import evaluation_summary
-
         return repr(self) + "\n" + evaluation_summary(self, width)
 
     def __repr__(self) -> str:

@@ -41,6 +41,7 @@ from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
+from .judge_vs_gold_tables import gold_table
 
 KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
 NO_VERDICT = "(no verdict)"
@@ -101,8 +102,6 @@ class JudgeGoldResult(TablesToDict, Result):
         return t.reset_index(drop=True)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .judge_vs_gold_tables import gold_table
-
         return gold_table(self, name)
 
     def findings(self) -> list[str]:
@@ -378,8 +377,11 @@ def _block(
     roles = ["judge"] * len(o.judges) + ["baseline"] * len(base_names)
     pred = np.column_stack([o.pred, base_pred])
     outcome = np.where(np.isnan(pred), np.nan, (pred == g[:, None]).astype(float))
-    # one cluster bootstrap shared by every judge and baseline of the block
+    # one cluster bootstrap shared by every judge and baseline of the block; the baseline
+    # tests' sums are drawn in the kappas' pass over the replicates
+    y, m = apply_policy(outcome, opts.policy)  # type: ignore[arg-type]
     plan = ResamplePlan(len(o.items), opts.n_resamples, opts.seed, clusters=cl)
+    plan = plan.along(np.concatenate([y * m, m], axis=1))
     rows = [{"dimension": d, "judge": nm, "role": r} for nm, r in zip(names, roles, strict=True)]
     part["metrics"] = _agreement_rows(rows, g, pred, outcome, scale, cl, plan, opts)
     pol = "exclude" if opts.policy == "exclude" else "wrong"

@@ -32,7 +32,9 @@ import pandas as pd
 
 from medjudge.analyses._result import Result
 from medjudge.analyses._tables import TablesToDict
+from medjudge.analyses.bias import verdict_matrix
 from medjudge.analyses.design import resolve_clusters
+from medjudge.analyses.models_tables import ranking_table
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
     Ties,
@@ -74,8 +76,6 @@ class ModelRankingResult(TablesToDict, Result):
     settings: dict[str, Any] = field(default_factory=dict)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .models_tables import ranking_table
-
         return ranking_table(self, name)
 
     def findings(self) -> list[str]:
@@ -111,8 +111,6 @@ def pairwise_outcomes(
     categorical with two non-tie categories (answer 1 first) and optionally a tie category.
     Returns ``(sources, outcomes (n_items, S), excluded counts per source)``.
     """
-    from medjudge.analyses.bias import verdict_matrix
-
     scale = study.scales[dimension]
     cats = list(scale.categories) if scale.is_categorical else []
     non_tie = [c for c in cats if c != scale.tie]

@@ -468,7 +468,7 @@ def score_study(
     def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
         return role in getattr(study, "exchangeable", ())
 
-    # plans: the resample counts of each set of items, drawn once for every rater and metric
+    # plans: the resample counts of each set of items, drawn once
     kw = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
           "interval": interval, "plans": {}}  # fmt: skip
     metrics: list[dict[str, Any]] = []
