@@ -41,7 +41,7 @@ def test_clustered_statistics_unchanged_with_codes_instead_of_labels() -> None:
     from medjudge.stats.confusion import rate_intervals
     from medjudge.stats.intervals import mean_ci
     from medjudge.stats.mcnemar import clustered_mcnemar
-    from medjudge.stats.resampling import Bootstrap, resample_weights
+    from medjudge.stats.resampling import resample_weights
 
     rng = np.random.default_rng(7)
     labels = np.array([f"case-{k:03d}" for k in rng.integers(0, 150, 600)], dtype=object)
@@ -51,7 +51,7 @@ def test_clustered_statistics_unchanged_with_codes_instead_of_labels() -> None:
     for cl in (labels, codes):
         r = mean_ci(y[:, 0], cl)
         t = clustered_mcnemar(y[:, 0], y[:, 1], cl)
-        w = resample_weights(600, Bootstrap(50, 3), clusters=cl)
+        w = resample_weights(600, 50, seed=3, clusters=cl)
         ri = rate_intervals(y, mask, cl)
         if cl is labels:
             first = (r, t, w, ri)

@@ -135,7 +135,7 @@ def test_intervals_equal_a_bootstrap_written_from_the_definition() -> None:
     m = res.wide("metrics")
     g = st.gold("q", "auto")
     n = len(g.items)
-    counts = resample_weights(n, Bootstrap(B, 5)).astype(int)
+    counts = resample_weights(n, B, seed=5).astype(int)
     for judge in ("a", "b"):
         x = st.matrix("q", raters=[judge], items=list(g.items)).values[:, 0]
         y = g.codes
@@ -157,7 +157,7 @@ def test_many_rater_kernels_equal_one_rater_kernels() -> None:
     y = rng.integers(3, 16, 50) / 3
     X = np.clip(np.round(y[:, None] + rng.normal(0, 1, (50, 4))), 1, 5)
     X[3, 1] = np.nan
-    W = resample_weights(50, Bootstrap(30, 1))
+    W = resample_weights(50, 30, seed=1)
     many = score_agreement_many(X, y, W)
     icc = icc_a1_against(X, y, W)
     for j in range(4):

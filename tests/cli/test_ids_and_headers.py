@@ -50,6 +50,35 @@ def test_natural_sort_twins_are_totally_ordered():
         assert [shuffled[i] for i in natural_order(shuffled)] == order
 
 
+def test_natural_sort_fast_path_equals_the_token_key():
+    """Ids of one text prefix and a number are sorted by Arrow; the order is the one of the
+    general key (digit runs as numbers, then the text, then the position), checked against a
+    direct sorted() with that key on mixed and random ids."""
+    import re
+
+    def by_key(ids):
+        tok = [(tuple((0, int(t), "") if t.isdigit() else (1, 0, t)
+                      for t in re.split(r"(\d+)", str(x))), str(x)) for x in ids]  # fmt: skip
+        return sorted(range(len(ids)), key=tok.__getitem__)
+
+    rng = np.random.default_rng(1)
+    cases = [
+        ["b2", "a10", "a9", "7", "07", "a007", "a7", "A7", "é3", "ä1", "z1", "q1", "q1"],
+        [3, 1, 2, 10],
+        ["a1", "a1", "a01", "a1"],
+        ["a5", "\u06631", "7"],  # an Arabic-Indic digit: a number to Python, text to Arrow
+        ["99999999999999999999", "1", "x"],  # too long a number, a bare prefix: general path
+        [
+            f"{p}{n}"
+            for p, n in zip(
+                rng.choice(["q", "Q", "case-", ""], 3000), rng.integers(0, 500, 3000), strict=True
+            )
+        ],  # fmt: skip
+    ]
+    for ids in cases:
+        assert natural_order(ids).tolist() == by_key(ids), ids[:5]
+
+
 def test_shuffled_rows_with_twins_give_identical_agreement_intervals(tmp_path):
     """The issue's case: q1 and q01 kept input order, so bootstrap intervals depended on it."""
     rng = np.random.default_rng(3)

@@ -85,7 +85,11 @@ SEED_NOT_RESAMPLING = {
 }
 #: public functions below the door still taking ``n_resamples``/``seed`` for a resampling
 #: (a ratchet: the test fails on a new one and on an entry that is gone)
-PENDING_RESAMPLING: set[tuple[str, str]] = set()
+PENDING_RESAMPLING = {
+    # moved to resampling_counts (below resampling.py, so it cannot build a Bootstrap) while
+    # issue 35 ran; its bootstrap= needs the settings class one floor down
+    ("stats/resampling_counts.py", "resample_weights"),
+}
 
 
 def _public_functions():

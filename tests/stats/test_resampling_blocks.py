@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.stats import resampling as R
+from medjudge.stats.resampling_counts import _multinomial_counts
 
 
 def dense_products(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,8 +25,8 @@ def dense_products(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def W(plan: R.ResamplePlan) -> np.ndarray:
         return R.resample_weights(
-            plan.n_items, R.Bootstrap(plan.n_resamples, plan.seed, scheme=plan.method),
-            clusters=plan.clusters, strata=plan.strata,
+            plan.n_items, plan.n_resamples, seed=plan.seed, clusters=plan.clusters,
+            strata=plan.strata, method=plan.method,
         )  # fmt: skip
 
     def sums(plan: R.ResamplePlan, X: np.ndarray) -> np.ndarray:
@@ -46,7 +47,7 @@ def test_blocks_reproduce_the_dense_product(monkeypatch, method, stratified, blo
     strata = np.repeat(["a", "b", "c"], 40) if stratified else None
     clusters = np.array([f"{i // 40}-{c}" for i, c in enumerate(rng.integers(0, 25, n))])
     X = rng.integers(0, 2, size=(n, 4)).astype(float)
-    W = R.resample_weights(n, R.Bootstrap(301, 11, scheme=method), clusters=clusters, strata=strata)
+    W = R.resample_weights(n, 301, seed=11, clusters=clusters, strata=strata, method=method)
     monkeypatch.setattr(R, "BLOCK_BYTES", block_rows * 8 * 25)
     plan = R.ResamplePlan(n, 301, 11, clusters=clusters, strata=strata, method=method)
     assert np.array_equal(plan @ X, W @ X)
@@ -59,11 +60,78 @@ def test_blocks_reproduce_the_dense_product(monkeypatch, method, stratified, blo
     assert np.array_equal(plan.cluster_jackknife() @ X, J @ X)
 
 
+def test_many_clusters_counted_row_by_row_as_in_one_bincount():
+    """From 4,096 clusters the counts are taken row by row: the same numbers as counting the
+    whole block's indices in one ``bincount`` (the definition), for the same stream."""
+    m, rows = 5000, 6
+    idx = np.random.default_rng(4).integers(0, m, size=(rows, m))
+    ref = np.zeros((rows, m))
+    np.add.at(ref, (np.repeat(np.arange(rows), m), idx.ravel()), 1.0)
+    got = _multinomial_counts(np.random.default_rng(4), m, rows)
+    assert got.dtype == np.float64 and np.array_equal(got, ref)
+    assert np.array_equal(got.sum(1), np.full(rows, m))
+
+
+def test_sparse_cells_multiplied_dense_equal_the_dense_product():
+    """One-hot cells (sparse) of 6,000 items in 5,000 clusters: the per-cluster sums are
+    multiplied as a dense array, bit for bit the product of the dense weights."""
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(6)
+    n, m = 6000, 12
+    cl = rng.integers(0, 5000, n)
+    X = csr_matrix((np.ones(n), (np.arange(n), rng.integers(0, m, n))), shape=(n, m))
+    W = R.resample_weights(n, 40, seed=9, clusters=cl)
+    plan = R.ResamplePlan(n, 40, 9, clusters=cl)
+    assert np.array_equal(plan @ X, W @ X.toarray())
+    keep = rng.random(n) < 0.5
+    assert np.array_equal(plan.restrict(keep) @ X[keep], W[:, keep] @ X[keep].toarray())
+
+
+def test_along_shares_one_pass_and_changes_no_number(monkeypatch):
+    """``plan.along(Y)``: the next product also takes ``plan @ Y``; both equal the dense
+    products bit for bit, and the replicates are drawn once, not twice."""
+    from scipy.sparse import csr_matrix
+
+    rng = np.random.default_rng(8)
+    n = 5000
+    cl = rng.integers(0, 4500, n)
+    cells = csr_matrix((np.ones(n), (np.arange(n), rng.integers(0, 9, n))), shape=(n, 9))
+    Y = rng.integers(0, 2, size=(n, 3)).astype(float)
+    W = R.resample_weights(n, 60, seed=4, clusters=cl)
+    passes = []
+    real = R.ResamplePlan.count_blocks
+
+    def counted(plan, rows=None):
+        passes.append(1)
+        yield from real(plan, rows)
+
+    monkeypatch.setattr(R.ResamplePlan, "count_blocks", counted)
+    shared = R.ResamplePlan(n, 60, 4, clusters=cl).along(Y)
+    assert np.array_equal(shared @ cells, W @ cells.toarray())
+    assert np.array_equal(shared @ Y, W @ Y) and len(passes) == 1
+
+
+def test_single_precision_only_when_exact():
+    """Whole-number sums go through float32 (exact: partial sums below 2**24); fractions and
+    sums too large for that stay double."""
+    assert R._exact_in_single(np.array([[1.0, 0.0], [2.0, 3.0]]))
+    assert not R._exact_in_single(np.array([[0.5], [1.0]]))
+    assert not R._exact_in_single(np.full((2, 1), 2.0**20))
+    n = 400
+    cl = np.repeat(np.arange(200), 2)
+    X = np.c_[np.ones(n), np.arange(n) % 3, np.full(n, 0.1)]
+    W = R.resample_weights(n, 50, seed=1, clusters=cl)
+    got = R.ResamplePlan(n, 50, 1, clusters=cl) @ X
+    assert np.array_equal(got[:, :2], W @ X[:, :2])
+    assert np.allclose(got[:, 2], W @ X[:, 2], rtol=0, atol=1e-12)
+
+
 def test_non_integer_data_agree_to_rounding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(90, 3))
     cl = np.repeat(np.arange(30), 3)
-    W = R.resample_weights(90, R.Bootstrap(200, 2), clusters=cl)
+    W = R.resample_weights(90, 200, seed=2, clusters=cl)
     got = R.ResamplePlan(90, 200, 2, clusters=cl) @ X
     assert np.allclose(got, W @ X, rtol=0, atol=1e-12)
 

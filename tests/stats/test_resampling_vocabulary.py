@@ -9,7 +9,7 @@ import pytest
 from medjudge.stats.mcnemar import swap_position_test
 from medjudge.stats.ppi.rogan_gladen import rogan_gladen
 from medjudge.stats.ranking import leaderboard
-from medjudge.stats.resampling import Bootstrap, Permutation, resample_weights
+from medjudge.stats.resampling import Bootstrap, Permutation
 from medjudge.stats.score_tests import invert_sign_flip
 
 RNG = np.random.default_rng(5)
@@ -34,9 +34,6 @@ CASES = [
     (lambda: leaderboard(Y, ["a", "b", "c"], bootstrap=Bootstrap(200, 3)),
      lambda: leaderboard(Y, ["a", "b", "c"], n_resamples=200, seed=3),
      lambda: leaderboard(Y, ["a", "b", "c"], bootstrap=Bootstrap(2000, 0))),
-    (lambda: resample_weights(30, Bootstrap(50, 3, scheme="poisson"), clusters=CL[:30]),
-     lambda: resample_weights(30, 50, seed=3, method="poisson", clusters=CL[:30]),
-     lambda: resample_weights(30, Bootstrap(2000, 0))),
 ]  # fmt: skip
 
 
@@ -66,7 +63,6 @@ def test_the_defaults_are_the_former_defaults():
     e = rogan_gladen(*RG, method="bootstrap")
     assert e.extra["n_resamples"] == 4000 and _same(e, CASES[2][2]())
     assert _same(leaderboard(Y, ["a", "b", "c"]), CASES[3][2]())
-    assert _same(resample_weights(30), CASES[4][2]())
 
 
 def test_old_and_new_together_or_unknown_keywords_are_refused():

@@ -30,10 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._findings import PLAIN, Finding, Markup, Names
 from medjudge.analyses._result import Result
 from medjudge.analyses._tables import TablesToDict
 from medjudge.analyses.bias import verdict_matrix
 from medjudge.analyses.design import resolve_clusters
+from medjudge.analyses.models_tables import ranking_table
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
     Ties,
@@ -45,7 +47,7 @@ from medjudge.stats.bradley_terry import (
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
 
-from .models_tables import ranking_table
+from .models_text import closest_finding
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
@@ -80,7 +82,18 @@ class ModelRankingResult(TablesToDict, Result):
 
         return ranking_table(self, name)
 
-    def findings(self) -> list[str]:
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The judge whose ranking of the models is closest to the experts'
+        (:func:`medjudge.analyses.models_text.closest_finding`; one dimension is ranked)."""
+        return closest_finding(self, names=names, markup=markup)
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the findings, then each model's strength and rank set."""
+        return "\n".join([repr(self), *self.findings(), *self.strength_lines()])
+
+    def strength_lines(self) -> list[str]:
         """Each model's strength and rank set by the experts' gold (else the first source)."""
         if self.strengths.empty:
             return []

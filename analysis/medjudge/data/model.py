@@ -55,6 +55,19 @@ def natural_order(ids: pd.Series | list[str]) -> np.ndarray:
     >>> natural_order(["q10", "q01", "q2", "q1"]).tolist()
     [1, 3, 2, 0]
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pa.array([str(x) for x in ids], type=pa.string())
+    parts = pc.extract_regex(text, r"^(?P<pre>\D*)(?P<num>\d{1,18})$")
+    if len(text) and parts.null_count == 0 and pc.all(pc.string_is_ascii(text)).as_py():
+        # the common form, an ASCII prefix and number: the natural key is (prefix, number),
+        # then the text, then the position (sorted() below is stable), sorted by Arrow (UTF-8
+        # byte order is code point order, as Python compares str)
+        keys = {"p": parts.field("pre"), "n": pc.cast(parts.field("num"), pa.int64()), "t": text}
+        keys["i"] = pa.array(np.arange(len(text)))
+        order = pc.sort_indices(pa.table(keys), sort_keys=[(k, "ascending") for k in keys])
+        return order.to_numpy().astype(np.intp)
     split = _DIGIT_RUNS.split
     keys = [
         (tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in split(str(x))), str(x))

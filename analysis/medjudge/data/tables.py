@@ -393,7 +393,6 @@ def load_any(
     >>> len(demo.items), len(demo.judges), len(demo.experts)
     (1026, 12, 3)
     """
-
     p = Path(path)
     if p.is_symlink() and not p.exists():
         raise InputError(

@@ -106,7 +106,13 @@ class MatrixStudy:
 
     @property
     def item_ids(self) -> list[str]:
-        return [str(i) for i in self.items["item"]]
+        """Item ids in the study's order (converted once per ``items`` table: iterating an
+        Arrow-backed column in Python costs seconds at 10^6 items)."""
+        ids = self._cache.get("item_ids")
+        if ids is None or ids[0] is not self.items:
+            ids = (self.items, [str(i) for i in self.items["item"].to_numpy(dtype=object)])
+            self._cache["item_ids"] = ids
+        return list(ids[1])
 
     def judge_orders(self) -> list[str]:
         """Presentation orders among the judges' verdicts, sorted."""
@@ -339,7 +345,8 @@ def _cells(
     shape = (len(orders), len(items), len(raters))
     values = {d: np.full(shape, np.nan) for d in dims}
     stat = {d: np.full(shape, -1, dtype=np.int8) for d in dims}
-    for b in batches(t.select(pos=t.pos, k=t.k, v=code, s=status)):
+    cells = t.select(pos=t.pos, k=t.k, v=code, s=status)
+    for b in batches(cells, by="pos", expected=len(keys) * len(items)):
         pos = b.column("pos").to_numpy().astype(np.int64, copy=False)
         k = b.column("k").to_numpy().astype(np.int64, copy=False)
         v = b.column("v").cast(pa.float64()).to_numpy(zero_copy_only=False)

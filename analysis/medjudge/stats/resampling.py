@@ -19,20 +19,25 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
 
-from .._validation import RESAMPLES, SEED, check_choice, with_former
+from .._validation import RESAMPLES, SEED, check_choice
 from .bootstrap_intervals import bootstrap_interval, bootstrap_se, weighted_bootstrap
-from .groups import group_codes, refuse_missing_labels
+from .resampling_counts import Method, _codes, _draw_counts, jackknife_weights, resample_weights
 
-# bootstrap_interval, bootstrap_se and weighted_bootstrap live in .bootstrap_intervals and are
-# imported here for every caller of this module
-__all__ = ["bootstrap_interval", "bootstrap_se", "weighted_bootstrap"]
-
-Method = Literal["multinomial", "poisson"]
-
+# bootstrap_interval, bootstrap_se and weighted_bootstrap live in .bootstrap_intervals, the
+# resample counts (resample_weights, jackknife_weights) in .resampling_counts; all are imported
+# here for every caller of this module
+__all__ = [
+    "bootstrap_interval",
+    "bootstrap_se",
+    "jackknife_weights",
+    "resample_weights",
+    "weighted_bootstrap",
+]
 
 IntervalMethod = Literal["percentile", "basic", "bca"]
 
@@ -213,8 +218,7 @@ class ResamplePlan:
     --------
     >>> plan = ResamplePlan(4, 50, seed=1, clusters=np.array(["a", "a", "b", "c"]))
     >>> X = np.array([[1.0], [0.0], [1.0], [1.0]])
-    >>> W = resample_weights(4, Bootstrap(50, seed=1), clusters=plan.clusters)
-    >>> bool(np.allclose(plan @ X, W @ X))
+    >>> bool(np.allclose(plan @ X, resample_weights(4, 50, seed=1, clusters=plan.clusters) @ X))
     True
     >>> plan.shape
     (50, 4)
@@ -232,6 +236,12 @@ class ResamplePlan:
         """``(n_resamples, n_items)``, the shape of the weight matrix the plan stands for."""
         return (int(self.n_resamples), int(self.n_items))
 
+    @cached_property
+    def _cluster_codes(self) -> tuple[np.ndarray, int]:
+        """Cluster codes and count (:func:`_codes`), computed once per plan: every pass needs
+        them, and coding 10^6 text labels takes seconds."""
+        return _codes(self.clusters, self.n_items)
+
     def _block_rows(self, n_clusters: int, width: int = 1) -> int:
         """Replicates per block: a block's counts and products stay within
         :data:`BLOCK_BYTES`."""
@@ -242,7 +252,7 @@ class ResamplePlan:
         ``(block, n_clusters)`` slice of the resample counts (cluster codes as in
         :meth:`cluster_sums`), drawn from the plan's seed as :func:`resample_weights` draws
         them."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         rows = rows or self._block_rows(n_clusters)
         if self.n_items <= 0:
             raise ValueError("cannot resample an empty set of items")
@@ -269,25 +279,86 @@ class ResamplePlan:
         a scipy sparse ``X`` gives sparse sums)."""
         if self.clusters is None:
             return X if issparse(X) else np.asarray(X, dtype=np.float64)
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         return _indicator_product(ccode, n_clusters, X)
 
     def sums(self, X: np.ndarray) -> np.ndarray:
         """``W @ X`` for the plan's weights ``W``, without ``W``: ``(B, ...)`` for ``X`` of
         shape ``(n_items, ...)`` (or a scipy sparse ``(n_items, m)`` matrix, e.g. one-hot table
         cells). Pass every column a consumer needs in one call: each call draws the
-        replicates again."""
+        replicates again (or declare a later product with :meth:`along`)."""
+        flat, tail = self._flat_sums(X)
+        along = self.__dict__.get("_along")
+        pending = along is not None and _same_data(X, along[0])
+        if pending and along[1] is not None:
+            return along[1]
+        if along is not None and along[1] is None and not pending and not issparse(flat):
+            other, other_tail = self._flat_sums(along[0])
+            if not issparse(other):  # one pass for both products
+                out, along[1] = self._products(flat, other)
+                along[1] = along[1].reshape((self.n_resamples, *other_tail))
+                return out.reshape((self.n_resamples, *tail))
+        out = self._products(flat)[0]
+        return out if issparse(flat) else out.reshape((self.n_resamples, *tail))
+
+    def along(self, X: np.ndarray) -> ResamplePlan:
+        """The same plan, whose next product with another matrix also takes ``plan @ X`` in
+        the same pass over the replicates; ``plan @ X`` (an ``X`` with the same numbers) then
+        returns it without drawing again. For whole-number data (counts, 0/1 outcomes) the
+        numbers are those of two separate products.
+
+        >>> plan = ResamplePlan(4, 50, seed=1, clusters=np.array(["a", "a", "b", "c"]))
+        >>> y = np.array([1.0, 0.0, 1.0, 1.0])
+        >>> shared = plan.along(y)
+        >>> n = shared @ np.ones(4)
+        >>> bool(np.array_equal(shared @ y, plan @ y) and np.array_equal(n, plan.sum()))
+        True
+        """
+        new = copy.copy(self)
+        object.__setattr__(new, "_along", [X, None])
+        return new
+
+    def _flat_sums(self, X: np.ndarray) -> tuple[Any, tuple[int, ...]]:
+        """Per-cluster sums of ``X`` as ``(n_clusters, width)`` doubles (or, when a sparse
+        ``X``'s are too large to hold dense, as sparse ``(width, n_clusters)``) and ``X``'s
+        trailing shape."""
         sparse = issparse(X)
         X = X.tocsr() if sparse else np.asarray(X, dtype=np.float64)
         if X.shape[0] != self.n_items:
             raise ValueError(f"sums: {X.shape[0]} rows, the plan has {self.n_items} items")
         S = self.cluster_sums(X)
-        flat = S.T.tocsr() if sparse else S.reshape(S.shape[0], -1)
-        width = flat.shape[0] if sparse else flat.shape[1]
-        out = np.empty((self.n_resamples, width))
-        for rows, counts in self.count_blocks(self._block_rows(S.shape[0], width)):
-            out[rows] = (flat @ counts.T).T if sparse else counts @ flat
-        return out if sparse else out.reshape((self.n_resamples, *X.shape[1:]))
+        single = _exact_in_single(S)
+        if sparse and S.shape[0] * S.shape[1] * (4 if single else 8) <= DENSE_SUMS_BYTES:
+            # per-cluster sums of one-hot cells are mostly non-zero: BLAS on the dense sums is
+            # many times faster than scipy's sparse-times-dense loop (and equal bit for bit for
+            # whole-number X, whose every partial sum is an exact integer)
+            S = (S.astype(np.float32) if single else S).toarray()
+        if issparse(S):
+            return S.T.tocsr(), X.shape[1:]
+        flat = S.reshape(S.shape[0], -1)
+        return (flat.astype(np.float32, copy=False) if single else flat), X.shape[1:]
+
+    def _products(self, *flats: Any) -> list[np.ndarray]:
+        """``counts @ flat`` over all replicates for each of ``flats`` (per-cluster sums from
+        :meth:`_flat_sums`), block by block from one pass over the replicates."""
+        n_clusters = self._cluster_codes[1]
+        widths = [f.shape[0] if issparse(f) else f.shape[1] for f in flats]
+        outs = [np.empty((self.n_resamples, w)) for w in widths]
+        exact = [
+            None if issparse(f) or f.dtype != np.float32 else _abs_column_sums(f).max()
+            for f in flats
+        ]
+        for rows, counts in self.count_blocks(self._block_rows(n_clusters, sum(widths))):
+            single = None
+            for flat, out, bound in zip(flats, outs, exact, strict=True):
+                if issparse(flat):
+                    out[rows] = (flat @ counts.T).T
+                elif bound is not None and counts.max(initial=0) * bound < 2**24:
+                    single = counts.astype(np.float32) if single is None else single
+                    out[rows] = single @ flat
+                else:
+                    out[rows] = counts @ flat.astype(np.float64, copy=False)
+        return outs
 
     __matmul__ = sums
 
@@ -306,7 +377,7 @@ class ResamplePlan:
     def apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``statistic(W)`` for a statistic that is not a product, evaluated one block of
         rows of ``W`` at a time (``(block, n_items)`` doubles within :data:`BLOCK_BYTES`)."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         parts = [
             np.asarray(statistic(counts if self.clusters is None else counts[:, ccode]))
             for _, counts in self.count_blocks(self._block_rows(self.n_items))
@@ -315,11 +386,11 @@ class ResamplePlan:
 
     def cluster_jackknife(self) -> ClusterJackknife:
         """Leave-one-cluster-out weights (:func:`jackknife_weights`) without the matrix."""
-        return ClusterJackknife(*_codes(self.clusters, self.n_items))
+        return ClusterJackknife(*self._cluster_codes)
 
     def jackknife_apply(self, statistic: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
         """``statistic(J)`` for the leave-one-cluster-out weights ``J``, in blocks of rows."""
-        ccode, n_clusters = _codes(self.clusters, self.n_items)
+        ccode, n_clusters = self._cluster_codes
         rows = max(1, BLOCK_BYTES // (8 * max(self.n_items, 1)))
         parts = []
         for a in range(0, n_clusters, rows):
@@ -406,104 +477,50 @@ def weighted_onehot(
 #: blocks of rows this size, so no consumer holds ``B x n_items`` (or ``B x n_clusters``) numbers.
 BLOCK_BYTES = 32 * 2**20
 
-
-def _codes(labels: np.ndarray | None, n: int, name: str = "clusters") -> tuple[np.ndarray, int]:
-    """Integer codes 0..G-1 for labels (identity when labels is None); a missing label or a
-    wrong length is refused naming the argument ``name``."""
-    if labels is None:
-        return np.arange(n), n
-    labels = np.asarray(labels)
-    if labels.shape != (n,):
-        raise ValueError(
-            f"{name}: {labels.shape[0] if labels.ndim else 'one'} labels is not allowed "
-            f"(one label per item: {n})"
-        )
-    refuse_missing_labels(labels, name)
-    return group_codes(labels.astype(str) if labels.dtype == object else labels)
+#: Largest per-cluster sums of a sparse ``X`` (bytes) that :meth:`ResamplePlan.sums` multiplies
+#: as a dense array.
+DENSE_SUMS_BYTES = 8 * BLOCK_BYTES
 
 
-def resample_weights(
-    n_items: int,
-    bootstrap: Bootstrap | None = None,
-    *,
-    clusters: np.ndarray | None = None,
-    strata: np.ndarray | None = None,
-    **former: Any,
-) -> np.ndarray:
-    """Return a ``(B, n_items)`` float matrix of bootstrap weights, ``B = bootstrap.n_resamples``.
-
-    Each row gives how many times each item appears in one resample. With ``clusters`` whole
-    clusters are drawn (an item's weight is its cluster's count); with ``strata`` the
-    ``n_h`` clusters of stratum ``h`` are drawn with replacement from that stratum only, so
-    stratum sizes are fixed. ``bootstrap.scheme="poisson"`` draws independent Poisson(1) counts
-    per cluster instead of a multinomial. ``bootstrap`` defaults to :class:`Bootstrap` ``()``;
-    the former ``resample_weights(n, n_resamples, seed=, method=)`` still works with a
-    DeprecationWarning.
-
-    The same ``bootstrap.seed`` gives the same matrix on every machine (numpy's PCG64 stream).
-    This is the definition the library's resampling follows; the library itself never forms
-    the matrix (:meth:`ResamplePlan.sums` computes ``W @ X`` block by block from the same
-    stream).
-
-    Examples
-    --------
-    >>> resample_weights(3, Bootstrap(10, seed=1)).shape
-    (10, 3)
-    """
-    if isinstance(bootstrap, int | np.integer) and not isinstance(bootstrap, bool):
-        former = {"n_resamples": int(bootstrap), **former}  # the former positional B
-        bootstrap = None
-    b = with_former("resample_weights", "bootstrap", bootstrap, former, Bootstrap(),
-                    {"n_resamples": "n_resamples", "seed": "seed", "method": "scheme"})  # fmt: skip
-    if n_items <= 0:
-        raise ValueError("cannot resample an empty set of items")
-    rng = np.random.default_rng(b.seed)
-    ccode, n_clusters = _codes(clusters, n_items)
-    counts = _draw_counts(rng, b.n_resamples, n_clusters, ccode, strata, b.scheme)
-    return counts if clusters is None else counts[:, ccode]
+def _same_data(X: Any, Y: Any) -> bool:
+    """Whether ``X`` and ``Y`` are the same dense numbers (the same object, or equal)."""
+    if X is Y:
+        return True
+    if issparse(X) or issparse(Y):
+        return False
+    X, Y = np.asarray(X), np.asarray(Y)
+    return X.shape == Y.shape and bool(np.array_equal(X, Y))
 
 
-def _draw_counts(
-    rng: np.random.Generator,
-    n_resamples: int,
-    n_clusters: int,
-    ccode: np.ndarray,
-    strata: np.ndarray | None,
-    method: Method,
-) -> np.ndarray:
-    """``(n_resamples, n_clusters)`` float resample counts (see :func:`resample_weights`)."""
-    if method == "poisson":
-        return rng.poisson(1.0, size=(n_resamples, n_clusters)).astype(np.float64)
-    if method != "multinomial":
-        raise ValueError(f"unknown resampling method {method!r}")
-    if strata is None:
-        return _multinomial_counts(rng, n_clusters, n_resamples)
-    item_strata, _ = _codes(strata, ccode.size, "strata")
-    scode = np.full(n_clusters, -1)
-    scode[ccode] = item_strata
-    if np.any(scode[ccode] != item_strata):
-        raise ValueError("each cluster must lie inside one stratum")
-    counts = np.zeros((n_resamples, n_clusters), dtype=np.float64)
-    for s in np.unique(scode):
-        members = np.flatnonzero(scode == s)
-        counts[:, members] = _multinomial_counts(rng, members.size, n_resamples)
-    return counts
+def _exact_in_single(S: Any) -> bool:
+    """Whether per-cluster sums ``S`` (dense or scipy sparse) are whole numbers whose products
+    with a block of counts are exact in float32: then every partial sum is an integer below
+    ``2**24`` (checked again per block in :meth:`ResamplePlan._products` with the block's
+    largest count), so the single-precision product equals the double one bit for bit at half
+    the memory traffic."""
+    data = S.data if issparse(S) else S
+    if not data.size or data.dtype != np.float64:
+        return False
+    if issparse(S) and S.format == "csr":  # column sums without a copy of the matrix
+        colsum = np.bincount(S.indices, weights=np.abs(S.data), minlength=S.shape[1]).max()
+    elif issparse(S):
+        colsum = np.asarray(abs(S).sum(axis=0)).max()
+    else:
+        colsum = _abs_column_sums(S.reshape(S.shape[0], -1)).max()
+    if not colsum < 2**20:
+        return False
+    flat = data.reshape(-1)
+    step = BLOCK_BYTES // 8  # whole numbers checked a block at a time: no copy of S
+    return all(np.array_equal(c, np.round(c)) for c in np.split(flat, range(step, flat.size, step)))
 
 
-def _multinomial_counts(rng: np.random.Generator, m: int, n_resamples: int) -> np.ndarray:
-    """Multinomial(m; 1/m, …, 1/m) counts, one row per resample.
-
-    Drawn as ``m`` uniform indices per row and counted — the definition of resampling with
-    replacement, and about 4× faster than ``Generator.multinomial`` (which draws a chain of
-    binomials per row).
-    """
-    idx = rng.integers(0, m, size=(n_resamples, m))
-    idx += (np.arange(n_resamples) * m)[:, None]
-    return (
-        np.bincount(idx.ravel(), minlength=n_resamples * m)
-        .reshape(n_resamples, m)
-        .astype(np.float64)
-    )
+def _abs_column_sums(S: np.ndarray) -> np.ndarray:
+    """``abs(S).sum(0)`` of a 2-D array, a block of rows at a time (no copy of ``S``)."""
+    step = max(1, BLOCK_BYTES // (8 * max(S.shape[1], 1)))
+    out = np.zeros(S.shape[1])
+    for a in range(0, S.shape[0], step):
+        out += np.abs(S[a : a + step]).sum(0, dtype=np.float64)
+    return out
 
 
 def issparse(X: object) -> bool:
@@ -522,14 +539,6 @@ def _indicator_product(codes: np.ndarray, n_groups: int, X: np.ndarray) -> np.nd
         return C @ X
     flat = X.reshape(X.shape[0], -1)
     return np.asarray(C @ flat).reshape((int(n_groups), *X.shape[1:]))
-
-
-def jackknife_weights(n_items: int, *, clusters: np.ndarray | None = None) -> np.ndarray:
-    """Leave-one-cluster-out weights, shape ``(n_clusters, n_items)`` (0 for the left-out cluster)."""
-    ccode, n_clusters = _codes(clusters, n_items)
-    w = np.ones((n_clusters, n_items))
-    w[ccode, np.arange(n_items)] = 0.0
-    return w
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,6 @@ from .resampling import BLOCK_BYTES
 __all__ = [
     "table_rank_correlations",
     "rank_correlations",
-    "rank_replicates",
     "pairwise_accuracy_from_scores",
     "calibration",
 ]
