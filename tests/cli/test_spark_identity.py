@@ -154,3 +154,55 @@ def test_the_spark_submit_recipe_prints_what_duckdb_prints(capsys, tables):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == want
+
+
+def test_the_cells_reach_python_a_batch_at_a_time(spark, tmp_path, monkeypatch):
+    """The cells' placement holds the matrices, not the verdicts: the cells arrive from Spark
+    one partition at a time, in Arrow batches placed into the matrices as they come. Before,
+    ``toPandas`` collected them all first: on 40,000 x 10 verdicts the placement's traced
+    peak was 33.8 MB over its start for 3.6 MB of matrices; now 4.9 MB. The matrices are
+    DuckDB's."""
+    import tracemalloc
+
+    import medjudge.engine.matrices as mm
+    import numpy as np
+    from medjudge.data.tables import TableMapping
+
+    n, judges = 40_000, 10
+    rng = np.random.default_rng(3)
+    cats = np.array(["A", "B", "tie", "NA"])
+    item = np.char.add("q", np.arange(n).astype(str))
+    pd.DataFrame(
+        {
+            "item": np.tile(item, judges),
+            "judge": np.repeat([f"j{k}" for k in range(judges)], n),
+            "verdict": cats[rng.integers(0, 4, n * judges)],
+            "gold": np.tile(cats[rng.integers(0, 3, n)], judges),
+        }
+    ).to_parquet(tmp_path / "v.parquet", index=False)
+    m = TableMapping.from_dict(
+        {"item": "item", "rater": "judge", "role": "judge", "value": "verdict", "gold": "gold",
+         "invalid": ["NA"], "scale": {"level": "nominal", "categories": ["A", "B", "tie"]}}
+    )  # fmt: skip
+    want = mm.reduce_to_matrices(tmp_path / "v.parquet", m, engine="duckdb")
+    _layout(spark, "seven", 7)
+    place, peaks = mm._cells, []
+
+    def traced(*args, **kwargs):
+        start = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = place(*args, **kwargs)
+        peaks.append(tracemalloc.get_traced_memory()[1] - start)
+        return out
+
+    monkeypatch.setattr(mm, "_cells", traced)
+    tracemalloc.start()
+    try:
+        got = mm.reduce_to_matrices(tmp_path / "v.parquet", m, engine="spark")
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(got.values["overall"], want.values["overall"])
+    np.testing.assert_array_equal(got.status["overall"], want.status["overall"])
+    matrices = got.values["overall"].nbytes + got.status["overall"].nbytes
+    assert matrices == n * judges * 9
+    assert peaks[0] < matrices + 2 * 2**20, (peaks, matrices)

@@ -121,7 +121,8 @@ def test_stand_in_sentence_follows_the_decision():
     """A judge is named as a candidate stand-in only when the stand-in decision says so
     (non-inferiority within the margin against every expert and no leave-one-out κ interval
     below 0); the margin is printed where it is used."""
-    from medjudge.report.sections.judge_vs_experts import stand_in_finding
+    from medjudge.analyses._findings import Markup
+    from medjudge.analyses.expert_findings import stand_in_finding
 
     alt = pd.DataFrame({"judge": ["a", "b", "c"], "passed": [True, True, False]})
     ja = pd.DataFrame(
@@ -147,7 +148,10 @@ def test_stand_in_sentence_follows_the_decision():
             "alt_epsilon_accuracy": 0.61,
         }
     )
-    text = stand_in_finding(alt, ja, si, head="overall", epsilon=0.2, q=0.05, n_exp=3)
+    emphasis = Markup(strong="**{}**", em="*{}*")  # the report's emphasis, no escaping needed
+    text = stand_in_finding(
+        alt, ja, si, head="overall", epsilon=0.2, q=0.05, n_exp=3, markup=emphasis
+    )
     assert "Only **a** is non-inferior within 5 accuracy points" in text
     assert "**b**" not in text  # non-inferior, but its κ interval lies below 0
     assert "2 of 3 judges are non-inferior within 5 accuracy points" in text

@@ -9,9 +9,18 @@ An analysis returns one object that owns what it produced:
   p_adjusted``), then :data:`TAIL` (``n, n_unit, warning``), then the table's further columns;
 - ``.plot(kind=None, ax=None, **where)`` draws one of ``.plots`` with :mod:`medjudge.plots`
   from its own ``.table()`` (one mark per row);
-- ``.findings()`` (sentences) and ``.summary()`` (the text a terminal shows) are built from the
-  result's own fields; ``.to_dict()`` is the JSON of ``--json``; ``repr`` is one line and
-  ``_repr_html_`` shows it over the first rows of the default table.
+- ``.findings(dimension=None, *, names=None, markup=PLAIN)`` states the result's key findings:
+  a list of :class:`~medjudge.analyses._findings.Finding` (a ``str``, its sentence, with a
+  ``caveat`` and a ``weight``), each built from the result's own fields (the method that ran,
+  the level, α, the family and its size, n and its unit). They are *the* sentences: a report
+  section adds them to its key findings (``sec.findings += r.findings(head,
+  names=ctx.names_of, markup=ctx.markup)``) and never types its own; ``dimension`` limits them
+  to one dimension, ``names(role, n=None)`` gives the study's words for its roles (``judge``,
+  ``expert``) and ``markup`` (:class:`~medjudge.analyses._findings.Markup`) how data strings
+  are escaped and emphasised (the default writes plain text for a terminal);
+- ``.summary()`` (the text a terminal shows) is the one-line ``repr`` then the same findings
+  (a result may add its detail lines after them); ``.to_dict()`` is the JSON of ``--json``;
+  ``repr`` is one line and ``_repr_html_`` shows it over the first rows of the default table.
 
 ``plots`` is the floor above ``analyses`` (tidy tables in, ``ax=`` out; it never imports a
 result class), so :meth:`Result.plot` imports it inside the method: importing an analysis loads
@@ -30,6 +39,7 @@ import pandas as pd
 
 from .._validation import DEFAULT_ALPHA
 from ..stats.results import Presentable
+from ._findings import PLAIN, Finding, Markup, Names
 
 CONTRACT = ("estimand", "estimate", "ci_low", "ci_high", "confidence_level", "ci_method")
 TEST = ("test", "p_value", "alpha", "family", "family_size", "p_adjusted")
@@ -211,8 +221,11 @@ class Result(Presentable):
         come from its other tables, e.g. reference lines)."""
         return dict(options)
 
-    def findings(self) -> list[str]:
-        """Sentences about this result, each built from its own fields."""
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The key findings of this result (module docstring): for ``dimension`` only, or every
+        one; role words from ``names``, data strings and emphasis through ``markup``."""
         return []
 
     def summary(self) -> str:

@@ -25,11 +25,10 @@ from medjudge.stats.audit import (
 from medjudge.stats.dawid_skene import DawidSkeneResult
 from medjudge.stats.resampling import Bootstrap, as_bootstrap
 
+from ._findings import PLAIN, Finding, Markup, Names
+from .audit_findings import MIN_ITEMS, annotator_findings, reliability_findings
 from .audit_tables import audit_table
 from .audit_text import audit_summary
-
-#: Subgroups (and annotators, in findings) with fewer items than this are flagged as too small.
-MIN_ITEMS = 10
 
 
 @dataclass(frozen=True)
@@ -301,25 +300,37 @@ class AuditReport(Result):
                  "judge_order": list(dict.fromkeys(data[spec["row"]]))}  # fmt: skip
         return {**order, **options}
 
-    def findings(self) -> list[str]:
-        """Each dimension's coefficients with their intervals."""
-        level = f"{100 * float(self.settings.get('confidence_level', 0.95)):g}%"
-        t = self.table("reliability")
-        return [
-            f"{d}: "
-            + "; ".join(
-                f"{r.estimand} {r.estimate:.3f} ({level} CI [{r.ci_low:.3f}, {r.ci_high:.3f}], "
-                f"{r.ci_method})"
-                for r in g.itertuples()
-            )
-            + f" (n = {int(g['n'].max())} {g['n_unit'].iloc[0]})"
-            for d, g in t.groupby("dimension", sort=False)
-        ]
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """How well the raters agree on ``dimension`` (default: the headline), by the
+        coefficient that ranks it, and the least and most agreed-on dimensions
+        (:func:`medjudge.analyses.audit_findings.reliability_findings`; the report's
+        reliability sentences), then the annotator least in line with the others."""
+        return self.reliability_findings(dimension, names=names, markup=markup) + (
+            self.annotator_findings(names=names, markup=markup)
+        )
+
+    def reliability_findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The reliability sentences alone (:func:`~.audit_findings.reliability_findings`)."""
+        return reliability_findings(self, dimension, names=names, markup=markup)
+
+    def annotator_findings(
+        self, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The annotator least in line with the others' majority, the rows whose κ says
+        nothing and those too small to rank (:func:`~.audit_findings.annotator_findings`)."""
+        return annotator_findings(self, names=names, markup=markup)
 
     def summary(self, *, who: str = "experts", width: int = 100) -> str:
         """The audit as terminal text (:func:`medjudge.analyses.audit_text.audit_summary`);
         ``who`` names the raters audited (the study's own role name)."""
-        return f"{self!r}\n{audit_summary(self, who=who, width=width)}"
+        found = [f"- {f}" for f in self.findings()]
+        return f"{self!r}\n{audit_summary(self, who=who, width=width)}" + (
+            "\n\n== Findings\n" + "\n".join(found) if found else ""
+        )
 
     def __repr__(self) -> str:
         s = self.settings

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ._findings import PLAIN, Finding, Markup, Names, fmt_int
 from ._result import Decided, FrameResult, Quantity, Result, long_table
 
 #: Newcombe's hybrid score interval of two independent proportions (``_two_sample``)
@@ -88,19 +89,49 @@ class LengthBias(Decided, FrameResult):
             extra=extra if len(f) else (),
         )
 
-    def findings(self) -> list[str]:
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): how many judges show a length
+        bias (their accuracy gap, adjusted over every rater x dimension test, at α)."""
+        t = self.table("length_gap")
+        if t.empty:
+            return []
+        m = int(t["family_size"].max())
+        dims = [dimension] if dimension is not None else list(dict.fromkeys(t["dimension"]))
+        out = []
+        for d in dims:
+            h = t[(t["dimension"] == d) & (t["role"] != "expert")]
+            n_sig = int((h["p_adjusted"] < self.alpha).sum())
+            out.append(
+                Finding(
+                    f"{fmt_int(n_sig)} of {fmt_int(len(h))} {markup.role(names, 'judge')} show a "
+                    f"length bias on {markup.em_data(d)} (accuracy gap, "
+                    f"{markup.data(self.adjustment)} over {fmt_int(m)} tests, "
+                    f"α = {self.alpha:g}).",
+                    weight=3 if n_sig else 1,
+                )
+            )
+        return out
+
+    def summary(self) -> str:
+        """The one-line ``repr``, then per dimension the finding, the intervals and test used
+        and the judges with a length bias."""
+        return "\n".join([repr(self), *self.details()])
+
+    def details(self) -> list[str]:
+        """Each finding followed by the interval and test used and the judges it counts."""
         t = self.table("length_gap")
         t = t[t["role"] != "expert"]
         if t.empty:
             return ["No item has two answers of different lengths: no length bias estimated."]
         out = []
-        for dim, g in t.groupby("dimension", sort=False):
+        for d, g in t.groupby("dimension", sort=False):
+            f = self.findings(str(d))[0]
             hits = g[g["p_adjusted"] < self.alpha]
             out.append(
-                f"{len(hits)} of {len(g)} judges show a length bias on {dim} (accuracy gap, "
-                f"{GAP_INTERVAL} {100 * self.confidence_level:g}% intervals; {GAP_TEST}, "
-                f"Holm over {int(g['family_size'].iloc[0])} tests, alpha = {self.alpha:g})"
-                + (f": {', '.join(hits['rater'])}." if len(hits) else ".")
+                f"{f} Gap intervals: {GAP_INTERVAL}, {100 * self.confidence_level:g}%; test: "
+                f"{GAP_TEST}" + (f"; biased: {', '.join(hits['rater'])}." if len(hits) else ".")
             )
         return out
 
@@ -231,7 +262,7 @@ class BiasReport(Result):
     def findings(self) -> list[str]:
         lb = self.tables_.get("length_bias")
         rc = self.tables_.get("run_consistency")
-        out = LengthBias(lb, self.confidence_level).findings() if lb is not None else []
+        out = LengthBias(lb, self.confidence_level).details() if lb is not None else []
         if rc is not None:
             out += RunConsistency(rc, self.confidence_level).findings()
         return out

@@ -24,6 +24,7 @@ from ..data.model import Study
 from ..stats.calibration import calibration_statistics
 from ..stats.resampling import Bootstrap, as_bootstrap
 from ._arguments import check_dimensions
+from ._findings import PLAIN, Finding, Markup, Names, fmt_int, fmt_level, fmt_num, fmt_p
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
@@ -129,7 +130,36 @@ class CalibrationResult(TablesToDict, Result):
             )  # fmt: skip
         return dict(options)
 
-    def findings(self) -> list[str]:
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): how many judges with stated
+        confidences are miscalibrated (the ECE test, at α, with its adjustment), each flagged
+        judge with its ECE, interval and adjusted p."""
+        s, c = self.settings, self.calibration
+        dims = [dimension] if dimension is not None else list(dict.fromkeys(c["dimension"]))
+        adj, lvl = markup.data(s["adjustment"]), fmt_level(float(s["confidence_level"]))
+        out = []
+        for d in dims:
+            t = c[c["dimension"] == d]
+            flagged = t[t["flag"] != "no evidence of miscalibration"]
+            words = "; ".join(
+                f"{markup.data(r['judge'])}: {markup.data(r['flag'])} (ECE {fmt_num(r['ece'], 3)}, "
+                f"{lvl} CI {fmt_num(r['ece_low'], 3)}–{fmt_num(r['ece_high'], 3)}, {adj} p "
+                f"{fmt_p(r['p_holm'])})"
+                for _, r in flagged.iterrows()
+            )
+            out.append(
+                Finding(
+                    f"{fmt_int(len(flagged))} of {fmt_int(len(t))} {markup.role(names, 'judge')} "
+                    f"with stated confidences are miscalibrated on {markup.em_data(d)} "
+                    f"(α = {s['alpha']:g}, {adj})" + (f": {words}." if words else "."),
+                    weight=1.5,
+                )
+            )
+        return out
+
+    def judge_lines(self) -> list[str]:
         """One sentence per judge × dimension, from the calibration table."""
         s, out = self.settings, []
         pct = f"{s['confidence_level']:.0%}"
@@ -144,7 +174,8 @@ class CalibrationResult(TablesToDict, Result):
         return out
 
     def summary(self) -> str:
-        """The terminal text: the ``repr``, the table, and the judges without confidences."""
+        """The terminal text: the ``repr``, the table, the judges without confidences, the
+        findings, then one sentence per judge."""
         c = self.calibration
         lines = [repr(self)]
         if len(c):
@@ -175,7 +206,7 @@ class CalibrationResult(TablesToDict, Result):
                 "no item with both a stated confidence and a usable verdict against gold: "
                 + ", ".join(s["no_usable_pair"])
             )
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.findings(), *self.judge_lines()])
 
     def __repr__(self) -> str:
         s = self.settings

@@ -36,9 +36,12 @@ from ..stats.pairwise import add_decidability, all_pairs
 from ..stats.ranking import groups_from_pairs, leaderboard
 from ..stats.resampling import Bootstrap, ResamplePlan, as_bootstrap
 from ._arguments import check_dimensions, check_policy
+from ._findings import PLAIN, Finding, Markup, Names
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .design import resolve_clusters
+from .evaluation_tables import evaluation_summary, evaluation_table
+from .evaluation_text import evaluation_findings
 
 
 @dataclass(frozen=True, repr=False)
@@ -77,8 +80,6 @@ class JudgeEvaluation(TablesToDict, Result):
     excluded: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .evaluation_tables import evaluation_table
-
         return evaluation_table(self, name)
 
     def baseline_by_dimension(self) -> dict[str, float]:
@@ -111,17 +112,20 @@ class JudgeEvaluation(TablesToDict, Result):
             return {"alpha": float(self.settings["alpha"]), **options}
         return dict(options)
 
-    def findings(self) -> list[str]:
-        from .evaluation_tables import evaluation_findings
-
-        return evaluation_findings(self)
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): the most accurate judge with its
+        interval, rank set and lead, how many others the pairwise decisions cannot tell apart
+        from it, how many pairs differ (tests, family and α as decided) and the largest effect
+        of the invalid-verdict policy; the report's leaderboard, pairwise and sensitivity
+        sentences (:mod:`medjudge.analyses.evaluation_text`)."""
+        return evaluation_findings(self, dimension, names=names, markup=markup)
 
     def summary(self, *, width: int = 100) -> str:
         """The terminal text (``medjudge compare``): the one-line ``repr``, then per dimension
         the leaderboard, baselines and expert ceiling, then the pairwise tests at the
         evaluation's alpha in its multiplicity family; tables ``width`` wide."""
-        from .evaluation_tables import evaluation_summary
-
         return repr(self) + "\n" + evaluation_summary(self, width)
 
     def __repr__(self) -> str:

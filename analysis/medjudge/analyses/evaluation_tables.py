@@ -127,42 +127,6 @@ def evaluation_table(ev: Result, name: str) -> pd.DataFrame:
     return _BUILDERS[name](ev, float(ev.settings.get("level", 0.95)))
 
 
-def _ci(lo: float, hi: float) -> str:
-    return f"[{lo:.3f}, {hi:.3f}]"
-
-
-def evaluation_findings(ev: Result) -> list[str]:
-    """Per dimension: the most accurate judge with its interval, and how many others the
-    pairwise tests of the stated family cannot tell apart from it."""
-    s = ev.settings
-    level = float(s.get("level", 0.95))
-    alpha = float(s["alpha"])
-    fam = (s.get("multiplicity") or {}).get("description", "Holm")
-    out = []
-    for d in s.get("dimensions", []):
-        lb = ev.leaderboard[ev.leaderboard["dimension"] == d].sort_values(["rank", "judge"])
-        if lb.empty:
-            continue
-        best = lb.iloc[0]
-        text = (
-            f"{d}: the most accurate judge is {best['judge']} with accuracy "
-            f"{best['accuracy']:.3f} ({100 * level:g}% CI {_ci(best['ci_low'], best['ci_high'])}, "
-            f"{best['ci_method']}; n = {int(best['n'])} items)"
-        )
-        if pd.isna(best["rank"]):
-            continue  # no judge has a verdict here
-        if len(lb) > 1:
-            tied = int(best["n_indistinguishable"])  # its pairs tested and not significant
-            pairs = ev.pairs[ev.pairs["dimension"] == d]
-            tests = " / ".join(dict.fromkeys(pairs["test"].astype(str)))
-            text += (
-                f"; {tied} of the {len(lb) - 1} other judges cannot be told apart from it "
-                f"({tests}; {fam}; alpha = {alpha:g})"
-            )
-        out.append(text + ".")
-    return out
-
-
 def _counts(counts: dict[str, int]) -> str:
     """``{"items_without_gold": 0}`` as ``items without gold 0`` (``none`` when empty)."""
     return ", ".join(f"{str(k).replace('_', ' ')} {v}" for k, v in counts.items()) or "none"

@@ -38,9 +38,12 @@ from ..stats.confusion import (
 from ..stats.groups import group_codes
 from ..stats.mcnemar import clustered_mcnemar, mcnemar
 from ..stats.resampling import ResamplePlan, bootstrap_interval, bootstrap_se
+from ._findings import PLAIN, Finding, Markup, Names
 from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
+from .judge_vs_gold_tables import gold_table
+from .judge_vs_gold_text import baseline_findings
 
 KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
 NO_VERDICT = "(no verdict)"
@@ -101,13 +104,23 @@ class JudgeGoldResult(TablesToDict, Result):
         return t.reset_index(drop=True)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .judge_vs_gold_tables import gold_table
-
         return gold_table(self, name)
 
-    def findings(self) -> list[str]:
-        """The headline sentence of each dimension."""
-        return [self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline]
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): how many judges beat the best
+        trivial baseline in their paired tests against it, how many are below it, and the
+        largest gain (:func:`medjudge.analyses.judge_vs_gold_text.baseline_findings`)."""
+        dims = [dimension] if dimension is not None else list(self.settings.get("dimensions", []))
+        return [f for d in dims for f in baseline_findings(self, d, names=names, markup=markup)]
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the headline sentence of each dimension, then the findings."""
+        heads = [
+            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
+        ]
+        return "\n".join([repr(self), *heads, *self.findings()])
 
     def confusion_matrix(self, dimension: str, judge: str) -> pd.DataFrame:
         """The confusion matrix of one judge on one dimension (rows gold, columns predicted)."""

@@ -30,9 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._findings import PLAIN, Finding, Markup, Names
 from medjudge.analyses._result import Result
 from medjudge.analyses._tables import TablesToDict
+from medjudge.analyses.bias import verdict_matrix
 from medjudge.analyses.design import resolve_clusters
+from medjudge.analyses.models_tables import ranking_table
 from medjudge.data.model import Study
 from medjudge.stats.bradley_terry import (
     Ties,
@@ -43,6 +46,8 @@ from medjudge.stats.bradley_terry import (
 )
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
+
+from .models_text import closest_finding
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
@@ -74,11 +79,20 @@ class ModelRankingResult(TablesToDict, Result):
     settings: dict[str, Any] = field(default_factory=dict)
 
     def _table(self, name: str) -> pd.DataFrame:
-        from .models_tables import ranking_table
-
         return ranking_table(self, name)
 
-    def findings(self) -> list[str]:
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The judge whose ranking of the models is closest to the experts'
+        (:func:`medjudge.analyses.models_text.closest_finding`; one dimension is ranked)."""
+        return closest_finding(self, names=names, markup=markup)
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the findings, then each model's strength and rank set."""
+        return "\n".join([repr(self), *self.findings(), *self.strength_lines()])
+
+    def strength_lines(self) -> list[str]:
         """Each model's strength and rank set by the experts' gold (else the first source)."""
         if self.strengths.empty:
             return []
@@ -111,8 +125,6 @@ def pairwise_outcomes(
     categorical with two non-tie categories (answer 1 first) and optionally a tie category.
     Returns ``(sources, outcomes (n_items, S), excluded counts per source)``.
     """
-    from medjudge.analyses.bias import verdict_matrix
-
     scale = study.scales[dimension]
     cats = list(scale.categories) if scale.is_categorical else []
     non_tie = [c for c in cats if c != scale.tie]

@@ -13,11 +13,24 @@ from typing import Any
 
 import pandas as pd
 
+from ._findings import PLAIN, Finding, Markup, Names, fmt_int, fmt_level, fmt_num
 from ._result import Decided, Quantity, Result, long_table
 
 #: the two swap measures that are 0.5 without position bias (the plot's rows)
 FIRST_SHOWN = "first-shown share, all verdicts"
 FIRST_FIRST = "first-first share, inconsistent pairs"
+
+
+def swap_test_name(swap: pd.DataFrame) -> str:
+    """The swap table's test, named from its ``p_first_test`` column ("exact binomial test"
+    without clusters, "cluster sign-flip test" with)."""
+    names = dict.fromkeys(str(t).split(" (")[0] for t in swap["p_first_test"])
+    return " / ".join(n if n.endswith("test") else f"{n} test" for n in names)
+
+
+def _family_size(t: pd.DataFrame, p: str) -> int:
+    """Tests in a multiplicity family: the finite p-values of ``t[p]``."""
+    return int(pd.to_numeric(t[p], errors="coerce").notna().sum()) if len(t) else 0
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -133,8 +146,58 @@ class PositionBias(Decided, Result):
             extra=["judge_a_rate", "gold_a_rate", "n_clusters"],
         )
 
-    def findings(self) -> list[str]:
+    def findings(
+        self,
+        dimension: str | None = None,
+        *,
+        names: Names | None = None,
+        markup: Markup = PLAIN,
+        randomised: bool = False,
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): how many judges seen in both
+        orders prefer one position (the first-first test, adjusted over the judge x dimension
+        tests); and, when ``randomised`` (the design varied the order between items, so a
+        first-shown rate unlike the gold's is position bias), how many judges seen in one
+        order per item differ from the gold, with the largest difference and its interval."""
+        swap, single = self.swap, self.single_order
+        dims = [dimension] if dimension is not None else list(
+            dict.fromkeys([*swap.get("dimension", []), *single.get("dimension", [])])
+        )  # fmt: skip
+        adj, lvl = markup.data(self.adjustment), fmt_level(self.confidence_level)
         out = []
+        for d in dims:
+            h = swap[swap["dimension"] == d] if len(swap) else swap
+            if len(h):
+                m = _family_size(swap, "p_first_pvalue")
+                n_sig = int((h["p_first_holm"] < self.alpha).sum())
+                out.append(Finding(
+                    f"{fmt_int(n_sig)} of {fmt_int(len(h))} {markup.role(names, 'judge')} seen "
+                    f"in both orders prefer one position on {markup.em_data(d)} "
+                    f"({markup.data(swap_test_name(swap))}, {adj} over {fmt_int(m)} tests, "
+                    f"α = {self.alpha:g}).",
+                    weight=3 if n_sig else 1,
+                ))  # fmt: skip
+            h1 = single[single["dimension"] == d] if len(single) else single
+            n_sig1 = int((h1["p_holm"] < self.alpha).sum()) if len(h1) else 0
+            if n_sig1 and randomised:
+                m = _family_size(single, "p_value")
+                tests = " / ".join(markup.data(t) for t in dict.fromkeys(h1["test"]))
+                top = h1.loc[h1["difference"].abs().idxmax()]
+                out.append(Finding(
+                    f"{fmt_int(n_sig1)} of {fmt_int(len(h1))} {markup.role(names, 'judge')} seen "
+                    f"in one randomised order per item choose the first-shown answer at a rate "
+                    f"different from the gold's on {markup.em_data(d)} ({tests}, {adj} over "
+                    f"{fmt_int(m)} tests, α = {self.alpha:g}); the largest difference is "
+                    f"{markup.data(top['judge'])}'s {fmt_num(top['difference'], 3)} ({lvl} CI "
+                    f"{fmt_num(top['ci_low'], 3)} to {fmt_num(top['ci_high'], 3)}).",
+                    weight=3,
+                ))  # fmt: skip
+        return out
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the findings, then each judge with a position effect and the
+        dimensions without a position analysis."""
+        out = [repr(self), *self.findings()]
         swap, single = self.swap, self.single_order
         swap = swap[swap["p_first_holm"] < self.alpha] if len(swap) else swap
         single = single[single["p_holm"] < self.alpha] if len(single) else single
@@ -153,9 +216,11 @@ class PositionBias(Decided, Result):
             )
         for d, why in self.not_applicable.items():
             out.append(f"{d}: no position analysis ({why}).")
-        return out or [
-            f"No judge shows a position effect ({self.adjustment}, alpha = {self.alpha:g})."
-        ]
+        if len(out) == 1:
+            out.append(
+                f"No judge shows a position effect ({self.adjustment}, alpha = {self.alpha:g})."
+            )
+        return "\n".join(out)
 
     def __repr__(self) -> str:
         return (

@@ -45,11 +45,13 @@ def _patterns(g: int, n_resamples: int, seed: int) -> np.ndarray:
     from ..stats.score_tests import EXACT_FLIPS_UP_TO
 
     if g <= EXACT_FLIPS_UP_TO:
-        e = 1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)[None, :]) & 1)
-    else:
-        rng = np.random.default_rng(seed)
-        e = np.vstack([np.ones((1, g)), 1.0 - 2.0 * rng.integers(0, 2, (n_resamples, g))])
-    out = np.ascontiguousarray(e.T)
+        out = np.ascontiguousarray((1.0 - 2.0 * ((np.arange(2**g)[:, None] >> np.arange(g)) & 1)).T)
+    else:  # the identity, then the draws written transposed (one pass, no temporaries)
+        out = np.empty((g, n_resamples + 1))
+        out[:, 0] = 1.0
+        out[:, 1:] = np.random.default_rng(seed).integers(0, 2, (n_resamples, g)).T
+        out[:, 1:] *= -2.0
+        out[:, 1:] += 1.0
     out.flags.writeable = False
     return out
 

@@ -47,11 +47,13 @@ from ..stats.score_agreement import (
     pearson_interval,
 )
 from ..stats.scores import rank_replicates
+from ._findings import PLAIN, Finding, Markup, Names
 from ._result import Quantity, Result, long_table
 from ._tables import TablesToDict
 from .evaluation import cluster_ids
 from .score_pairs import PAIR_COLUMNS, judge_pairs_table, pair_sentence
 from .score_pairs import score_judge_pairs as score_judge_pairs  # its first home
+from .score_text import closest_judge_finding
 
 INTERVALS = ("bootstrap", "analytic")
 TABLES = ("metrics", "reliability", "pairs")
@@ -166,14 +168,34 @@ class ScoreStudyResult(TablesToDict, Result):
             extra=["metric", "se"],
         )
 
-    def findings(self) -> list[str]:
-        """The headline sentence of each dimension and its judge pairs, then what did not run
-        and why."""
-        out = []
-        for d in self.settings.get("dimensions", []):
-            out += [self.headline[d]] if d in self.headline else []
-            out += self.pair_findings(d)
-        return out + [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): the judge closest to the
+        reference (:meth:`closest_findings`), then its judge pairs (:meth:`pair_findings`)."""
+        dims = [dimension] if dimension is not None else list(self.settings.get("dimensions", []))
+        out: list[Finding] = []
+        for d in dims:
+            if len(self.wide("metrics", d)):
+                out += self.closest_findings(d, names=names, markup=markup)
+            out += [Finding(p) for p in self.pair_findings(d)]
+        return out
+
+    def closest_findings(
+        self, dimension: str, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """The judge closest to the reference on ``dimension``
+        (:func:`medjudge.analyses.score_text.closest_judge_finding`)."""
+        return closest_judge_finding(self, dimension, names=names, markup=markup)
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the headline sentence of each dimension, the findings, then
+        what did not run and why."""
+        heads = [
+            self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
+        ]
+        missing = [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
+        return "\n".join([repr(self), *heads, *self.findings(), *missing])
 
     def pair_findings(self, dimension: str) -> list[str]:
         """The judge pairs of ``dimension`` in one sentence: how many pairs differ in each
@@ -468,13 +490,9 @@ def score_study(
     def exch(role: str) -> bool:  # rater ids of the role are slots, not persons
         return role in getattr(study, "exchangeable", ())
 
-    kw = {
-        "n_resamples": n_resamples,
-        "seed": seed,
-        "confidence_level": confidence_level,
-        "interval": interval,
-        "plans": {},  # the resample counts of each set of items, drawn once
-    }
+    # plans: the resample counts of each set of items, drawn once
+    kw = {"n_resamples": n_resamples, "seed": seed, "confidence_level": confidence_level,
+          "interval": interval, "plans": {}}  # fmt: skip
     metrics: list[dict[str, Any]] = []
     reliability: list[dict[str, Any]] = []
     pairs: list[pd.DataFrame] = []

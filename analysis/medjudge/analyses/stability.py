@@ -20,6 +20,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from medjudge.analyses._findings import (
+    PLAIN,
+    Finding,
+    Markup,
+    Names,
+    fmt_ci,
+    fmt_level,
+    fmt_num,
+)
 from medjudge.analyses._result import Quantity, Result, long_table
 from medjudge.analyses._tables import TablesToDict
 from medjudge.data.model import Study
@@ -38,7 +47,8 @@ class StabilityResult(TablesToDict, Result):
     ``table("components" | "shares" | "flips")`` gives the variances, their shares and the flip
     shares as tidy long tables of the result contract;
     ``plot("shares")`` draws each evaluator's variance shares, ``plot("flips")`` its flip
-    shares; ``findings()`` is :meth:`explain` of every evaluator.
+    shares; ``findings()`` states the prompt sensitivity and ``explanations()`` is
+    :meth:`explain` of every evaluator.
     """
 
     DICT_KEYS = ("settings", "components", "flips", "notes")
@@ -97,7 +107,39 @@ class StabilityResult(TablesToDict, Result):
             extra=["n_prompts", "n_runs", "excluded_incomplete_items"],
         )
 
-    def findings(self) -> list[str]:
+    def findings(
+        self, dimension: str | None = None, *, names: Names | None = None, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """Prompt sensitivity: the evaluators whose verdict (or score) changes between prompt
+        variants on the largest and the smallest share of items, with intervals (one dimension
+        is analysed; only items judged under every variant count)."""
+        fl = self.flips[self.flips["kind"] == "across_prompts"] if len(self.flips) else self.flips
+        if fl.empty:
+            return []
+        score = self.settings.get("outcome") == "score"
+        unit, changes = ("score", "changes") if score else ("verdict", "flips")
+        lvl = fmt_level(float(self.settings.get("confidence_level", 0.95)))
+        hi, lo = fl.loc[fl["share"].idxmax()], fl.loc[fl["share"].idxmin()]
+        text = (
+            f"Prompt sensitivity: {markup.data(hi['evaluator'])}'s {unit} {changes} between "
+            f"prompt variants on {fmt_num(hi['share'], 3)} of the items ({lvl} CI "
+            f"{fmt_ci(hi['ci_low'], hi['ci_high'], 3)})"
+            + (
+                f", {markup.data(lo['evaluator'])}'s on {fmt_num(lo['share'], 3)} "
+                f"{fmt_ci(lo['ci_low'], lo['ci_high'], 3)}."
+                if lo["evaluator"] != hi["evaluator"]
+                else "."
+            )
+        )
+        caveat = "only items judged under every prompt variant are counted"
+        return [Finding(text, caveat=caveat, weight=4)]
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the findings, then what each evaluator's components mean."""
+        return "\n".join([repr(self), *self.findings(), *self.explanations()])
+
+    def explanations(self) -> list[str]:
+        """:meth:`explain` of every evaluator, then the evaluators not computed and why."""
         evaluators = dict.fromkeys(self.components["evaluator"]) if len(self.components) else {}
         return [self.explain(e) for e in evaluators] + [
             f"not computed: {k}: {v}" for k, v in self.notes.items()

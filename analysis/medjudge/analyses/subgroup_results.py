@@ -14,6 +14,18 @@ from typing import Any
 
 import pandas as pd
 
+from ._findings import (
+    PLAIN,
+    Finding,
+    Markup,
+    Names,
+    attribute_words,
+    fmt_ci,
+    fmt_int,
+    fmt_level,
+    fmt_num,
+    value_words,
+)
 from ._result import Decided, FrameResult, Quantity, long_table
 
 
@@ -131,27 +143,95 @@ class Heterogeneity(Decided, FrameResult):
                    "max_accuracy", "p_fdr_bh"],
         )  # fmt: skip
 
-    def findings(self) -> list[str]:
-        # "no judge" / "these judges" are claims over every judge x dimension test: the family
-        # is all of them (``p_holm_all``), not each judge's own dimensions
+    def _family(self) -> tuple[str, str]:
+        """The p-value column of a claim over every judge x dimension test, and its words."""
         f = self.frame
-        col = "p_holm_all" if "p_holm_all" in f else "p_holm"
-        fam = (
-            f"{self.adjustment} over all {int(f['pvalue'].notna().sum())} judge x dimension tests"
-            if col == "p_holm_all"
-            else f"{self.adjustment} within each judge"
-        )
+        if "p_holm_all" in f:
+            m = int(f["pvalue"].notna().sum())
+            return "p_holm_all", f"{self.adjustment} over all {m} judge x dimension tests"
+        return "p_holm", f"{self.adjustment} within each judge"
+
+    def findings(
+        self,
+        dimension: str | None = None,
+        *,
+        names: Names | None = None,
+        markup: Markup = PLAIN,
+        order_note: str = "",
+    ) -> list[Finding]:
+        """Per dimension (``dimension`` only, else every one): how many judges' accuracy varies
+        significantly across the groups. "Some judge varies" is a claim over every judge and
+        dimension, so the family is all judge x dimension tests (``p_holm_all``); ``order_note``
+        (in ``markup``) names the presentation order scored, where the design has several."""
+        f = self.frame
+        dims = [dimension] if dimension is not None else list(dict.fromkeys(f["dimension"]))
+        m_all = int(f["pvalue"].notna().sum())
+        out = []
+        for d in dims:
+            h = f[f["dimension"] == d]
+            if h.empty:
+                continue
+            n_sig = int((h["p_holm_all"] < self.alpha).sum()) if "p_holm_all" in h else 0
+            text = (
+                f"{fmt_int(n_sig)} of {fmt_int(len(h))} {markup.role(names, 'judge')}' accuracy "
+                f"on {markup.em_data(d)} varies significantly across "
+                f"{markup.data(attribute_words(self.across))} groups "
+                f"({markup.data(f['test'].iloc[0])}, {markup.data(self.adjustment)} over all "
+                f"{fmt_int(m_all)} {markup.role(names, 'judge', 1)} × dimension tests, "
+                f"α = {self.alpha:g}{order_note})."
+            )
+            out.append(Finding(text, weight=2))
+        return out
+
+    def summary(self) -> str:
+        """The one-line ``repr``, the findings, then each judge whose accuracy differs."""
+        f = self.frame
+        col, fam = self._family()
         hits = f[f[col] < self.alpha] if len(f) else f
-        if hits.empty:
-            return [
-                f"No judge's accuracy is shown to differ across {self.across} "
-                f"({fam}, alpha = {self.alpha:g})."
+        return "\n".join(
+            [repr(self), *self.findings()]
+            + [
+                f"{r['judge']} on {r['dimension']}: accuracy differs across {self.across} "
+                f"({r['min_accuracy']:.3f} to {r['max_accuracy']:.3f}; {r['test']}, "
+                f"p = {r['pvalue']:.3g}, {fam} {r[col]:.3g}, alpha = {self.alpha:g})."
+                for _, r in hits.iterrows()
             ]
+        )
+
+    def weakest_finding(
+        self, cells: pd.DataFrame, judge: str, dimension: str, *, markup: Markup = PLAIN
+    ) -> list[Finding]:
+        """``judge`` (the evaluation's most accurate on ``dimension``) is not equally accurate
+        across the groups — only when its own test says so (Holm within the judge) — and its
+        least accurate group among ``cells`` (a :class:`SubgroupAccuracy` frame of
+        ``dimension``) that are not flagged small, with interval and n; ``[]`` otherwise."""
+        het = self.frame
+        row = het[(het["judge"] == judge) & (het["dimension"] == dimension)]
+        if row.empty or not (row["p_holm"].iloc[0] < self.alpha):
+            return []
+        t = cells[cells["judge"] == judge]
+        if "small" in t:
+            t = t[~t["small"].astype(bool)]
+        if t.empty:
+            return []
+        weak = t.sort_values(["accuracy", self.across], kind="stable").iloc[0]
+        h, lvl = row.iloc[0], fmt_level(self.confidence_level)
+        small = bool(cells["small"].any()) if "small" in cells else False
         return [
-            f"{r['judge']} on {r['dimension']}: accuracy differs across {self.across} "
-            f"({r['min_accuracy']:.3f} to {r['max_accuracy']:.3f}; {r['test']}, "
-            f"p = {r['pvalue']:.3g}, {fam} {r[col]:.3g}, alpha = {self.alpha:g})."
-            for _, r in hits.iterrows()
+            Finding(
+                f"The best judge, {markup.strong_data(judge)}, is not equally accurate across "
+                f"{markup.em_data(attribute_words(self.across))} on {markup.em_data(dimension)} "
+                f"({markup.data(h['test'])}, p = {fmt_num(h['pvalue'], 3)}, "
+                f"{markup.data(self.adjustment)} {fmt_num(h['p_holm'], 3)}, α = "
+                f"{self.alpha:g}); it is least accurate on "
+                f"{markup.data(value_words(weak[self.across]))}: {fmt_num(weak['accuracy'], 3)} "
+                f"({lvl} CI {fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, n = "
+                f"{fmt_int(weak['n'])} {markup.data(weak['n_unit'])}).",
+                caveat="some subgroup cells are small; read the interval, not the point"
+                if small
+                else None,
+                weight=3,
+            )
         ]
 
     def __repr__(self) -> str:

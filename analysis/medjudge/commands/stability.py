@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         import textwrap
 
         print("\n# what the components mean")
-        for line in res.findings():
+        for line in res.explanations():
             print(textwrap.fill(line, 100, subsequent_indent="  "))
         return 0
     for ev, why in res.notes.items():

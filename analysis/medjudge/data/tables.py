@@ -53,6 +53,7 @@ import pandas as pd
 from .errors import InputError
 from .io import LINE
 from .mapping_keys import MappingKeys
+from .medrewardbench import is_medrewardbench, load_medrewardbench
 from .model import Study
 from .scale import Scale
 from .table_rows import _joined, _require, long_ratings, read_joined, wide_ratings
@@ -392,8 +393,6 @@ def load_any(
     >>> len(demo.items), len(demo.judges), len(demo.experts)
     (1026, 12, 3)
     """
-    from .medrewardbench import is_medrewardbench, load_medrewardbench
-
     p = Path(path)
     if p.is_symlink() and not p.exists():
         raise InputError(

@@ -179,17 +179,22 @@ def fetch(expr: Any) -> Any:
     return df
 
 
-def batches(expr: Any, rows: int = 1 << 20) -> Iterator[Any]:
+def batches(
+    expr: Any, rows: int = 1 << 20, *, by: str | None = None, expected: int | None = None
+) -> Iterator[Any]:
     """Run an Ibis table expression and yield its rows as Arrow record batches, in no set order.
 
     Only one batch (and, on Spark, the partition being sent) is held at a time, so a caller
     that folds each batch into its own arrays needs memory for those arrays, not for the
-    result. DuckDB streams ``rows`` rows per batch from the query. Spark sends one partition
-    at a time (the next one computed meanwhile), each as Arrow batches of
-    ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows: the driver's JVM holds one or two
-    partitions, never the whole result, and no job's result comes near
-    ``spark.driver.maxResultSize``, whereas ``toPandas`` collects every partition in the
-    driver and in Python before the first row is used.
+    result. DuckDB streams ``rows`` rows per batch. Spark sends one partition at a time (the
+    next one computed meanwhile) as Arrow batches of
+    ``spark.sql.execution.arrow.maxRecordsPerBatch`` rows; a partition is held whole in the
+    driver's JVM while it is sent, so with ``by`` and ``expected`` (a bound on the rows) the
+    result is first hash-partitioned on column ``by`` into ``ceil(expected / rows)``
+    partitions: the driver then holds about ``rows`` rows, whatever the data and the session's
+    partitioning (adaptive execution merges a join's partitions up to half the data on two
+    cores: 5·10⁶ cells, more than a 1 GB heap holds while sending them).
+    ``toPandas`` instead collects every partition in the driver and in Python first.
 
     Examples
     --------
@@ -217,7 +222,10 @@ def batches(expr: Any, rows: int = 1 << 20) -> Iterator[Any]:
             raise _input_error(e) or e from None
         return
     backend._run_pre_execute_hooks(expr)  # in-memory tables and functions, as Ibis' execute
-    yield from _spark_batches(backend.raw_sql(backend.compile(expr.as_table())))
+    df = backend.raw_sql(backend.compile(expr.as_table()))
+    if by is not None and expected is not None:
+        df = df.repartition(max(1, -(-expected // rows)), by)
+    yield from _spark_batches(df)
 
 
 def _spark_batches(df: Any) -> Iterator[Any]:

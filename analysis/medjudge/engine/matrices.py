@@ -350,7 +350,8 @@ def _cells(
     shape = (len(orders), len(items), len(raters))
     values = {d: np.full(shape, np.nan) for d in dims}
     stat = {d: np.full(shape, -1, dtype=np.int8) for d in dims}
-    for b in batches(t.select(pos=t.pos, k=t.k, v=code, s=status)):
+    cells = t.select(pos=t.pos, k=t.k, v=code, s=status)
+    for b in batches(cells, by="pos", expected=len(keys) * len(items)):
         pos = b.column("pos").to_numpy().astype(np.int64, copy=False)
         k = b.column("k").to_numpy().astype(np.int64, copy=False)
         v = b.column("v").cast(pa.float64()).to_numpy(zero_copy_only=False)

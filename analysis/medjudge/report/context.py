@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..analyses._findings import Markup, attribute_words, plural, value_words
 from ..analyses.subgroups import SUBGROUP_ATTRIBUTES  # one rule, re-exported
 from ..data.model import Study
+from .escape import markdown, prose
 
 __all__ = [
     "ReportContext",
@@ -47,14 +49,6 @@ def alt_invalid_rule(policy: str) -> str:
     (the alt-test has no "half" rule).
     """
     return "wrong" if policy == "wrong" else "exclude"
-
-
-def _plural(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 #: each report setting's rule: (holds, the allowed values in words)
@@ -213,7 +207,13 @@ class ReportContext:
     def names_of(self, role: str, n: int | None = None) -> str:
         """Plural (or singular when ``n == 1``) of the study's word for ``role``."""
         word = self.name(role)
-        return word if n == 1 else str(self.names.get(f"{role}s", _plural(word)))
+        return word if n == 1 else str(self.names.get(f"{role}s", plural(word)))
+
+    @property
+    def markup(self) -> Markup:
+        """How a result writes its findings into this report: data strings escaped for
+        markdown, ``**strong**`` and ``*em*`` (:meth:`medjudge.analyses._result.Result.findings`)."""
+        return Markup(escape=markdown, strong="**{}**", em="*{}*", prose=prose)
 
     @property
     def headline(self) -> str:
@@ -236,9 +236,9 @@ class ReportContext:
 
     def label(self, attribute: str) -> str:
         """Readable name of an item attribute (``organ_system`` → ``organ system``)."""
-        return str(attribute).replace("_", " ")
+        return attribute_words(attribute)
 
     def value_label(self, value: object) -> str:
         """Readable attribute value for sentences (``upper_limb`` → ``upper limb``); tables keep
         the data's own spelling so that values can be looked up."""
-        return " ".join(str(value).replace("_", " ").split())
+        return value_words(value)

@@ -9,14 +9,22 @@ table for HTML and PDF, re-escaping the text).
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Callable, Mapping
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import pandas as pd
 
+from ..analyses._findings import (  # the number formats of every sentence and table
+    MISSING,
+    _is_missing,
+    fmt_ci,
+    fmt_int,
+    fmt_level,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+)
 from . import escape
 
 __all__ = [
@@ -35,8 +43,6 @@ __all__ = [
     "family_size",
 ]
 
-MISSING = "–"  # en dash for missing values
-
 
 def escape_html(text: Any) -> str:
     """Escape ``text`` for HTML element content *and* attribute values.
@@ -51,71 +57,11 @@ def escape_html(text: Any) -> str:
     return escape.html(text)
 
 
-def _is_missing(x: Any) -> bool:
-    if x is None or x is pd.NA or x is pd.NaT:
-        return True
-    return isinstance(x, Real) and not isinstance(x, Integral) and math.isnan(float(x))
-
-
-def _dash_if_missing(fmt: Callable[..., str]) -> Callable[..., str]:
-    """``fmt`` that formats a missing first argument (None, NaN, NA) as ``–`` (:data:`MISSING`)."""
-
-    @functools.wraps(fmt)
-    def formatted(x: Any, *args: Any, **kwargs: Any) -> str:
-        return MISSING if _is_missing(x) else fmt(x, *args, **kwargs)
-
-    return formatted
-
-
-@_dash_if_missing
-def fmt_num(x: Any, digits: int = 3) -> str:
-    """Fixed-point number with ``digits`` decimals; missing → ``–``; ints stay ints."""
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, Integral):
-        return f"{int(x):d}"
-    if isinstance(x, Real):
-        v = float(x)
-        if math.isinf(v):
-            return "∞" if v > 0 else "-∞"
-        out = f"{v:.{digits}f}"
-        return "0" + out[2:] if out.startswith("-0") and float(out) == 0 else out  # no "-0.000"
-    return str(x)
-
-
-@_dash_if_missing
-def fmt_int(x: Any) -> str:
-    """Integer with thousands separators (``12,345``); missing → ``–``."""
-    return f"{int(round(float(x))):,d}"
-
-
-@_dash_if_missing
-def fmt_pct(x: Any, digits: int = 1) -> str:
-    """Proportion as a percentage: ``0.8123 → "81.2%"``."""
-    return f"{100.0 * float(x):.{digits}f}%"
-
-
-def fmt_ci(low: Any, high: Any, digits: int = 3) -> str:
-    """Interval as ``[low, high]``."""
-    if _is_missing(low) or _is_missing(high):
-        return MISSING
-    return f"[{fmt_num(low, digits)}, {fmt_num(high, digits)}]"
-
-
-@_dash_if_missing
 def fmt_estimate_ci(est: Any, low: Any, high: Any, digits: int = 3) -> str:
     """``0.712 [0.655, 0.764]``."""
+    if _is_missing(est):
+        return MISSING
     return f"{fmt_num(est, digits)} {fmt_ci(low, high, digits)}"
-
-
-@_dash_if_missing
-def fmt_p(p: Any, digits: int = 3) -> str:
-    """p-value: ``< 0.001`` below the display precision, else fixed-point."""
-    p = float(p)
-    floor = 10.0**-digits
-    if p < floor:
-        return f"< {floor:.{digits}f}"
-    return f"{p:.{digits}f}"
 
 
 def _format_cell(x: Any, formatter: Callable[[Any], str] | None, digits: int) -> str:
@@ -194,12 +140,6 @@ def est_ci_column(df: pd.DataFrame, est: str, low: str, high: str, digits: int =
     return [
         fmt_estimate_ci(e, a, b, digits) for e, a, b in zip(df[est], df[low], df[high], strict=True)
     ]
-
-
-def fmt_level(confidence_level: float) -> str:
-    """``0.95 → "95%"``; ``0.9 → "90%"``; ``0.975 → "97.5%"``."""
-    pct = 100.0 * float(confidence_level)
-    return f"{pct:.0f}%" if abs(pct - round(pct)) < 1e-9 else f"{pct:g}%"
 
 
 def family_size(df: pd.DataFrame, pvalue: str) -> int:

@@ -218,15 +218,7 @@ def all_pairs(
         )
     if clusters is not None:
         check_labels("clusters", clusters, n)
-    if ci == "auto":
-        # the defaults that covered in docs/inference.md: Tango's score interval for binary
-        # outcomes on independent items (the paired bootstrap percentile interval under-covers
-        # at small n and high accuracy); the cluster bootstrap when items are clustered or
-        # outcomes are not binary (policy "half")
-        if clusters is not None:
-            ci = "clustered-score"
-        else:
-            ci = "tango" if policy != "half" else "bootstrap-percentile"
+    ci = _default_interval(policy, clusters is not None) if ci == "auto" else ci
     w, boot_all = None, None
     if ci.startswith("bootstrap"):
         # the plan (or an array ``weights``) gives ``W @ X`` without holding ``W``
@@ -242,6 +234,16 @@ def all_pairs(
     table = pd.concat(frames, ignore_index=True)
     table = add_multiplicity(table, p_col="pvalue", family=family, within=within, across=across)
     return add_decidability(table, family=family, alpha=1.0 - level, method=within)
+
+
+def _default_interval(policy: Policy, clustered: bool) -> str:
+    """The interval of ``ci="auto"``: the defaults that covered in docs/inference.md — the
+    inverted clustered McNemar for clustered items, Tango's score interval for binary outcomes
+    on independent items (the paired bootstrap percentile interval under-covers at small n and
+    high accuracy), the paired bootstrap percentile when outcomes are not binary (``half``)."""
+    if clustered:
+        return "clustered-score"
+    return "tango" if policy != "half" else "bootstrap-percentile"
 
 
 def _resampled_accuracies(y3: np.ndarray, policy: Policy, w: Any) -> np.ndarray:

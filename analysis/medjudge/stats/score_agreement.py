@@ -52,7 +52,6 @@ __all__ = [
     "SCORE_STATISTICS",
     "score_agreement_core",
     "score_agreement_many",
-    "SharedDraws",
     "bland_altman",
     "lin_ccc",
     "pearson_interval",

@@ -45,7 +45,6 @@ from medjudge.stats.resampling import (
 __all__ = [
     "table_rank_correlations",
     "rank_correlations",
-    "rank_replicates",
     "pairwise_accuracy_from_scores",
     "calibration",
 ]

@@ -65,6 +65,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...analyses._findings import Finding  # a result states its findings (analyses floor)
 from ..escape import markdown, prose, trusted_raw
 from ..tables import html_table
 
@@ -135,18 +136,6 @@ class Figure:
 
 
 Block = Text | Table | Figure
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One key finding: a sentence with estimate, interval and test; optional caveat.
-
-    ``weight`` orders findings across sections (larger first); ties keep report order.
-    """
-
-    text: str
-    caveat: str | None = None
-    weight: float = 0.0
 
 
 @dataclass

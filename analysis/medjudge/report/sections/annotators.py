@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from ...analyses.audit import MIN_ITEMS
 from ..context import ReportContext
 from ..layout import at_page_width
-from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
-from ._audit_text import methods, n_items, one_level
+from ..tables import est_ci_column, fmt_int, fmt_num
+from . import Section, builder, md
+from ._audit_text import methods, one_level
 from ._results import audit, why_no_audit
 
 KEY = "annotators"
@@ -80,32 +78,6 @@ def category_table(au: Any, dimension: str, level: str | None = None) -> pd.Data
             "n (items)": [fmt_int(v) for v in c["n"]],
         }
     )
-
-
-def least_in_line(au: Any) -> tuple[pd.Series, int, list[pd.Series]] | None:
-    """The annotator x dimension row with the lowest κ against the others' majority, among rows
-    resting on at least :data:`MIN_ITEMS` items whose κ is informative; how many rows had fewer
-    items; and the rows whose κ is *degenerate* (a zero-width interval: every resample gives
-    the same κ, as when the others' majority or the annotator's labels hardly vary — the
-    prevalence paradox, κ near 0 at high raw agreement). A degenerate κ says nothing about
-    who is out of line, so those rows are listed, not ranked."""
-    rows, small, flat = [], 0, []
-    for dim, d in au.dimensions.items():
-        a = d.get("annotators")
-        if a is None or len(a) < 2:
-            continue
-        k = a["kappa"].astype(float)
-        width = a["kappa_high"].astype(float) - a["kappa_low"].astype(float)
-        big = a["n"] >= MIN_ITEMS
-        small += int((~big).sum())
-        ok = a[big & np.isfinite(k) & (width > 0)]
-        degenerate = a[big & np.isfinite(k) & ~(width > 0)]
-        rows += [pd.concat([r, pd.Series({"dimension": dim})]) for _, r in ok.iterrows()]
-        flat += [pd.concat([r, pd.Series({"dimension": dim})]) for _, r in degenerate.iterrows()]
-    if not rows and not flat:
-        return None
-    rows.sort(key=lambda r: (float(r["kappa"]), str(r["dimension"]), str(r["rater"])))
-    return (rows[0] if rows else None), small, flat
 
 
 def why_exchangeable(ctx: ReportContext) -> str | None:
@@ -193,36 +165,7 @@ def present(ctx: ReportContext, au: Any) -> Section:
             f"rest; {one_level(cat['level'])} intervals: {methods(cat['ci_method'])}).",
             category_table(au, head),
         )
-    low = least_in_line(au)
-    if low is not None:
-        r, small, flat = low
-        text = ""
-        if r is not None:
-            lvl = one_level([r["level"]])
-            text = (
-                f"The {md(expert)} least in line with the others is **{md(r['rater'])}** on "
-                f"*{md(r['dimension'])}*: Cohen's κ with the others' majority "
-                f"{fmt_num(r['kappa'], 3)} ({lvl} CI "
-                f"{fmt_ci(r['kappa_low'], r['kappa_high'], 3)}, {n_items(r['n'])}; "
-                f"{md(r['kappa_ci_method'])}); raw agreement {fmt_num(r['agreement'], 3)}."
-            )
-        if flat:
-            names = ", ".join(f"{md(f['rater'])} ({md(f['dimension'])})" for f in flat[:5])
-            agree = [float(f["agreement"]) for f in flat]
-            text += (
-                f" κ is not informative for {fmt_int(len(flat))} {md(expert)} × dimension "
-                f"row{'s' if len(flat) != 1 else ''} ({names}{', …' if len(flat) > 5 else ''}): "
-                "its interval has zero width, as when the others' majority or the "
-                f"{md(expert)}'s labels hardly vary (raw agreement "
-                f"{fmt_num(min(agree), 3)}–{fmt_num(max(agree), 3)}); "
-                + ("they are not ranked." if r is not None else "no one is named least in line.")
-            )
-        if small:
-            text += (
-                f" {fmt_int(small)} {md(expert)} × dimension rows rest on fewer than "
-                f"{MIN_ITEMS} items and were not ranked."
-            )
-        sec.findings.append(Finding(text.strip(), weight=4))
+    sec.findings += au.annotator_findings(names=ctx.names_of, markup=ctx.markup)
     sec.methods.append(
         f"Each {md(expert)} was compared with the strict majority of the others (Cohen's 1960 κ, "
         f"intervals {methods(ann['kappa_ci_method'])}; percent agreement, "

@@ -14,7 +14,7 @@ from ..context import ReportContext
 from ..escape import prose
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import judge_order, why_no_judge_evaluation
 
 KEY = "calibration"
@@ -97,20 +97,7 @@ def present(ctx: ReportContext, res: CalibrationResult) -> Section:
             "calibration.",
             lambda: at_page_width(legend_above(res.plot("reliability"))),
         )
-    flagged = c[c["flag"] != "no evidence of miscalibration"]
-    words = "; ".join(
-        f"{md(r['judge'])}: {md(r['flag'])} (ECE {fmt_num(r['ece'], 3)}, {lvl} CI "
-        f"{fmt_num(r['ece_low'], 3)}–{fmt_num(r['ece_high'], 3)}, {adj} p {fmt_p(r['p_holm'])})"
-        for _, r in flagged.iterrows()
-    )
-    sec.findings.append(
-        Finding(
-            f"{fmt_int(len(flagged))} of {fmt_int(len(c))} {judges} with stated confidences "
-            f"are miscalibrated on *{md(head)}* (α = {s['alpha']:g}, {adj})"
-            + (f": {words}." if words else "."),
-            weight=1.5,
-        )
-    )
+    sec.findings += res.findings(head, names=ctx.names_of, markup=ctx.markup)
     sec.methods.append(
         f"Calibration of stated confidence: ECE over {fmt_int(s['n_bins'])} equal-width bins "
         f"(Guo et al. 2017) with {prose(s['ci_method'])} intervals, Brier score (Brier 1950) "

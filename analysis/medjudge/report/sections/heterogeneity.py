@@ -7,7 +7,7 @@ import pandas as pd
 from ...analyses.subgroup_results import Heterogeneity
 from ..context import ReportContext
 from ..tables import fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import heterogeneity, judge_order, why_no_judge_evaluation
 from .leaderboard import order_words
 
@@ -74,20 +74,10 @@ def present(ctx: ReportContext, tab: Heterogeneity) -> Section:
         f"({adj} within each judge over {fmt_int(m)} dimensions).",
         heterogeneity_display(tab, head, judge_order(ctx)),
     )
-    h = tab[tab["dimension"] == head]
-    n_sig = int((h["p_holm_all"] < tab.alpha).sum()) if "p_holm_all" in h else 0
-    m_all = int(tab["pvalue"].notna().sum())
-    if len(h):
-        # "some judge varies" is a claim over every judge and dimension: Holm over all of them
-        sec.findings.append(
-            Finding(
-                f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges' accuracy on *{md(head)}* varies "
-                f"significantly across {md(ctx.label(attr))} groups ({md(test)}, "
-                f"{adj} over all {fmt_int(m_all)} judge × dimension tests, "
-                f"α = {tab.alpha:g}{order_words(ctx, head)}).",
-                weight=2,
-            )
-        )
+    # "some judge varies" is a claim over every judge and dimension: Holm over all of them
+    sec.findings += tab.findings(
+        head, names=ctx.names_of, markup=ctx.markup, order_note=order_words(ctx, head)
+    )
     sec.methods.append(
         f"Heterogeneity across {md(ctx.label(attr))}: {md(test)}, {adj}-adjusted within each "
         "judge in the table and over every judge × dimension test in the finding; I² "

@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...analyses.expert_findings import stand_in_finding
 from ...analyses.expert_results import AltTests, ExpertAgreement
 from ...stats.judge_vs_experts import alt_test_table
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
-from ._audit_text import methods, n_items, one_level
+from . import Section, builder, md
+from ._audit_text import methods, one_level
 from ._results import (
     alt_invalid_rule,
     alt_results,
@@ -84,99 +85,6 @@ def stand_in_display(si: pd.DataFrame, order: list[str] | None = None) -> pd.Dat
             ],
         }
     )
-
-
-def stand_in_finding(
-    alt: pd.DataFrame,
-    ja: pd.DataFrame,
-    si: pd.DataFrame,
-    *,
-    head: str,
-    epsilon: float,
-    q: float,
-    n_exp: int,
-    judge_word: str = "judges",
-    adjustment: str = AltTests.adjustment,
-) -> str:
-    """The judge-versus-expert finding, from the stand-in decision and its views.
-
-    The decision is :func:`medjudge.analyses.judge_vs_experts.study_stand_in` (``si``):
-    non-inferiority within the clinical margin (accuracy points, stated in every sentence
-    that uses it) against every left-out expert, with no leave-one-expert-out κ interval
-    entirely below 0. The alt-test is a second view, its ε translated into the lowest judge
-    accuracy that would pass here. A judge is called a candidate stand-in only when the
-    decision says so, so the sentence cannot say "stand in" while a table says
-    "significantly less than an expert".
-    """
-    judges = [str(j) for j in dict.fromkeys(alt["judge"])] if len(alt) else []
-    n = len(judges) or len(si)
-    passed = {str(j) for j, ok in zip(alt["judge"], alt["passed"], strict=True) if bool(ok)}
-    acc = si["alt_epsilon_accuracy"].dropna() if len(si) else pd.Series(dtype=float)
-    text = (
-        f"{fmt_int(len(passed))} of {fmt_int(n)} {md(judge_word)} pass the alternative "
-        f"annotator test on *{md(head)}* (Calderon et al. 2025: ε = {epsilon:g}"
-        + (
-            f", which here lets a judge of accuracy {fmt_num(float(acc.iloc[0]), 2)} pass"
-            if len(acc)
-            else ""
-        )
-        + f"; one-sided paired t-tests, {adjustment} at q = {q:g} over {n_exp} "
-        "annotators, pass = winning rate ≥ 0.5)."
-    )
-    rows = ja[np.isfinite(ja["diff_high"].astype(float))] if len(ja) else ja
-    below_rows = rows[rows["diff_high"].astype(float) < 0] if len(rows) else rows
-    below = {str(j) for j in below_rows["judge"]} if len(rows) else set()
-    if len(rows):
-        lvl = one_level(rows["level"])
-        d = rows["judge_minus_expert"].astype(float)
-        n_items_ = int(rows["n_items"].max()) if "n_items" in rows else int(rows["n"].max())
-        text += (
-            f" In the leave-one-expert-out comparison (mean Cohen's κ with the remaining "
-            f"experts, judge minus left-out expert, {n_items(n_items_)}), the differences run "
-            f"from {fmt_num(d.min(), 3)} to {fmt_num(d.max(), 3)}; "
-            f"{fmt_int(len(below_rows))} of {fmt_int(len(rows))} {lvl} intervals "
-            f"({methods(rows['ci_method'])}) lie entirely below 0, for "
-            f"{fmt_int(len(below))} of {fmt_int(n)} {md(judge_word)}"
-            + (
-                f", including {fmt_int(len(passed & below))} of the {fmt_int(len(passed))} "
-                "that pass the alt-test"
-                if passed
-                else ""
-            )
-            + "."
-        )
-    else:
-        text += " The leave-one-expert-out κ comparison has no interval to check."
-    if not len(si):
-        return text + " The stand-in decision needs three experts; it was not made."
-    pts = f"{100 * float(si['margin'].iloc[0]):g} accuracy points"
-    ni = {str(j) for j, ok in zip(si["judge"], si["non_inferior"], strict=True) if bool(ok)}
-    stand = [str(j) for j, ok in zip(si["judge"], si["candidate"], strict=True) if bool(ok)]
-    lows = si["ci_low"].astype(float)
-    text += (
-        f" The decision is a non-inferiority test with a clinical margin of {pts}: the judge's "
-        "accuracy minus each left-out expert's, against the other experts' majority "
-        f"({one_level(si['level'])} intervals, {methods(si['ci_method'])}); "
-        f"{fmt_int(len(ni))} of {fmt_int(len(si))} {md(judge_word)} are non-inferior within "
-        f"{pts} to every expert (weakest lower limits from {fmt_num(lows.min(), 3)} to "
-        f"{fmt_num(lows.max(), 3)})."
-    )
-    if stand:
-        text += (
-            f" Only {', '.join(f'**{md(j)}**' for j in stand)} "
-            + ("is" if len(stand) == 1 else "are")
-            + f" non-inferior within {pts} with no leave-one-expert-out view against: the "
-            "candidate stand-in" + ("" if len(stand) == 1 else "s") + " for an expert."
-        )
-    elif passed:
-        text += (
-            f" No judge qualifies as a stand-in at a margin of {pts}: "
-            f"{fmt_int(len(passed - ni))} of the {fmt_int(len(passed))} that pass the alt-test "
-            f"are not non-inferior within {pts}, a gap the alt-test's margin tolerates."
-        )
-    else:
-        text += f" No judge could stand in for an expert at a margin of {pts} on this evidence."
-    return text
 
 
 def stand_in_table(ctx: ReportContext, alt: list[Any], ja: pd.DataFrame) -> pd.DataFrame:
@@ -292,26 +200,11 @@ def present(ctx: ReportContext, results: tuple[ExpertAgreement, AltTests]) -> Se
         judge_agreement_table(ja, lvl),
     )
     sec.findings.append(
-        Finding(
-            stand_in_finding(
-                alt,
-                ja,
-                si,
-                head=head,
-                epsilon=ctx.epsilon,
-                q=ctx.alpha,
-                n_exp=n_exp,
-                judge_word=ctx.names_of("judge"),
-            ),  # fmt: skip
-            caveat=(
-                f"the alt-test with {n_exp} annotators is weak (Calderon et al. recommend at "
-                "least three)"
-                if n_exp < 3
-                else None
-            ),
-            weight=7,
+        stand_in_finding(
+            alt, ja, si, head=head, epsilon=ctx.epsilon, q=ctx.alpha, n_exp=n_exp,
+            names=ctx.names_of, markup=ctx.markup,
         )
-    )
+    )  # fmt: skip
     sec.methods.append(
         f"Judge versus experts: leave-one-expert-out Cohen's κ with a paired {lvl} interval "
         f"({how}); the alternative annotator test "

@@ -13,9 +13,10 @@ import pandas as pd
 from medjudge.stats.resampling import Bootstrap
 
 from ...analyses.judge_vs_gold import judge_vs_gold
+from ...analyses.judge_vs_gold_text import baseline_test_words
 from ..escape import prose
 from ..tables import fmt_ci
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import judge_order, why_no_gold, why_no_judges, why_too_few_items
 
 KEY = "judge-vs-gold"
@@ -91,61 +92,6 @@ def metrics_table(res: Any, dimension: str, order: list[str] | None = None) -> p
     return wide.reset_index()
 
 
-def baseline_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
-    """How many judges beat the best trivial baseline and how many are below it, from the
-    paired tests of each judge against it (Holm over the judges of the dimension)."""
-    tests = res.wide("baseline_tests", dimension)
-    if tests.empty:
-        return []
-    judges = ctx.names_of("judge")
-    n_beat, n = int(tests["beats_baseline"].sum()), len(tests)
-    a = float(res.settings["alpha"])  # the α "beats_baseline" was decided at
-    adj = md(res.settings.get("adjustment", ""))
-    below = tests[(tests["difference"] < 0) & (tests["p_holm"] < a)]
-    own_items = bool(res.settings.get("not_assigned", {}).get(dimension))
-    base = tests.loc[tests["baseline_accuracy"].index[0]]
-    test = _test_names(tests)
-    where = (
-        "each judge scored with it on the items it was given"
-        if own_items
-        else f"right on {_num(base['baseline_accuracy'])} of the items"
-    )
-    lead = (
-        f"On *{md(dimension)}*, {n_beat} of {n} {md(judges)} beat the best constant answer "
-        f"({md(base['baseline'])}, {where}; {test}, {adj} over {n} tests, α = {a:g})"
-    )
-    tail = (
-        f"; {len(below)} {'is' if len(below) == 1 else 'are'} significantly *below* it"
-        if len(below)
-        else ""
-    )
-    if n_beat == 0:
-        none = (
-            f"**No {md(ctx.name('judge'))} is shown to beat the best constant answer** on "
-            f"*{md(dimension)}* ({md(base['baseline'])}, {where}; {test}, {adj} over {n} tests, "
-            f"α = {a:g})"
-        )
-        return [
-            Finding(
-                none + tail + ".",
-                caveat="a leaderboard of judges that do not beat a constant answer ranks noise",
-                weight=11,
-            )
-        ]
-    top = tests.loc[tests["difference"].idxmax()]
-    text = (
-        f"{lead}{tail}; the largest gain is {md(top['judge'])}'s +{_num(top['difference'])} "
-        f"({ctx.level} CI {_ci(top['ci_low'], top['ci_high'])})."
-    )
-    return [Finding(text, weight=4)]
-
-
-def _test_names(tests: Any) -> str:
-    """The test(s) the table ran, as recorded in its rows (e.g. "McNemar mid-p")."""
-    names = list(dict.fromkeys(str(t) for t in tests["test"]))
-    return " / ".join(md(t) for t in names) + (" tests" if len(names) == 1 else "")
-
-
 APPLIES = why_not
 
 
@@ -211,7 +157,7 @@ def present(ctx: Any, res: Any) -> Section:
                     "judges and of the other dimensions: `compare --json` and `run` (confusion.csv)."
                 )
         if d == head_dim:
-            sec.findings.extend(baseline_findings(ctx, res, d))
+            sec.findings += res.findings(d, names=ctx.names_of, markup=ctx.markup)
     s = res.settings
     met = res.wide("metrics")
 
@@ -232,7 +178,7 @@ def present(ctx: Any, res: Any) -> Section:
         + f"{recorded('accuracy')} intervals"
         + (f"; the too-low/too-high rates: {recorded(rates[0])} intervals" if rates else "")
         + ". Each judge against the best baseline on the items it was given: "
-        + _test_names(res.wide("baseline_tests"))
+        + baseline_test_words(res.wide("baseline_tests"), ctx.markup)
         + f", {md(s.get('adjustment', ''))}-adjusted across judges at alpha {s['alpha']:g}."
     )
     sec.references += ["cohen1960", "cohen1968", "efron1987", "wilson1927", "kish1965",

@@ -9,12 +9,14 @@ from typing import Any
 
 import pandas as pd
 
+from ...analyses._findings import Finding
+from ...analyses.evaluation_text import decision_words, leader_finding
 from ...data.design import presentation_design
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
-from ._results import evaluation, headline_board, judge_order, why_no_judge_evaluation
+from . import Section, builder, md
+from ._results import evaluation, judge_order, why_no_judge_evaluation
 from .references import interval_cites
 
 KEY = "leaderboard"
@@ -65,13 +67,6 @@ def accuracy_grid(
     return out
 
 
-def decision_words(board: pd.DataFrame, pairs: pd.DataFrame) -> str:
-    """``"McNemar mid-p; Holm over all 36 pairwise tests …; α = 0.05"``: the tests, family and
-    threshold of a leaderboard's decisions, read from its own columns."""
-    test = " / ".join(md(t) for t in dict.fromkeys(pairs["test"].astype(str)))
-    return f"{test}; {md(str(board['family'].iloc[0]))}; α = {float(board['alpha'].iloc[0]):g}"
-
-
 def order_words(ctx: ReportContext, dimension: str) -> str:
     """``"; verdicts in order AB for the 4 judges seen in both orders"`` when the accuracy of
     some judges uses one of several presentation orders (empty otherwise), from the design."""
@@ -86,45 +81,16 @@ def order_words(ctx: ReportContext, dimension: str) -> str:
 
 
 def headline_findings(ctx: ReportContext) -> list[Finding]:
-    """Best judge and how many others cannot be told apart from it (the comparison with the
-    trivial baselines is a finding of the judges-against-gold section, from its paired tests).
-    The count is the leader's ``n_indistinguishable`` (its non-significant pairs in the pairs
-    table), and the α and family printed are the ones the decisions used."""
-    lb = headline_board(ctx)
-    head, lvl = ctx.headline, ctx.level
-    judge = ctx.name("judge")
-    best = lb.iloc[0]
-    out: list[Finding] = []
-    if len(lb) == 1:
-        text = (
-            f"The single {md(judge)} **{md(best['judge'])}** reaches accuracy "
-            f"{fmt_num(best['accuracy'], 3)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 3)}"
-            f"{order_words(ctx, head)}) on *{md(head)}*."
+    """The evaluation's own finding on the headline dimension: the best judge and how many
+    others cannot be told apart from it (:meth:`JudgeEvaluation.findings`; the comparison with
+    the trivial baselines is a finding of the judges-against-gold section)."""
+    head = ctx.headline
+    return [
+        leader_finding(
+            evaluation(ctx), head, names=ctx.names_of, markup=ctx.markup,
+            order_note=order_words(ctx, head),
         )
-        out.append(Finding(text, weight=10))
-    else:
-        others = lb.iloc[1:]
-        n_tied = int(best["n_indistinguishable"])
-        second = others.iloc[0]
-        text = (
-            f"On *{md(head)}* the most accurate {md(judge)} is **{md(best['judge'])}** with "
-            f"accuracy {fmt_num(best['accuracy'], 3)} ({lvl} CI "
-            f"{fmt_ci(best['ci_low'], best['ci_high'], 3)}; rank set "
-            f"{int(best['rank_low'])}–{int(best['rank_high'])}{order_words(ctx, head)}), "
-            f"{fmt_num(best['accuracy'] - second['accuracy'], 3)} ahead of "
-            f"{md(second['judge'])}; "
-        )
-        ev = evaluation(ctx)
-        how = f"({decision_words(lb, ev.pairs[ev.pairs['dimension'] == head])})"
-        if n_tied == 0:
-            text += f"every other {md(judge)} is significantly less accurate {how}."
-        else:
-            text += (
-                f"{fmt_int(n_tied)} other {md(ctx.names_of('judge', n_tied))} cannot be "
-                f"distinguished from it {how}."
-            )
-        out.append(Finding(text, weight=10))
-    return out
+    ]  # fmt: skip
 
 
 APPLIES = why_no_judge_evaluation
@@ -138,7 +104,7 @@ def present(ctx: ReportContext, ev: Any) -> Section:
     board = ev.leaderboard[ev.leaderboard["dimension"] == head]
     several = len(board) > 1
     pairs = ev.pairs[ev.pairs["dimension"] == head]
-    how = decision_words(board, pairs) if several else ""
+    how = decision_words(board, pairs, ctx.markup) if several else ""
     if several:
         intro = (
             f"@tbl-leaderboard ranks the {md(ctx.names_of('judge'))} on *{md(head)}*: accuracy "

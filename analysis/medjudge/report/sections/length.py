@@ -11,7 +11,7 @@ from ...analyses.bias_results import LengthBias
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import est_ci_column, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import judge_order, length, why_no_judge_evaluation
 
 KEY = "length"
@@ -93,15 +93,7 @@ def present(ctx: ReportContext, lb: LengthBias) -> Section:
         f"same items) and the accuracy gap ({adj} over the {fmt_int(m)} rater × dimension tests).",
         length_bias_table(gap, lb.table("longer_rate", dimension=head), adj),
     )
-    h = gap[gap["role"] != "expert"]
-    n_sig = int((h["p_adjusted"] < lb.alpha).sum())
-    sec.findings.append(
-        Finding(
-            f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges show a length bias on *{md(head)}* "
-            f"(accuracy gap, {adj} over {fmt_int(m)} tests, α = {lb.alpha:g}).",
-            weight=3 if n_sig else 1,
-        )
-    )
+    sec.findings += lb.findings(head, names=ctx.names_of, markup=ctx.markup)
     sec.methods.append(
         "Length bias: difference of two accuracies (gold answer longer vs shorter) with "
         f"the {interval} interval; {lb.family}."

@@ -18,7 +18,7 @@ from ...analyses.models import EXPERTS, answer_model_ranking
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import judge_order, on_headline
 
 KEY = "models"
@@ -189,29 +189,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
             f"Judge ranking against the experts' ranking ({lvl} intervals).",
             correlation_table(res, judges),
         )
-        best = c.sort_values(["kendall_tau", "p_best"], ascending=False).iloc[0]
-        tied = c[c["kendall_tau"] == best["kendall_tau"]]["judge"].tolist()
-        who = (
-            f"**{md(best['judge'])}**"
-            if len(tied) == 1
-            else " and ".join(f"**{md(j)}**" for j in tied) + " (tied)"
-        )
-        sec.findings.append(
-            Finding(
-                f"Closest to the experts' ranking of the {len(models)} answer models: {who}, "
-                f"Kendall τ {fmt_num(best['kendall_tau'], 2)} ({lvl} CI "
-                f"{fmt_ci(best['ci_low'], best['ci_high'], 2)}; {st['joint']} over "
-                f"{len(c)} {md(ctx.names_of('judge', len(c)))}: "
-                f"{fmt_ci(best['simultaneous_ci_low'], best['simultaneous_ci_high'], 2)}); "
-                f"{int(best['swapped_pairs'])} of {int(best['pairs'])} pairs of models swapped.",
-                caveat=(
-                    f"with {len(models)} models τ takes few values; the interval is wide"
-                    if len(models) < 8
-                    else None
-                ),
-                weight=5,
-            )
-        )
+        sec.findings += res.findings(names=ctx.names_of, markup=ctx.markup)
     n = res.counts
     excl = [
         c for c in ("excluded_model_pair", "excluded_no_gold", "excluded_no_usable_verdict")

@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...analyses.evaluation_text import pairs_finding
 from ..context import ReportContext
 from ..layout import at_page_width
 from ..tables import family_size, fmt_ci, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 from .references import ADJUSTMENT_CITES, test_cites
 
@@ -104,21 +105,7 @@ def present(ctx: ReportContext, ev: Any) -> Section:
         f"{fmt_int(len(sig))} of {fmt_int(m)} pairs differ significantly on *{md(head)}* "
         f"({fam}; α = {a:g})."
     )
-    if m == 1:
-        one = ev.pairs[ev.pairs["dimension"] == head].iloc[0] if len(ev.pairs) else None
-        p_one = "" if one is None or "p_holm" not in one else f", p = {fmt_p(one['p_holm'])}"
-        text = (
-            f"The two {md(ctx.names_of('judge'))} "
-            + ("differ" if len(sig) else "do not differ")
-            + f" significantly on *{md(head)}* ({test}{p_one}, α = {a:g})."
-        )
-    else:
-        text = (
-            f"{fmt_int(len(sig))} of the {fmt_int(m)} pairs of "
-            f"{md(ctx.names_of('judge'))} differ significantly on *{md(head)}* ({test}; "
-            f"{fam}; α = {a:g})."
-        )
-    sec.findings.append(Finding(text, weight=4))
+    sec.findings.append(pairs_finding(ev, head, names=ctx.names_of, markup=ctx.markup))
     cites = test_cites(list(dict.fromkeys(pairs["test"].astype(str))))
     adjust = ADJUSTMENT_CITES.get(str(mult.get("method", "")))
     sec.methods.append(

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ...analyses.position_result import swap_test_name
 from ...data.design import presentation_design
 from ..context import ReportContext
 from ..layout import at_page_width, legend_above
 from ..tables import est_ci_column, family_size, fmt_int, fmt_num, fmt_p
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import PositionBias, judge_order, position, why_no_judge_evaluation
 
 KEY = "position"
@@ -19,13 +20,6 @@ TITLE = "Position bias"
 def _ordered(df: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     rank = {j: i for i, j in enumerate(order)}
     return df.assign(_o=df["judge"].map(rank)).sort_values(["_o", "judge"], kind="stable")
-
-
-def _test_name(swap: pd.DataFrame) -> str:
-    """The swap table's test, named from its ``p_first_test`` column ("exact binomial test"
-    without clusters, "cluster sign-flip test" with)."""
-    names = dict.fromkeys(str(t).split(" (")[0] for t in swap["p_first_test"])
-    return " / ".join(n if n.endswith("test") else f"{n} test" for n in names)
 
 
 def position_table(swap: pd.DataFrame, dimension: str, order: list[str]) -> pd.DataFrame:
@@ -81,7 +75,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
     sec = Section(KEY, TITLE)
     if has_swap:
         m = family_size(swap, "p_first_pvalue")
-        swap_test = md(_test_name(swap))
+        swap_test = md(swap_test_name(swap))
         sec.text(
             f"{fmt_int(len(design.swap_judges))} {md(ctx.names_of('judge', len(design.swap_judges)))} "
             "saw the same items in both presentation orders. @fig-position-swap shows "
@@ -103,29 +97,20 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             "accuracy per order.",
             position_table(swap, head, order),
         )
-        h = swap[swap["dimension"] == head]
-        n_sig = int((h["p_first_holm"] < pos.alpha).sum())
-        sec.findings.append(
-            Finding(
-                f"{fmt_int(n_sig)} of {fmt_int(len(h))} judges seen in both orders prefer one "
-                f"position on *{md(head)}* ({swap_test}, {adj} over {fmt_int(m)} tests, "
-                f"α = {pos.alpha:g}).",
-                weight=3 if n_sig else 1,
-            )
-        )
     elif design.kind == "fixed":
         sec.text(
             "No judge saw the items in both presentation orders and every verdict was given in "
             f"order {md(design.orders[0])}, so position bias cannot be separated from a "
             "preference for one answer."
         )
+    randomised = False  # a first-shown rate unlike the gold's is position bias (design)
     if len(single) and head in set(single["dimension"]):
         h1 = single[single["dimension"] == head]
         m = family_size(single, "p_value")
         tests = " / ".join(md(t) for t in dict.fromkeys(h1["test"]))
         cis = " / ".join(md(c) for c in dict.fromkeys(h1["ci_method"]))
         ties = int(h1["excluded_ties"].sum())
-        randomised = design.kind in ("randomised", "swapped") and (h1["order"] != "AB").any()
+        randomised = design.kind in ("randomised", "swapped") and bool((h1["order"] != "AB").any())
         sec.text(
             (
                 "For judges seen in one order per item, the order varied between items, so a "
@@ -149,20 +134,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             f"intervals; {adj} over {fmt_int(m)} tests).",
             a_rate_table(single, head, order),
         )
-        n_sig1 = int((h1["p_holm"] < pos.alpha).sum())
-        if n_sig1 and randomised:
-            top = h1.loc[h1["difference"].abs().idxmax()]
-            sec.findings.append(
-                Finding(
-                    f"{fmt_int(n_sig1)} of {fmt_int(len(h1))} judges seen in one randomised "
-                    f"order per item choose the first-shown answer at a rate different from "
-                    f"the gold's on *{md(head)}* ({tests}, {adj} over {fmt_int(m)} tests, "
-                    f"α = {pos.alpha:g}); the largest difference is {md(top['judge'])}'s "
-                    f"{fmt_num(top['difference'], 3)} ({lvl} CI "
-                    f"{fmt_num(top['ci_low'], 3)} to {fmt_num(top['ci_high'], 3)}).",
-                    weight=3,
-                )
-            )
+    sec.findings += pos.findings(head, names=ctx.names_of, markup=ctx.markup, randomised=randomised)
     parts = [f"presentation design on *{md(head)}*: {md(design.describe())}"]
     if has_swap:
         tests_swap = " / ".join(md(str(t)) for t in dict.fromkeys(swap["p_first_test"]))
@@ -170,6 +142,7 @@ def present(ctx: ReportContext, pos: PositionBias) -> Section:
             "judges seen in both orders: swap consistency and a test of first-first against "
             f"second-second verdicts ({tests_swap})"
         )
+    randomised = False  # a first-shown rate unlike the gold's is position bias (design)
     if len(single) and head in set(single["dimension"]):
         h1 = single[single["dimension"] == head]
         parts.append(

@@ -8,16 +8,13 @@ from typing import Any
 import pandas as pd
 
 from ..context import ReportContext
-from ..tables import est_ci_column, fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
+from ..tables import est_ci_column, fmt_int
+from . import Section, builder, md
 from ._audit_text import (
     COEFFICIENT_NAMES,
     coefficient_label,
     methods,
-    n_items,
     one_level,
-    primary,
-    worst_and_best,
 )
 from ._results import audit, why_no_audit
 
@@ -45,21 +42,6 @@ def reliability_table(reliability: pd.DataFrame) -> pd.DataFrame:
     n = reliability.groupby("dimension", sort=False)["n"].max()
     wide.insert(0, "items", [fmt_int(n[d]) for d in wide.index])
     return wide.reset_index()
-
-
-def _n_used(r: pd.Series) -> str:
-    """The n the coefficient used: items with at least two labels (said so when some items
-    have one label only, which the coefficient cannot use)."""
-    n, used = int(r["n"]), int(r.get("n_pairable", r["n"]))
-    return n_items(used) if used == n else n_items(used, "items with at least two labels")
-
-
-def _coefficient_finding(r: pd.Series, lvl: str, what: str) -> str:
-    return (
-        f"{coefficient_label(r['coefficient'], r['weights'])} = {fmt_num(r['estimate'], 3)} "
-        f"({lvl} CI {fmt_ci(r['ci_low'], r['ci_high'], 3)}, {_n_used(r)}) "
-        f"on *{md(r['dimension'])}*{what}"
-    )
 
 
 APPLIES = why_no_audit
@@ -94,50 +76,12 @@ def present(ctx: ReportContext, au: Any) -> Section:
         "with at least one label).",
         reliability_table(rel),
     )
-    dims = list(dict.fromkeys(rel["dimension"]))
     sec.figure(
         "fig-reliability",
         f"Agreement coefficients with {lvl} intervals, one panel per dimension.",
         lambda: au.plot("reliability"),
     )
-    r = primary(rel, head)
-    if r is not None:
-        n_disp = au.dimensions.get(head, {}).get("n_disputed")
-        tail = (
-            f"; {fmt_int(n_disp)} items have at least one dissenting label."
-            if n_disp is not None
-            else "."
-        )
-        sec.findings.append(
-            Finding(
-                f"The {md(experts)} agree with " + _coefficient_finding(r, lvl, tail),
-                caveat=(
-                    f"{ctx.name('expert')} agreement below 0.6 limits how well any "
-                    f"{ctx.name('judge')} can be measured against their "
-                    + ("scores" if str(r.get("measurement")) in ("interval", "ratio") else "labels")
-                    if float(r["estimate"]) < 0.6
-                    else None
-                ),
-                weight=8,
-            )
-        )
-    wb = worst_and_best(rel)
-    if wb is not None:
-        worst, best = wb
-        sec.findings.append(
-            Finding(
-                f"Across the {fmt_int(len(dims))} dimensions, the {md(experts)} agree least with "
-                + _coefficient_finding(worst, lvl, "")
-                + " and most with "
-                + _coefficient_finding(best, lvl, ".")
-                + (
-                    " The two intervals do not overlap."
-                    if float(worst["ci_high"]) < float(best["ci_low"])
-                    else " The two intervals overlap."
-                ),
-                weight=7.5,
-            )
-        )
+    sec.findings += au.reliability_findings(head, names=ctx.names_of, markup=ctx.markup)
     sec.methods.append(
         f"Agreement among the {md(experts)}: percent agreement, Fleiss' (1971) κ, Gwet's (2008) "
         f"AC1 and Krippendorff's (2011) α (weights and metric from each dimension's scale, as "

@@ -22,7 +22,7 @@ from medjudge.stats.resampling import Bootstrap
 from ...analyses.score_study import score_study
 from ..escape import prose
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 
 KEY = "scores"
 TITLE = "Scores"
@@ -49,39 +49,6 @@ def result(ctx: Any) -> Any:
             baselines=True, alpha=ctx.alpha,
         ),
     )  # fmt: skip
-
-
-def score_findings(ctx: Any, res: Any, dimension: str) -> list[Finding]:
-    """The judge closest to the reference on ``dimension`` (smallest MAE), with its MAE, CCC
-    and bias and their intervals, and the better constant baseline's MAE on the same items."""
-    m = res.wide("metrics", dimension)
-    j = m[m["role"] == "judge"]
-    mae = j[j["metric"] == "mae"].sort_values(["estimate", "rater"])
-    if mae.empty:
-        return [Finding(prose(res.headline[dimension]), weight=5)]
-    best = mae.iloc[0]
-    row = {r.metric: r for r in j[j["rater"] == best["rater"]].itertuples()}
-    lvl = getattr(ctx, "level", "95%")
-    parts = [
-        f"MAE {fmt_num(best['estimate'], 2)} ({lvl} CI {fmt_ci(best['ci_low'], best['ci_high'], 2)})"
-    ]
-    for key, name in (("ccc", "CCC"), ("bias", "bias")):
-        if key in row:
-            r = row[key]
-            parts.append(f"{name} {fmt_num(r.estimate, 2)} {fmt_ci(r.ci_low, r.ci_high, 2)}")
-    base = m[(m["role"] == "baseline") & (m["metric"] == "mae")].sort_values(["estimate", "rater"])
-    if len(base):
-        b = base.iloc[0]
-        parts.append(
-            f"the better constant baseline ({prose(b['rater'])}) has MAE "
-            f"{fmt_num(b['estimate'], 2)} {fmt_ci(b['ci_low'], b['ci_high'], 2)}"
-        )
-    ref = reference_words(ctx, res, dimension)
-    text = (
-        f"On *{md(dimension)}* the {md(ctx.name('judge'))} closest to the reference ({ref}) is "
-        f"**{md(best['rater'])}**: " + "; ".join(parts) + "."
-    )
-    return [Finding(text, weight=5)]
 
 
 def reference_words(ctx: Any, res: Any, dimension: str) -> str:
@@ -290,7 +257,7 @@ def present(ctx: Any, res: Any) -> Section:
                 )
         pairs_table(ctx, sec, res, d)
         if len(m) and (d == head or (head not in dims and d == dims[0])):
-            sec.findings.extend(score_findings(ctx, res, d))
+            sec.findings += res.closest_findings(d, names=ctx.names_of, markup=ctx.markup)
     for part, why in res.not_applicable.items():
         sec.text(f"*Not computed:* {prose(part)} — {prose(why)}.")
     st = res.settings

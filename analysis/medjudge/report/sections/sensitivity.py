@@ -6,9 +6,10 @@ from typing import Any
 
 import pandas as pd
 
+from ...analyses.evaluation_text import policy_finding
 from ..context import ReportContext
 from ..tables import est_ci_column, fmt_int, fmt_num
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import evaluation, judge_order, why_no_judge_evaluation
 
 KEY = "sensitivity"
@@ -44,20 +45,7 @@ def present(ctx: ReportContext, ev: Any) -> Section:
         f"Accuracy [{lvl} CI] on *{md(head)}* under each invalid-verdict policy.",
         sensitivity_table(ev.sensitivity, head, judge_order(ctx)),
     )
-    s = ev.sensitivity[ev.sensitivity["dimension"] == head]
-    if len(s):
-        top = s.sort_values(["max_shift", "judge"], ascending=[False, True]).iloc[0]
-        if float(top["max_shift"]) >= 0.01:
-            sec.findings.append(
-                Finding(
-                    f"The invalid-verdict policy matters: **{md(top['judge'])}** "
-                    f"({fmt_int(top['n_invalid'])} unusable verdicts) moves by up to "
-                    f"{fmt_num(top['max_shift'], 3)} between counting them wrong, excluding "
-                    "them or counting them half.",
-                    caveat="rankings that change between policies depend on the policy",
-                    weight=2 + float(top["max_shift"]) * 10,
-                )
-            )
+    sec.findings += policy_finding(ev, head, markup=ctx.markup)
     return sec
 
 

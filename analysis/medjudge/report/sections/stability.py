@@ -16,7 +16,7 @@ import pandas as pd
 from ...analyses.stability import stability
 from ..context import ReportContext
 from ..tables import fmt_ci, fmt_int, fmt_num
-from . import Finding, Section, builder, md
+from . import Section, builder, md
 from ._results import on_headline, why_no_judges
 
 KEY = "stability"
@@ -135,24 +135,7 @@ def present(ctx: ReportContext, res: Any) -> Section:
     sec.text("\n".join(f"- {md(res.explain(ev))}" for ev in dict.fromkeys(comp["evaluator"])))
     for ev, why_ev in res.notes.items():
         sec.text(f"*{md(ev)}*: {md(why_ev)}.")
-    fl = res.flips[res.flips["kind"] == "across_prompts"]
-    if len(fl):
-        hi, lo = fl.loc[fl["share"].idxmax()], fl.loc[fl["share"].idxmin()]
-        sec.findings.append(
-            Finding(
-                f"Prompt sensitivity: {md(hi['evaluator'])}'s {unit} {changes} between prompt "
-                f"variants on {fmt_num(hi['share'], 3)} of the items ({lvl} CI "
-                f"{fmt_ci(hi['ci_low'], hi['ci_high'], 3)})"
-                + (
-                    f", {md(lo['evaluator'])}'s on {fmt_num(lo['share'], 3)} "
-                    f"{fmt_ci(lo['ci_low'], lo['ci_high'], 3)}."
-                    if lo["evaluator"] != hi["evaluator"]
-                    else "."
-                ),
-                caveat="only items judged under every prompt variant are counted",
-                weight=4,
-            )
-        )
+    sec.findings += res.findings(names=ctx.names_of, markup=ctx.markup)
     sec.methods.append(
         f"Stability: {md(st['estimator'])}; flip shares; {md(st['interval'])} "
         f"({fmt_int(st['n_resamples'])} resamples, seed {st['seed']})."

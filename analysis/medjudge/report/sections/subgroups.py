@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from ..context import ReportContext
-from ..tables import fmt_ci, fmt_int, fmt_num
 from . import Finding, Section, builder, md
 from ._audit_text import methods
 from ._results import SubgroupAccuracy, judge_order, subgroups, why_no_judge_evaluation
@@ -16,16 +15,6 @@ TITLE = "Accuracy by subgroup"
 #: Heatmaps show at most this many judges (the best by the headline metric) and columns.
 MAX_ROWS = 30
 MAX_COLS = 20
-
-
-def weakest_cell(table: pd.DataFrame, attribute: str, judge: str) -> pd.Series | None:
-    """The best judge's least accurate subgroup among cells that are not flagged small."""
-    t = table[(table["judge"] == judge)]
-    if "small" in t:
-        t = t[~t["small"].astype(bool)]
-    if t.empty:
-        return None
-    return t.sort_values(["accuracy", attribute], kind="stable").iloc[0]
 
 
 def no_attribute_reason(ctx: ReportContext) -> str:
@@ -82,35 +71,12 @@ def headline_cells(ctx: ReportContext, attribute: str) -> pd.DataFrame:
 
 def weakest_finding(ctx: ReportContext, attr: str, judge: str) -> list[Finding]:
     """The best judge's weakest subgroup on the headline dimension — only when its accuracy
-    differs across the subgroups (its heterogeneity test, Holm within the judge)."""
+    differs across the subgroups (:meth:`Heterogeneity.weakest_finding`)."""
     from ._results import heterogeneity
 
-    het = heterogeneity(ctx, attr)
-    row = het[(het["judge"] == judge) & (het["dimension"] == ctx.headline)]
-    if row.empty or not (row["p_holm"].iloc[0] < het.alpha):
-        return []
-    cells = headline_cells(ctx, attr)
-    weak = weakest_cell(cells, attr, judge)
-    if weak is None:
-        return []
-    h, lvl, name = row.iloc[0], ctx.level, ctx.label(attr)
-    return [
-        Finding(
-            f"The best judge, **{md(judge)}**, is not equally accurate across *{md(name)}* on "
-            f"*{md(ctx.headline)}* ({md(h['test'])}, p = {fmt_num(h['pvalue'], 3)}, "
-            f"{md(het.adjustment)} {fmt_num(h['p_holm'], 3)}, α = {het.alpha:g}); it is least "
-            "accurate on "
-            f"{md(ctx.value_label(weak[attr]))}: {fmt_num(weak['accuracy'], 3)} ({lvl} CI "
-            f"{fmt_ci(weak['ci_low'], weak['ci_high'], 3)}, n = {fmt_int(weak['n'])} "
-            f"{md(weak['n_unit'])}).",
-            caveat=(
-                "some subgroup cells are small; read the interval, not the point"
-                if bool(cells["small"].any())
-                else None
-            ),
-            weight=3,
-        )
-    ]
+    return heterogeneity(ctx, attr).weakest_finding(
+        headline_cells(ctx, attr), judge, ctx.headline, markup=ctx.markup
+    )
 
 
 def why_no_attribute(ctx: ReportContext) -> str | None:
