@@ -78,6 +78,7 @@ def _is_reading(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     if isinstance(p, ast.Call) and getattr(p.func, "attr", getattr(p.func, "id", "")) in (
         "add_engine_arg",
         "add_parser",
+        "input_parser",
     ):
         return True  # a command's or option's help text, passed positionally
     if isinstance(p, (ast.Compare, ast.Subscript)):
