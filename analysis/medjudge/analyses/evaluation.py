@@ -243,7 +243,7 @@ def _pairs(
             policy=policy, clusters=cl_for(first), bootstrap=bootstrap,
             confidence_level=confidence_level, weights=shared_w,
         )  # fmt: skip
-    each = Bootstrap(bootstrap.n_resamples, bootstrap.seed)
+    each = Bootstrap(bootstrap.n_resamples, bootstrap.seed, scheme=bootstrap.scheme)
     frames = [
         all_pairs(
             {d: o.outcome}, judges, dimensions=[d], policy=policy, clusters=cl_for(o),
@@ -427,12 +427,7 @@ def evaluate_judges(
     # across dimensions only if gold is complete; otherwise draw per dimension from the same seed)
     same_items = len({tuple(o.items) for o in outcomes.values()}) == 1
     first = next(iter(outcomes.values()))
-    n_resamples, seed = boot.n_resamples, boot.seed
-    shared_w = (
-        ResamplePlan(len(first.items), n_resamples, seed, clusters=cl_for(first))
-        if same_items
-        else None
-    )
+    shared_w = boot.plan(len(first.items), clusters=cl_for(first)) if same_items else None
     tables = [
         _dimension_tables(study, d, o, cl_for(o), shared_w, boot, policy, level, order)
         for d, o in outcomes.items()
@@ -456,8 +451,8 @@ def evaluate_judges(
     settings = {
         "policy": policy,
         "multiplicity": multiplicity,
-        "seed": seed,
-        "n_resamples": n_resamples,
+        "seed": boot.seed,
+        "n_resamples": boot.n_resamples,
         "level": level,
         "alpha": alpha,
         "gold": first.gold_method,
@@ -493,15 +488,10 @@ def _dimension_tables(
     """One dimension's leaderboard (before its decisions), sensitivity to the invalid-verdict
     policy, classification metrics, trivial baselines and expert ceiling, on its gold items."""
     judges = study.judges
-    n_resamples, seed = boot.n_resamples, boot.seed
-    w = (
-        shared_w
-        if shared_w is not None
-        else ResamplePlan(len(o.items), n_resamples, seed, clusters=cl)
-    )
+    w = shared_w if shared_w is not None else boot.plan(len(o.items), clusters=cl)
     lb = leaderboard(
         o.outcome, judges, policy=policy, clusters=cl,
-        bootstrap=Bootstrap(n_resamples, seed), confidence_level=level, weights=w,
+        bootstrap=boot, confidence_level=level, weights=w,
     )  # fmt: skip
     cats, labels = list(range(len(o.scale.categories))), list(o.scale.categories)
     sens = policy_sensitivity(o.outcome, judges, clusters=cl, confidence_level=level)
