@@ -3,6 +3,9 @@ multinomial plan whatever ``scheme`` said, so ``scheme="poisson"`` was silently 
 
 import medjudge as mj
 import numpy as np
+import pytest
+from conftest import report_study_files
+from medjudge.data.tables import load_any
 from medjudge.stats.resampling import ResamplePlan
 
 
@@ -17,3 +20,11 @@ def test_poisson_scheme_reaches_the_leaderboard_intervals():
     assert not np.allclose(a["share_ranked_first"], b["share_ranked_first"])
     plan = mj.Bootstrap(200, seed=3, scheme="poisson").plan(10)
     assert isinstance(plan, ResamplePlan) and plan.method == "poisson"
+
+
+def test_score_dimensions_are_refused_in_one_line(tmp_path):
+    # HANNA's criteria are 1-5 scores: the old code stopped inside numpy ("need at least one
+    # array to concatenate")
+    study = load_any(*report_study_files("hanna", tmp_path))
+    with pytest.raises(ValueError, match=r"^dimensions: .* hold scores, not categories"):
+        mj.evaluate_judges(study, bootstrap=mj.Bootstrap(20))

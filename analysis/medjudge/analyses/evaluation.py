@@ -416,6 +416,13 @@ def evaluate_judges(
     check_policy(policy)
     check_choice("family", family, ("table", "dimension"))
     dims = check_dimensions(study, dimensions)
+    scores = [d for d in dims if not study.scales[d].is_categorical]
+    if scores:
+        raise ValueError(
+            f"dimensions: {', '.join(map(str, scores))} hold scores, not categories; "
+            "evaluate_judges compares categorical verdicts with the gold (score dimensions: "
+            "score_study, or 'medjudge compare')"
+        )
     clusters, cluster_col = cluster_ids(study, cluster)
     outcomes = {d: study.outcomes(d, gold=study.gold(d, gold), order=order) for d in dims}
     cluster_of = None if clusters is None else pd.Series(clusters, index=study.item_ids)
