@@ -43,7 +43,7 @@ from ._result import Result
 from ._tables import TablesToDict, with_adjusted
 from .evaluation import cluster_ids
 from .judge_vs_gold_tables import gold_table
-from .judge_vs_gold_text import baseline_findings
+from .judge_vs_gold_text import baseline_findings, gold_tables_text
 
 KAPPA_WEIGHTS = ("identity", "linear", "quadratic")
 NO_VERDICT = "(no verdict)"
@@ -121,6 +121,10 @@ class JudgeGoldResult(TablesToDict, Result):
             self.headline[d] for d in self.settings.get("dimensions", []) if d in self.headline
         ]
         return "\n".join([repr(self), *heads, *self.findings()])
+
+    def tables_text(self, *, width: int = 100) -> str:
+        """The metrics of every dimension as terminal text (what ``medjudge compare`` prints)."""
+        return gold_tables_text(self, width=width)
 
     def confusion_matrix(self, dimension: str, judge: str) -> pd.DataFrame:
         """The confusion matrix of one judge on one dimension (rows gold, columns predicted)."""

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ._findings import PLAIN, Finding, Markup, Names, fmt_ci, fmt_level
+from ._result import frame_text
 
 
 def _num(x: float) -> str:
@@ -73,3 +74,18 @@ def baseline_findings(
         f"({lvl} CI {fmt_ci(top['ci_low'], top['ci_high'], 3)})."
     )
     return [Finding(text, weight=4)]
+
+
+def gold_tables_text(res: Any, *, width: int = 100) -> str:
+    """Kappa against gold, ordinal under-/over-calling and the baseline tests of each
+    dimension as terminal text (a metric per column, a judge per row)."""
+    m = res.metrics
+    weights = ", ".join(f"{d} {w}" for d, w in res.settings["kappa_weights"].items())
+    out = [f"\njudges against gold (kappa weights: {weights})"]
+    for d in res.settings["dimensions"]:
+        out.append(f"-- {res.headline[d]}")
+        t = m[m["dimension"] == d].pivot_table(
+            index="judge", columns="metric", values="estimate", sort=False
+        )
+        out.append(frame_text(t.round(3), 60, width=width, na_rep="not defined"))
+    return "\n".join(out)

@@ -53,7 +53,7 @@ from ._tables import TablesToDict
 from .evaluation import cluster_ids
 from .score_pairs import PAIR_COLUMNS, judge_pairs_table, pair_sentence
 from .score_pairs import score_judge_pairs as score_judge_pairs  # its first home
-from .score_text import closest_judge_finding
+from .score_text import closest_judge_finding, score_tables_text
 
 INTERVALS = ("bootstrap", "analytic")
 TABLES = ("metrics", "reliability", "pairs")
@@ -196,6 +196,10 @@ class ScoreStudyResult(TablesToDict, Result):
         ]
         missing = [f"not computed: {k}: {v}" for k, v in self.not_applicable.items()]
         return "\n".join([repr(self), *heads, *self.findings(), *missing])
+
+    def tables_text(self, *, width: int = 100) -> str:
+        """Every dimension as terminal text (:func:`~.score_text.score_tables_text`)."""
+        return score_tables_text(self, width=width)
 
     def pair_findings(self, dimension: str) -> list[str]:
         """The judge pairs of ``dimension`` in one sentence: how many pairs differ in each

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._findings import PLAIN, Finding, Markup, Names, fmt_ci, fmt_level, fmt_num
+from ._result import frame_text
 
 
 def closest_judge_finding(
@@ -44,3 +45,36 @@ def closest_judge_finding(
         f"reference ({ref}) is {markup.strong_data(best['rater'])}: " + "; ".join(parts) + "."
     )
     return [Finding(text, weight=5)]
+
+
+#: a dimension's judge pairs are listed up to this many rows (else the sentence, and --json)
+PAIR_ROWS_SHOWN = 30
+
+
+def score_tables_text(res: Any, *, width: int = 100) -> str:
+    """Each score dimension as terminal text: judges and experts against the reference, the
+    reliability within roles, the pair sentence and (up to :data:`PAIR_ROWS_SHOWN`) the pairs;
+    then what did not run and why."""
+    out = []
+    for d in res.settings["dimensions"]:
+        out += [f"\n== {d} (scores; intervals {res.settings['interval']})", res.headline[d]]
+        t = res.wide("metrics", d)
+        if len(t):
+            wide = t.pivot_table(
+                index=["role", "rater"], columns="metric", values="estimate", sort=False
+            )
+            out.append(frame_text(wide.round(3), 60, width=width, na_rep="not defined"))
+        r = res.wide("reliability", d)
+        if len(r):
+            cols = ["role", "form", "estimate", "ci_low", "ci_high", "n"]
+            out.append(frame_text(r[cols].round(3), 60, width=width, index=False,
+                                  na_rep="not defined"))  # fmt: skip
+        out += res.pair_findings(d)
+        p = res.wide("pairs", d)
+        if 0 < len(p) <= PAIR_ROWS_SHOWN:
+            cols = ["judge_a", "judge_b", "metric", "difference", "ci_low", "ci_high",
+                    "p_value", "p_holm"]  # fmt: skip
+            out.append(frame_text(p[cols].round(4), 60, width=width, index=False,
+                                  na_rep="not defined"))  # fmt: skip
+    out += [f"not computed: {part}: {why}" for part, why in res.not_applicable.items()]
+    return "\n".join(out)

@@ -5,15 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from medjudge.analyses.calibration import judge_calibration, why_no_calibration
 from medjudge.analyses.evaluation import evaluate_judges
 from medjudge.analyses.judge_vs_gold import judge_vs_gold
 from medjudge.analyses.score_study import score_study
 
 from . import _options as opt
-from ._common import check_dimensions, check_order, dump_json, input_parser, table_text, term_width
+from ._common import check_dimensions, check_order, dump_json, input_parser, term_width
 from ._engine import add_engine_arg, study_of
 from ._progress import counted, progress
 from ._resolve import resampling
@@ -97,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if not cat or not study.judges:
         if args.json:
             print(dump_json({k: v.to_dict() for k, v in out.items()}))
-        else:
-            _print_scores(out["scores"])
+        elif text := out["scores"].tables_text(width=term_width()):
+            print(text)
         return 0
 
     with counted(args, ["compare"]) as step:
@@ -123,58 +121,13 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"{study.name}" + (f": {order}" if order else ""))
     print(ev.summary(width=term_width()))
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        _print_judge_vs_gold(jg)
+    print(jg.tables_text(width=term_width()))
     if cal is not None:
         print("\ncalibration of the judges' stated confidence")
         print(cal.summary())
-    if "scores" in out:
-        _print_scores(out["scores"])
+    if "scores" in out and (text := out["scores"].tables_text(width=term_width())):
+        print(text)
     return 0
-
-
-def _print_judge_vs_gold(jg) -> None:
-    """Kappa against gold, ordinal under-/over-calling and the baseline tests (text output)."""
-    m = jg.metrics
-    print("\njudges against gold (kappa weights: " + ", ".join(
-        f"{d} {w}" for d, w in jg.settings["kappa_weights"].items()) + ")")  # fmt: skip
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        for d in jg.settings["dimensions"]:
-            print(f"-- {jg.headline[d]}")
-            t = m[m["dimension"] == d].pivot_table(
-                index="judge", columns="metric", values="estimate", sort=False
-            )
-            print(table_text(t.round(3), na_rep="not defined"))
-
-
-#: a dimension's judge pairs are listed up to this many rows (else the sentence, and --json)
-_PAIR_ROWS_SHOWN = 30
-
-
-def _print_scores(res) -> None:
-    """Score dimensions: judge/expert against the reference, and reliability within roles."""
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        for d in res.settings["dimensions"]:
-            print(f"\n== {d} (scores; intervals {res.settings['interval']})")
-            print(res.headline[d])
-            t = res.wide("metrics", d)
-            if len(t):
-                print(table_text(t.pivot_table(index=["role", "rater"], columns="metric",
-                                               values="estimate", sort=False).round(3),
-                                 na_rep="not defined"))  # fmt: skip
-            r = res.wide("reliability", d)
-            if len(r):
-                cols = ["role", "form", "estimate", "ci_low", "ci_high", "n"]
-                print(table_text(r[cols].round(3), index=False, na_rep="not defined"))
-            for line in res.pair_findings(d):
-                print(line)
-            p = res.wide("pairs", d)
-            if 0 < len(p) <= _PAIR_ROWS_SHOWN:
-                cols = ["judge_a", "judge_b", "metric", "difference", "ci_low", "ci_high",
-                        "p_value", "p_holm"]  # fmt: skip
-                print(table_text(p[cols].round(4), index=False, na_rep="not defined"))
-    for part, why in res.not_applicable.items():
-        print(f"not computed: {part}: {why}")
 
 
 def _calibration(args: argparse.Namespace, study, cat: list[str]):  # noqa: ANN001, ANN202
