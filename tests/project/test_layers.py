@@ -335,6 +335,8 @@ FUNCTION_IMPORTS = {
     ("cli.py", "medjudge._runtime"): "start-up: the entry point loads a command on use",
     ("cli.py", "medjudge.data.errors"): "start-up: medjudge.data loads pandas",
     ("cli.py", "medjudge.report.escape"): "start-up: only to print an error",
+    ("commands/_gold_tables.py", "medjudge.analyses.score_study"): "scipy.stats (0.6 s at "
+    "start-up) for score dimensions only",
     ("commands/report.py", "medjudge.report.qmd"): "nbformat (the renderer)",
     ("commands/report.py", "medjudge.report.render"): "nbformat (the renderer)",
     ("commands/run.py", "medjudge.report.render"): "nbformat (the renderer)",

@@ -47,7 +47,7 @@ from medjudge.stats.bradley_terry import (
 from medjudge.stats.rank_sets import rank_confidence_sets, rank_correlation
 from medjudge.stats.resampling import Bootstrap, ResamplePlan, as_bootstrap, bootstrap_interval
 
-from .models_text import closest_finding
+from .models_text import closest_finding, ranking_tables_text
 
 __all__ = ["ModelRankingResult", "answer_model_ranking", "pairwise_outcomes", "EXPERTS"]
 
@@ -92,6 +92,10 @@ class ModelRankingResult(TablesToDict, Result):
     def summary(self) -> str:
         """The one-line ``repr``, the findings, then each model's strength and rank set."""
         return "\n".join([repr(self), *self.findings(), *self.strength_lines()])
+
+    def tables_text(self, *, width: int = 100) -> str:
+        """The ranking's tables as terminal text (what ``medjudge models`` prints)."""
+        return ranking_tables_text(self, width=width)
 
     def strength_lines(self) -> list[str]:
         """Each model's strength and rank set by the experts' gold (else the first source)."""

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from ._findings import PLAIN, Finding, Markup, Names, fmt_ci, fmt_level, fmt_num
 
 
@@ -42,3 +44,33 @@ def closest_finding(
         f"with {n_models} models τ takes few values; the interval is wide" if n_models < 8 else None
     )
     return [Finding(text, caveat=caveat, weight=5)]
+
+
+#: the strengths' columns in the terminal table
+STRENGTH_COLUMNS = ["source", "model", "strength", "ci_low", "ci_high", "elo", "rank", "rank_low",
+                    "rank_high"]  # fmt: skip
+#: the rank correlations' columns in the terminal table
+CORRELATION_COLUMNS = ["judge", "kendall_tau", "ci_low", "ci_high", "spearman_rho",
+                       "swapped_pairs", "swapped_significant", "p_best"]  # fmt: skip
+
+
+def ranking_tables_text(res: Any, *, width: int = 100) -> str:
+    """The model ranking as terminal text: its settings, the strengths and rank sets per source,
+    each judge's ranking against the experts', and the comparisons used and excluded."""
+    st = res.settings
+    out = [
+        f"# answer-model strengths ({st['dimension']}; {st['tie_rule']}; {st['interval']}, "
+        f"B={st['n_resamples']}, seed={st['seed']}; rank sets: {st['rank_sets']})"
+    ]
+    with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
+        t = res.strengths
+        if not t.empty:
+            t = t.sort_values(["source", "rank"])[STRENGTH_COLUMNS]
+            out.append(t.to_string(line_width=width, index=False))
+        if not res.correlations.empty:
+            out.append("\n# judge ranking vs expert ranking")
+            c = res.correlations[CORRELATION_COLUMNS]
+            out.append(c.to_string(line_width=width, index=False))
+        out.append("\n# comparisons used and excluded")
+        out.append(res.counts.to_string(line_width=width, index=False))
+    return "\n".join(out)

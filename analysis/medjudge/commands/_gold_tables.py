@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from medjudge.stats.resampling import Bootstrap
 
 from ..analyses.judge_vs_gold import judge_vs_gold
-from ..analyses.score_study import score_study
 from ..data.model import Study
 from ..report.escape import write_csv
 
@@ -66,6 +65,8 @@ def compute_gold_tables(
     elif cat:
         parts.why_not = "the study has no judges"
     if num:
+        from ..analyses.score_study import score_study  # scipy.stats: 0.6 s, scores only
+
         parts.scores = score_study(
             study, dimensions=num, bootstrap=Bootstrap(n_resamples, seed),
             confidence_level=confidence_level, gold=gold, cluster=cluster,

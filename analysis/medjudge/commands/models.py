@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 
-import pandas as pd
-
 from ..analyses.models import answer_model_ranking
 from . import _options as opt
 from ._common import input_parser, load_input, print_json, term_width
@@ -69,45 +67,5 @@ def run(args: argparse.Namespace) -> int:
     )
     if print_json(args, res):
         return 0
-    st = res.settings
-    print(
-        f"# answer-model strengths ({st['dimension']}; {st['tie_rule']}; {st['interval']}, "
-        f"B={st['n_resamples']}, seed={st['seed']}; rank sets: {st['rank_sets']})"
-    )
-    cols = [
-        "source",
-        "model",
-        "strength",
-        "ci_low",
-        "ci_high",
-        "elo",
-        "rank",
-        "rank_low",
-        "rank_high",
-    ]
-    with pd.option_context("display.width", 180, "display.float_format", "{:.3f}".format):
-        t = res.strengths
-        if not t.empty:
-            print(
-                t.sort_values(["source", "rank"])[cols].to_string(
-                    line_width=term_width(), index=False
-                )
-            )
-        if not res.correlations.empty:
-            print("\n# judge ranking vs expert ranking")
-            c = res.correlations[
-                [
-                    "judge",
-                    "kendall_tau",
-                    "ci_low",
-                    "ci_high",
-                    "spearman_rho",
-                    "swapped_pairs",
-                    "swapped_significant",
-                    "p_best",
-                ]
-            ]
-            print(c.to_string(line_width=term_width(), index=False))
-        print("\n# comparisons used and excluded")
-        print(res.counts.to_string(line_width=term_width(), index=False))
+    print(res.tables_text(width=term_width()))
     return 0
