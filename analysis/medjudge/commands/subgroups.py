@@ -14,6 +14,12 @@ import argparse
 import pandas as pd
 
 from medjudge.analyses.heterogeneity import heterogeneity_table, organ_effect_tests
+from medjudge.analyses.subgroup_text import (
+    best_text,
+    breakdown_text,
+    effects_text,
+    heterogeneity_text,
+)
 from medjudge.analyses.subgroups import (
     MAX_HALF_WIDTH,
     MIN_N,
@@ -23,7 +29,7 @@ from medjudge.analyses.subgroups import (
 )
 
 from . import _options as opt
-from ._common import dump_json, from_args, input_parser, table_text
+from ._common import dump_json, from_args, input_parser, term_width
 from ._engine import add_engine_arg, study_of
 from ._resolve import resolve_by
 
@@ -98,50 +104,11 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
 
-    def commented(text: str) -> str:
-        return "\n".join(f"# {line}" for line in text.splitlines())
-
-    with pd.option_context(
-        "display.width", 160, "display.max_rows", 60, "display.float_format", "{:.3f}".format
-    ):
-        b = out["breakdown"]
-        print(commented(b.summary()))
-        cols = ["judge", *b.by, "estimate", "ci_low", "ci_high", "n", "small"]
-        print(table_text(b.table("cells")[cols], 60, index=False))
-        if "heterogeneity" in out:
-            h = out["heterogeneity"]
-            print("\n" + commented(h.summary()))
-            cols_h = ["judge", "dimension", "estimate", "test", "p_value", "p_adjusted", "chi2",
-                      "I2"]  # fmt: skip
-            print(table_text(h.table("tests")[cols_h], 80, index=False))
-        if "organ_effects" in out:
-            eff = out["organ_effects"].copy()
-            words = "; ".join(str(eff[c].iloc[0]) for c in ("test", "adjustment") if len(eff))
-            print(f"\n# {attrs[0]} effect per judge ({words})")
-            if "note" in eff.columns:
-                # an untested row says why, never a bare NaN
-                untested = eff["pvalue"].isna() & eff["note"].astype(str).ne("")
-                for c in ("wald_chi2", "pvalue", "p_holm", "flag"):
-                    if c in eff.columns:
-                        eff[c] = eff[c].astype(object).where(~untested, "—")
-            cols_e = ["judge", "wald_chi2", "df", "pvalue", "p_holm", "flag"]
-            cols_e += (
-                ["note"] if "note" in eff.columns and eff["note"].astype(str).ne("").any() else []
-            )
-            print(table_text(eff[cols_e], 80, index=False))
-        bb = out["best"]
-        if bb.empty or "test" not in bb.columns:
-            print(
-                f"\n# best judge per cell: not computed ({out['breakdown']['judge'].nunique()} judge; a best "
-                "judge needs two to compare)"
-            )
-            return 0
-        print(
-            "\n# best judge per cell; runner-up: "
-            + "; ".join(dict.fromkeys(bb["test"].astype(str)))
-        )
-        for m in dict.fromkeys(bb["best_set_method"].astype(str)):
-            print(f"# best set: {m}")
-        shown = bb.drop(columns=["ci_method", "test", "best_set_method"])
-        print(table_text(shown, 60, index=False))
+    w = term_width()
+    print(breakdown_text(out["breakdown"], width=w))
+    if "heterogeneity" in out:
+        print(heterogeneity_text(out["heterogeneity"], width=w))
+    if "organ_effects" in out:
+        print(effects_text(out["organ_effects"], attrs[0], width=w))
+    print(best_text(out["best"], out["breakdown"]["judge"].nunique(), width=w))
     return 0
