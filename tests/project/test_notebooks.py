@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -90,16 +91,21 @@ def test_front_door_check_accepts_the_front_door():
     assert front_door_violations(ok) == []
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_uses_the_front_door_only(path):
-    """Notebooks reach medjudge through ``import medjudge as mj`` only (no deep imports)."""
+def _code_cell_findings(path: Path, scan) -> list[str]:
+    """``"cell i, finding"`` for every finding of ``scan`` in each code cell of ``path``."""
     nb = nbformat.read(path, as_version=4)
-    bad = [
+    return [
         f"cell {i}, {v}"
         for i, c in enumerate(nb.cells)
         if c.cell_type == "code"
-        for v in front_door_violations(c.source)
+        for v in scan(c.source)
     ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_uses_the_front_door_only(path):
+    """Notebooks reach medjudge through ``import medjudge as mj`` only (no deep imports)."""
+    bad = _code_cell_findings(path, front_door_violations)
     assert not bad, f"{path.name} goes around `import medjudge as mj`: " + "; ".join(bad)
 
 
@@ -175,13 +181,7 @@ def test_hand_drawn_interval_check_accepts_result_plots():
 def test_notebook_draws_intervals_with_result_plot(path):
     """Every interval in a notebook's figures is drawn by a result's ``.plot(...)`` (issue 35),
     never by hand (``ax.errorbar`` …)."""
-    nb = nbformat.read(path, as_version=4)
-    bad = [
-        f"cell {i}, {v}"
-        for i, c in enumerate(nb.cells)
-        if c.cell_type == "code"
-        for v in hand_drawn_intervals(c.source)
-    ]
+    bad = _code_cell_findings(path, hand_drawn_intervals)
     assert not bad, f"{path.name} draws intervals by hand (use result.plot): " + "; ".join(bad)
 
 
